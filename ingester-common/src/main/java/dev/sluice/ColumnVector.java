@@ -1,0 +1,83 @@
+package dev.sluice;
+
+/**
+ * Read access to one column of a {@link Table}, in the form values are held in memory.
+ *
+ * <p>Which getter applies follows the column's {@link DataType}: {@link #getLong} for integers (unsigned
+ * 64-bit values as their bit pattern), dates (days), timestamps and times (in the column's unit);
+ * {@link #getDouble} for Float32/Float64; {@link #getBool}; {@link #getString} for String and Json (JSON
+ * text); {@link #getBytes} for Binary; {@link #getDecimalHigh}/{@link #getDecimalLow} for Decimal128's
+ * unscaled 128-bit value. Check {@link #isNull} first: a null slot holds an unspecified value.
+ */
+public interface ColumnVector {
+    /**
+     * Returns the column's type.
+     *
+     * @return the data type
+     */
+    DataType dataType();
+
+    /**
+     * Tells whether a row's value is null.
+     *
+     * @param row zero-based row index
+     * @return true for null
+     */
+    boolean isNull(int row);
+
+    /**
+     * Reads a long-backed value.
+     *
+     * @param row zero-based row index
+     * @return the value
+     */
+    long getLong(int row);
+
+    /**
+     * Reads a Float32 or Float64 value.
+     *
+     * @param row zero-based row index
+     * @return the value
+     */
+    double getDouble(int row);
+
+    /**
+     * Reads a Bool value.
+     *
+     * @param row zero-based row index
+     * @return the value
+     */
+    boolean getBool(int row);
+
+    /**
+     * Reads a String or Json value.
+     *
+     * @param row zero-based row index
+     * @return the text
+     */
+    String getString(int row);
+
+    /**
+     * Reads a Binary value (the array itself, not a copy).
+     *
+     * @param row zero-based row index
+     * @return the bytes
+     */
+    byte[] getBytes(int row);
+
+    /**
+     * Reads the high 64 bits of a Decimal128's unscaled value.
+     *
+     * @param row zero-based row index
+     * @return the signed high half
+     */
+    long getDecimalHigh(int row);
+
+    /**
+     * Reads the low 64 bits of a Decimal128's unscaled value.
+     *
+     * @param row zero-based row index
+     * @return the low half (as a signed long)
+     */
+    long getDecimalLow(int row);
+}

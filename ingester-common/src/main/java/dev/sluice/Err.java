@@ -1,0 +1,40 @@
+package dev.sluice;
+
+import io.grpc.Status;
+import java.util.List;
+
+/**
+ * A write that failed, with what the server (or the transport) said.
+ *
+ * @param code the GreptimeDB status code from the {@code x-greptime-err-code} trailer, or -1 when there was
+ *     none (transport failures, deadlines, servers that omit it)
+ * @param grpcCode the gRPC status code of the failed call
+ * @param message the server's description, or the transport's
+ * @param retryable whether sending the same data again may succeed: the server's retry hint when it sent
+ *     one, else judged from the gRPC code (UNAVAILABLE and RESOURCE_EXHAUSTED are)
+ * @param tables the tables the failed request addressed; some of them may have been written (GreptimeDB is not
+ *     transactional across tables)
+ * @param cause the underlying exception, or null
+ */
+public record Err(int code, Status.Code grpcCode, String message, boolean retryable, List<String> tables,
+                  Throwable cause) {
+    /** Copies the table list. */
+    public Err {
+        tables = List.copyOf(tables);
+    }
+
+    /**
+     * Returns the status code as a constant.
+     *
+     * @return the constant, or null when the code is -1 or unknown to this client
+     */
+    public StatusCode statusCode() {
+        return StatusCode.of(code);
+    }
+
+    @Override
+    public String toString() {
+        return "Err{code=" + code + ", grpc=" + grpcCode + ", retryable=" + retryable + ", tables=" + tables
+                + ", message=" + message + '}';
+    }
+}

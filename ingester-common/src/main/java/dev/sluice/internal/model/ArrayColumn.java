@@ -1,0 +1,162 @@
+package dev.sluice.internal.model;
+
+import dev.sluice.ColumnVector;
+import dev.sluice.DataType;
+import java.util.Arrays;
+
+/**
+ * A growable column held in plain Java arrays: primitives for numbers, references for text and bytes, and a
+ * null bitmap. Only the arrays its type needs are allocated.
+ */
+public final class ArrayColumn implements ColumnVector, ColumnSink {
+    private final DataType type;
+    private long[] nulls;
+    private long[] longs;
+    private long[] highs;
+    private double[] doubles;
+    private boolean[] bools;
+    private Object[] refs;
+    private int capacity;
+
+    /**
+     * Creates an empty column.
+     *
+     * @param type the column type
+     * @param capacity the number of rows to make room for up front
+     */
+    public ArrayColumn(DataType type, int capacity) {
+        this.type = type;
+        this.capacity = Math.max(capacity, 1);
+        this.nulls = new long[(this.capacity + 63) >>> 6];
+        switch (type) {
+            case Bool: bools = new boolean[this.capacity]; break;
+            case Float32: case Float64: doubles = new double[this.capacity]; break;
+            case String: case Json: case Binary: refs = new Object[this.capacity]; break;
+            case Decimal128: longs = new long[this.capacity]; highs = new long[this.capacity]; break;
+            default: longs = new long[this.capacity];
+        }
+    }
+
+    /**
+     * Makes room for a row at the given index.
+     *
+     * @param row the index about to be written
+     */
+    public void ensureCapacity(int row) {
+        if (row < capacity) {
+            return;
+        }
+        int next = Math.max(row + 1, capacity + (capacity >> 1) + 16);
+        if (bools != null) {
+            bools = Arrays.copyOf(bools, next);
+        }
+        if (doubles != null) {
+            doubles = Arrays.copyOf(doubles, next);
+        }
+        if (refs != null) {
+            refs = Arrays.copyOf(refs, next);
+        }
+        if (longs != null) {
+            longs = Arrays.copyOf(longs, next);
+        }
+        if (highs != null) {
+            highs = Arrays.copyOf(highs, next);
+        }
+        nulls = Arrays.copyOf(nulls, (next + 63) >>> 6);
+        capacity = next;
+    }
+
+    private void present(int row) {
+        nulls[row >>> 6] &= ~(1L << row);
+    }
+
+    @Override
+    public void setNull(int row) {
+        nulls[row >>> 6] |= 1L << row;
+        if (refs != null) {
+            refs[row] = null;
+        }
+    }
+
+    @Override
+    public void setLong(int row, long value) {
+        longs[row] = value;
+        present(row);
+    }
+
+    @Override
+    public void setDouble(int row, double value) {
+        doubles[row] = value;
+        present(row);
+    }
+
+    @Override
+    public void setBool(int row, boolean value) {
+        bools[row] = value;
+        present(row);
+    }
+
+    @Override
+    public void setString(int row, String value) {
+        refs[row] = value;
+        present(row);
+    }
+
+    @Override
+    public void setBytes(int row, byte[] value) {
+        refs[row] = value;
+        present(row);
+    }
+
+    @Override
+    public void setDecimal(int row, long hi, long lo) {
+        highs[row] = hi;
+        longs[row] = lo;
+        present(row);
+    }
+
+    @Override
+    public DataType dataType() {
+        return type;
+    }
+
+    @Override
+    public boolean isNull(int row) {
+        return (nulls[row >>> 6] & (1L << row)) != 0;
+    }
+
+    @Override
+    public long getLong(int row) {
+        return longs[row];
+    }
+
+    @Override
+    public double getDouble(int row) {
+        return doubles[row];
+    }
+
+    @Override
+    public boolean getBool(int row) {
+        return bools[row];
+    }
+
+    @Override
+    public String getString(int row) {
+        return (String) refs[row];
+    }
+
+    @Override
+    public byte[] getBytes(int row) {
+        return (byte[]) refs[row];
+    }
+
+    @Override
+    public long getDecimalHigh(int row) {
+        return highs[row];
+    }
+
+    @Override
+    public long getDecimalLow(int row) {
+        return longs[row];
+    }
+}

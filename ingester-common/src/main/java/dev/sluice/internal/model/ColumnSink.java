@@ -1,0 +1,30 @@
+package dev.sluice.internal.model;
+
+/**
+ * Where a validated, converted value lands: a {@code Table}'s arrays or a bulk batch's Arrow vectors.
+ *
+ * <p>Writes address an explicit row so that a row that fails half-way can simply be written again at the
+ * same index: nothing is committed until the caller advances its row count.
+ */
+public interface ColumnSink {
+    /** Marks the row's value as null. */
+    void setNull(int row);
+
+    /** Integral, date, timestamp and time columns; unsigned 64-bit values arrive as their bit pattern. */
+    void setLong(int row, long value);
+
+    /** Float32 and Float64 columns (a Float32 value is exactly representable as float). */
+    void setDouble(int row, double value);
+
+    /** Boolean columns. */
+    void setBool(int row, boolean value);
+
+    /** String and JSON columns. */
+    void setString(int row, String value);
+
+    /** Binary columns. */
+    void setBytes(int row, byte[] value);
+
+    /** Decimal columns: the unscaled two's-complement 128-bit value in two halves. */
+    void setDecimal(int row, long hi, long lo);
+}

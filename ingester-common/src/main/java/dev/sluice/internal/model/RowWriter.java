@@ -1,0 +1,83 @@
+package dev.sluice.internal.model;
+
+import dev.sluice.DataType;
+import dev.sluice.InvalidDataException;
+import dev.sluice.SemanticType;
+import dev.sluice.TableSchema;
+import java.math.BigInteger;
+
+/**
+ * Checks one row against a schema and writes its converted values into column sinks.
+ *
+ * <p>Every write path goes through here, so the same value is accepted, converted and reported the same way
+ * everywhere. On failure some sinks may already hold this row's values; the caller simply does not count the
+ * row, and the next row overwrites them.
+ */
+public final class RowWriter {
+    private RowWriter() {
+    }
+
+    /**
+     * Writes one row.
+     *
+     * @param schema the table's schema
+     * @param sinks one sink per column, in schema order
+     * @param row the row index to write at (also the index reported in errors)
+     * @param values one value per column, in schema order
+     * @throws InvalidDataException naming table, column and row
+     */
+    public static void write(TableSchema schema, ColumnSink[] sinks, int row, Object[] values) {
+        int n = schema.columnCount();
+        if (values == null) {
+            throw new InvalidDataException(schema.tableName(), null, row, "the row is null");
+        }
+        if (values.length != n) {
+            throw new InvalidDataException(schema.tableName(), null, row,
+                    "the row has " + values.length + " values but the schema has " + n + " columns");
+        }
+        for (int c = 0; c < n; c++) {
+            TableSchema.Column col = schema.column(c);
+            Object v = values[c];
+            ColumnSink sink = sinks[c];
+            if (v == null) {
+                if (col.semanticType() == SemanticType.Timestamp) {
+                    throw new InvalidDataException(schema.tableName(), col.name(), row,
+                            "the time index cannot be null");
+                }
+                sink.setNull(row);
+                continue;
+            }
+            try {
+                writeValue(col, sink, row, v);
+            } catch (Coercion.Rejection e) {
+                throw new InvalidDataException(schema.tableName(), col.name(), row, e.getMessage());
+            }
+        }
+    }
+
+    private static void writeValue(TableSchema.Column col, ColumnSink sink, int row, Object v) {
+        DataType type = col.dataType();
+        switch (type) {
+            case Bool:
+                sink.setBool(row, Coercion.toBool(type, v));
+                break;
+            case Float32:
+            case Float64:
+                sink.setDouble(row, Coercion.toDouble(type, v));
+                break;
+            case String:
+            case Json:
+                sink.setString(row, Coercion.toText(type, v));
+                break;
+            case Binary:
+                sink.setBytes(row, Coercion.toBytes(type, v));
+                break;
+            case Decimal128:
+                BigInteger unscaled = Coercion.toUnscaledDecimal(col.decimalType(), v);
+                sink.setDecimal(row, Coercion.high64(unscaled), unscaled.longValue());
+                break;
+            default:
+                sink.setLong(row, Coercion.toLong(type, v));
+        }
+    }
+}
