@@ -1,0 +1,141 @@
+package dev.sluice.testkit;
+
+import dev.sluice.internal.wire.AffectedRows;
+import dev.sluice.internal.wire.GreptimeDatabaseGrpc;
+import dev.sluice.internal.wire.GreptimeRequest;
+import dev.sluice.internal.wire.GreptimeResponse;
+import dev.sluice.internal.wire.HealthCheckGrpc;
+import dev.sluice.internal.wire.HealthCheckRequest;
+import dev.sluice.internal.wire.HealthCheckResponse;
+import dev.sluice.internal.wire.ResponseHeader;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.stub.StreamObserver;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** {@code greptime.v1.GreptimeDatabase} and {@code greptime.v1.HealthCheck} over a {@link RequestProcessor}. */
+final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBase {
+    static final Context.Key<Metadata> METADATA = Context.key("sluice-testkit-metadata");
+
+    private final RequestProcessor processor;
+    private final Faults faults;
+    private final RequestLog log;
+
+    DatabaseService(RequestProcessor processor, Faults faults, RequestLog log) {
+        this.processor = processor;
+        this.faults = faults;
+        this.log = log;
+    }
+
+    /** Makes each call's request headers visible to the service methods. */
+    static final class MetadataInterceptor implements ServerInterceptor {
+        @Override
+        public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(ServerCall<ReqT, RespT> call, Metadata headers,
+                                                                     ServerCallHandler<ReqT, RespT> next) {
+            return Contexts.interceptCall(Context.current().withValue(METADATA, headers), call, headers, next);
+        }
+    }
+
+    private static Metadata metadata() {
+        Metadata md = METADATA.get();
+        return md == null ? new Metadata() : md;
+    }
+
+    private void pause() {
+        Duration d = faults.latency();
+        if (!d.isZero()) {
+            try {
+                Thread.sleep(d.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static GreptimeResponse response(int affected) {
+        return GreptimeResponse.newBuilder().setHeader(ResponseHeader.getDefaultInstance())
+                .setAffectedRows(AffectedRows.newBuilder().setValue(affected)).build();
+    }
+
+    @Override
+    public void handle(GreptimeRequest request, StreamObserver<GreptimeResponse> observer) {
+        RequestProcessor.Outcome o = processor.process("Handle", request, metadata());
+        if (o.hold()) {
+            return;
+        }
+        pause();
+        if (o.error() != null) {
+            observer.onError(o.error().toStatus());
+        } else {
+            observer.onNext(response(o.affectedRows()));
+            observer.onCompleted();
+        }
+    }
+
+    @Override
+    public StreamObserver<GreptimeRequest> handleRequests(StreamObserver<GreptimeResponse> observer) {
+        Metadata md = metadata();
+        return new StreamObserver<>() {
+            private long total;
+            private boolean done;
+
+            @Override
+            public void onNext(GreptimeRequest request) {
+                if (done) {
+                    return;
+                }
+                RequestProcessor.Outcome o = processor.process("HandleRequests", request, md);
+                if (o.hold()) {
+                    done = true;
+                    return;
+                }
+                if (o.error() != null) {
+                    done = true;
+                    pause();
+                    observer.onError(o.error().toStatus());
+                    return;
+                }
+                total += o.affectedRows();
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                done = true;
+            }
+
+            @Override
+            public void onCompleted() {
+                if (done) {
+                    return;
+                }
+                done = true;
+                pause();
+                observer.onNext(response((int) Math.min(total, 0xFFFF_FFFFL)));
+                observer.onCompleted();
+            }
+        };
+    }
+
+    /** The health service: no auth, never faulted. */
+    static final class Health extends HealthCheckGrpc.HealthCheckImplBase {
+        private final RequestLog log;
+
+        Health(RequestLog log) {
+            this.log = log;
+        }
+
+        @Override
+        public void healthCheck(HealthCheckRequest request, StreamObserver<HealthCheckResponse> observer) {
+            log.add(new RecordedRequest("HealthCheck", "health", "", null, "", Map.of(),
+                    RequestProcessor.ascii(metadata()), List.of(), 0, dev.sluice.StatusCode.Success));
+            observer.onNext(HealthCheckResponse.getDefaultInstance());
+            observer.onCompleted();
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package dev.sluice.testkit;
+
+import dev.sluice.StatusCode;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * Fault injection for a {@link GreptimeTestServer}: errors with a chosen code, latency, and requests that
+ * are never answered. Faults apply to write and DDL requests (each message of a stream counts as one),
+ * never to health checks. A failed request stores nothing. Thread-safe.
+ */
+public final class Faults {
+    private final Deque<Injected> queue = new ArrayDeque<>();
+    private Injected every;
+    private int everyN;
+    private long counter;
+    private long injected;
+    private volatile Duration latency = Duration.ZERO;
+    private volatile boolean neverRespond;
+
+    record Injected(StatusCode code, String message, Boolean retryable) {
+    }
+
+    Faults() {
+    }
+
+    /**
+     * Fails the next {@code count} requests.
+     *
+     * @param count how many
+     * @param code the GreptimeDB code to answer with (its gRPC code and retry hint follow the server's rules)
+     * @param message the status description
+     * @return this
+     */
+    public synchronized Faults failNext(int count, StatusCode code, String message) {
+        for (int i = 0; i < count; i++) {
+            queue.add(new Injected(code, message, null));
+        }
+        return this;
+    }
+
+    /**
+     * Fails every {@code n}-th request from now on (the n-th, 2n-th...); 0 turns it off.
+     *
+     * @param n the period
+     * @param code the GreptimeDB code to answer with
+     * @param message the status description
+     * @return this
+     */
+    public synchronized Faults failEvery(int n, StatusCode code, String message) {
+        everyN = n;
+        every = n > 0 ? new Injected(code, message, null) : null;
+        counter = 0;
+        return this;
+    }
+
+    /**
+     * Delays every answer (success or failure).
+     *
+     * @param delay the delay; zero for none
+     * @return this
+     */
+    public Faults latency(Duration delay) {
+        latency = delay;
+        return this;
+    }
+
+    /**
+     * Accepts requests and never answers them (until turned off: requests already held stay unanswered
+     * until the server stops).
+     *
+     * @param on true to hold every answer
+     * @return this
+     */
+    public Faults neverRespond(boolean on) {
+        neverRespond = on;
+        return this;
+    }
+
+    /**
+     * Removes every fault.
+     *
+     * @return this
+     */
+    public synchronized Faults reset() {
+        queue.clear();
+        every = null;
+        everyN = 0;
+        counter = 0;
+        latency = Duration.ZERO;
+        neverRespond = false;
+        return this;
+    }
+
+    /**
+     * Counts errors injected so far.
+     *
+     * @return the number of requests failed on purpose
+     */
+    public synchronized long injectedCount() {
+        return injected;
+    }
+
+    synchronized Injected next() {
+        Injected f = queue.poll();
+        if (f == null && every != null && ++counter % everyN == 0) {
+            f = every;
+        }
+        if (f != null) {
+            injected++;
+        }
+        return f;
+    }
+
+    Duration latency() {
+        return latency;
+    }
+
+    boolean neverRespond() {
+        return neverRespond;
+    }
+}

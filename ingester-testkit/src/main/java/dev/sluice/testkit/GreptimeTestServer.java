@@ -1,0 +1,426 @@
+package dev.sluice.testkit;
+
+import dev.sluice.TableSchema;
+import dev.sluice.internal.compression.ZstdGrpcCodec;
+import dev.sluice.testkit.internal.Storage;
+import io.grpc.BindableService;
+import io.grpc.DecompressorRegistry;
+import io.grpc.CompressorRegistry;
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An in-process server that answers GreptimeDB's gRPC protocol on one port, stores what it is sent with
+ * GreptimeDB's semantics, lets a test read it back, and injects faults.
+ *
+ * <pre>{@code
+ * try (GreptimeTestServer server = GreptimeTestServer.builder().start()) {
+ *     // point a client at server.endpoint(), write, then:
+ *     assertEquals(3, server.rowCount("metrics"));
+ *     server.faults().failNext(1, StatusCode.RateLimited, "slow down");
+ * }
+ * }</pre>
+ *
+ * <p>Storage survives {@link #restart()}, so a test can drop every connection and come back on the same port.
+ * Read-back methods without a database argument look in {@code public}.
+ */
+public final class GreptimeTestServer implements AutoCloseable {
+    private final String host;
+    private final Map<String, String> users;
+    private final Storage storage;
+    private final Faults faults = new Faults();
+    private final RequestLog log;
+    private final List<BindableService> extraServices;
+    private volatile Server server;
+    private volatile int port;
+
+    private GreptimeTestServer(Builder b) {
+        this.host = b.host;
+        this.users = Map.copyOf(b.users);
+        this.storage = new Storage(b.retainRows);
+        this.log = new RequestLog(b.requestLogCapacity);
+        this.port = b.port;
+        this.extraServices = List.copyOf(b.extraServices);
+    }
+
+    /**
+     * Starts configuring a server.
+     *
+     * @return a builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Starts a server on a free loopback port with default settings.
+     *
+     * @return the running server
+     */
+    public static GreptimeTestServer start() {
+        return builder().start();
+    }
+
+    private synchronized void bind() {
+        RequestProcessor processor = new RequestProcessor(storage, users, faults, log);
+        NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+                .maxInboundMessageSize(512 * 1024 * 1024)
+                .compressorRegistry(registryWithZstd())
+                .decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(ZstdGrpcCodec.INSTANCE, true))
+                .addService(ServerInterceptors.intercept(new DatabaseService(processor, faults, log),
+                        new DatabaseService.MetadataInterceptor()))
+                .addService(new DatabaseService.Health(log));
+        for (BindableService s : extraServices) {
+            nb.addService(ServerInterceptors.intercept(s, new DatabaseService.MetadataInterceptor()));
+        }
+        try {
+            server = nb.build().start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("testkit could not listen on " + host + ":" + port, e);
+        }
+        port = server.getPort();
+    }
+
+    private static CompressorRegistry registryWithZstd() {
+        CompressorRegistry r = CompressorRegistry.newEmptyInstance();
+        r.register(io.grpc.Codec.Identity.NONE);
+        r.register(new io.grpc.Codec.Gzip());
+        r.register(ZstdGrpcCodec.INSTANCE);
+        return r;
+    }
+
+    /**
+     * Returns the port the server listens on.
+     *
+     * @return the port
+     */
+    public int port() {
+        return port;
+    }
+
+    /**
+     * Returns {@code host:port} for a client's endpoint list.
+     *
+     * @return the endpoint
+     */
+    public String endpoint() {
+        return host + ":" + port;
+    }
+
+    /**
+     * Returns the fault knobs.
+     *
+     * @return the faults of this server
+     */
+    public Faults faults() {
+        return faults;
+    }
+
+    /**
+     * Creates a database (as {@code CREATE DATABASE IF NOT EXISTS}).
+     *
+     * @param name database name
+     * @return this
+     */
+    public GreptimeTestServer createDatabase(String name) {
+        storage.createDatabase(name);
+        return this;
+    }
+
+    /**
+     * Lists the tables of {@code public}.
+     *
+     * @return table names
+     */
+    public List<String> tables() {
+        return storage.tables("public");
+    }
+
+    /**
+     * Lists the tables of a database.
+     *
+     * @param database database name
+     * @return table names, empty when the database does not exist
+     */
+    public List<String> tables(String database) {
+        return storage.tables(database);
+    }
+
+    /**
+     * Returns a table's schema in {@code public}.
+     *
+     * @param table table name
+     * @return the schema (columns in table order: creation order, added columns last)
+     */
+    public TableSchema schema(String table) {
+        return schema("public", table);
+    }
+
+    /**
+     * Returns a table's schema.
+     *
+     * @param database database name
+     * @param table table name
+     * @return the schema
+     * @throws IllegalArgumentException when the table does not exist
+     */
+    public TableSchema schema(String database, String table) {
+        TableSchema.Builder b = TableSchema.newBuilder(table);
+        for (TableSchema.Column c : storage.columns(database, table)) {
+            b.addColumn(c.name(), c.semanticType(), c.dataType(), c.decimalType());
+        }
+        return b.build();
+    }
+
+    /**
+     * Returns the options a table was created with (hints of the creating write, or DDL table options).
+     *
+     * @param database database name
+     * @param table table name
+     * @return options
+     */
+    public Map<String, String> tableOptions(String database, String table) {
+        return storage.options(database, table);
+    }
+
+    /**
+     * Returns the rows of a table in {@code public}.
+     *
+     * @param table table name
+     * @return rows, see {@link #rows(String, String)}
+     */
+    public List<Map<String, Object>> rows(String table) {
+        return rows("public", table);
+    }
+
+    /**
+     * Returns the rows of a table, one map per row from column name to value, in insertion order (a row
+     * overwritten by a later write with the same tags and time index takes the later position).
+     * Values: {@code Long} for Int8..Int64, UInt8..UInt32, timestamps and times (in the column's unit);
+     * {@code BigInteger} for UInt64; {@code Float}, {@code Double}, {@code Boolean}, {@code String} (also JSON
+     * text), {@code byte[]} (a copy), {@code LocalDate} for dates, {@code BigDecimal} at the column's scale;
+     * null for NULL.
+     *
+     * @param database database name
+     * @param table table name
+     * @return rows
+     * @throws IllegalArgumentException when the table does not exist
+     */
+    public List<Map<String, Object>> rows(String database, String table) {
+        return storage.rows(database, table);
+    }
+
+    /**
+     * Counts the rows of a table in {@code public}.
+     *
+     * @param table table name
+     * @return rows stored, 0 when the table does not exist
+     */
+    public long rowCount(String table) {
+        return storage.rowCount("public", table);
+    }
+
+    /**
+     * Counts the rows of a table.
+     *
+     * @param database database name
+     * @param table table name
+     * @return rows stored, 0 when the table does not exist
+     */
+    public long rowCount(String database, String table) {
+        return storage.rowCount(database, table);
+    }
+
+    /**
+     * Returns the most recent requests (up to the builder's log capacity), oldest first.
+     *
+     * @return recorded requests
+     */
+    public List<RecordedRequest> requests() {
+        return log.snapshot();
+    }
+
+    /**
+     * Counts every request received since start or {@link #clear()}.
+     *
+     * @return the number of requests
+     */
+    public long requestCount() {
+        return log.total();
+    }
+
+    /**
+     * Waits for the next request not yet taken, in arrival order.
+     *
+     * @param timeout how long to wait
+     * @return the request, or null when none arrived in time
+     * @throws InterruptedException when interrupted
+     */
+    public RecordedRequest takeRequest(Duration timeout) throws InterruptedException {
+        return log.take(timeout);
+    }
+
+    /** Forgets every table, row and recorded request, and removes every fault. */
+    public void clear() {
+        storage.clear();
+        log.clear();
+        faults.reset();
+    }
+
+    /**
+     * Stops listening and drops every connection; stored data is kept.
+     *
+     * @return this
+     */
+    public synchronized GreptimeTestServer stop() {
+        Server s = server;
+        if (s != null) {
+            s.shutdownNow();
+            try {
+                s.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            server = null;
+        }
+        return this;
+    }
+
+    /**
+     * Listens again on the same port after {@link #stop()}.
+     *
+     * @return this
+     */
+    public synchronized GreptimeTestServer resume() {
+        if (server == null) {
+            bind();
+        }
+        return this;
+    }
+
+    /**
+     * Drops every connection and listens again on the same port, keeping stored data.
+     *
+     * @return this
+     */
+    public GreptimeTestServer restart() {
+        stop();
+        return resume();
+    }
+
+    /**
+     * Tells whether the server is listening.
+     *
+     * @return true while running
+     */
+    public boolean isRunning() {
+        return server != null;
+    }
+
+    /** Stops the server. */
+    @Override
+    public void close() {
+        stop();
+    }
+
+    @Override
+    public String toString() {
+        return "GreptimeTestServer{" + endpoint() + (users.isEmpty() ? "" : ", users=" + users.keySet()) + '}';
+    }
+
+    /** Settings for a {@link GreptimeTestServer}. */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port;
+        private final Map<String, String> users = new LinkedHashMap<>();
+        private boolean retainRows = true;
+        private int requestLogCapacity = 10_000;
+        private final List<BindableService> extraServices = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the address to bind.
+         *
+         * @param host an interface address; default {@code 127.0.0.1}
+         * @return this
+         */
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        /**
+         * Sets the port.
+         *
+         * @param port the port; 0 (default) picks a free one
+         * @return this
+         */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /**
+         * Adds a user; with at least one user, every write must carry valid basic credentials.
+         *
+         * @param username user name
+         * @param password password
+         * @return this
+         */
+        public Builder user(String username, String password) {
+            users.put(username, password);
+            return this;
+        }
+
+        /**
+         * Chooses whether rows are kept. Without them the server still checks and counts every row, so
+         * long benchmarks run in bounded memory; {@code rows()} is then empty and deletes remove nothing.
+         *
+         * @param retain true (default) to keep rows
+         * @return this
+         */
+        public Builder retainRows(boolean retain) {
+            this.retainRows = retain;
+            return this;
+        }
+
+        /**
+         * Sets how many recent requests {@link #requests()} keeps.
+         *
+         * @param capacity the number, default 10,000
+         * @return this
+         */
+        public Builder requestLogCapacity(int capacity) {
+            this.requestLogCapacity = capacity;
+            return this;
+        }
+
+        Builder service(BindableService service) {
+            extraServices.add(service);
+            return this;
+        }
+
+        /**
+         * Builds and starts the server.
+         *
+         * @return the running server
+         */
+        public GreptimeTestServer start() {
+            GreptimeTestServer s = new GreptimeTestServer(this);
+            s.bind();
+            return s;
+        }
+    }
+}

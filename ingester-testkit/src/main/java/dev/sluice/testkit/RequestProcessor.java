@@ -1,0 +1,180 @@
+package dev.sluice.testkit;
+
+import dev.sluice.StatusCode;
+import dev.sluice.testkit.internal.Hints;
+import dev.sluice.testkit.internal.ServerError;
+import dev.sluice.testkit.internal.Storage;
+import dev.sluice.internal.wire.GreptimeRequest;
+import dev.sluice.internal.wire.RequestHeader;
+import dev.sluice.internal.wire.RowDeleteRequest;
+import dev.sluice.internal.wire.RowInsertRequest;
+import io.grpc.Metadata;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Runs one GreptimeRequest against storage the way the server does: auth, database, hints, then the write. */
+final class RequestProcessor {
+    private final Storage storage;
+    private final Map<String, String> users;
+    private final Faults faults;
+    private final RequestLog log;
+
+    RequestProcessor(Storage storage, Map<String, String> users, Faults faults, RequestLog log) {
+        this.storage = storage;
+        this.users = users;
+        this.faults = faults;
+        this.log = log;
+    }
+
+    /** The outcome of a request: rows affected, or the error to answer with. */
+    record Outcome(int affectedRows, ServerError error, boolean hold) {
+    }
+
+    Outcome process(String method, GreptimeRequest request, Metadata md) {
+        RequestHeader header = request.getHeader();
+        Map<String, String> hints = Map.of();
+        String db = "";
+        String kind = kind(request);
+        List<String> tables = new ArrayList<>();
+        int rows = 0;
+        if (request.hasRowInserts()) {
+            for (RowInsertRequest r : request.getRowInserts().getInsertsList()) {
+                tables.add(r.getTableName());
+                rows += r.getRows().getRowsCount();
+            }
+        } else if (request.hasRowDeletes()) {
+            for (RowDeleteRequest r : request.getRowDeletes().getDeletesList()) {
+                tables.add(r.getTableName());
+                rows += r.getRows().getRowsCount();
+            }
+        } else if (request.hasDdl() && request.getDdl().hasCreateTable()) {
+            tables.add(request.getDdl().getCreateTable().getTableName());
+        }
+        String user = header.getAuthorization().hasBasic() ? header.getAuthorization().getBasic().getUsername() : null;
+        int affected = 0;
+        ServerError error = null;
+        boolean hold = false;
+        try {
+            hints = Hints.parse(md);
+            checkAuth(header);
+            db = database(header);
+            Faults.Injected fault = faults.next();
+            if (fault != null) {
+                throw new ServerError(fault.code(), fault.message(), fault.retryable());
+            }
+            if (faults.neverRespond()) {
+                hold = true;
+            } else {
+                affected = execute(request, db, hints);
+            }
+        } catch (ServerError e) {
+            error = e;
+        }
+        log.add(new RecordedRequest(method, kind, db, user, header.getTimezone(), hints, ascii(md), List.copyOf(tables),
+                rows, hold ? null : error == null ? StatusCode.Success : error.code()));
+        return new Outcome(affected, error, hold);
+    }
+
+    private int execute(GreptimeRequest request, String db, Map<String, String> hints) {
+        switch (request.getRequestCase()) {
+            case ROW_INSERTS: {
+                int n = 0;
+                for (RowInsertRequest r : request.getRowInserts().getInsertsList()) {
+                    n += storage.insert(db, r.getTableName(), r.getRows(), hints);
+                }
+                return n;
+            }
+            case ROW_DELETES: {
+                int n = 0;
+                for (RowDeleteRequest r : request.getRowDeletes().getDeletesList()) {
+                    n += storage.delete(db, r.getTableName(), r.getRows());
+                }
+                return n;
+            }
+            case DDL:
+                if (request.getDdl().hasCreateTable()) {
+                    return storage.createTable(db, request.getDdl().getCreateTable());
+                }
+                if (request.getDdl().hasCreateDatabase()) {
+                    storage.createDatabase(request.getDdl().getCreateDatabase().getSchemaName());
+                    return 1;
+                }
+                throw new ServerError(StatusCode.Unsupported, "Unsupported DDL request in the Sluice testkit");
+            default:
+                throw new ServerError(StatusCode.Unsupported, "Unsupported request: " + request.getRequestCase()
+                        + " (the Sluice testkit serves row inserts, row deletes and create DDL)");
+        }
+    }
+
+    private static String kind(GreptimeRequest request) {
+        switch (request.getRequestCase()) {
+            case ROW_INSERTS: return "insert";
+            case ROW_DELETES: return "delete";
+            case DDL: return "ddl";
+            default: return "other";
+        }
+    }
+
+    void checkAuth(RequestHeader header) {
+        if (users.isEmpty()) {
+            return;
+        }
+        if (!header.hasAuthorization() || !header.getAuthorization().hasBasic()) {
+            if (header.hasAuthorization() && header.getAuthorization().hasToken()) {
+                throw new ServerError(StatusCode.UnsupportedPasswordType, "Unsupported password type: token");
+            }
+            throw new ServerError(StatusCode.AuthHeaderNotFound, "Not found http or grpc authorization header");
+        }
+        checkUser(header.getAuthorization().getBasic().getUsername(), header.getAuthorization().getBasic().getPassword());
+    }
+
+    void checkUser(String username, String password) {
+        String expected = users.get(username);
+        if (expected == null) {
+            throw new ServerError(StatusCode.UserNotFound, "User not found, username: " + username);
+        }
+        if (!expected.equals(password)) {
+            throw new ServerError(StatusCode.UserPasswordMismatch, "Username and password does not match, username: " + username);
+        }
+    }
+
+    boolean authRequired() {
+        return !users.isEmpty();
+    }
+
+    /** Resolves the database as the server does: dbname ("schema" or "catalog-schema") first, then catalog/schema. */
+    static String database(RequestHeader header) {
+        String catalog;
+        String schema;
+        if (!header.getDbname().isEmpty()) {
+            String name = header.getDbname();
+            int dash = name.indexOf('-');
+            catalog = dash > 0 ? name.substring(0, dash) : "greptime";
+            schema = dash > 0 ? name.substring(dash + 1) : name;
+        } else {
+            catalog = header.getCatalog().isEmpty() ? "greptime" : header.getCatalog().toLowerCase(Locale.ROOT);
+            schema = header.getSchema().isEmpty() ? "public" : header.getSchema().toLowerCase(Locale.ROOT);
+        }
+        if (!catalog.equals("greptime")) {
+            throw new ServerError(StatusCode.InvalidArguments, "Failed to find schema, schema info: " + catalog + "." + schema);
+        }
+        return schema;
+    }
+
+    static Map<String, String> ascii(Metadata md) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String key : md.keys()) {
+            if (!key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+                String v = md.get(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER));
+                if (v != null) {
+                    out.put(key, v);
+                }
+            }
+        }
+        return Collections.unmodifiableMap(out);
+    }
+}

@@ -1,0 +1,522 @@
+package dev.sluice.testkit.internal;
+
+import dev.sluice.DataType;
+import dev.sluice.DecimalType;
+import dev.sluice.SemanticType;
+import dev.sluice.StatusCode;
+import dev.sluice.TableSchema;
+import dev.sluice.internal.model.Coercion;
+import dev.sluice.internal.model.JsonText;
+import dev.sluice.internal.wire.ColumnDataTypeExtension;
+import dev.sluice.internal.wire.ColumnDef;
+import dev.sluice.internal.wire.ColumnSchema;
+import dev.sluice.internal.wire.CreateTableExpr;
+import dev.sluice.internal.wire.Row;
+import dev.sluice.internal.wire.Rows;
+import dev.sluice.internal.wire.Value;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * Databases and tables with GreptimeDB's write semantics: schemaless create and add-column, strict types,
+ * last-write-wins unless append mode, deletes by key. Every public method is atomic per table request.
+ */
+public final class Storage {
+    private static final Pattern TABLE_NAME = Pattern.compile("^[a-zA-Z_:-][a-zA-Z0-9_:\\-.@#]*$");
+    private static final Set<String> RESERVED = Set.of("__sequence", "__op_type", "__primary_key");
+    /** Options a write's hints may set on the tables it creates. */
+    private static final Set<String> NOT_TABLE_OPTIONS = Set.of("auto_create_table", "physical_table",
+            "read_preference", "query_timeout");
+
+    private final Map<String, Map<String, StoredTable>> databases = new TreeMap<>();
+    private final boolean retainRows;
+
+    /**
+     * Creates storage holding the default database {@code public}.
+     *
+     * @param retainRows false to validate and count rows without keeping them (for long benchmarks)
+     */
+    public Storage(boolean retainRows) {
+        this.retainRows = retainRows;
+        databases.put("public", new LinkedHashMap<>());
+    }
+
+    /**
+     * Creates a database if it does not exist.
+     *
+     * @param name the database name
+     */
+    public synchronized void createDatabase(String name) {
+        databases.computeIfAbsent(name, k -> new LinkedHashMap<>());
+    }
+
+    private Map<String, StoredTable> database(String db) {
+        Map<String, StoredTable> tables = databases.get(db);
+        if (tables == null) {
+            throw new ServerError(StatusCode.InvalidArguments, "Failed to find schema, schema info: " + db);
+        }
+        return tables;
+    }
+
+    /**
+     * Inserts one table's rows.
+     *
+     * @param db the database
+     * @param table the table name
+     * @param rows the rows with their schema
+     * @param hints the request's hints
+     * @return rows written
+     */
+    public synchronized int insert(String db, String table, Rows rows, Map<String, String> hints) {
+        Map<String, StoredTable> tables = database(db);
+        checkTableName(table);
+        List<ColumnSchema> schema = rows.getSchemaList();
+        List<TableSchema.Column> requestColumns = requestColumns(table, schema);
+        StoredTable stored = tables.get(table);
+        boolean autoCreate = Hints.autoCreate(hints);
+        List<TableSchema.Column> toAdd = new ArrayList<>();
+        if (stored == null) {
+            if (!autoCreate) {
+                throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+            }
+            checkNewTableColumns(table, requestColumns);
+        } else {
+            boolean hasTimeIndex = false;
+            for (TableSchema.Column rc : requestColumns) {
+                int i = stored.indexOf(rc.name());
+                if (i < 0) {
+                    if (rc.semanticType() == SemanticType.Timestamp) {
+                        throw new ServerError(StatusCode.InvalidArguments, "Table " + table + " already has time index "
+                                + stored.timeIndex().name() + ", cannot add timestamp column " + rc.name());
+                    }
+                    if (!autoCreate) {
+                        throw new ServerError(StatusCode.TableColumnNotFound, "Column " + rc.name()
+                                + " not found in table " + table);
+                    }
+                    checkCreatable(table, rc);
+                    toAdd.add(rc);
+                    continue;
+                }
+                TableSchema.Column tc = stored.columns.get(i);
+                if (tc.dataType() != rc.dataType() || !java.util.Objects.equals(tc.decimalType(), rc.decimalType())) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Invalid request to region, reason: column "
+                            + rc.name() + " expect type " + typeName(tc) + ", given: " + wireName(rc.dataType())
+                            + "(" + rc.dataType().wireNumber() + ")");
+                }
+                if (tc.semanticType() != rc.semanticType()) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Invalid request to region, reason: column "
+                            + rc.name() + " expect semantic type " + tc.semanticType() + ", given: " + rc.semanticType());
+                }
+                hasTimeIndex |= tc.semanticType() == SemanticType.Timestamp;
+            }
+            if (!hasTimeIndex) {
+                throw new ServerError(StatusCode.InvalidArguments, "Missing time index column "
+                        + stored.timeIndex().name() + " in write to table " + table);
+            }
+        }
+        List<Object[]> decoded = decodeRows(table, requestColumns, rows.getRowsList());
+        if (stored == null) {
+            Map<String, String> options = new LinkedHashMap<>();
+            hints.forEach((k, v) -> {
+                if (!NOT_TABLE_OPTIONS.contains(k)) {
+                    options.put(k, v);
+                }
+            });
+            stored = new StoredTable(table, requestColumns, options, retainRows);
+            tables.put(table, stored);
+        } else {
+            stored.columns.addAll(toAdd);
+        }
+        int[] target = new int[requestColumns.size()];
+        for (int i = 0; i < target.length; i++) {
+            target[i] = stored.indexOf(requestColumns.get(i).name());
+        }
+        for (Object[] values : decoded) {
+            Object[] row = new Object[stored.columns.size()];
+            for (int i = 0; i < target.length; i++) {
+                row[target[i]] = values[i];
+            }
+            stored.put(row);
+        }
+        return decoded.size();
+    }
+
+    /**
+     * Deletes rows by tags and time index.
+     *
+     * @param db the database
+     * @param table the table name
+     * @param rows rows holding every tag and the time index
+     * @return rows removed
+     */
+    public synchronized int delete(String db, String table, Rows rows) {
+        Map<String, StoredTable> tables = database(db);
+        StoredTable stored = tables.get(table);
+        if (stored == null) {
+            throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+        }
+        List<TableSchema.Column> requestColumns = requestColumns(table, rows.getSchemaList());
+        for (TableSchema.Column rc : requestColumns) {
+            int i = stored.indexOf(rc.name());
+            if (i < 0) {
+                throw new ServerError(StatusCode.TableColumnNotFound, "Column " + rc.name() + " not found in table " + table);
+            }
+            TableSchema.Column tc = stored.columns.get(i);
+            if (tc.dataType() != rc.dataType() || !java.util.Objects.equals(tc.decimalType(), rc.decimalType())) {
+                throw new ServerError(StatusCode.InvalidArguments, "Invalid request to region, reason: column "
+                        + rc.name() + " expect type " + typeName(tc) + ", given: " + wireName(rc.dataType())
+                        + "(" + rc.dataType().wireNumber() + ")");
+            }
+        }
+        for (TableSchema.Column tc : stored.columns) {
+            if (tc.semanticType() != SemanticType.Field && requestColumns.stream().noneMatch(c -> c.name().equals(tc.name()))) {
+                throw new ServerError(StatusCode.InvalidArguments, "Delete on table " + table + " is missing "
+                        + (tc.semanticType() == SemanticType.Tag ? "tag" : "time index") + " column " + tc.name());
+            }
+        }
+        List<Object[]> decoded = decodeRows(table, requestColumns, rows.getRowsList());
+        int removed = 0;
+        for (Object[] values : decoded) {
+            Object[] row = new Object[stored.columns.size()];
+            for (int i = 0; i < values.length; i++) {
+                row[stored.indexOf(requestColumns.get(i).name())] = values[i];
+            }
+            removed += stored.delete(row);
+        }
+        return removed;
+    }
+
+    /**
+     * Creates a table from a DDL expression.
+     *
+     * @param db the database (the expression's schema name when set wins)
+     * @param expr the expression
+     * @return 0, as the server answers
+     */
+    public synchronized int createTable(String db, CreateTableExpr expr) {
+        String dbName = expr.getSchemaName().isEmpty() ? db : expr.getSchemaName();
+        Map<String, StoredTable> tables = database(dbName);
+        String table = expr.getTableName();
+        checkTableName(table);
+        if (tables.containsKey(table)) {
+            if (expr.getCreateIfNotExists()) {
+                return 0;
+            }
+            throw new ServerError(StatusCode.TableAlreadyExists, "Table already exists: `greptime." + dbName + "." + table + "`");
+        }
+        List<TableSchema.Column> columns = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (ColumnDef def : expr.getColumnDefsList()) {
+            if (!names.add(def.getName())) {
+                throw new ServerError(StatusCode.InvalidArguments, "Duplicated column name: " + def.getName());
+            }
+            SemanticType semantic = def.getName().equals(expr.getTimeIndex()) ? SemanticType.Timestamp
+                    : expr.getPrimaryKeysList().contains(def.getName()) ? SemanticType.Tag : SemanticType.Field;
+            DataType type = dataType(table, def.getName(), def.getDataTypeValue());
+            TableSchema.Column c = new TableSchema.Column(def.getName(), semantic, type,
+                    decimal(type, def.hasDatatypeExtension() ? def.getDatatypeExtension() : null));
+            checkCreatable(table, c);
+            columns.add(c);
+        }
+        if (!names.contains(expr.getTimeIndex())) {
+            throw new ServerError(StatusCode.InvalidArguments, "Time index column " + expr.getTimeIndex() + " not found");
+        }
+        for (String pk : expr.getPrimaryKeysList()) {
+            if (!names.contains(pk)) {
+                throw new ServerError(StatusCode.InvalidArguments, "Primary key column " + pk + " not found");
+            }
+        }
+        checkNewTableColumns(table, columns);
+        // Tags in primary-key order, as the server lays them out.
+        List<TableSchema.Column> ordered = new ArrayList<>();
+        for (String pk : expr.getPrimaryKeysList()) {
+            columns.stream().filter(c -> c.name().equals(pk)).findFirst().ifPresent(ordered::add);
+        }
+        columns.stream().filter(c -> !ordered.contains(c)).forEach(ordered::add);
+        tables.put(table, new StoredTable(table, ordered, expr.getTableOptionsMap(), retainRows));
+        return 0;
+    }
+
+    private static void checkTableName(String table) {
+        if (!TABLE_NAME.matcher(table).matches()) {
+            throw new ServerError(StatusCode.InvalidArguments, "Invalid table name: " + table);
+        }
+    }
+
+    private static void checkNewTableColumns(String table, List<TableSchema.Column> columns) {
+        TableSchema.Column ts = null;
+        for (TableSchema.Column c : columns) {
+            checkCreatable(table, c);
+            if (c.semanticType() == SemanticType.Timestamp) {
+                ts = c;
+            }
+        }
+        if (ts == null) {
+            throw new ServerError(StatusCode.InvalidArguments, "Missing time index column in request to create table " + table);
+        }
+        if (!ts.dataType().isTimestamp()) {
+            throw new ServerError(StatusCode.InvalidArguments, "Time index column " + ts.name()
+                    + " must be a timestamp type, given " + wireName(ts.dataType()));
+        }
+    }
+
+    private static void checkCreatable(String table, TableSchema.Column c) {
+        if (RESERVED.contains(c.name())) {
+            throw new ServerError(StatusCode.InvalidArguments, "Column name " + c.name() + " is reserved, table " + table);
+        }
+    }
+
+    private static List<TableSchema.Column> requestColumns(String table, List<ColumnSchema> schema) {
+        List<TableSchema.Column> out = new ArrayList<>(schema.size());
+        Set<String> names = new HashSet<>();
+        int timestamps = 0;
+        for (ColumnSchema cs : schema) {
+            if (!names.add(cs.getColumnName())) {
+                throw new ServerError(StatusCode.InvalidArguments, "Duplicated column name in insert request: "
+                        + cs.getColumnName() + ", table " + table);
+            }
+            if (RESERVED.contains(cs.getColumnName())) {
+                throw new ServerError(StatusCode.InvalidArguments, "Column name " + cs.getColumnName() + " is reserved");
+            }
+            SemanticType semantic;
+            switch (cs.getSemanticTypeValue()) {
+                case 0: semantic = SemanticType.Tag; break;
+                case 1: semantic = SemanticType.Field; break;
+                case 2: semantic = SemanticType.Timestamp; timestamps++; break;
+                default: throw new ServerError(StatusCode.InvalidArguments, "Unknown semantic type " + cs.getSemanticTypeValue());
+            }
+            if (timestamps > 1) {
+                throw new ServerError(StatusCode.InvalidArguments, "Duplicated timestamp column in insert request: "
+                        + cs.getColumnName() + ", table " + table);
+            }
+            DataType type = dataType(table, cs.getColumnName(), cs.getDatatypeValue());
+            out.add(new TableSchema.Column(cs.getColumnName(), semantic, type,
+                    decimal(type, cs.hasDatatypeExtension() ? cs.getDatatypeExtension() : null)));
+        }
+        return out;
+    }
+
+    private static DataType dataType(String table, String column, int wire) {
+        try {
+            return DataType.fromWireNumber(wire);
+        } catch (IllegalArgumentException e) {
+            throw new ServerError(StatusCode.InvalidArguments, "Column " + column + " of table " + table
+                    + " has data type " + wire + ", which cannot be created by a write");
+        }
+    }
+
+    private static DecimalType decimal(DataType type, ColumnDataTypeExtension ext) {
+        if (type != DataType.Decimal128) {
+            return null;
+        }
+        if (ext == null || !ext.hasDecimalType()) {
+            return DecimalType.DEFAULT;
+        }
+        try {
+            return new DecimalType(ext.getDecimalType().getPrecision(), ext.getDecimalType().getScale());
+        } catch (IllegalArgumentException e) {
+            throw new ServerError(StatusCode.InvalidArguments, e.getMessage());
+        }
+    }
+
+    private static List<Object[]> decodeRows(String table, List<TableSchema.Column> columns, List<Row> rows) {
+        List<Object[]> out = new ArrayList<>(rows.size());
+        int width = columns.size();
+        for (int r = 0; r < rows.size(); r++) {
+            Row row = rows.get(r);
+            if (row.getValuesCount() != width) {
+                throw new ServerError(StatusCode.InvalidArguments, "Column count mismatch in table " + table
+                        + ", row " + r + ": expect " + width + " values, given " + row.getValuesCount());
+            }
+            Object[] values = new Object[width];
+            for (int c = 0; c < width; c++) {
+                values[c] = decode(table, columns.get(c), row.getValues(c));
+            }
+            out.add(values);
+        }
+        return out;
+    }
+
+    private static int expectedCase(DataType type) {
+        switch (type) {
+            case Bool: return 11;
+            case Int8: return 1;
+            case Int16: return 2;
+            case Int32: return 3;
+            case Int64: return 4;
+            case UInt8: return 5;
+            case UInt16: return 6;
+            case UInt32: return 7;
+            case UInt64: return 8;
+            case Float32: return 9;
+            case Float64: return 10;
+            case Binary: return 12;
+            case String: case Json: return 13;
+            case Date: return 14;
+            case TimestampSecond: return 16;
+            case TimestampMillisecond: return 17;
+            case TimestampMicrosecond: return 18;
+            case TimestampNanosecond: return 19;
+            case TimeSecond: return 20;
+            case TimeMillisecond: return 21;
+            case TimeMicrosecond: return 22;
+            case TimeNanosecond: return 23;
+            case Decimal128: return 31;
+            default: throw new IllegalStateException(type.toString());
+        }
+    }
+
+    private static Object decode(String table, TableSchema.Column column, Value v) {
+        int kase = v.getValueDataCase().getNumber();
+        if (kase == 0) {
+            if (column.semanticType() == SemanticType.Timestamp) {
+                throw new ServerError(StatusCode.InvalidArguments, "Time index column " + column.name()
+                        + " of table " + table + " cannot be null");
+            }
+            return null;
+        }
+        if (kase != expectedCase(column.dataType())) {
+            throw new ServerError(StatusCode.InvalidArguments, "Invalid request to region, reason: column "
+                    + column.name() + " expect type " + typeName(column) + ", given value of "
+                    + v.getValueDataCase());
+        }
+        switch (column.dataType()) {
+            case Bool: return v.getBoolValue();
+            case Int8: return (long) v.getI8Value();
+            case Int16: return (long) v.getI16Value();
+            case Int32: return (long) v.getI32Value();
+            case Int64: return v.getI64Value();
+            case UInt8: return Integer.toUnsignedLong(v.getU8Value());
+            case UInt16: return Integer.toUnsignedLong(v.getU16Value());
+            case UInt32: return Integer.toUnsignedLong(v.getU32Value());
+            case UInt64: return new BigInteger(Long.toUnsignedString(v.getU64Value()));
+            case Float32: return v.getF32Value();
+            case Float64: return v.getF64Value();
+            case Binary: return v.getBinaryValue().toByteArray();
+            case String: return v.getStringValue();
+            case Json:
+                String problem = JsonText.check(v.getStringValue());
+                if (problem != null) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Invalid JSON in column " + column.name() + ": " + problem);
+                }
+                return v.getStringValue();
+            case Date: return LocalDate.ofEpochDay(v.getDateValue());
+            case TimestampSecond: return v.getTimestampSecondValue();
+            case TimestampMillisecond: return v.getTimestampMillisecondValue();
+            case TimestampMicrosecond: return v.getTimestampMicrosecondValue();
+            case TimestampNanosecond: return v.getTimestampNanosecondValue();
+            case TimeSecond: return v.getTimeSecondValue();
+            case TimeMillisecond: return v.getTimeMillisecondValue();
+            case TimeMicrosecond: return v.getTimeMicrosecondValue();
+            case TimeNanosecond: return v.getTimeNanosecondValue();
+            case Decimal128:
+                BigInteger unscaled = Coercion.fromHalves(v.getDecimal128Value().getHi(), v.getDecimal128Value().getLo());
+                return new BigDecimal(unscaled, column.decimalType().scale());
+            default: throw new IllegalStateException(column.dataType().toString());
+        }
+    }
+
+    private static String typeName(TableSchema.Column c) {
+        if (c.dataType() == DataType.Decimal128) {
+            return "Decimal128(" + c.decimalType().precision() + ", " + c.decimalType().scale() + ")";
+        }
+        return c.dataType() + "(" + c.dataType() + "Type)";
+    }
+
+    private static String wireName(DataType t) {
+        return dev.sluice.internal.wire.ColumnDataType.forNumber(t.wireNumber()).name();
+    }
+
+    // ---- read-back ----
+
+    /**
+     * Lists databases.
+     *
+     * @return database names
+     */
+    public synchronized List<String> databases() {
+        return List.copyOf(databases.keySet());
+    }
+
+    /**
+     * Lists tables of a database.
+     *
+     * @param db the database
+     * @return table names in creation order, empty when the database does not exist
+     */
+    public synchronized List<String> tables(String db) {
+        Map<String, StoredTable> t = databases.get(db);
+        return t == null ? List.of() : List.copyOf(t.keySet());
+    }
+
+    private StoredTable table(String db, String table) {
+        Map<String, StoredTable> t = databases.get(db);
+        StoredTable s = t == null ? null : t.get(table);
+        if (s == null) {
+            throw new IllegalArgumentException("no table " + db + "." + table + " in the testkit");
+        }
+        return s;
+    }
+
+    /**
+     * Returns a table's current columns.
+     *
+     * @param db database
+     * @param table table
+     * @return columns in table order
+     */
+    public synchronized List<TableSchema.Column> columns(String db, String table) {
+        return List.copyOf(table(db, table).columns);
+    }
+
+    /**
+     * Returns a table's options (from creation hints or DDL).
+     *
+     * @param db database
+     * @param table table
+     * @return options
+     */
+    public synchronized Map<String, String> options(String db, String table) {
+        return table(db, table).options;
+    }
+
+    /**
+     * Returns the stored rows.
+     *
+     * @param db database
+     * @param table table
+     * @return rows as column name to value maps
+     */
+    public synchronized List<Map<String, Object>> rows(String db, String table) {
+        return Collections.unmodifiableList(table(db, table).rows());
+    }
+
+    /**
+     * Returns the stored row count.
+     *
+     * @param db database
+     * @param table table
+     * @return rows stored (0 when the table does not exist)
+     */
+    public synchronized long rowCount(String db, String table) {
+        Map<String, StoredTable> t = databases.get(db);
+        StoredTable s = t == null ? null : t.get(table);
+        return s == null ? 0 : s.rowCount();
+    }
+
+    /** Drops every table of every database and recreates the default database. */
+    public synchronized void clear() {
+        databases.clear();
+        databases.put("public", new LinkedHashMap<>());
+    }
+}
