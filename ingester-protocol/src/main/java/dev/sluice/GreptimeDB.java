@@ -1,0 +1,188 @@
+package dev.sluice;
+
+import dev.sluice.internal.transport.Endpoints;
+import dev.sluice.internal.write.RegularWriter;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The Sluice client: writes tables to GreptimeDB. Thread-safe; create one per process and share it.
+ *
+ * <pre>{@code
+ * GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {"127.0.0.1:4001"}, "public").build());
+ * Result<WriteOk, Err> r = db.write(table).join();
+ * if (!r.isOk()) { ... r.getErr().retryable() ... }
+ * db.shutdownGracefully();
+ * }</pre>
+ *
+ * <p>Every write returns at once. Its future always completes normally, with {@link WriteOk} or an
+ * {@link Err} saying what the server or the transport reported and whether retrying may help: server and
+ * network problems never surface as exceptions. Futures complete on the callback executor, never on a gRPC
+ * I/O thread, so dependent actions may block briefly, but long work belongs on an executor of the caller's.
+ * Bad input is refused earlier, by {@link Table#addRow(Object...)}.
+ *
+ * <p>A request that times out may still have been committed by the server. Resending is harmless on tables
+ * without {@code append_mode} (the last write of a row wins) and duplicates rows on append-mode tables.
+ */
+public final class GreptimeDB implements AutoCloseable {
+    private final GreptimeOptions options;
+    private final ExecutorService ownExecutor;
+    private final Endpoints endpoints;
+    private final RegularWriter regular;
+
+    private GreptimeDB(GreptimeOptions options) {
+        this.options = options;
+        Executor executor = options.callbackExecutor();
+        if (executor == null) {
+            ownExecutor = callbackPool();
+            executor = ownExecutor;
+        } else {
+            ownExecutor = null;
+        }
+        this.endpoints = new Endpoints(options, executor);
+        this.regular = new RegularWriter(options, endpoints);
+    }
+
+    private static ExecutorService callbackPool() {
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory f = r -> {
+            Thread t = new Thread(r, "sluice-callback-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), f);
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    /**
+     * Creates a client. Connections open lazily, on the first call.
+     *
+     * @param options the options
+     * @return the client
+     */
+    public static GreptimeDB create(GreptimeOptions options) {
+        if (options == null) {
+            throw new NullPointerException("options");
+        }
+        return new GreptimeDB(options);
+    }
+
+    /**
+     * Inserts tables in one request.
+     *
+     * @param tables tables to write; each is {@linkplain Table#complete() completed} by this call
+     * @return the outcome
+     */
+    public CompletableFuture<Result<WriteOk, Err>> write(Table... tables) {
+        return write(Arrays.asList(tables), WriteOp.Insert, Context.newDefault());
+    }
+
+    /**
+     * Inserts tables in one request.
+     *
+     * @param tables tables to write; each is completed by this call
+     * @return the outcome
+     */
+    public CompletableFuture<Result<WriteOk, Err>> write(Collection<Table> tables) {
+        return write(tables, WriteOp.Insert, Context.newDefault());
+    }
+
+    /**
+     * Inserts or deletes tables in one request.
+     *
+     * @param tables tables to write; each is completed by this call
+     * @param op insert, or delete (rows addressed by tags and time index; field values are not sent)
+     * @param ctx hints and compression for this call
+     * @return the outcome; some tables of a failed multi-table request may have been written
+     * @throws IllegalArgumentException for a compression the regular path does not offer (Lz4)
+     */
+    public CompletableFuture<Result<WriteOk, Err>> write(Collection<Table> tables, WriteOp op, Context ctx) {
+        return regular.write(tables, op, ctx);
+    }
+
+    /**
+     * Creates a table if it does not exist yet (regular writes create tables themselves; bulk writes need one).
+     * An existing table is left as it is, even when its columns differ from the schema.
+     *
+     * @param schema the table's schema
+     * @param ctx hints used as table options ({@code ttl}, {@code append_mode}, {@code merge_mode}...)
+     * @return the outcome
+     */
+    public CompletableFuture<Result<WriteOk, Err>> createTable(TableSchema schema, Context ctx) {
+        return regular.createTable(schema, ctx);
+    }
+
+    /**
+     * Returns the options this client was created with.
+     *
+     * @return the options
+     */
+    public GreptimeOptions options() {
+        return options;
+    }
+
+    /**
+     * Refuses new writes, waits for the ones in flight to be answered (up to the default timeout), then
+     * closes the connections.
+     *
+     * @return true when everything finished in time
+     */
+    public boolean shutdownGracefully() {
+        return shutdownGracefully(options.defaultTimeout());
+    }
+
+    /**
+     * Refuses new writes, waits for the ones in flight to be answered, then closes the connections. Calls
+     * still unanswered at the timeout are cancelled and their futures complete with an error.
+     *
+     * @param timeout the longest wait
+     * @return true when everything finished in time
+     */
+    public boolean shutdownGracefully(Duration timeout) {
+        regular.close();
+        endpoints.shutdown();
+        boolean clean;
+        try {
+            clean = endpoints.awaitTermination(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            clean = false;
+        }
+        if (!clean) {
+            endpoints.shutdownNow();
+            try {
+                // Let the cancelled calls deliver their errors before the callback pool stops taking tasks.
+                endpoints.awaitTermination(Duration.ofSeconds(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (ownExecutor != null) {
+            ownExecutor.shutdown();
+        }
+        return clean;
+    }
+
+    /** Same as {@link #shutdownGracefully()}. */
+    @Override
+    public void close() {
+        shutdownGracefully();
+    }
+
+    @Override
+    public String toString() {
+        return "GreptimeDB{" + options + '}';
+    }
+}

@@ -1,0 +1,224 @@
+package dev.sluice;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+
+/**
+ * Everything a {@link GreptimeDB} client is configured with. Immutable; build with
+ * {@link #newBuilder(String[], String)}.
+ *
+ * <table>
+ *   <caption>Options</caption>
+ *   <tr><th>option</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>endpoints</td><td>(required)</td><td>{@code host:port} of GreptimeDB frontends (gRPC port, 4001 by default); writes go round-robin</td></tr>
+ *   <tr><td>database</td><td>(required)</td><td>database (schema) name, or {@code catalog-schema}</td></tr>
+ *   <tr><td>authInfo</td><td>none</td><td>basic-auth credentials, sent on every call</td></tr>
+ *   <tr><td>timezone</td><td>"" (UTC)</td><td>request timezone, {@code +08:00} or an IANA name</td></tr>
+ *   <tr><td>defaultTimeout</td><td>60 s</td><td>deadline of each call, from send to answer</td></tr>
+ *   <tr><td>maxMessageSize</td><td>64 MiB</td><td>largest request the client sends; a larger write fails without being sent (split it)</td></tr>
+ *   <tr><td>maxInboundMessageSize</td><td>64 MiB</td><td>largest answer accepted</td></tr>
+ *   <tr><td>callbackExecutor</td><td>a client-owned pool of daemon threads</td><td>where write futures complete (never a gRPC I/O thread)</td></tr>
+ * </table>
+ */
+public final class GreptimeOptions {
+    private final List<String> endpoints;
+    private final String database;
+    private final AuthInfo authInfo;
+    private final String timezone;
+    private final Duration defaultTimeout;
+    private final int maxMessageSize;
+    private final int maxInboundMessageSize;
+    private final Executor callbackExecutor;
+
+    private GreptimeOptions(Builder b) {
+        this.endpoints = b.endpoints;
+        this.database = b.database;
+        this.authInfo = b.authInfo;
+        this.timezone = b.timezone;
+        this.defaultTimeout = b.defaultTimeout;
+        this.maxMessageSize = b.maxMessageSize;
+        this.maxInboundMessageSize = b.maxInboundMessageSize;
+        this.callbackExecutor = b.callbackExecutor;
+    }
+
+    /**
+     * Starts options for the given endpoints and database.
+     *
+     * @param endpoints {@code host:port} entries, at least one
+     * @param database the database to write to, e.g. {@code public}
+     * @return a builder
+     */
+    public static Builder newBuilder(String[] endpoints, String database) {
+        return new Builder(endpoints, database);
+    }
+
+    /** @return the endpoints, {@code host:port} */
+    public List<String> endpoints() {
+        return endpoints;
+    }
+
+    /** @return the database name */
+    public String database() {
+        return database;
+    }
+
+    /** @return the credentials, or null */
+    public AuthInfo authInfo() {
+        return authInfo;
+    }
+
+    /** @return the request timezone, "" for the server default (UTC) */
+    public String timezone() {
+        return timezone;
+    }
+
+    /** @return the per-call deadline */
+    public Duration defaultTimeout() {
+        return defaultTimeout;
+    }
+
+    /** @return the largest request size in bytes */
+    public int maxMessageSize() {
+        return maxMessageSize;
+    }
+
+    /** @return the largest answer size in bytes */
+    public int maxInboundMessageSize() {
+        return maxInboundMessageSize;
+    }
+
+    /** @return the user's callback executor, or null for the client's own */
+    public Executor callbackExecutor() {
+        return callbackExecutor;
+    }
+
+    @Override
+    public String toString() {
+        return "GreptimeOptions{endpoints=" + endpoints + ", database=" + database + ", authInfo=" + authInfo
+                + ", timezone=" + timezone + ", defaultTimeout=" + defaultTimeout + ", maxMessageSize=" + maxMessageSize + '}';
+    }
+
+    /** Builder for {@link GreptimeOptions}. */
+    public static final class Builder {
+        private final List<String> endpoints;
+        private final String database;
+        private AuthInfo authInfo;
+        private String timezone = "";
+        private Duration defaultTimeout = Duration.ofSeconds(60);
+        private int maxMessageSize = 64 << 20;
+        private int maxInboundMessageSize = 64 << 20;
+        private Executor callbackExecutor;
+
+        private Builder(String[] endpoints, String database) {
+            Objects.requireNonNull(endpoints, "endpoints");
+            if (endpoints.length == 0) {
+                throw new IllegalArgumentException("at least one endpoint (host:port) is required");
+            }
+            for (String e : endpoints) {
+                int colon = e == null ? -1 : e.lastIndexOf(':');
+                if (colon <= 0 || colon == e.length() - 1) {
+                    throw new IllegalArgumentException("endpoint '" + e + "' is not host:port");
+                }
+                try {
+                    int port = Integer.parseInt(e.substring(colon + 1));
+                    if (port <= 0 || port > 65_535) {
+                        throw new IllegalArgumentException("endpoint '" + e + "' has an invalid port");
+                    }
+                } catch (NumberFormatException nfe) {
+                    throw new IllegalArgumentException("endpoint '" + e + "' has a non-numeric port");
+                }
+            }
+            if (database == null || database.isBlank()) {
+                throw new IllegalArgumentException("database is required (GreptimeDB's default is 'public')");
+            }
+            this.endpoints = List.of(endpoints);
+            this.database = database;
+        }
+
+        /**
+         * Sets basic-auth credentials.
+         *
+         * @param authInfo user and password
+         * @return this
+         */
+        public Builder authInfo(AuthInfo authInfo) {
+            this.authInfo = authInfo;
+            return this;
+        }
+
+        /**
+         * Sets the request timezone.
+         *
+         * @param timezone {@code +08:00} or an IANA zone name
+         * @return this
+         */
+        public Builder timezone(String timezone) {
+            this.timezone = Objects.requireNonNull(timezone, "timezone");
+            return this;
+        }
+
+        /**
+         * Sets the deadline of each call.
+         *
+         * @param timeout a positive duration
+         * @return this
+         */
+        public Builder defaultTimeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("defaultTimeout must be positive");
+            }
+            this.defaultTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Sets the largest request the client sends (the server refuses more than 512 MiB).
+         *
+         * @param bytes a size in 1 KiB .. 512 MiB
+         * @return this
+         */
+        public Builder maxMessageSize(int bytes) {
+            if (bytes < 1024 || bytes > 512 << 20) {
+                throw new IllegalArgumentException("maxMessageSize must be within 1 KiB .. 512 MiB");
+            }
+            this.maxMessageSize = bytes;
+            return this;
+        }
+
+        /**
+         * Sets the largest answer accepted.
+         *
+         * @param bytes a positive size
+         * @return this
+         */
+        public Builder maxInboundMessageSize(int bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("maxInboundMessageSize must be positive");
+            }
+            this.maxInboundMessageSize = bytes;
+            return this;
+        }
+
+        /**
+         * Sets where write futures complete. It must not run tasks on a gRPC I/O thread.
+         *
+         * @param executor the executor; null for the client's own pool
+         * @return this
+         */
+        public Builder callbackExecutor(Executor executor) {
+            this.callbackExecutor = executor;
+            return this;
+        }
+
+        /**
+         * Builds the options.
+         *
+         * @return the options
+         */
+        public GreptimeOptions build() {
+            return new GreptimeOptions(this);
+        }
+    }
+}

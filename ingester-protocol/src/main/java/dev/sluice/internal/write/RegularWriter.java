@@ -1,0 +1,240 @@
+package dev.sluice.internal.write;
+
+import dev.sluice.Compression;
+import dev.sluice.Context;
+import dev.sluice.Err;
+import dev.sluice.GreptimeOptions;
+import dev.sluice.Result;
+import dev.sluice.SemanticType;
+import dev.sluice.Table;
+import dev.sluice.TableSchema;
+import dev.sluice.WriteOk;
+import dev.sluice.WriteOp;
+import dev.sluice.internal.transport.Endpoints;
+import dev.sluice.internal.transport.HeaderInterceptor;
+import dev.sluice.internal.wire.AuthHeader;
+import dev.sluice.internal.wire.Basic;
+import dev.sluice.internal.wire.ColumnDef;
+import dev.sluice.internal.wire.CreateTableExpr;
+import dev.sluice.internal.wire.DdlRequest;
+import dev.sluice.internal.wire.GreptimeDatabaseGrpc;
+import dev.sluice.internal.wire.GreptimeRequest;
+import dev.sluice.internal.wire.GreptimeResponse;
+import dev.sluice.internal.wire.RequestHeader;
+import io.grpc.CallOptions;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Request-response writes over {@code GreptimeDatabase/Handle}. */
+public final class RegularWriter {
+    /** Hints that are not table options. */
+    private static final Set<String> NOT_TABLE_OPTIONS = Set.of("auto_create_table", "physical_table", "read_preference");
+
+    private final GreptimeOptions options;
+    private final Endpoints endpoints;
+    private final RequestHeader header;
+    private final byte[] headerBytes;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile boolean closed;
+
+    /**
+     * Creates the writer.
+     *
+     * @param options client options
+     * @param endpoints the channels
+     */
+    public RegularWriter(GreptimeOptions options, Endpoints endpoints) {
+        this.options = options;
+        this.endpoints = endpoints;
+        RequestHeader.Builder h = RequestHeader.newBuilder().setDbname(options.database()).setTimezone(options.timezone());
+        if (options.authInfo() != null) {
+            h.setAuthorization(AuthHeader.newBuilder().setBasic(Basic.newBuilder()
+                    .setUsername(options.authInfo().username()).setPassword(options.authInfo().password())));
+        }
+        this.header = h.build();
+        this.headerBytes = header.toByteArray();
+    }
+
+    /**
+     * Returns the serialized request header (database, credentials, timezone) every request carries.
+     *
+     * @return the header bytes
+     */
+    public byte[] headerBytes() {
+        return headerBytes.clone();
+    }
+
+    /**
+     * Builds call options for a context: deadline, compression and hints.
+     *
+     * @param ctx the call's context
+     * @return call options
+     */
+    public CallOptions callOptions(Context ctx) {
+        CallOptions o = CallOptions.DEFAULT.withDeadlineAfter(options.defaultTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        if (ctx.compression() == Compression.Gzip) {
+            o = o.withCompression("gzip");
+        } else if (ctx.compression() == Compression.Zstd) {
+            o = o.withCompression("zstd");
+        } else if (ctx.compression() == Compression.Lz4) {
+            throw new IllegalArgumentException("Lz4 applies to bulk writes only; regular writes take None, Gzip or Zstd");
+        }
+        String hints = ctx.hintsHeader();
+        return hints.isEmpty() ? o : o.withOption(HeaderInterceptor.HINTS, hints);
+    }
+
+    /**
+     * Writes tables.
+     *
+     * @param tables tables to write (completed by this call)
+     * @param op insert or delete
+     * @param ctx hints and compression
+     * @return the outcome; never completes exceptionally
+     */
+    public CompletableFuture<Result<WriteOk, Err>> write(Collection<Table> tables, WriteOp op, Context ctx) {
+        if (tables == null || op == null || ctx == null) {
+            throw new NullPointerException("tables, op and ctx are required");
+        }
+        List<Table> nonEmpty = new ArrayList<>(tables.size());
+        List<String> names = new ArrayList<>(tables.size());
+        for (Table t : tables) {
+            if (t == null) {
+                throw new NullPointerException("a table in the write is null");
+            }
+            t.complete();
+            names.add(t.tableName());
+            if (t.rowCount() > 0) {
+                nonEmpty.add(t);
+            }
+        }
+        CallOptions callOptions = callOptions(ctx);
+        if (nonEmpty.isEmpty()) {
+            return CompletableFuture.completedFuture(Result.ok(new WriteOk(0, names)));
+        }
+        RequestEncoder encoder = new RequestEncoder(headerBytes, op, nonEmpty);
+        if (encoder.size() > options.maxMessageSize()) {
+            return CompletableFuture.completedFuture(Result.err(Errors.local(Status.Code.OUT_OF_RANGE,
+                    "the request would be " + encoder.size() + " bytes, over maxMessageSize " + options.maxMessageSize()
+                            + "; split the rows into smaller tables", false, names)));
+        }
+        return call(WriteMethods.HANDLE, encoder, callOptions, names);
+    }
+
+    /**
+     * Creates a table if it does not exist, from a schema, with table options taken from the context's hints.
+     *
+     * @param schema the table's schema
+     * @param ctx hints ({@code ttl}, {@code append_mode}...)
+     * @return the outcome
+     */
+    public CompletableFuture<Result<WriteOk, Err>> createTable(TableSchema schema, Context ctx) {
+        GreptimeRequest request = GreptimeRequest.newBuilder().setHeader(header)
+                .setDdl(DdlRequest.newBuilder().setCreateTable(createTableExpr(schema, ctx.hints()))).build();
+        return call(GreptimeDatabaseGrpc.getHandleMethod(), request, callOptions(ctx), List.of(schema.tableName()));
+    }
+
+    CreateTableExpr createTableExpr(TableSchema schema, Map<String, String> hints) {
+        String db = options.database();
+        int dash = db.indexOf('-');
+        CreateTableExpr.Builder b = CreateTableExpr.newBuilder()
+                .setCatalogName(dash > 0 ? db.substring(0, dash) : "greptime")
+                .setSchemaName(dash > 0 ? db.substring(dash + 1) : db)
+                .setTableName(schema.tableName())
+                .setCreateIfNotExists(true)
+                .setEngine("mito")
+                .setTimeIndex(schema.column(schema.timestampIndex()).name());
+        for (TableSchema.Column c : schema.columns()) {
+            var cs = RequestEncoder.columnSchema(c);
+            ColumnDef.Builder def = ColumnDef.newBuilder().setName(c.name()).setDataTypeValue(c.dataType().wireNumber())
+                    .setSemanticTypeValue(c.semanticType().wireNumber())
+                    .setIsNullable(c.semanticType() != SemanticType.Timestamp);
+            if (cs.hasDatatypeExtension()) {
+                def.setDatatypeExtension(cs.getDatatypeExtension());
+            }
+            b.addColumnDefs(def);
+            if (c.semanticType() == SemanticType.Tag) {
+                b.addPrimaryKeys(c.name());
+            }
+        }
+        hints.forEach((k, v) -> {
+            if (!NOT_TABLE_OPTIONS.contains(k)) {
+                b.putTableOptions(k, v);
+            }
+        });
+        return b.build();
+    }
+
+    private <Q> CompletableFuture<Result<WriteOk, Err>> call(MethodDescriptor<Q, GreptimeResponse> method, Q request,
+                                                              CallOptions callOptions, List<String> names) {
+        CompletableFuture<Result<WriteOk, Err>> future = new CompletableFuture<>();
+        if (closed) {
+            future.complete(Result.err(Errors.local(Status.Code.UNAVAILABLE,
+                    "the client is shut down; nothing was sent", false, names)));
+            return future;
+        }
+        inFlight.incrementAndGet();
+        try {
+            ClientCalls.asyncUnaryCall(endpoints.pick().newCall(method, callOptions), request, new StreamObserver<>() {
+                private GreptimeResponse response;
+
+                @Override
+                public void onNext(GreptimeResponse value) {
+                    response = value;
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    inFlight.decrementAndGet();
+                    future.complete(Result.err(Errors.fromThrowable(t, names)));
+                }
+
+                @Override
+                public void onCompleted() {
+                    inFlight.decrementAndGet();
+                    future.complete(toResult(response, names));
+                }
+            });
+        } catch (RuntimeException e) {
+            inFlight.decrementAndGet();
+            future.complete(Result.err(Errors.fromThrowable(e, names)));
+        }
+        return future;
+    }
+
+    static Result<WriteOk, Err> toResult(GreptimeResponse response, List<String> names) {
+        if (response == null) {
+            return Result.err(Errors.local(Status.Code.INTERNAL, "the server closed the call without an answer", false, names));
+        }
+        int status = response.getHeader().getStatus().getStatusCode();
+        if (status != 0) {
+            dev.sluice.StatusCode sc = dev.sluice.StatusCode.of(status);
+            return Result.err(new Err(status, sc == null ? Status.Code.UNKNOWN : sc.grpcCode(),
+                    response.getHeader().getStatus().getErrMsg(), sc != null && sc.serverRetryable(), names, null));
+        }
+        return Result.ok(new WriteOk(Integer.toUnsignedLong(response.getAffectedRows().getValue()), names));
+    }
+
+    /**
+     * Counts calls sent and not yet answered.
+     *
+     * @return the number in flight
+     */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /** Refuses new writes from now on. */
+    public void close() {
+        closed = true;
+    }
+}
