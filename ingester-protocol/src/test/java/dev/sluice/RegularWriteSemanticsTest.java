@@ -1,0 +1,324 @@
+package dev.sluice;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.GreptimeTestkitExtension;
+import dev.sluice.testkit.RecordedRequest;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class RegularWriteSemanticsTest {
+    @RegisterExtension
+    static final GreptimeTestkitExtension testkit = new GreptimeTestkitExtension();
+
+    GreptimeTestServer server;
+    GreptimeDB db;
+
+    static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
+            .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+
+    @BeforeEach
+    void open() {
+        server = testkit.server();
+        server.clear();
+        db = client("public", null);
+    }
+
+    @AfterEach
+    void close() {
+        db.shutdownGracefully();
+    }
+
+    GreptimeDB client(String database, AuthInfo auth) {
+        return GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, database)
+                .authInfo(auth).defaultTimeout(Duration.ofSeconds(10)).build());
+    }
+
+    static Table cpu(Object... hostUsageTs) {
+        Table t = Table.from(CPU);
+        for (int i = 0; i < hostUsageTs.length; i += 3) {
+            t.addRow(hostUsageTs[i], hostUsageTs[i + 1], hostUsageTs[i + 2]);
+        }
+        return t;
+    }
+
+    @Test
+    void twoWritesToTheSameKeyKeepTheLast() {
+        assertTrue(db.write(cpu("a", 1.0, 10L, "b", 2.0, 10L)).join().isOk());
+        assertTrue(db.write(cpu("a", 9.0, 10L)).join().isOk());
+        List<Map<String, Object>> rows = server.rows("cpu");
+        assertEquals(2, rows.size());
+        assertEquals(2.0, rows.get(0).get("usage"));
+        assertEquals(9.0, rows.get(1).get("usage"));
+    }
+
+    @Test
+    void appendModeTablesKeepDuplicates() {
+        Context append = Context.newDefault().withHint("append_mode", "true");
+        assertTrue(db.write(List.of(cpu("a", 1.0, 10L)), WriteOp.Insert, append).join().isOk());
+        assertTrue(db.write(List.of(cpu("a", 1.0, 10L)), WriteOp.Insert, append).join().isOk());
+        assertEquals(2, server.rowCount("cpu"));
+        assertEquals("true", server.tableOptions("public", "cpu").get("append_mode"));
+    }
+
+    @Test
+    void deletesRemoveExactlyTheAddressedRows() {
+        assertTrue(db.write(cpu("a", 1.0, 10L, "a", 2.0, 20L, "b", 3.0, 10L, "b", 4.0, 20L)).join().isOk());
+        Result<WriteOk, Err> r = db.write(List.of(cpu("a", null, 20L, "b", 0.0, 10L, "c", null, 10L)), WriteOp.Delete,
+                Context.newDefault()).join();
+        assertTrue(r.isOk(), r::toString);
+        assertEquals(2, r.getOk().affectedRows(), "the row of host c did not exist");
+        List<Map<String, Object>> rows = server.rows("cpu");
+        assertEquals(2, rows.size());
+        assertEquals(Map.of("host", "a", "usage", 1.0, "ts", 10L), rows.get(0));
+        assertEquals(Map.of("host", "b", "usage", 4.0, "ts", 20L), rows.get(1));
+        RecordedRequest delete = server.requests().get(1);
+        assertEquals("delete", delete.kind());
+    }
+
+    @Test
+    void deleteFromAMissingTableIsTableNotFound() {
+        Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Delete, Context.newDefault()).join().getErr();
+        assertEquals(4001, e.code());
+        assertEquals(StatusCode.TableNotFound, e.statusCode());
+        assertEquals(Status.Code.NOT_FOUND, e.grpcCode());
+        assertFalse(e.retryable());
+    }
+
+    @Test
+    void typeConflictIsInvalidArgumentsAndNotRetryable() {
+        TableSchema asInt = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
+                .addField("usage", DataType.Int64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+        assertTrue(db.write(cpu("a", 1.0, 1L)).join().isOk());
+        Result<WriteOk, Err> r = db.write(Table.from(asInt).addRow("a", 5L, 2L)).join();
+        Err e = r.getErr();
+        assertEquals(1004, e.code());
+        assertEquals(Status.Code.INVALID_ARGUMENT, e.grpcCode());
+        assertFalse(e.retryable());
+        assertTrue(e.message().contains("column usage expect type Float64"), e.message());
+        assertEquals(List.of("cpu"), e.tables());
+        assertEquals(1, server.rowCount("cpu"));
+    }
+
+    @Test
+    void timestampUnitMismatchIsATypeConflict() {
+        TableSchema seconds = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
+                .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampSecond).build();
+        assertTrue(db.write(cpu("a", 1.0, 1L)).join().isOk());
+        assertEquals(1004, db.write(Table.from(seconds).addRow("a", 1.0, 2L)).join().getErr().code());
+    }
+
+    @Test
+    void unknownDatabaseIsInvalidArguments() {
+        GreptimeDB other = client("nowhere", null);
+        try {
+            Err e = other.write(cpu("a", 1.0, 1L)).join().getErr();
+            assertEquals(1004, e.code());
+            assertTrue(e.message().contains("nowhere"), e.message());
+        } finally {
+            other.shutdownGracefully();
+        }
+    }
+
+    @Test
+    void writesGoToTheConfiguredDatabaseWithItsHeaders() {
+        server.createDatabase("metrics_db");
+        GreptimeDB other = client("metrics_db", null);
+        try {
+            assertTrue(other.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
+                    Context.newDefault().withHint("ttl", "7d")).join().isOk());
+        } finally {
+            other.shutdownGracefully();
+        }
+        assertEquals(1, server.rowCount("metrics_db", "cpu"));
+        assertEquals(0, server.rowCount("cpu"));
+        RecordedRequest req = server.requests().get(0);
+        assertEquals("metrics_db", req.database());
+        assertEquals("metrics_db", req.metadata().get("x-greptime-db-name"));
+        assertEquals(Map.of("ttl", "7d"), req.hints());
+        assertEquals("7d", server.tableOptions("metrics_db", "cpu").get("ttl"));
+    }
+
+    @Test
+    void authFailuresCarryTheServerCodes() {
+        try (GreptimeTestServer secured = GreptimeTestServer.builder().user("admin", "s3cret").start()) {
+            String[] ep = {secured.endpoint()};
+            GreptimeDB none = GreptimeDB.create(GreptimeOptions.newBuilder(ep, "public").build());
+            GreptimeDB wrong = GreptimeDB.create(GreptimeOptions.newBuilder(ep, "public")
+                    .authInfo(new AuthInfo("admin", "nope")).build());
+            GreptimeDB unknown = GreptimeDB.create(GreptimeOptions.newBuilder(ep, "public")
+                    .authInfo(new AuthInfo("ghost", "s3cret")).build());
+            GreptimeDB good = GreptimeDB.create(GreptimeOptions.newBuilder(ep, "public")
+                    .authInfo(new AuthInfo("admin", "s3cret")).build());
+            try {
+                Err missing = none.write(cpu("a", 1.0, 1L)).join().getErr();
+                assertEquals(7003, missing.code());
+                assertEquals(Status.Code.UNAUTHENTICATED, missing.grpcCode());
+                Err mismatch = wrong.write(cpu("a", 1.0, 1L)).join().getErr();
+                assertEquals(7002, mismatch.code());
+                assertEquals(Status.Code.UNAUTHENTICATED, mismatch.grpcCode());
+                Err ghost = unknown.write(cpu("a", 1.0, 1L)).join().getErr();
+                assertEquals(7000, ghost.code());
+                assertEquals(Status.Code.NOT_FOUND, ghost.grpcCode());
+                assertTrue(good.write(cpu("a", 1.0, 1L)).join().isOk());
+                assertEquals(1, secured.rowCount("cpu"));
+                RecordedRequest ok = secured.requests().get(3);
+                assertEquals("admin", ok.username());
+                assertTrue(ok.metadata().get("x-greptime-auth").startsWith("Basic "));
+            } finally {
+                for (GreptimeDB c : List.of(none, wrong, unknown, good)) {
+                    c.shutdownGracefully();
+                }
+            }
+        }
+    }
+
+    @Test
+    void injectedServerErrorSurfacesAsRetryableErr() {
+        server.faults().failNext(1, StatusCode.RateLimited, "too many requests in flight");
+        Err e = db.write(cpu("a", 1.0, 1L)).join().getErr();
+        assertEquals(6001, e.code());
+        assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.grpcCode());
+        assertTrue(e.retryable());
+        assertEquals("too many requests in flight", e.message());
+        assertEquals(0, server.rowCount("cpu"), "a rejected request stores nothing");
+        assertTrue(db.write(cpu("a", 1.0, 1L)).join().isOk());
+    }
+
+    @Test
+    void internalErrorsAreMaskedLikeTheServer() {
+        server.faults().failNext(1, StatusCode.Internal, "secret detail");
+        Err e = db.write(cpu("a", 1.0, 1L)).join().getErr();
+        assertEquals(1003, e.code());
+        assertEquals("Internal error: 1003", e.message());
+    }
+
+    @Test
+    void autoCreateFalseRefusesAMissingTable() {
+        Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
+                Context.newDefault().withHint("auto_create_table", "false")).join().getErr();
+        assertEquals(4001, e.code());
+    }
+
+    @Test
+    void newColumnsAreAddedToAnExistingTable() {
+        assertTrue(db.write(cpu("a", 1.0, 1L)).join().isOk());
+        TableSchema wider = TableSchema.newBuilder("cpu").addTag("host", DataType.String).addTag("dc", DataType.String)
+                .addField("usage", DataType.Float64).addField("temp", DataType.Float32)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        assertTrue(db.write(Table.from(wider).addRow("a", "eu", 2.0, 40.5f, 2L)).join().isOk());
+        TableSchema stored = server.schema("cpu");
+        assertEquals(List.of("host", "usage", "ts", "dc", "temp"),
+                stored.columns().stream().map(TableSchema.Column::name).toList());
+        assertEquals(SemanticType.Tag, stored.column(3).semanticType());
+        assertEquals(null, server.rows("cpu").get(0).get("dc"));
+    }
+
+    @Test
+    void unansweredCallFailsByItsDeadline() {
+        GreptimeDB quick = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+                .defaultTimeout(Duration.ofMillis(300)).build());
+        server.faults().neverRespond(true);
+        try {
+            Err e = quick.write(cpu("a", 1.0, 1L)).orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join().getErr();
+            assertEquals(Status.Code.DEADLINE_EXCEEDED, e.grpcCode());
+            assertEquals(-1, e.code());
+        } finally {
+            server.faults().reset();
+            quick.shutdownGracefully(Duration.ofSeconds(1));
+        }
+    }
+
+    @Test
+    void unreachableServerIsARetryableErrNotAnException() {
+        GreptimeDB nowhere = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public")
+                .defaultTimeout(Duration.ofSeconds(5)).build());
+        try {
+            Err e = nowhere.write(cpu("a", 1.0, 1L)).join().getErr();
+            assertEquals(Status.Code.UNAVAILABLE, e.grpcCode());
+            assertTrue(e.retryable());
+        } finally {
+            nowhere.shutdownGracefully();
+        }
+    }
+
+    @Test
+    void oversizedRequestFailsWithoutBeingSent() {
+        GreptimeDB small = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+                .maxMessageSize(4096).build());
+        try {
+            Table t = Table.from(CPU);
+            for (int i = 0; i < 1_000; i++) {
+                t.addRow("host-" + i, 1.0, (long) i);
+            }
+            Err e = small.write(t).join().getErr();
+            assertEquals(Status.Code.OUT_OF_RANGE, e.grpcCode());
+            assertTrue(e.message().contains("maxMessageSize"), e.message());
+            assertEquals(0, server.requestCount());
+        } finally {
+            small.shutdownGracefully();
+        }
+    }
+
+    @Test
+    void writesAfterShutdownFailWithoutBeingSent() {
+        db.shutdownGracefully();
+        Err e = db.write(cpu("a", 1.0, 1L)).join().getErr();
+        assertTrue(e.message().contains("shut down"), e.message());
+        assertEquals(0, server.requestCount());
+    }
+
+    @Test
+    void shutdownGracefullyWaitsForWritesInFlight() {
+        server.faults().latency(Duration.ofMillis(300));
+        CompletableFuture<Result<WriteOk, Err>> f = db.write(cpu("a", 1.0, 1L));
+        assertTrue(db.shutdownGracefully(Duration.ofSeconds(5)));
+        assertTrue(f.isDone());
+        assertTrue(f.join().isOk(), f.join()::toString);
+        assertEquals(1, server.rowCount("cpu"));
+    }
+
+    @Test
+    void callbacksDoNotRunOnGrpcIoThreads() {
+        String thread = db.write(cpu("a", 1.0, 1L)).thenApply(r -> Thread.currentThread().getName()).join();
+        assertTrue(thread.startsWith("sluice-callback-") || thread.equals(Thread.currentThread().getName()), thread);
+        assertFalse(thread.contains("grpc-nio") || thread.contains("grpc-default-worker"), thread);
+    }
+
+    @Test
+    void createTableMakesAnEmptyTableWithOptionsAndIsIdempotent() {
+        Context ctx = Context.newDefault().withHint("ttl", "30d").withHint("append_mode", "true");
+        assertTrue(db.createTable(CPU, ctx).join().isOk());
+        assertTrue(db.createTable(CPU, ctx).join().isOk(), "create if not exists");
+        assertEquals(CPU.columns(), server.schema("cpu").columns());
+        assertEquals("30d", server.tableOptions("public", "cpu").get("ttl"));
+        assertEquals(0, server.rowCount("cpu"));
+    }
+
+    @Test
+    void lz4IsRefusedOnTheRegularPathBeforeSending() {
+        assertThrows(IllegalArgumentException.class, () -> db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
+                Context.newDefault().withCompression(Compression.Lz4)));
+        assertEquals(0, server.requestCount());
+    }
+
+    @Test
+    void passwordsNeverAppearInToString() {
+        GreptimeOptions o = GreptimeOptions.newBuilder(new String[] {"h:1"}, "public")
+                .authInfo(new AuthInfo("u", "hunter2")).build();
+        assertFalse(o.toString().contains("hunter2"));
+        assertNotEquals(-1, o.toString().indexOf("****"));
+    }
+}
