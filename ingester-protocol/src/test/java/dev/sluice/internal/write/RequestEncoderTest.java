@@ -3,25 +3,15 @@ package dev.sluice.internal.write;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
-import dev.sluice.ColumnVector;
 import dev.sluice.DataType;
 import dev.sluice.DecimalType;
 import dev.sluice.SemanticType;
 import dev.sluice.Table;
 import dev.sluice.TableSchema;
 import dev.sluice.WriteOp;
-import dev.sluice.internal.wire.Decimal128;
 import dev.sluice.internal.wire.GreptimeRequest;
 import dev.sluice.internal.wire.RequestHeader;
-import dev.sluice.internal.wire.Row;
-import dev.sluice.internal.wire.RowDeleteRequest;
-import dev.sluice.internal.wire.RowDeleteRequests;
-import dev.sluice.internal.wire.RowInsertRequest;
-import dev.sluice.internal.wire.RowInsertRequests;
-import dev.sluice.internal.wire.Rows;
-import dev.sluice.internal.wire.Value;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -69,67 +59,8 @@ class RequestEncoderTest {
         }
     }
 
-    /** Builds the same request with the generated message builders. */
     static GreptimeRequest viaBuilders(Table t, WriteOp op) throws Exception {
-        TableSchema s = t.schema();
-        Rows.Builder rows = Rows.newBuilder();
-        List<Integer> cols = new java.util.ArrayList<>();
-        for (int i = 0; i < s.columnCount(); i++) {
-            if (op == WriteOp.Insert || s.column(i).semanticType() != SemanticType.Field) {
-                cols.add(i);
-                rows.addSchema(RequestEncoder.columnSchema(s.column(i)));
-            }
-        }
-        for (int r = 0; r < t.rowCount(); r++) {
-            Row.Builder row = Row.newBuilder();
-            for (int i : cols) {
-                row.addValues(value(s.column(i).dataType(), t.column(i), r));
-            }
-            rows.addRows(row);
-        }
-        GreptimeRequest.Builder req = GreptimeRequest.newBuilder().setHeader(RequestHeader.parseFrom(HEADER));
-        if (op == WriteOp.Insert) {
-            req.setRowInserts(RowInsertRequests.newBuilder().addInserts(
-                    RowInsertRequest.newBuilder().setTableName(s.tableName()).setRows(rows)));
-        } else {
-            req.setRowDeletes(RowDeleteRequests.newBuilder().addDeletes(
-                    RowDeleteRequest.newBuilder().setTableName(s.tableName()).setRows(rows)));
-        }
-        return req.build();
-    }
-
-    static Value value(DataType t, ColumnVector v, int r) {
-        Value.Builder b = Value.newBuilder();
-        if (v.isNull(r)) {
-            return b.build();
-        }
-        switch (t) {
-            case Bool: return b.setBoolValue(v.getBool(r)).build();
-            case Int8: return b.setI8Value((int) v.getLong(r)).build();
-            case Int16: return b.setI16Value((int) v.getLong(r)).build();
-            case Int32: return b.setI32Value((int) v.getLong(r)).build();
-            case Int64: return b.setI64Value(v.getLong(r)).build();
-            case UInt8: return b.setU8Value((int) v.getLong(r)).build();
-            case UInt16: return b.setU16Value((int) v.getLong(r)).build();
-            case UInt32: return b.setU32Value((int) v.getLong(r)).build();
-            case UInt64: return b.setU64Value(v.getLong(r)).build();
-            case Float32: return b.setF32Value((float) v.getDouble(r)).build();
-            case Float64: return b.setF64Value(v.getDouble(r)).build();
-            case Binary: return b.setBinaryValue(ByteString.copyFrom(v.getBytes(r))).build();
-            case String: case Json: return b.setStringValue(v.getString(r)).build();
-            case Date: return b.setDateValue((int) v.getLong(r)).build();
-            case TimestampSecond: return b.setTimestampSecondValue(v.getLong(r)).build();
-            case TimestampMillisecond: return b.setTimestampMillisecondValue(v.getLong(r)).build();
-            case TimestampMicrosecond: return b.setTimestampMicrosecondValue(v.getLong(r)).build();
-            case TimestampNanosecond: return b.setTimestampNanosecondValue(v.getLong(r)).build();
-            case TimeSecond: return b.setTimeSecondValue(v.getLong(r)).build();
-            case TimeMillisecond: return b.setTimeMillisecondValue(v.getLong(r)).build();
-            case TimeMicrosecond: return b.setTimeMicrosecondValue(v.getLong(r)).build();
-            case TimeNanosecond: return b.setTimeNanosecondValue(v.getLong(r)).build();
-            case Decimal128: return b.setDecimal128Value(Decimal128.newBuilder()
-                    .setHi(v.getDecimalHigh(r)).setLo(v.getDecimalLow(r))).build();
-            default: throw new IllegalStateException();
-        }
+        return ReferenceEncoder.build(RequestHeader.parseFrom(HEADER), op, List.of(t));
     }
 
     static byte[] encode(Table t, WriteOp op) throws Exception {

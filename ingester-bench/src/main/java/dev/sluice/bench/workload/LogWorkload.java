@@ -1,0 +1,112 @@
+package dev.sluice.bench.workload;
+
+import dev.sluice.DataType;
+import dev.sluice.Table;
+import dev.sluice.TableSchema;
+import java.time.Instant;
+
+/**
+ * Application logs, 14 columns: {@code log_ts} millisecond time index and 13 strings, among them a
+ * ~2,000-character {@code log_message} from per-level templates and random 64-bit hex trace and span ids.
+ * Every string comes from a pool built up front, so generating a row costs a few array reads.
+ */
+public final class LogWorkload implements Workload {
+    private static final long START = Instant.parse("2024-01-01T00:00:00Z").toEpochMilli();
+    private static final String[] LEVELS = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR"};
+    private static final int MESSAGES_PER_LEVEL = 8;
+    private static final int ID_POOL = 1 << 16;
+
+    private final long seed;
+    private final TableSchema schema;
+    private final String[] businesses = pool("biz-", 10);
+    private final String[] apps = pool("app-", 50);
+    private final String[] hostNames = pool("node-", 200);
+    private final String[] pods = pool("pod-", 500);
+    private final String[] logNames = pool("com.example.service.Component", 30);
+    private final String[] uris = pool("/api/v1/resource/", 100);
+    private final String[] errnos = {"0", "0", "0", "0", "EIO", "ETIMEDOUT", "ECONNRESET", "ENOENT"};
+    private final String[] traceFlags = {"00", "01"};
+    private final String[] traceStates = {"", "vendor=a", "vendor=b,rojo=00f067aa0ba902b7"};
+    private final String[][] messages = new String[LEVELS.length][MESSAGES_PER_LEVEL];
+    private final String[] ids = new String[ID_POOL];
+
+    /**
+     * Creates the workload and its pools.
+     *
+     * @param seed random seed
+     */
+    public LogWorkload(long seed) {
+        this.seed = seed;
+        this.schema = TableSchema.newBuilder("bench_logs")
+                .addTimestamp("log_ts", DataType.TimestampMillisecond)
+                .addField("business_name", DataType.String).addField("app_name", DataType.String)
+                .addField("host_name", DataType.String).addField("log_message", DataType.String)
+                .addField("log_level", DataType.String).addField("log_name", DataType.String)
+                .addField("uri", DataType.String).addField("trace_id", DataType.String)
+                .addField("span_id", DataType.String).addField("errno", DataType.String)
+                .addField("trace_flags", DataType.String).addField("trace_state", DataType.String)
+                .addField("pod_name", DataType.String).build();
+        for (int l = 0; l < LEVELS.length; l++) {
+            for (int m = 0; m < MESSAGES_PER_LEVEL; m++) {
+                messages[l][m] = message(l, m);
+            }
+        }
+        for (int i = 0; i < ID_POOL; i++) {
+            ids[i] = String.format("%016x", SplitMix.mix(seed, i, 99));
+        }
+    }
+
+    private static String[] pool(String prefix, int n) {
+        String[] out = new String[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = prefix + i;
+        }
+        return out;
+    }
+
+    private String message(int level, int variant) {
+        StringBuilder sb = new StringBuilder(2_100);
+        sb.append('[').append(LEVELS[level]).append("] request handled by worker ").append(variant).append(": ");
+        int word = 0;
+        while (sb.length() < 2_000) {
+            long r = SplitMix.mix(seed, level * 1_000L + variant, word++);
+            sb.append(WORDS[(int) Long.remainderUnsigned(r, WORDS.length)]).append(' ');
+            if (word % 17 == 0) {
+                sb.append("key=").append(Long.toHexString(r)).append(' ');
+            }
+        }
+        return sb.toString();
+    }
+
+    private static final String[] WORDS = {"connection", "timeout", "retry", "payload", "user", "session", "cache",
+        "miss", "hit", "query", "latency", "upstream", "downstream", "shard", "replica", "commit", "rollback",
+        "token", "expired", "granted", "queue", "depth", "worker", "thread", "pool", "exhausted", "recovered"};
+
+    @Override
+    public TableSchema schema() {
+        return schema;
+    }
+
+    @Override
+    public void fill(Table table, long first, int count) {
+        for (long i = first; i < first + count; i++) {
+            long r = SplitMix.mix(seed, i, 0);
+            int level = (int) ((r & 0xFF) % 100);
+            int lv = level < 5 ? 4 : level < 15 ? 3 : level < 75 ? 2 : level < 95 ? 1 : 0;
+            table.addRow(START + i,
+                    businesses[(int) ((r >>> 8) % businesses.length)],
+                    apps[(int) ((r >>> 12) % apps.length)],
+                    hostNames[(int) ((r >>> 18) % hostNames.length)],
+                    messages[lv][(int) ((r >>> 26) % MESSAGES_PER_LEVEL)],
+                    LEVELS[lv],
+                    logNames[(int) ((r >>> 30) % logNames.length)],
+                    uris[(int) ((r >>> 36) % uris.length)],
+                    ids[(int) ((r >>> 42) & (ID_POOL - 1))],
+                    ids[(int) ((i * 31 + (r >>> 20)) & (ID_POOL - 1))],
+                    errnos[(int) ((r >>> 58) % errnos.length)],
+                    traceFlags[(int) ((r >>> 61) & 1)],
+                    traceStates[(int) ((r >>> 62) % traceStates.length)],
+                    pods[(int) ((r >>> 48) % pods.length)]);
+        }
+    }
+}

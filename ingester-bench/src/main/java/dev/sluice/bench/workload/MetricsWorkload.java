@@ -1,0 +1,63 @@
+package dev.sluice.bench.workload;
+
+import dev.sluice.DataType;
+import dev.sluice.Table;
+import dev.sluice.TableSchema;
+import java.time.Instant;
+
+/**
+ * Host metrics: tags host (1,000), region (5), datacenter (10), service (20), 1,000,000 series in all; row
+ * {@code i} belongs to series {@code i mod 1,000,000}; fields cpu, memory, disk_util in [0, 100) and net_in,
+ * net_out in [0, 1e9); {@code ts} = 2024-01-01T00:00:00Z + i milliseconds.
+ */
+public final class MetricsWorkload implements Workload {
+    private static final long START = Instant.parse("2024-01-01T00:00:00Z").toEpochMilli();
+    private static final String[] REGIONS = {"us-east", "us-west", "eu-central", "ap-south", "sa-east"};
+
+    private final long seed;
+    private final TableSchema schema;
+    private final String[] hosts = new String[1_000];
+    private final String[] datacenters = new String[10];
+    private final String[] services = new String[20];
+
+    /**
+     * Creates the workload.
+     *
+     * @param seed random seed (the reference runs use 42)
+     */
+    public MetricsWorkload(long seed) {
+        this.seed = seed;
+        this.schema = TableSchema.newBuilder("bench_metrics")
+                .addTag("host", DataType.String).addTag("region", DataType.String)
+                .addTag("datacenter", DataType.String).addTag("service", DataType.String)
+                .addField("cpu", DataType.Float64).addField("memory", DataType.Float64)
+                .addField("disk_util", DataType.Float64).addField("net_in", DataType.Float64)
+                .addField("net_out", DataType.Float64)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        for (int i = 0; i < hosts.length; i++) {
+            hosts[i] = String.format("host-%04d", i);
+        }
+        for (int i = 0; i < datacenters.length; i++) {
+            datacenters[i] = "dc-" + i;
+        }
+        for (int i = 0; i < services.length; i++) {
+            services[i] = "svc-" + i;
+        }
+    }
+
+    @Override
+    public TableSchema schema() {
+        return schema;
+    }
+
+    @Override
+    public void fill(Table table, long first, int count) {
+        for (long i = first; i < first + count; i++) {
+            int series = (int) (i % 1_000_000);
+            table.addRow(hosts[series % 1_000], REGIONS[(series / 1_000) % 5], datacenters[(series / 5_000) % 10],
+                    services[(series / 50_000) % 20],
+                    SplitMix.unit(seed, i, 1) * 100, SplitMix.unit(seed, i, 2) * 100, SplitMix.unit(seed, i, 3) * 100,
+                    SplitMix.unit(seed, i, 4) * 1e9, SplitMix.unit(seed, i, 5) * 1e9, START + i);
+        }
+    }
+}
