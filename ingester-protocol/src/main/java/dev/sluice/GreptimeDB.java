@@ -1,5 +1,8 @@
 package dev.sluice;
 
+import dev.sluice.bulk.BulkStreamWriter;
+import dev.sluice.bulk.BulkWrite;
+import dev.sluice.internal.bulk.BulkOpener;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.write.RegularWriter;
 import java.time.Duration;
@@ -8,6 +11,8 @@ import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -38,6 +43,8 @@ public final class GreptimeDB implements AutoCloseable {
     private final ExecutorService ownExecutor;
     private final Endpoints endpoints;
     private final RegularWriter regular;
+    private final Executor callbackExecutor;
+    private final ScheduledExecutorService timer;
 
     private GreptimeDB(GreptimeOptions options) {
         this.options = options;
@@ -48,6 +55,12 @@ public final class GreptimeDB implements AutoCloseable {
         } else {
             ownExecutor = null;
         }
+        this.callbackExecutor = executor;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sluice-timer");
+            t.setDaemon(true);
+            return t;
+        });
         this.endpoints = new Endpoints(options, executor);
         this.regular = new RegularWriter(options, endpoints);
     }
@@ -125,6 +138,25 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     /**
+     * Opens a bulk writer for one table over Arrow Flight DoPut, first creating the table if it is missing
+     * (unless the config says not to: the open-source server does not create tables on this path). An
+     * existing table is used as it is; batch columns it lacks are silently ignored by the server and its
+     * columns missing from the batch are stored as NULL, so keep the schema equal to the table's.
+     *
+     * @param schema the table's schema (no JSON columns: write those with {@link #write})
+     * @param config writer settings
+     * @param ctx compression (None, Zstd, Lz4 as Arrow IPC compression; Gzip as gRPC compression) and, for a
+     *     table created here, table options as hints ({@code ttl}, {@code append_mode}...)
+     * @return the writer; close it when done
+     * @throws dev.sluice.bulk.BulkWriteException when the table cannot be created
+     * @throws IllegalStateException when the JVM lacks {@code --add-opens=java.base/java.nio=ALL-UNNAMED}
+     */
+    public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
+        return BulkOpener.open(schema, config, ctx, regular, endpoints, callbackExecutor, timer,
+                options.defaultTimeout().toMillis());
+    }
+
+    /**
      * Returns the options this client was created with.
      *
      * @return the options
@@ -169,6 +201,7 @@ public final class GreptimeDB implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        timer.shutdownNow();
         if (ownExecutor != null) {
             ownExecutor.shutdown();
         }

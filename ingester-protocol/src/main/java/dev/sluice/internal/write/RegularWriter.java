@@ -10,6 +10,7 @@ import dev.sluice.Table;
 import dev.sluice.TableSchema;
 import dev.sluice.WriteOk;
 import dev.sluice.WriteOp;
+import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.HeaderInterceptor;
 import dev.sluice.internal.wire.AuthHeader;
@@ -123,7 +124,7 @@ public final class RegularWriter {
         }
         RequestEncoder encoder = new RequestEncoder(headerBytes, op, nonEmpty);
         if (encoder.size() > options.maxMessageSize()) {
-            return CompletableFuture.completedFuture(Result.err(Errors.local(Status.Code.OUT_OF_RANGE,
+            return CompletableFuture.completedFuture(Result.err(GrpcErrors.local(Status.Code.OUT_OF_RANGE,
                     "the request would be " + encoder.size() + " bytes, over maxMessageSize " + options.maxMessageSize()
                             + "; split the rows into smaller tables", false, names)));
         }
@@ -178,7 +179,7 @@ public final class RegularWriter {
                                                               CallOptions callOptions, List<String> names) {
         CompletableFuture<Result<WriteOk, Err>> future = new CompletableFuture<>();
         if (closed) {
-            future.complete(Result.err(Errors.local(Status.Code.UNAVAILABLE,
+            future.complete(Result.err(GrpcErrors.local(Status.Code.UNAVAILABLE,
                     "the client is shut down; nothing was sent", false, names)));
             return future;
         }
@@ -195,7 +196,7 @@ public final class RegularWriter {
                 @Override
                 public void onError(Throwable t) {
                     inFlight.decrementAndGet();
-                    future.complete(Result.err(Errors.fromThrowable(t, names)));
+                    future.complete(Result.err(GrpcErrors.fromThrowable(t, names)));
                 }
 
                 @Override
@@ -206,14 +207,14 @@ public final class RegularWriter {
             });
         } catch (RuntimeException e) {
             inFlight.decrementAndGet();
-            future.complete(Result.err(Errors.fromThrowable(e, names)));
+            future.complete(Result.err(GrpcErrors.fromThrowable(e, names)));
         }
         return future;
     }
 
     static Result<WriteOk, Err> toResult(GreptimeResponse response, List<String> names) {
         if (response == null) {
-            return Result.err(Errors.local(Status.Code.INTERNAL, "the server closed the call without an answer", false, names));
+            return Result.err(GrpcErrors.local(Status.Code.INTERNAL, "the server closed the call without an answer", false, names));
         }
         int status = response.getHeader().getStatus().getStatusCode();
         if (status != 0) {

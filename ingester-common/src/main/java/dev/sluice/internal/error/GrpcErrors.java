@@ -1,4 +1,4 @@
-package dev.sluice.internal.write;
+package dev.sluice.internal.error;
 
 import dev.sluice.Err;
 import io.grpc.Metadata;
@@ -6,12 +6,12 @@ import io.grpc.Status;
 import java.util.List;
 
 /** Turns what the server or transport said into an {@link Err}. */
-public final class Errors {
+public final class GrpcErrors {
     private static final Metadata.Key<String> ERR_CODE = Metadata.Key.of("x-greptime-err-code", Metadata.ASCII_STRING_MARSHALLER);
     private static final Metadata.Key<String> RETRY_HINT = Metadata.Key.of("x-greptime-err-retry-hint", Metadata.ASCII_STRING_MARSHALLER);
     private static final Metadata.Key<String> ERR_MSG = Metadata.Key.of("x-greptime-err-msg", Metadata.ASCII_STRING_MARSHALLER);
 
-    private Errors() {
+    private GrpcErrors() {
     }
 
     /**

@@ -1,0 +1,387 @@
+package dev.sluice.bulk;
+
+import dev.sluice.Compression;
+import dev.sluice.Err;
+import dev.sluice.TableSchema;
+import dev.sluice.bulk.internal.ArrowSupport;
+import dev.sluice.bulk.internal.ArrowTypes;
+import dev.sluice.bulk.internal.BulkTransport;
+import dev.sluice.bulk.internal.FlightMessages;
+import dev.sluice.internal.error.GrpcErrors;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.compression.CommonsCompressionFactory;
+import org.apache.arrow.flight.impl.Flight;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.compression.CompressionCodec;
+import org.apache.arrow.vector.compression.CompressionUtil;
+import org.apache.arrow.vector.compression.NoCompressionCodec;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+
+/**
+ * Streams record batches for one table to GreptimeDB over Arrow Flight {@code DoPut}: the fastest way to
+ * write large volumes. Obtain one from {@code GreptimeDB.bulkStreamWriter(schema, config, context)}.
+ *
+ * <pre>{@code
+ * try (BulkStreamWriter bulk = db.bulkStreamWriter(schema, config, ctx)) {
+ *     TableBufferRoot batch = bulk.tableBufferRoot(65_536);
+ *     for (...) { batch.addRow(...); }
+ *     CompletableFuture<Integer> acked = bulk.writeNext();   // batch is empty again, refill it
+ *     ...
+ *     long rows = bulk.completed();                        // waits for every answer
+ * }
+ * }</pre>
+ *
+ * <p>Contract: each {@link #writeNext()} future completes exactly once, with the rows the server wrote for
+ * that batch or with a {@link BulkWriteException}. At most {@code maxRequestsInFlight} batches are unanswered;
+ * a batch with no answer after {@code timeoutMsPerMessage} fails and cancels the stream, after which every
+ * unanswered and every later batch fails with that cause. The first server error also ends the stream: batches
+ * answered before it are committed, later ones are not. A stream that ends while batches are unanswered fails
+ * exactly those. {@link #close()} releases all off-heap memory on every path. Not thread-safe: one producer
+ * thread per writer.
+ */
+public final class BulkStreamWriter implements AutoCloseable {
+    private final TableSchema schema;
+    private final BulkWrite.Config config;
+    private final BulkTransport transport;
+    private final BufferAllocator allocator;
+    private final CompressionCodec codec;
+    private final ClientCall<byte[], Flight.PutResult> call;
+    private final Semaphore slots;
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final ArrayDeque<byte[]> outbox = new ArrayDeque<>();
+    private final Object sendLock = new Object();
+    private final CompletableFuture<Status> closedFuture = new CompletableFuture<>();
+    private final AtomicLong acked = new AtomicLong();
+    private final AtomicLong ackedRows = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private TableBufferRoot root;
+    private long nextId;
+    private boolean halfClosePending;
+    private boolean halfClosed;
+    private volatile BulkWriteException failure;
+    private volatile boolean completing;
+    private volatile boolean closed;
+
+    private record Pending(long id, int rows, CompletableFuture<Integer> future) {
+    }
+
+    /**
+     * Opens the stream. Prefer {@code GreptimeDB.bulkStreamWriter}, which also creates the table.
+     *
+     * @param schema the table's schema
+     * @param config writer settings
+     * @param compression None, Zstd or Lz4 (Arrow IPC body compression); Gzip is applied as gRPC compression
+     * @param transport what the writer borrows from its client
+     */
+    public BulkStreamWriter(TableSchema schema, BulkWrite.Config config, Compression compression, BulkTransport transport) {
+        ArrowSupport.check();
+        for (TableSchema.Column c : schema.columns()) {
+            if (c.dataType() == dev.sluice.DataType.Json) {
+                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
+                        + "': JSON columns cannot be bulk written (the open-source server stores the bytes unconverted);"
+                        + " write tables with JSON columns through GreptimeDB.write()");
+            }
+        }
+        this.schema = schema;
+        this.config = config;
+        this.transport = transport;
+        this.allocator = ArrowSupport.root().newChildAllocator("bulk-" + schema.tableName(),
+                config.allocatorInitReservation(), config.allocatorMaxAllocation());
+        this.codec = compression == Compression.Zstd
+                ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.ZSTD)
+                : compression == Compression.Lz4
+                ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.LZ4_FRAME)
+                : NoCompressionCodec.INSTANCE;
+        this.slots = new Semaphore(config.maxRequestsInFlight(), true);
+        this.call = transport.channel().newCall(FlightMessages.DO_PUT, compression == Compression.Gzip
+                ? transport.callOptions().withCompression("gzip") : transport.callOptions());
+        call.start(new Listener(), new Metadata());
+        call.request(Integer.MAX_VALUE);
+        enqueue(FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema)));
+    }
+
+    /**
+     * Returns the writer's batch, creating it on first call. The same batch is returned every time.
+     *
+     * @param columnBufferSize rows to allocate room for up front (the batch still grows past it)
+     * @return the batch
+     * @throws BulkWriteException when even the initial vectors exceed {@code allocatorMaxAllocation}
+     */
+    public TableBufferRoot tableBufferRoot(int columnBufferSize) {
+        checkOpen();
+        if (root == null) {
+            root = new TableBufferRoot(schema, allocator, Math.max(1, columnBufferSize), config.allocatorMaxAllocation());
+        }
+        return root;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
+        }
+        if (completing) {
+            throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is completed");
+        }
+    }
+
+    /**
+     * Sends the batch and empties it for the next rows. Serialization and compression run on the calling thread.
+     *
+     * @return completes with the rows the server wrote for this batch, or with a {@link BulkWriteException}
+     */
+    public CompletableFuture<Integer> writeNext() {
+        checkOpen();
+        if (root == null || root.rowCount() == 0) {
+            if (root != null) {
+                root.reset();
+            }
+            return CompletableFuture.completedFuture(0);
+        }
+        int rows = root.rowCount();
+        BulkWriteException f = failure;
+        if (f != null) {
+            root.reset();
+            failed.incrementAndGet();
+            return CompletableFuture.failedFuture(f);
+        }
+        if (!acquireSlot()) {
+            root.reset();
+            failed.incrementAndGet();
+            return CompletableFuture.failedFuture(new BulkWriteException("no answer slot freed: "
+                    + config.maxRequestsInFlight() + " batches of '" + schema.tableName() + "' unanswered"
+                    + (config.whenFull() == BulkWrite.WhenFull.Block ? " for " + config.timeoutMsPerMessage() + " ms" : ""),
+                    null, null));
+        }
+        byte[] message;
+        long id = ++nextId;
+        try (ArrowRecordBatch batch = new VectorUnloader(root.arrowRoot(), true, codec, true).getRecordBatch()) {
+            message = FlightMessages.batchMessage(batch, id);
+        } catch (RuntimeException e) {
+            slots.release();
+            failed.incrementAndGet();
+            return CompletableFuture.failedFuture(new BulkWriteException("could not serialize batch " + id, null, e));
+        } finally {
+            root.reset();
+        }
+        CompletableFuture<Integer> future = new CompletableFuture<>();
+        pending.put(id, new Pending(id, rows, future));
+        transport.timer().schedule(() -> timeout(id), config.timeoutMsPerMessage(), TimeUnit.MILLISECONDS);
+        // The stream may have failed while this batch was being built: fail it rather than leave it waiting.
+        f = failure;
+        if (f != null) {
+            fail(id, f);
+        } else {
+            enqueue(message);
+        }
+        return future;
+    }
+
+    private boolean acquireSlot() {
+        if (config.whenFull() == BulkWrite.WhenFull.FailFast) {
+            return slots.tryAcquire();
+        }
+        try {
+            return slots.tryAcquire(config.timeoutMsPerMessage(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private void enqueue(byte[] message) {
+        synchronized (sendLock) {
+            outbox.add(message);
+        }
+        drain();
+    }
+
+    private void drain() {
+        synchronized (sendLock) {
+            while (!outbox.isEmpty() && call.isReady() && !halfClosed) {
+                call.sendMessage(outbox.poll());
+            }
+            if (halfClosePending && outbox.isEmpty() && !halfClosed) {
+                halfClosed = true;
+                call.halfClose();
+            }
+        }
+    }
+
+    private void timeout(long id) {
+        if (!pending.containsKey(id)) {
+            return;
+        }
+        BulkWriteException e = new BulkWriteException("batch " + id + " of '" + schema.tableName()
+                + "' had no answer within " + config.timeoutMsPerMessage() + " ms; the stream was cancelled", null, null);
+        failAll(e);
+        call.cancel("batch " + id + " timed out", null);
+    }
+
+    private void fail(long id, BulkWriteException e) {
+        Pending p = pending.remove(id);
+        if (p != null) {
+            failed.incrementAndGet();
+            slots.release();
+            transport.callbackExecutor().execute(() -> p.future.completeExceptionally(e));
+        }
+    }
+
+    private void failAll(BulkWriteException e) {
+        if (failure == null) {
+            failure = e;
+        }
+        for (Long id : new ArrayList<>(pending.keySet())) {
+            fail(id, e);
+        }
+    }
+
+    /** Receives answers; runs on the callback executor. */
+    private final class Listener extends ClientCall.Listener<Flight.PutResult> {
+        @Override
+        public void onMessage(Flight.PutResult message) {
+            FlightMessages.Answer a = FlightMessages.answer(message);
+            if (a.requestId() == 0) {
+                return;
+            }
+            Pending p = pending.remove(a.requestId());
+            if (p != null) {
+                acked.incrementAndGet();
+                ackedRows.addAndGet(a.affectedRows());
+                slots.release();
+                p.future.complete((int) a.affectedRows());
+            }
+        }
+
+        @Override
+        public void onReady() {
+            drain();
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+            if (status.isOk()) {
+                if (!pending.isEmpty()) {
+                    failAll(new BulkWriteException("the stream of '" + schema.tableName() + "' ended with "
+                            + pending.size() + " batches unanswered (the server drops answers beyond 32 unsent)", null, null));
+                }
+            } else {
+                Err err = GrpcErrors.fromThrowable(status.asRuntimeException(trailers), List.of(schema.tableName()));
+                failAll(new BulkWriteException("bulk stream of '" + schema.tableName() + "' failed: " + err.message(),
+                        err, status.asRuntimeException(trailers)));
+            }
+            closedFuture.complete(status);
+        }
+    }
+
+    /**
+     * Ends the stream and waits for every outstanding answer (at most {@code timeoutMsPerMessage} + 1 s).
+     *
+     * @return the rows the server acknowledged over the writer's life
+     * @throws BulkWriteException when any batch failed or the stream ended in error
+     */
+    public long completed() {
+        if (closed) {
+            throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
+        }
+        if (!completing) {
+            completing = true;
+            synchronized (sendLock) {
+                halfClosePending = true;
+            }
+            drain();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.timeoutMsPerMessage() + 1_000);
+        try {
+            closedFuture.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            BulkWriteException t = new BulkWriteException("the stream of '" + schema.tableName()
+                    + "' did not finish within " + (config.timeoutMsPerMessage() + 1_000) + " ms", null, null);
+            failAll(t);
+            call.cancel("completion timed out", null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failAll(new BulkWriteException("interrupted while completing", null, e));
+            call.cancel("interrupted", null);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
+        BulkWriteException f = failure;
+        if (f != null || failed.get() > 0) {
+            throw new BulkWriteException("bulk write of '" + schema.tableName() + "' finished with " + failed.get()
+                    + " failed and " + acked.get() + " acknowledged batches" + (f != null ? ": " + f.getMessage() : ""),
+                    f != null ? f.err() : null, f);
+        }
+        return ackedRows.get();
+    }
+
+    /**
+     * Counts batches the server answered.
+     *
+     * @return acknowledged batches
+     */
+    public long ackedBatches() {
+        return acked.get();
+    }
+
+    /**
+     * Counts batches that failed.
+     *
+     * @return failed batches
+     */
+    public long failedBatches() {
+        return failed.get();
+    }
+
+    /**
+     * Counts batches sent and not yet answered.
+     *
+     * @return unanswered batches
+     */
+    public int inFlight() {
+        return pending.size();
+    }
+
+    /**
+     * Returns the off-heap bytes the writer holds now.
+     *
+     * @return allocated bytes
+     */
+    public long allocatedBytes() {
+        return allocator.getAllocatedMemory();
+    }
+
+    /**
+     * Cancels the stream if it was not completed (unanswered batches fail) and releases every off-heap buffer.
+     * Safe to call more than once.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (!closedFuture.isDone()) {
+            failAll(new BulkWriteException("the bulk writer for '" + schema.tableName() + "' was closed before its"
+                    + " batches were answered", null, null));
+            call.cancel("bulk writer closed", null);
+        }
+        if (root != null) {
+            root.close();
+        }
+        allocator.close();
+    }
+}

@@ -1,0 +1,205 @@
+package dev.sluice.bulk;
+
+/** Settings of a {@link BulkStreamWriter}. */
+public final class BulkWrite {
+    private BulkWrite() {
+    }
+
+    /**
+     * What happens when {@code maxRequestsInFlight} batches are unanswered and {@link BulkStreamWriter#writeNext()}
+     * is called.
+     */
+    public enum WhenFull {
+        /** Wait up to {@code timeoutMsPerMessage} for an answer, then fail that batch (the default). */
+        Block,
+        /** Fail the batch at once. */
+        FailFast
+    }
+
+    /**
+     * Immutable bulk writer settings.
+     *
+     * <table>
+     *   <caption>Options</caption>
+     *   <tr><th>option</th><th>default</th><th>meaning</th></tr>
+     *   <tr><td>allocatorInitReservation</td><td>0</td><td>off-heap bytes reserved for the writer up front</td></tr>
+     *   <tr><td>allocatorMaxAllocation</td><td>1 GiB</td><td>off-heap bytes the writer's batch may use; a batch
+     *       growing past it fails with an error naming the limit</td></tr>
+     *   <tr><td>timeoutMsPerMessage</td><td>60,000</td><td>how long a batch may wait for its answer (and
+     *       {@code writeNext()} for a free slot); then it fails and the stream is cancelled</td></tr>
+     *   <tr><td>maxRequestsInFlight</td><td>8</td><td>unanswered batches allowed, 1..31 (the server drops
+     *       answers beyond 32 unsent)</td></tr>
+     *   <tr><td>whenFull</td><td>Block</td><td>wait for a slot or fail at once</td></tr>
+     *   <tr><td>createTable</td><td>true</td><td>create the table (if missing) before streaming: the open-source
+     *       server does not create tables on this path</td></tr>
+     * </table>
+     */
+    public static final class Config {
+        private final long allocatorInitReservation;
+        private final long allocatorMaxAllocation;
+        private final long timeoutMsPerMessage;
+        private final int maxRequestsInFlight;
+        private final WhenFull whenFull;
+        private final boolean createTable;
+
+        private Config(Builder b) {
+            this.allocatorInitReservation = b.allocatorInitReservation;
+            this.allocatorMaxAllocation = b.allocatorMaxAllocation;
+            this.timeoutMsPerMessage = b.timeoutMsPerMessage;
+            this.maxRequestsInFlight = b.maxRequestsInFlight;
+            this.whenFull = b.whenFull;
+            this.createTable = b.createTable;
+        }
+
+        /**
+         * Starts a builder with the defaults.
+         *
+         * @return a builder
+         */
+        public static Builder newBuilder() {
+            return new Builder();
+        }
+
+        /** @return bytes reserved up front */
+        public long allocatorInitReservation() {
+            return allocatorInitReservation;
+        }
+
+        /** @return the off-heap cap in bytes */
+        public long allocatorMaxAllocation() {
+            return allocatorMaxAllocation;
+        }
+
+        /** @return the per-batch answer timeout in milliseconds */
+        public long timeoutMsPerMessage() {
+            return timeoutMsPerMessage;
+        }
+
+        /** @return unanswered batches allowed */
+        public int maxRequestsInFlight() {
+            return maxRequestsInFlight;
+        }
+
+        /** @return the policy when every slot is taken */
+        public WhenFull whenFull() {
+            return whenFull;
+        }
+
+        /** @return whether the writer creates a missing table first */
+        public boolean createTable() {
+            return createTable;
+        }
+
+        @Override
+        public String toString() {
+            return "BulkWrite.Config{initReservation=" + allocatorInitReservation + ", maxAllocation=" + allocatorMaxAllocation
+                    + ", timeoutMsPerMessage=" + timeoutMsPerMessage + ", maxRequestsInFlight=" + maxRequestsInFlight
+                    + ", whenFull=" + whenFull + ", createTable=" + createTable + '}';
+        }
+
+        /** Builder for {@link Config}. */
+        public static final class Builder {
+            private long allocatorInitReservation;
+            private long allocatorMaxAllocation = 1L << 30;
+            private long timeoutMsPerMessage = 60_000;
+            private int maxRequestsInFlight = 8;
+            private WhenFull whenFull = WhenFull.Block;
+            private boolean createTable = true;
+
+            private Builder() {
+            }
+
+            /**
+             * Sets the up-front reservation.
+             *
+             * @param bytes 0 or more, at most the max allocation
+             * @return this
+             */
+            public Builder allocatorInitReservation(long bytes) {
+                if (bytes < 0) {
+                    throw new IllegalArgumentException("allocatorInitReservation must be >= 0");
+                }
+                this.allocatorInitReservation = bytes;
+                return this;
+            }
+
+            /**
+             * Sets the off-heap cap.
+             *
+             * @param bytes a positive size
+             * @return this
+             */
+            public Builder allocatorMaxAllocation(long bytes) {
+                if (bytes <= 0) {
+                    throw new IllegalArgumentException("allocatorMaxAllocation must be positive");
+                }
+                this.allocatorMaxAllocation = bytes;
+                return this;
+            }
+
+            /**
+             * Sets the per-batch answer timeout.
+             *
+             * @param millis a positive number of milliseconds
+             * @return this
+             */
+            public Builder timeoutMsPerMessage(long millis) {
+                if (millis <= 0) {
+                    throw new IllegalArgumentException("timeoutMsPerMessage must be positive");
+                }
+                this.timeoutMsPerMessage = millis;
+                return this;
+            }
+
+            /**
+             * Sets how many batches may be unanswered.
+             *
+             * @param n 1..31
+             * @return this
+             */
+            public Builder maxRequestsInFlight(int n) {
+                if (n < 1 || n > 31) {
+                    throw new IllegalArgumentException("maxRequestsInFlight must be within 1..31: GreptimeDB keeps at"
+                            + " most 32 unsent answers and silently drops the rest; got " + n);
+                }
+                this.maxRequestsInFlight = n;
+                return this;
+            }
+
+            /**
+             * Sets the policy when every slot is taken.
+             *
+             * @param policy block (bounded) or fail fast
+             * @return this
+             */
+            public Builder whenFull(WhenFull policy) {
+                this.whenFull = java.util.Objects.requireNonNull(policy, "policy");
+                return this;
+            }
+
+            /**
+             * Chooses whether a missing table is created before streaming.
+             *
+             * @param create true (default) to create it
+             * @return this
+             */
+            public Builder createTable(boolean create) {
+                this.createTable = create;
+                return this;
+            }
+
+            /**
+             * Builds the settings.
+             *
+             * @return the config
+             * @throws IllegalArgumentException when the reservation exceeds the cap
+             */
+            public Config build() {
+                if (allocatorInitReservation > allocatorMaxAllocation) {
+                    throw new IllegalArgumentException("allocatorInitReservation exceeds allocatorMaxAllocation");
+                }
+                return new Config(this);
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package dev.sluice.bulk.internal;
+
+import com.google.protobuf.CodedOutputStream;
+import io.grpc.Drainable;
+import io.grpc.KnownLength;
+import io.grpc.MethodDescriptor;
+import io.grpc.protobuf.ProtoUtils;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.arrow.flight.impl.Flight;
+import org.apache.arrow.flight.impl.FlightServiceGrpc;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.ipc.message.ArrowBuffer;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.IpcOption;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Builds {@code FlightData} wire bytes for DoPut by hand (schema message with a PATH descriptor, then one
+ * record batch per message with {@code {"request_id":N}}), and reads the server's {@code PutResult} answers.
+ */
+public final class FlightMessages {
+    private static final Pattern REQUEST_ID = Pattern.compile("\"request_id\"\\s*:\\s*(-?\\d+)");
+    private static final Pattern AFFECTED = Pattern.compile("\"affected_rows\"\\s*:\\s*(\\d+)");
+    private static final int DESCRIPTOR_PATH = 1;
+
+    private FlightMessages() {
+    }
+
+    /** DoPut with pre-encoded {@code FlightData} bytes going out and parsed {@code PutResult}s coming back. */
+    public static final MethodDescriptor<byte[], Flight.PutResult> DO_PUT =
+            MethodDescriptor.<byte[], Flight.PutResult>newBuilder()
+                    .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+                    .setFullMethodName(FlightServiceGrpc.getDoPutMethod().getFullMethodName())
+                    .setRequestMarshaller(new MethodDescriptor.Marshaller<>() {
+                        @Override
+                        public InputStream stream(byte[] value) {
+                            return new BytesStream(value);
+                        }
+
+                        @Override
+                        public byte[] parse(InputStream stream) {
+                            throw new UnsupportedOperationException("the client never parses FlightData");
+                        }
+                    })
+                    .setResponseMarshaller(ProtoUtils.marshaller(Flight.PutResult.getDefaultInstance()))
+                    .build();
+
+    /** A byte array gRPC can size and copy in one go. */
+    static final class BytesStream extends ByteArrayInputStream implements KnownLength, Drainable {
+        BytesStream(byte[] bytes) {
+            super(bytes);
+        }
+
+        @Override
+        public int drainTo(OutputStream target) throws IOException {
+            int n = count - pos;
+            target.write(buf, pos, n);
+            pos = count;
+            return n;
+        }
+    }
+
+    /**
+     * Encodes the first message: the table's path descriptor and the Arrow schema.
+     *
+     * @param table the table name
+     * @param schema the Arrow schema
+     * @return FlightData bytes
+     */
+    public static byte[] schemaMessage(String table, Schema schema) {
+        byte[] header = bytes(MessageSerializer.serializeMetadata(schema, IpcOption.DEFAULT));
+        int pathSize = CodedOutputStream.computeStringSize(3, table);
+        int descriptorSize = CodedOutputStream.computeEnumSize(1, DESCRIPTOR_PATH) + pathSize;
+        int size = 1 + CodedOutputStream.computeUInt32SizeNoTag(descriptorSize) + descriptorSize
+                + CodedOutputStream.computeByteArraySize(2, header);
+        byte[] out = new byte[size];
+        CodedOutputStream cos = CodedOutputStream.newInstance(out);
+        try {
+            cos.writeTag(1, 2);
+            cos.writeUInt32NoTag(descriptorSize);
+            cos.writeEnum(1, DESCRIPTOR_PATH);
+            cos.writeString(3, table);
+            cos.writeByteArray(2, header);
+            cos.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    /**
+     * Encodes one record batch with its request id; the batch's buffers are copied, so it may be closed after.
+     *
+     * @param batch the unloaded (possibly compressed) batch
+     * @param requestId the id the server echoes back
+     * @return FlightData bytes
+     */
+    public static byte[] batchMessage(ArrowRecordBatch batch, long requestId) {
+        byte[] header = bytes(MessageSerializer.serializeMetadata(batch, IpcOption.DEFAULT));
+        byte[] metadata = ("{\"request_id\":" + requestId + "}").getBytes(StandardCharsets.UTF_8);
+        long body = batch.computeBodyLength();
+        if (body > Integer.MAX_VALUE - 1024) {
+            throw new IllegalArgumentException("a record batch of " + body + " bytes is too large for one message");
+        }
+        int bodySize = (int) body;
+        int size = CodedOutputStream.computeByteArraySize(2, header) + CodedOutputStream.computeByteArraySize(3, metadata)
+                + CodedOutputStream.computeTagSize(1000) + CodedOutputStream.computeUInt32SizeNoTag(bodySize) + bodySize;
+        byte[] out = new byte[size];
+        CodedOutputStream cos = CodedOutputStream.newInstance(out);
+        try {
+            cos.writeByteArray(2, header);
+            cos.writeByteArray(3, metadata);
+            cos.writeTag(1000, 2);
+            cos.writeUInt32NoTag(bodySize);
+            cos.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        int bodyStart = cos.getTotalBytesWritten();
+        List<ArrowBuf> buffers = batch.getBuffers();
+        List<ArrowBuffer> layout = batch.getBuffersLayout();
+        for (int i = 0; i < buffers.size(); i++) {
+            ArrowBuf b = buffers.get(i);
+            ArrowBuffer at = layout.get(i);
+            b.getBytes(0, out, bodyStart + (int) at.getOffset(), (int) at.getSize());
+        }
+        return out;
+    }
+
+    private static byte[] bytes(ByteBuffer bb) {
+        byte[] b = new byte[bb.remaining()];
+        bb.duplicate().get(b);
+        return b;
+    }
+
+    /** A parsed answer: which batch, and how many rows it wrote. */
+    public record Answer(long requestId, long affectedRows) {
+    }
+
+    /**
+     * Reads a {@code PutResult}'s JSON metadata.
+     *
+     * @param result the answer
+     * @return the parsed answer; a missing id reads as 0, as on the server
+     */
+    public static Answer answer(Flight.PutResult result) {
+        String json = result.getAppMetadata().toStringUtf8();
+        Matcher id = REQUEST_ID.matcher(json);
+        Matcher rows = AFFECTED.matcher(json);
+        return new Answer(id.find() ? Long.parseLong(id.group(1)) : 0, rows.find() ? Long.parseLong(rows.group(1)) : 0);
+    }
+
+    /**
+     * Reads a request id from a batch's app metadata as the server does (bad or missing metadata means 0).
+     *
+     * @param appMetadata the metadata bytes
+     * @return the id
+     */
+    public static long requestId(byte[] appMetadata) {
+        Matcher id = REQUEST_ID.matcher(new String(appMetadata, StandardCharsets.UTF_8));
+        return id.find() ? Long.parseLong(id.group(1)) : 0;
+    }
+}

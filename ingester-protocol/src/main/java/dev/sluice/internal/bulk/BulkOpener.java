@@ -1,0 +1,61 @@
+package dev.sluice.internal.bulk;
+
+import dev.sluice.Context;
+import dev.sluice.Err;
+import dev.sluice.Result;
+import dev.sluice.TableSchema;
+import dev.sluice.WriteOk;
+import dev.sluice.bulk.BulkStreamWriter;
+import dev.sluice.bulk.BulkWrite;
+import dev.sluice.bulk.BulkWriteException;
+import dev.sluice.bulk.internal.ArrowSupport;
+import dev.sluice.bulk.internal.BulkTransport;
+import dev.sluice.internal.transport.Endpoints;
+import dev.sluice.internal.write.RegularWriter;
+import io.grpc.CallOptions;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/** Opens bulk writers; kept apart so clients that never bulk-write never load Arrow. */
+public final class BulkOpener {
+    private BulkOpener() {
+    }
+
+    /**
+     * Creates the table when asked, then opens the DoPut stream on the next endpoint.
+     *
+     * @param schema the table
+     * @param config writer settings
+     * @param ctx compression, and table options for a created table
+     * @param regular used for the create-table DDL
+     * @param endpoints the shared channels
+     * @param callbackExecutor where futures complete
+     * @param timer per-batch deadlines
+     * @param timeoutMs how long table creation may take
+     * @return the open writer
+     */
+    public static BulkStreamWriter open(TableSchema schema, BulkWrite.Config config, Context ctx, RegularWriter regular,
+                                        Endpoints endpoints, Executor callbackExecutor, ScheduledExecutorService timer,
+                                        long timeoutMs) {
+        ArrowSupport.check();
+        if (config.createTable()) {
+            Result<WriteOk, Err> created;
+            try {
+                created = regular.createTable(schema, ctx).get(timeoutMs, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new BulkWriteException("interrupted while creating table '" + schema.tableName() + "'", null, e);
+            } catch (Exception e) {
+                throw new BulkWriteException("creating table '" + schema.tableName() + "' did not finish in "
+                        + timeoutMs + " ms", null, e);
+            }
+            if (!created.isOk()) {
+                throw new BulkWriteException("could not create table '" + schema.tableName() + "' before bulk writing: "
+                        + created.getErr().message(), created.getErr(), created.getErr().cause());
+            }
+        }
+        return new BulkStreamWriter(schema, config, ctx.compression(),
+                new BulkTransport(endpoints.pick(), CallOptions.DEFAULT, callbackExecutor, timer));
+    }
+}
