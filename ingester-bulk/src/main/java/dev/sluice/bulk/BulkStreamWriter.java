@@ -72,6 +72,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     private long nextId;
     private boolean halfClosePending;
     private boolean halfClosed;
+    private boolean cancelled;
     private volatile BulkWriteException failure;
     private volatile boolean completing;
     private volatile boolean closed;
@@ -179,7 +180,13 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
         CompletableFuture<Integer> future = new CompletableFuture<>();
         pending.put(id, new Pending(id, rows, future));
-        transport.timer().schedule(() -> timeout(id), config.timeoutMsPerMessage(), TimeUnit.MILLISECONDS);
+        try {
+            transport.timer().schedule(() -> timeout(id), config.timeoutMsPerMessage(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            failAll(new BulkWriteException("the client was shut down; bulk writer for '" + schema.tableName()
+                    + "' cannot send", null, e));
+            cancel("client shut down");
+        }
         // The stream may have failed while this batch was being built: fail it rather than leave it waiting.
         f = failure;
         if (f != null) {
@@ -211,6 +218,10 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     private void drain() {
         synchronized (sendLock) {
+            if (cancelled || closedFuture.isDone()) {
+                outbox.clear();
+                return;
+            }
             while (!outbox.isEmpty() && call.isReady() && !halfClosed) {
                 call.sendMessage(outbox.poll());
             }
@@ -221,6 +232,14 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     }
 
+    private void cancel(String why) {
+        synchronized (sendLock) {
+            cancelled = true;
+            outbox.clear();
+        }
+        call.cancel(why, null);
+    }
+
     private void timeout(long id) {
         if (!pending.containsKey(id)) {
             return;
@@ -228,7 +247,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         BulkWriteException e = new BulkWriteException("batch " + id + " of '" + schema.tableName()
                 + "' had no answer within " + config.timeoutMsPerMessage() + " ms; the stream was cancelled", null, null);
         failAll(e);
-        call.cancel("batch " + id + " timed out", null);
+        cancel("batch " + id + " timed out");
     }
 
     private void fail(long id, BulkWriteException e) {
@@ -311,11 +330,11 @@ public final class BulkStreamWriter implements AutoCloseable {
             BulkWriteException t = new BulkWriteException("the stream of '" + schema.tableName()
                     + "' did not finish within " + (config.timeoutMsPerMessage() + 1_000) + " ms", null, null);
             failAll(t);
-            call.cancel("completion timed out", null);
+            cancel("completion timed out");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             failAll(new BulkWriteException("interrupted while completing", null, e));
-            call.cancel("interrupted", null);
+            cancel("interrupted");
         } catch (ExecutionException e) {
             throw new IllegalStateException(e);
         }
@@ -377,7 +396,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         if (!closedFuture.isDone()) {
             failAll(new BulkWriteException("the bulk writer for '" + schema.tableName() + "' was closed before its"
                     + " batches were answered", null, null));
-            call.cancel("bulk writer closed", null);
+            cancel("bulk writer closed");
         }
         if (root != null) {
             root.close();

@@ -42,6 +42,10 @@ final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBas
         }
     }
 
+    static Metadata metadataOrEmpty() {
+        return metadata();
+    }
+
     private static Metadata metadata() {
         Metadata md = METADATA.get();
         return md == null ? new Metadata() : md;

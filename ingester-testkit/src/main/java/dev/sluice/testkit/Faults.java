@@ -18,6 +18,11 @@ public final class Faults {
     private long injected;
     private volatile Duration latency = Duration.ZERO;
     private volatile boolean neverRespond;
+    private volatile Duration bulkAckDelay = Duration.ZERO;
+    private volatile boolean bulkNeverAck;
+    private Injected bulkFailure;
+    private long bulkFailAt;
+    private long bulkBatches;
 
     record Injected(StatusCode code, String message, Boolean retryable) {
     }
@@ -79,6 +84,43 @@ public final class Faults {
     }
 
     /**
+     * Delays each bulk (DoPut) answer while the server goes on reading batches, so unanswered batches pile up
+     * on the client as they would behind a slow server.
+     *
+     * @param delay the delay; zero for none
+     * @return this
+     */
+    public Faults bulkAckDelay(Duration delay) {
+        bulkAckDelay = delay;
+        return this;
+    }
+
+    /**
+     * Stores bulk batches but never answers them.
+     *
+     * @param on true to withhold every answer
+     * @return this
+     */
+    public Faults bulkNeverAck(boolean on) {
+        bulkNeverAck = on;
+        return this;
+    }
+
+    /**
+     * Fails the {@code n}-th bulk batch received from now on (1-based, across streams), ending its stream.
+     *
+     * @param n which batch
+     * @param code the GreptimeDB code
+     * @param message the status description
+     * @return this
+     */
+    public synchronized Faults failBulkBatch(int n, StatusCode code, String message) {
+        bulkFailure = new Injected(code, message, null);
+        bulkFailAt = bulkBatches + n;
+        return this;
+    }
+
+    /**
      * Removes every fault.
      *
      * @return this
@@ -90,6 +132,9 @@ public final class Faults {
         counter = 0;
         latency = Duration.ZERO;
         neverRespond = false;
+        bulkAckDelay = Duration.ZERO;
+        bulkNeverAck = false;
+        bulkFailure = null;
         return this;
     }
 
@@ -111,6 +156,26 @@ public final class Faults {
             injected++;
         }
         return f;
+    }
+
+    /** The fault for the next bulk batch: a chosen batch failure first, else the general ones. */
+    synchronized Injected nextBulk() {
+        bulkBatches++;
+        if (bulkFailure != null && bulkBatches == bulkFailAt) {
+            Injected f = bulkFailure;
+            bulkFailure = null;
+            injected++;
+            return f;
+        }
+        return next();
+    }
+
+    Duration bulkAckDelay() {
+        return bulkAckDelay;
+    }
+
+    boolean bulkNeverAck() {
+        return bulkNeverAck;
     }
 
     Duration latency() {

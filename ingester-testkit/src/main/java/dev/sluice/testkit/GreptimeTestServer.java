@@ -41,6 +41,8 @@ public final class GreptimeTestServer implements AutoCloseable {
     private final Faults faults = new Faults();
     private final RequestLog log;
     private final List<BindableService> extraServices;
+    private final boolean allowBulkAutoCreate;
+    private volatile BulkService bulk;
     private volatile Server server;
     private volatile int port;
 
@@ -51,6 +53,7 @@ public final class GreptimeTestServer implements AutoCloseable {
         this.log = new RequestLog(b.requestLogCapacity);
         this.port = b.port;
         this.extraServices = List.copyOf(b.extraServices);
+        this.allowBulkAutoCreate = b.allowBulkAutoCreate;
     }
 
     /**
@@ -80,6 +83,10 @@ public final class GreptimeTestServer implements AutoCloseable {
                 .addService(ServerInterceptors.intercept(new DatabaseService(processor, faults, log),
                         new DatabaseService.MetadataInterceptor()))
                 .addService(new DatabaseService.Health(log));
+        if (bulk == null) {
+            bulk = new BulkService(storage, processor, faults, log, allowBulkAutoCreate);
+        }
+        nb.addService(ServerInterceptors.intercept(bulk, new DatabaseService.MetadataInterceptor()));
         for (BindableService s : extraServices) {
             nb.addService(ServerInterceptors.intercept(s, new DatabaseService.MetadataInterceptor()));
         }
@@ -270,11 +277,26 @@ public final class GreptimeTestServer implements AutoCloseable {
         return log.take(timeout);
     }
 
+    /**
+     * Returns the most bulk batches that were stored but not yet answered at one time, across streams, since
+     * start or {@link #clear()}: with answers delayed, this is how many the client kept in flight.
+     *
+     * @return the high-water mark
+     */
+    public int bulkMaxUnanswered() {
+        BulkService b = bulk;
+        return b == null ? 0 : b.maxUnanswered();
+    }
+
     /** Forgets every table, row and recorded request, and removes every fault. */
     public void clear() {
         storage.clear();
         log.clear();
         faults.reset();
+        BulkService b = bulk;
+        if (b != null) {
+            b.resetStats();
+        }
     }
 
     /**
@@ -331,6 +353,10 @@ public final class GreptimeTestServer implements AutoCloseable {
     @Override
     public void close() {
         stop();
+        BulkService b = bulk;
+        if (b != null) {
+            b.close();
+        }
     }
 
     @Override
@@ -346,8 +372,21 @@ public final class GreptimeTestServer implements AutoCloseable {
         private boolean retainRows = true;
         private int requestLogCapacity = 10_000;
         private final List<BindableService> extraServices = new ArrayList<>();
+        private boolean allowBulkAutoCreate;
 
         private Builder() {
+        }
+
+        /**
+         * Lets a bulk (DoPut) stream create a missing table from its Arrow field metadata, as newer enterprise
+         * servers do. Off by default, as on the open-source server, which answers TableNotFound.
+         *
+         * @param allow true to allow it
+         * @return this
+         */
+        public Builder allowBulkAutoCreate(boolean allow) {
+            this.allowBulkAutoCreate = allow;
+            return this;
         }
 
         /**

@@ -1,5 +1,6 @@
 package dev.sluice.internal.bulk;
 
+import dev.sluice.Compression;
 import dev.sluice.Context;
 import dev.sluice.Err;
 import dev.sluice.Result;
@@ -13,9 +14,11 @@ import dev.sluice.bulk.internal.BulkTransport;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.write.RegularWriter;
 import io.grpc.CallOptions;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Opens bulk writers; kept apart so clients that never bulk-write never load Arrow. */
 public final class BulkOpener {
@@ -42,13 +45,17 @@ public final class BulkOpener {
         if (config.createTable()) {
             Result<WriteOk, Err> created;
             try {
-                created = regular.createTable(schema, ctx).get(timeoutMs, TimeUnit.MILLISECONDS);
+                // Compression on this call is gRPC message compression; the bulk codecs do not apply to DDL.
+                created = regular.createTable(schema, ctx.withCompression(Compression.None))
+                        .get(timeoutMs, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new BulkWriteException("interrupted while creating table '" + schema.tableName() + "'", null, e);
-            } catch (Exception e) {
+            } catch (TimeoutException e) {
                 throw new BulkWriteException("creating table '" + schema.tableName() + "' did not finish in "
                         + timeoutMs + " ms", null, e);
+            } catch (ExecutionException e) {
+                throw new BulkWriteException("creating table '" + schema.tableName() + "' failed", null, e.getCause());
             }
             if (!created.isOk()) {
                 throw new BulkWriteException("could not create table '" + schema.tableName() + "' before bulk writing: "

@@ -247,6 +247,57 @@ public final class Storage {
         return 0;
     }
 
+    /**
+     * Returns a table's columns for a bulk stream, creating the table from the stream's columns when allowed.
+     *
+     * @param db the database
+     * @param table the table
+     * @param columnsForCreate columns read from Arrow field metadata, or null when the stream cannot create it
+     * @return the table's columns
+     */
+    public synchronized List<TableSchema.Column> bulkTarget(String db, String table, List<TableSchema.Column> columnsForCreate) {
+        Map<String, StoredTable> tables = database(db);
+        StoredTable stored = tables.get(table);
+        if (stored == null) {
+            if (columnsForCreate == null) {
+                throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+            }
+            checkTableName(table);
+            checkNewTableColumns(table, columnsForCreate);
+            stored = new StoredTable(table, columnsForCreate, Map.of(), retainRows);
+            tables.put(table, stored);
+        }
+        return List.copyOf(stored.columns);
+    }
+
+    /**
+     * Stores decoded bulk rows; columns must be the table's own (already type-checked by the caller).
+     *
+     * @param db the database
+     * @param table the table
+     * @param columns the batch's columns, each a column of the table
+     * @param rows values aligned with {@code columns}
+     * @return rows written
+     */
+    public synchronized int bulkInsert(String db, String table, List<TableSchema.Column> columns, List<Object[]> rows) {
+        StoredTable stored = database(db).get(table);
+        if (stored == null) {
+            throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+        }
+        int[] target = new int[columns.size()];
+        for (int i = 0; i < target.length; i++) {
+            target[i] = stored.indexOf(columns.get(i).name());
+        }
+        for (Object[] values : rows) {
+            Object[] row = new Object[stored.columns.size()];
+            for (int i = 0; i < target.length; i++) {
+                row[target[i]] = values[i];
+            }
+            stored.put(row);
+        }
+        return rows.size();
+    }
+
     private static void checkTableName(String table) {
         if (!TABLE_NAME.matcher(table).matches()) {
             throw new ServerError(StatusCode.InvalidArguments, "Invalid table name: " + table);

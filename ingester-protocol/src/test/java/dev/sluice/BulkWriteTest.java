@@ -1,0 +1,320 @@
+package dev.sluice;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.bulk.BulkStreamWriter;
+import dev.sluice.bulk.BulkWrite;
+import dev.sluice.bulk.BulkWriteException;
+import dev.sluice.bulk.TableBufferRoot;
+import dev.sluice.bulk.internal.ArrowSupport;
+import dev.sluice.testkit.GreptimeTestServer;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class BulkWriteTest {
+    static GreptimeTestServer server;
+    static GreptimeDB db;
+
+    static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().timeoutMsPerMessage(10_000).build();
+
+    @BeforeAll
+    static void start() {
+        server = GreptimeTestServer.start();
+        db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+    }
+
+    @AfterAll
+    static void stop() {
+        db.shutdownGracefully();
+        server.close();
+    }
+
+    @BeforeEach
+    void clear() {
+        server.clear();
+    }
+
+    @AfterEach
+    void noOffHeapLeft() {
+        assertEquals(0, ArrowSupport.root().getAllocatedMemory(), "every bulk buffer was released");
+    }
+
+    static TableSchema allTypes(String name) {
+        TableSchema.Builder b = TableSchema.newBuilder(name).addTag("tag", DataType.String);
+        for (DataType t : DataType.values()) {
+            if (t == DataType.Json) {
+                continue;
+            }
+            if (t == DataType.Decimal128) {
+                b.addColumn("c_" + t, SemanticType.Field, t, new DecimalType(38, 4));
+            } else {
+                b.addField("c_" + t, t);
+            }
+        }
+        return b.addTimestamp("ts", DataType.TimestampMillisecond).build();
+    }
+
+    static List<Object[]> allTypeRows() {
+        List<Object[]> rows = new ArrayList<>();
+        rows.add(new Object[] {"min", false, Byte.MIN_VALUE, Short.MIN_VALUE, Integer.MIN_VALUE, Long.MIN_VALUE, 0, 0, 0L,
+            BigInteger.ZERO, -Float.MAX_VALUE, Double.NEGATIVE_INFINITY, new byte[0], "", LocalDate.of(1900, 1, 1),
+            -1L, -1L, -1L, Instant.parse("1969-01-01T00:00:00Z"), LocalTime.MIDNIGHT, 0, 0L, 0L,
+            new BigDecimal("-9999999999999999999999999999999999.9999"), -86_400_000L});
+        rows.add(new Object[] {"max", true, Byte.MAX_VALUE, Short.MAX_VALUE, Integer.MAX_VALUE, Long.MAX_VALUE, 255, 65_535,
+            4_294_967_295L, new BigInteger("18446744073709551615"), Float.NaN, Double.POSITIVE_INFINITY,
+            new byte[] {1, 2, 3}, "héllo ✓ 日本語 🚀", LocalDate.of(9999, 12, 31), Long.MAX_VALUE, Long.MAX_VALUE,
+            Long.MAX_VALUE, Long.MAX_VALUE, LocalTime.of(23, 59, 59), 86_399_999, 86_399_999_999L, LocalTime.MAX,
+            new BigDecimal("9999999999999999999999999999999999.9999"), Long.MAX_VALUE});
+        Object[] nulls = new Object[25];
+        nulls[0] = "nulls";
+        nulls[24] = 0L;
+        rows.add(nulls);
+        return rows;
+    }
+
+    @Test
+    void everyTypeRoundTripsAndMatchesTheRegularPath() {
+        TableSchema viaBulk = allTypes("via_bulk");
+        TableSchema viaRegular = allTypes("via_regular");
+        try (BulkStreamWriter w = db.bulkStreamWriter(viaBulk, CONFIG, Context.newDefault())) {
+            TableBufferRoot batch = w.tableBufferRoot(4);
+            for (Object[] row : allTypeRows()) {
+                batch.addRow(row);
+            }
+            assertEquals(3, w.writeNext().join());
+            assertEquals(3, w.completed());
+        }
+        Table t = Table.from(viaRegular);
+        allTypeRows().forEach(t::addRow);
+        assertTrue(db.write(t).join().isOk());
+        List<Map<String, Object>> bulkRows = server.rows("via_bulk");
+        List<Map<String, Object>> regularRows = server.rows("via_regular");
+        assertEquals(3, bulkRows.size());
+        assertEquals(server.schema("via_regular").columns(), server.schema("via_bulk").columns());
+        for (int i = 0; i < 3; i++) {
+            for (String col : regularRows.get(i).keySet()) {
+                Object a = bulkRows.get(i).get(col);
+                Object b = regularRows.get(i).get(col);
+                if (a instanceof byte[]) {
+                    assertTrue(Arrays.equals((byte[]) a, (byte[]) b), col);
+                } else {
+                    assertEquals(b, a, "row " + i + " column " + col);
+                }
+            }
+        }
+        assertEquals(new BigDecimal("9999999999999999999999999999999999.9999"), bulkRows.get(1).get("c_Decimal128"));
+        assertEquals("héllo ✓ 日本語 🚀", bulkRows.get(1).get("c_String"));
+    }
+
+    static final TableSchema LOGS = TableSchema.newBuilder("bulk_logs").addTag("host", DataType.String)
+            .addField("msg", DataType.String).addField("v", DataType.Float64)
+            .addTimestamp("ts", DataType.TimestampMillisecond).build();
+
+    static long writeBatches(BulkStreamWriter w, int batches, int rows) {
+        List<CompletableFuture<Integer>> acks = new ArrayList<>();
+        TableBufferRoot batch = w.tableBufferRoot(rows);
+        for (int b = 0; b < batches; b++) {
+            for (int r = 0; r < rows; r++) {
+                long i = (long) b * rows + r;
+                batch.addRow("host-" + (i % 13), "message number " + i + " with some repeated text text text", i * 0.25, i);
+            }
+            acks.add(w.writeNext());
+        }
+        long total = 0;
+        for (CompletableFuture<Integer> a : acks) {
+            total += a.join();
+        }
+        return total;
+    }
+
+    @Test
+    void compressionNoneZstdAndLz4StoreIdenticalData() {
+        List<List<Map<String, Object>>> stored = new ArrayList<>();
+        for (Compression c : List.of(Compression.None, Compression.Zstd, Compression.Lz4, Compression.Gzip)) {
+            server.clear();
+            try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault().withCompression(c))) {
+                assertEquals(5_000, writeBatches(w, 5, 1_000));
+                assertEquals(5_000, w.completed());
+            }
+            stored.add(server.rows("bulk_logs"));
+        }
+        assertEquals(5_000, stored.get(0).size());
+        for (int i = 1; i < stored.size(); i++) {
+            assertEquals(stored.get(0), stored.get(i));
+        }
+    }
+
+    @Test
+    void inFlightBatchesNeverExceedTheLimitAndWriteNextBlocks() {
+        server.faults().bulkAckDelay(Duration.ofMillis(100));
+        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(3).timeoutMsPerMessage(10_000).build();
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, Context.newDefault())) {
+            long start = System.nanoTime();
+            assertEquals(10 * 50, writeBatches(w, 10, 50));
+            long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(elapsedMs >= 300, "10 batches, 3 in flight, 100 ms per answer: writeNext must have waited; took " + elapsedMs);
+            assertEquals(500, w.completed());
+        }
+        assertTrue(server.bulkMaxUnanswered() <= 3, "server saw " + server.bulkMaxUnanswered() + " unanswered");
+        assertTrue(server.bulkMaxUnanswered() >= 2, "the delay should let batches pile up: " + server.bulkMaxUnanswered());
+        assertEquals(500, server.rowCount("bulk_logs"));
+    }
+
+    @Test
+    void withheldAnswersFailByTheTimeoutAndCompletedReturnsInTime() {
+        server.faults().bulkNeverAck(true);
+        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutMsPerMessage(500).build();
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, Context.newDefault())) {
+            TableBufferRoot batch = w.tableBufferRoot(10);
+            batch.addRow("h", "m", 1.0, 1L);
+            CompletableFuture<Integer> first = w.writeNext();
+            batch.addRow("h", "m", 2.0, 2L);
+            CompletableFuture<Integer> second = w.writeNext();
+            CompletionException e = assertThrows(CompletionException.class, () -> first.orTimeout(5, TimeUnit.SECONDS).join());
+            assertTrue(e.getCause() instanceof BulkWriteException);
+            assertTrue(e.getCause().getMessage().contains("no answer within 500 ms"), e.getCause().getMessage());
+            assertThrows(CompletionException.class, () -> second.orTimeout(5, TimeUnit.SECONDS).join());
+            batch.addRow("h", "m", 3.0, 3L);
+            CompletableFuture<Integer> later = w.writeNext();
+            assertTrue(later.isCompletedExceptionally(), "after the stream failed, later batches fail fast");
+            long start = System.nanoTime();
+            assertThrows(BulkWriteException.class, w::completed);
+            assertTrue((System.nanoTime() - start) / 1_000_000 < 1_500, "completed() returned within timeout + 1 s");
+            assertEquals(3, w.failedBatches());
+        } finally {
+            server.faults().reset();
+        }
+    }
+
+    @Test
+    void aFailedBatchEndsTheStreamKeepingEarlierBatches() {
+        server.faults().failBulkBatch(3, StatusCode.RateLimited, "slow down");
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault())) {
+            TableBufferRoot batch = w.tableBufferRoot(10);
+            List<CompletableFuture<Integer>> acks = new ArrayList<>();
+            for (int b = 0; b < 3; b++) {
+                batch.addRow("h", "m", 1.0, (long) b);
+                acks.add(w.writeNext());
+            }
+            assertEquals(1, acks.get(0).join());
+            assertEquals(1, acks.get(1).join());
+            CompletionException e = assertThrows(CompletionException.class, () -> acks.get(2).join());
+            BulkWriteException bwe = (BulkWriteException) e.getCause();
+            assertEquals(6001, bwe.err().code());
+            assertTrue(bwe.err().retryable());
+            assertThrows(BulkWriteException.class, w::completed);
+            assertEquals(2, w.ackedBatches());
+        }
+        assertEquals(2, server.rowCount("bulk_logs"));
+    }
+
+    @Test
+    void aMissingTableIsNotFoundWhenCreationIsOff() {
+        BulkWrite.Config noCreate = BulkWrite.Config.newBuilder().createTable(false).timeoutMsPerMessage(5_000).build();
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, noCreate, Context.newDefault())) {
+            w.tableBufferRoot(1).addRow("h", "m", 1.0, 1L);
+            CompletionException e = assertThrows(CompletionException.class, () -> w.writeNext().join());
+            BulkWriteException bwe = (BulkWriteException) e.getCause();
+            assertEquals(4001, bwe.err().code());
+        }
+    }
+
+    @Test
+    void autoCreateFromArrowMetadataWhenTheServerAllowsIt() {
+        try (GreptimeTestServer enterprise = GreptimeTestServer.builder().allowBulkAutoCreate(true).start()) {
+            GreptimeDB other = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {enterprise.endpoint()}, "public").build());
+            try (BulkStreamWriter w = other.bulkStreamWriter(LOGS,
+                    BulkWrite.Config.newBuilder().createTable(false).build(), Context.newDefault())) {
+                w.tableBufferRoot(1).addRow("h", "m", 1.0, 1L);
+                assertEquals(1, w.writeNext().join());
+                w.completed();
+            } finally {
+                other.shutdownGracefully();
+            }
+            assertEquals(LOGS.columns(), enterprise.schema("bulk_logs").columns());
+        }
+    }
+
+    @Test
+    void theTableIsCreatedWithOptionsFromTheContext() {
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault().withHint("ttl", "7d"))) {
+            w.tableBufferRoot(1).addRow("h", "m", 1.0, 1L);
+            w.writeNext().join();
+            w.completed();
+        }
+        assertEquals("7d", server.tableOptions("public", "bulk_logs").get("ttl"));
+        assertTrue(server.requests().stream().anyMatch(r -> r.kind().equals("ddl")));
+    }
+
+    @Test
+    void badRowsAreRejectedWithTheSameMessagesAsTables() {
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault())) {
+            TableBufferRoot batch = w.tableBufferRoot(4);
+            batch.addRow("a", "m", 1.0, 1L);
+            InvalidDataException e = assertThrows(InvalidDataException.class, () -> batch.addRow("b", "m", "x", 2L));
+            assertTrue(e.getMessage().contains("table 'bulk_logs', column 'v', row 1"), e.getMessage());
+            assertThrows(InvalidDataException.class, () -> batch.addRow("b", "m", 1.0, null));
+            batch.addRow("c", null, null, 3L);
+            assertEquals(2, w.writeNext().join());
+            w.completed();
+        }
+        List<Map<String, Object>> rows = server.rows("bulk_logs");
+        assertEquals("c", rows.get(1).get("host"));
+        assertEquals(null, rows.get(1).get("msg"));
+    }
+
+    @Test
+    void exceedingTheAllocatorCapIsAClearErrorNotAnOutOfMemoryError() {
+        BulkWrite.Config tiny = BulkWrite.Config.newBuilder().allocatorMaxAllocation(256 * 1024).build();
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, tiny, Context.newDefault())) {
+            TableBufferRoot batch = w.tableBufferRoot(16);
+            String big = "x".repeat(10_000);
+            BulkWriteException e = assertThrows(BulkWriteException.class, () -> {
+                for (int i = 0; i < 1_000; i++) {
+                    batch.addRow("h", big, 1.0, (long) i);
+                }
+            });
+            assertTrue(e.getMessage().contains("allocatorMaxAllocation (262144 bytes)"), e.getMessage());
+        }
+    }
+
+    @Test
+    void configurationLimitsAreChecked() {
+        assertThrows(IllegalArgumentException.class, () -> BulkWrite.Config.newBuilder().maxRequestsInFlight(32));
+        TableSchema json = TableSchema.newBuilder("j").addField("j", DataType.Json)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> db.bulkStreamWriter(json, BulkWrite.Config.newBuilder().createTable(false).build(), Context.newDefault()));
+        assertTrue(e.getMessage().contains("GreptimeDB.write()"), e.getMessage());
+    }
+
+    @Test
+    void closingWithoutCompletingFailsPendingBatchesAndFreesMemory() {
+        server.faults().bulkNeverAck(true);
+        BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault());
+        w.tableBufferRoot(100).addRow("h", "m", 1.0, 1L);
+        CompletableFuture<Integer> f = w.writeNext();
+        assertTrue(w.allocatedBytes() > 0);
+        w.close();
+        assertThrows(CompletionException.class, () -> f.orTimeout(5, TimeUnit.SECONDS).join());
+        server.faults().reset();
+    }
+}

@@ -1,0 +1,400 @@
+package dev.sluice.testkit;
+
+import com.google.protobuf.ByteString;
+import dev.sluice.DataType;
+import dev.sluice.SemanticType;
+import dev.sluice.StatusCode;
+import dev.sluice.TableSchema;
+import dev.sluice.bulk.internal.ArrowTypes;
+import dev.sluice.bulk.internal.FlightMessages;
+import dev.sluice.testkit.internal.ServerError;
+import dev.sluice.testkit.internal.Storage;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.compression.CommonsCompressionFactory;
+import org.apache.arrow.flatbuf.Message;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.flatbuf.RecordBatch;
+import org.apache.arrow.flight.impl.Flight;
+import org.apache.arrow.flight.impl.FlightServiceGrpc;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/** Arrow Flight {@code DoPut} as GreptimeDB serves it: bulk inserts into existing tables, one answer per batch. */
+final class BulkService extends FlightServiceGrpc.FlightServiceImplBase {
+    private static final Metadata.Key<String> DB = Metadata.Key.of("x-greptime-db-name", Metadata.ASCII_STRING_MARSHALLER);
+    private static final Metadata.Key<String> AUTH = Metadata.Key.of("x-greptime-auth", Metadata.ASCII_STRING_MARSHALLER);
+
+    private final Storage storage;
+    private final RequestProcessor auth;
+    private final Faults faults;
+    private final RequestLog log;
+    private final boolean allowAutoCreate;
+    private final BufferAllocator allocator = new RootAllocator(Long.MAX_VALUE);
+    private final ScheduledExecutorService acks = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "testkit-bulk-acks");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicInteger unanswered = new AtomicInteger();
+    private final AtomicInteger maxUnanswered = new AtomicInteger();
+
+    BulkService(Storage storage, RequestProcessor auth, Faults faults, RequestLog log, boolean allowAutoCreate) {
+        this.storage = storage;
+        this.auth = auth;
+        this.faults = faults;
+        this.log = log;
+        this.allowAutoCreate = allowAutoCreate;
+    }
+
+    int maxUnanswered() {
+        return maxUnanswered.get();
+    }
+
+    void resetStats() {
+        maxUnanswered.set(unanswered.get());
+    }
+
+    @Override
+    public StreamObserver<Flight.FlightData> doPut(StreamObserver<Flight.PutResult> out) {
+        Metadata md = DatabaseService.metadataOrEmpty();
+        return new Stream(out, md);
+    }
+
+    private final class Stream implements StreamObserver<Flight.FlightData> {
+        private final StreamObserver<Flight.PutResult> out;
+        private final Metadata md;
+        private final String user;
+        private String db = "";
+        private String table;
+        private Schema schema;
+        private boolean done;
+        private int streamUnanswered;
+
+        Stream(StreamObserver<Flight.PutResult> out, Metadata md) {
+            this.out = out;
+            this.md = md;
+            String user0 = null;
+            try {
+                user0 = checkAuth(md);
+                db = database(md);
+            } catch (StatusRuntimeException e) {
+                done = true;
+                out.onError(e);
+            } catch (ServerError e) {
+                done = true;
+                out.onError(e.toStatus());
+            }
+            this.user = user0;
+            if (!done) {
+                send(0, 0, 0);
+            }
+        }
+
+        private synchronized void send(long id, long rows, double elapsed) {
+            if (done && id != 0) {
+                return;
+            }
+            String json = String.format(Locale.ROOT, "{\"request_id\":%d,\"affected_rows\":%d,\"elapsed_secs\":%.6f}", id, rows, elapsed);
+            out.onNext(Flight.PutResult.newBuilder().setAppMetadata(ByteString.copyFromUtf8(json)).build());
+        }
+
+        private synchronized void answered() {
+            streamUnanswered--;
+            unanswered.decrementAndGet();
+        }
+
+        private synchronized void fail(StatusRuntimeException e) {
+            if (!done) {
+                done = true;
+                out.onError(e);
+            }
+        }
+
+        @Override
+        public void onNext(Flight.FlightData data) {
+            synchronized (this) {
+                if (done) {
+                    return;
+                }
+            }
+            try {
+                if (schema == null) {
+                    first(data);
+                    return;
+                }
+                batch(data);
+            } catch (ServerError e) {
+                fail(e.toStatus());
+            } catch (StatusRuntimeException e) {
+                fail(e);
+            } catch (Exception e) {
+                // Decode failures reach the client as InvalidArguments, as on the server.
+                fail(new ServerError(StatusCode.InvalidArguments, "Failed to decode Flight data: " + e).toStatus());
+            }
+        }
+
+        private void first(Flight.FlightData data) {
+            if (!data.hasFlightDescriptor() || data.getFlightDescriptor().getType() != Flight.FlightDescriptor.DescriptorType.PATH
+                    || data.getFlightDescriptor().getPathCount() != 1) {
+                throw Status.INVALID_ARGUMENT.withDescription("The first FlightData must carry a PATH descriptor with"
+                        + " exactly one element, the table name").asRuntimeException();
+            }
+            Message m = Message.getRootAsMessage(data.getDataHeader().asReadOnlyByteBuffer());
+            if (m.headerType() != MessageHeader.Schema) {
+                throw Status.INVALID_ARGUMENT.withDescription("The first FlightData must carry the Arrow schema")
+                        .asRuntimeException();
+            }
+            table = data.getFlightDescriptor().getPath(0);
+            schema = MessageSerializer.deserializeSchema(m);
+        }
+
+        private void batch(Flight.FlightData data) throws Exception {
+            long started = System.nanoTime();
+            long id = FlightMessages.requestId(data.getAppMetadata().toByteArray());
+            String outcomeTable = table;
+            Faults.Injected fault = faults.nextBulk();
+            if (fault != null) {
+                record(outcomeTable, 0, fault.code());
+                throw new ServerError(fault.code(), fault.message(), fault.retryable());
+            }
+            List<TableSchema.Column> tableColumns = storage.bulkTarget(db, table, allowAutoCreate ? fromMetadata() : null);
+            Message m = Message.getRootAsMessage(data.getDataHeader().asReadOnlyByteBuffer());
+            if (m.headerType() != MessageHeader.RecordBatch) {
+                throw new ServerError(StatusCode.InvalidArguments, "Expected a record batch, got message type " + m.headerType());
+            }
+            ByteBuffer bodyBytes = data.getDataBody().asReadOnlyByteBuffer();
+            List<Object[]> rows;
+            List<TableSchema.Column> matched = new ArrayList<>();
+            ArrowBuf body = allocator.buffer(Math.max(1, bodyBytes.remaining()));
+            ArrowRecordBatch rb;
+            try {
+                body.setBytes(0, bodyBytes);
+                // Takes over the body buffer's reference.
+                rb = MessageSerializer.deserializeRecordBatch((RecordBatch) m.header(new RecordBatch()), body);
+            } catch (RuntimeException | java.io.IOException e) {
+                body.close();
+                throw e;
+            }
+            try (rb; VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+                new VectorLoader(root, CommonsCompressionFactory.INSTANCE).load(rb);
+                rows = decode(root, tableColumns, matched);
+            }
+            int n = storage.bulkInsert(db, table, matched, rows);
+            record(outcomeTable, n, StatusCode.Success);
+            synchronized (this) {
+                streamUnanswered++;
+                maxUnanswered.accumulateAndGet(unanswered.incrementAndGet(), Math::max);
+            }
+            if (faults.bulkNeverAck()) {
+                return;
+            }
+            double elapsed = (System.nanoTime() - started) / 1e9;
+            long delay = faults.bulkAckDelay().toNanos();
+            if (delay == 0) {
+                answered();
+                send(id, n, elapsed);
+            } else {
+                acks.schedule(() -> {
+                    answered();
+                    send(id, n, elapsed);
+                }, delay, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        private void record(String t, int rows, StatusCode outcome) {
+            log.add(new RecordedRequest("DoPut", "bulk", db, user, "", Map.of(), RequestProcessor.ascii(md),
+                    t == null ? List.of() : List.of(t), rows, outcome));
+        }
+
+        private List<TableSchema.Column> fromMetadata() {
+            List<TableSchema.Column> cols = new ArrayList<>();
+            for (Field f : schema.getFields()) {
+                TableSchema.Column c = ArrowTypes.column(f);
+                if (c == null) {
+                    return null;
+                }
+                cols.add(c);
+            }
+            return cols;
+        }
+
+        private List<Object[]> decode(VectorSchemaRoot root, List<TableSchema.Column> tableColumns,
+                                      List<TableSchema.Column> matched) {
+            List<FieldVector> vectors = new ArrayList<>();
+            TableSchema.Column timeIndex = null;
+            for (TableSchema.Column tc : tableColumns) {
+                if (tc.semanticType() == SemanticType.Timestamp) {
+                    timeIndex = tc;
+                }
+            }
+            for (FieldVector v : root.getFieldVectors()) {
+                TableSchema.Column tc = null;
+                for (TableSchema.Column c : tableColumns) {
+                    if (c.name().equals(v.getName())) {
+                        tc = c;
+                    }
+                }
+                if (tc == null) {
+                    continue; // unknown columns are ignored, as on the server
+                }
+                ArrowType expected = ArrowTypes.arrowType(tc);
+                if (!expected.equals(v.getField().getType())) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Column " + tc.name() + " of table " + table
+                            + " expects Arrow type " + expected + ", given " + v.getField().getType());
+                }
+                matched.add(tc);
+                vectors.add(v);
+            }
+            if (timeIndex == null || !matched.contains(timeIndex)) {
+                throw new ServerError(StatusCode.InvalidArguments, "Bulk insert into " + table + " lacks the time index column");
+            }
+            int ts = matched.indexOf(timeIndex);
+            List<Object[]> rows = new ArrayList<>(root.getRowCount());
+            for (int r = 0; r < root.getRowCount(); r++) {
+                Object[] row = new Object[matched.size()];
+                for (int c = 0; c < matched.size(); c++) {
+                    row[c] = value(matched.get(c).dataType(), vectors.get(c), r);
+                }
+                if (row[ts] == null) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Time index " + timeIndex.name() + " of table "
+                            + table + " is null at row " + r);
+                }
+                rows.add(row);
+            }
+            return rows;
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            synchronized (this) {
+                done = true;
+                unanswered.addAndGet(-streamUnanswered);
+                streamUnanswered = 0;
+            }
+        }
+
+        @Override
+        public synchronized void onCompleted() {
+            if (done) {
+                return;
+            }
+            if (streamUnanswered > 0 && faults.bulkNeverAck()) {
+                return; // held open: the answers never come
+            }
+            if (streamUnanswered > 0) {
+                // Let delayed answers go out first.
+                acks.schedule(this::onCompleted, 5, TimeUnit.MILLISECONDS);
+                return;
+            }
+            done = true;
+            out.onCompleted();
+        }
+    }
+
+    static Object value(DataType type, FieldVector v, int r) {
+        if (v.isNull(r)) {
+            return null;
+        }
+        switch (type) {
+            case Bool: return ((BitVector) v).get(r) == 1;
+            case String: return new String(((VarCharVector) v).get(r), StandardCharsets.UTF_8);
+            case Binary: return ((VarBinaryVector) v).get(r);
+            case Decimal128: return ((DecimalVector) v).getObject(r);
+            case Float32: return ((BaseFixedWidthVector) v).getDataBuffer().getFloat((long) r * 4);
+            case Float64: return ((BaseFixedWidthVector) v).getDataBuffer().getDouble((long) r * 8);
+            case Date: return LocalDate.ofEpochDay(((BaseFixedWidthVector) v).getDataBuffer().getInt((long) r * 4));
+            default:
+                ArrowBuf d = ((BaseFixedWidthVector) v).getDataBuffer();
+                int w = ((BaseFixedWidthVector) v).getTypeWidth();
+                long at = (long) r * w;
+                switch (type) {
+                    case Int8: return (long) d.getByte(at);
+                    case Int16: return (long) d.getShort(at);
+                    case Int32: case TimeSecond: case TimeMillisecond: return (long) d.getInt(at);
+                    case UInt8: return (long) (d.getByte(at) & 0xFF);
+                    case UInt16: return (long) (d.getShort(at) & 0xFFFF);
+                    case UInt32: return d.getInt(at) & 0xFFFF_FFFFL;
+                    case UInt64: return new BigInteger(Long.toUnsignedString(d.getLong(at)));
+                    default: return d.getLong(at);
+                }
+        }
+    }
+
+    private String checkAuth(Metadata md) {
+        if (!auth.authRequired()) {
+            return null;
+        }
+        String header = md.get(AUTH);
+        if (header == null) {
+            throw Status.UNAUTHENTICATED.withDescription("Not found http or grpc authorization header").asRuntimeException();
+        }
+        String b64 = header.startsWith("Basic ") ? header.substring(6).trim() : header.trim();
+        String decoded;
+        try {
+            decoded = new String(Base64.getDecoder().decode(b64), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw Status.UNAUTHENTICATED.withDescription("Invalid authorization header").asRuntimeException();
+        }
+        int colon = decoded.indexOf(':');
+        if (colon < 0) {
+            throw Status.UNAUTHENTICATED.withDescription("Invalid authorization header").asRuntimeException();
+        }
+        String user = decoded.substring(0, colon);
+        try {
+            auth.checkUser(user, decoded.substring(colon + 1));
+        } catch (ServerError e) {
+            // DoPut auth failures carry no code trailer.
+            throw Status.fromCode(e.code().grpcCode()).withDescription(e.getMessage()).asRuntimeException();
+        }
+        return user;
+    }
+
+    private static String database(Metadata md) {
+        String name = md.get(DB);
+        if (name == null || name.isEmpty()) {
+            return "public";
+        }
+        int dash = name.indexOf('-');
+        if (dash > 0) {
+            if (!name.substring(0, dash).equals("greptime")) {
+                throw new ServerError(StatusCode.InvalidArguments, "Failed to find schema, schema info: " + name);
+            }
+            return name.substring(dash + 1);
+        }
+        return name;
+    }
+
+    void close() {
+        acks.shutdownNow();
+    }
+}
