@@ -126,6 +126,28 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     /**
+     * Opens a stream over {@code HandleRequests} with the default context and no rate limit.
+     *
+     * @return the stream; {@link StreamWriter#completed()} ends it
+     */
+    public StreamWriter<Table, WriteOk> streamWriter() {
+        return streamWriter(0, Context.newDefault());
+    }
+
+    /**
+     * Opens a stream over {@code HandleRequests}. Each {@code write} becomes one message; the server answers
+     * once, with the total, when the stream is completed. Writes wait (up to the default timeout) only when
+     * more than {@code maxMessageSize} bytes are already waiting for the server.
+     *
+     * @param maxRowsPerSecond a rate limit for this stream, or 0 for none
+     * @param ctx hints and compression for every message of the stream
+     * @return the stream
+     */
+    public StreamWriter<Table, WriteOk> streamWriter(double maxRowsPerSecond, Context ctx) {
+        return regular.openStream(maxRowsPerSecond, ctx, timer);
+    }
+
+    /**
      * Creates a table if it does not exist yet (regular writes create tables themselves; bulk writes need one).
      * An existing table is left as it is, even when its columns differ from the schema.
      *

@@ -226,6 +226,23 @@ public final class RegularWriter {
     }
 
     /**
+     * Opens a {@code HandleRequests} stream on the next endpoint.
+     *
+     * @param rowsPerSecond rate limit, 0 for none
+     * @param ctx hints and compression
+     * @param timer bounds the final answer's wait
+     * @return the stream
+     */
+    public HandleRequestsStream openStream(double rowsPerSecond, Context ctx, java.util.concurrent.ScheduledExecutorService timer) {
+        if (closed) {
+            throw new dev.sluice.StreamWriteException("the client is shut down", null, List.of(), null);
+        }
+        CallOptions o = callOptions(ctx).withDeadline(null);
+        return new HandleRequestsStream(endpoints.pick(), o, headerBytes, options.maxMessageSize(),
+                options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer);
+    }
+
+    /**
      * Counts calls sent and not yet answered.
      *
      * @return the number in flight

@@ -1,0 +1,42 @@
+package dev.sluice;
+
+import java.util.List;
+
+/** A stream that failed, was cancelled or could not take a write; says which tables were not confirmed. */
+public final class StreamWriteException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient Err err;
+    private final List<String> unconfirmedTables;
+
+    /**
+     * Creates the exception.
+     *
+     * @param message what happened
+     * @param err what the server or transport said, or null when the writer itself refused
+     * @param unconfirmedTables tables sent on the stream and not confirmed, in send order (with repeats)
+     * @param cause the cause, or null
+     */
+    public StreamWriteException(String message, Err err, List<String> unconfirmedTables, Throwable cause) {
+        super(message, cause);
+        this.err = err;
+        this.unconfirmedTables = List.copyOf(unconfirmedTables);
+    }
+
+    /**
+     * Returns what the server or transport said.
+     *
+     * @return the error, or null
+     */
+    public Err err() {
+        return err;
+    }
+
+    /**
+     * Lists the tables sent and not confirmed.
+     *
+     * @return table names in send order, one per message
+     */
+    public List<String> unconfirmedTables() {
+        return unconfirmedTables;
+    }
+}

@@ -1,0 +1,268 @@
+package dev.sluice.internal.write;
+
+import dev.sluice.Err;
+import dev.sluice.StreamWriteException;
+import dev.sluice.StreamWriter;
+import dev.sluice.Table;
+import dev.sluice.WriteOk;
+import dev.sluice.WriteOp;
+import dev.sluice.internal.error.GrpcErrors;
+import dev.sluice.internal.wire.GreptimeResponse;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link StreamWriter} over {@code GreptimeDatabase/HandleRequests}. Writes are encoded and queued; they go out
+ * as gRPC flow control allows ({@code onReady}), and the queue is bounded in bytes.
+ */
+public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> {
+    private final ClientCall<RequestEncoder, GreptimeResponse> call;
+    private final byte[] header;
+    private final long maxQueuedBytes;
+    private final long timeoutNanos;
+    private final double rowsPerSecond;
+    private final int maxMessageSize;
+    private final ScheduledExecutorService timer;
+    private final ArrayDeque<RequestEncoder> outbox = new ArrayDeque<>();
+    private final List<String> sentTables = new ArrayList<>();
+    private final CompletableFuture<WriteOk> result = new CompletableFuture<>();
+    private long queuedBytes;
+    private boolean halfClosePending;
+    private boolean halfClosed;
+    private volatile StreamWriteException failure;
+    private volatile boolean finished;
+    private GreptimeResponse response;
+    private long rateStart;
+    private long rateRows;
+
+    /**
+     * Opens the stream.
+     *
+     * @param channel the channel
+     * @param options call options (compression, hints); the deadline, if any, covers the whole stream
+     * @param header the request header bytes
+     * @param maxQueuedBytes encoded bytes that may wait for flow control before {@code write} blocks
+     * @param timeoutMillis how long {@code write} may block
+     * @param rowsPerSecond a rate limit, or 0 for none
+     * @param maxMessageSize the largest message sent
+     * @param timer bounds the wait for the final answer after {@link #completed()}
+     */
+    public HandleRequestsStream(Channel channel, CallOptions options, byte[] header, long maxQueuedBytes,
+                                long timeoutMillis, double rowsPerSecond, int maxMessageSize,
+                                ScheduledExecutorService timer) {
+        this.timer = timer;
+        this.header = header;
+        this.maxQueuedBytes = maxQueuedBytes;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        this.rowsPerSecond = rowsPerSecond;
+        this.maxMessageSize = maxMessageSize;
+        this.call = channel.newCall(WriteMethods.HANDLE_REQUESTS, options);
+        call.start(new Listener(), new Metadata());
+        call.request(1);
+    }
+
+    @Override
+    public StreamWriter<Table, WriteOk> write(Table value) {
+        return write(value, WriteOp.Insert);
+    }
+
+    @Override
+    public StreamWriter<Table, WriteOk> write(Table value, WriteOp op) {
+        if (value == null || op == null) {
+            throw new NullPointerException("value and op are required");
+        }
+        value.complete();
+        if (value.rowCount() == 0) {
+            return this;
+        }
+        RequestEncoder encoder = new RequestEncoder(header, op, List.of(value));
+        if (encoder.size() > maxMessageSize) {
+            throw new StreamWriteException("table '" + value.tableName() + "' encodes to " + encoder.size()
+                    + " bytes, over maxMessageSize " + maxMessageSize + "; split it", null, List.of(), null);
+        }
+        throttle(value.rowCount());
+        long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (this) {
+            while (true) {
+                checkUsable();
+                if (queuedBytes == 0 || queuedBytes + encoder.size() <= maxQueuedBytes) {
+                    break;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new StreamWriteException("the stream's send buffer stayed full (" + queuedBytes
+                            + " bytes waiting for the server) for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms",
+                            null, List.copyOf(sentTables), null);
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new StreamWriteException("interrupted while waiting to send", null, List.copyOf(sentTables), e);
+                }
+            }
+            outbox.add(encoder);
+            queuedBytes += encoder.size();
+            sentTables.add(value.tableName());
+        }
+        drain();
+        return this;
+    }
+
+    private void checkUsable() {
+        StreamWriteException f = failure;
+        if (f != null) {
+            throw new StreamWriteException(f.getMessage(), f.err(), f.unconfirmedTables(), f);
+        }
+        if (halfClosePending) {
+            throw new StreamWriteException("the stream is completed; open a new one", null, List.copyOf(sentTables), null);
+        }
+    }
+
+    private void throttle(int rows) {
+        if (rowsPerSecond <= 0) {
+            return;
+        }
+        long now = System.nanoTime();
+        long wait;
+        synchronized (this) {
+            if (rateStart == 0) {
+                rateStart = now;
+            }
+            rateRows += rows;
+            wait = rateStart + (long) (rateRows / rowsPerSecond * 1e9) - now;
+        }
+        if (wait > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(Math.min(wait, timeoutNanos));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StreamWriteException("interrupted while rate limited", null, List.of(), e);
+            }
+        }
+    }
+
+    private synchronized void drain() {
+        if (finished) {
+            outbox.clear();
+            queuedBytes = 0;
+            return;
+        }
+        while (!outbox.isEmpty() && call.isReady()) {
+            RequestEncoder e = outbox.poll();
+            queuedBytes -= e.size();
+            call.sendMessage(e);
+        }
+        notifyAll();
+        if (halfClosePending && outbox.isEmpty() && !halfClosed) {
+            halfClosed = true;
+            call.halfClose();
+        }
+    }
+
+    @Override
+    public CompletableFuture<WriteOk> completed() {
+        boolean first = false;
+        synchronized (this) {
+            if (!halfClosePending && failure == null) {
+                halfClosePending = true;
+                first = true;
+            }
+        }
+        drain();
+        if (first) {
+            try {
+                timer.schedule(this::answerTimedOut, timeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                answerTimedOut();
+            }
+        }
+        return result;
+    }
+
+    private void answerTimedOut() {
+        if (result.isDone()) {
+            return;
+        }
+        synchronized (this) {
+            if (failure == null) {
+                failure = new StreamWriteException("no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                        + " ms of completing the stream", null, List.copyOf(sentTables), null);
+            }
+            finished = true;
+        }
+        call.cancel("no answer in time", null);
+    }
+
+    @Override
+    public void cancel() {
+        synchronized (this) {
+            if (failure == null) {
+                failure = new StreamWriteException("the stream was cancelled", null, List.copyOf(sentTables), null);
+            }
+            finished = true;
+            outbox.clear();
+            queuedBytes = 0;
+            notifyAll();
+        }
+        call.cancel("cancelled by the caller", null);
+    }
+
+    private final class Listener extends ClientCall.Listener<GreptimeResponse> {
+        @Override
+        public void onMessage(GreptimeResponse message) {
+            response = message;
+        }
+
+        @Override
+        public void onReady() {
+            drain();
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+            List<String> tables;
+            synchronized (HandleRequestsStream.this) {
+                finished = true;
+                tables = List.copyOf(sentTables);
+                outbox.clear();
+                queuedBytes = 0;
+                HandleRequestsStream.this.notifyAll();
+            }
+            if (status.isOk()) {
+                dev.sluice.Result<WriteOk, Err> r = RegularWriter.toResult(response, distinct(tables));
+                if (r.isOk()) {
+                    result.complete(r.getOk());
+                    return;
+                }
+                fail(new StreamWriteException("the stream failed: " + r.getErr().message(), r.getErr(), tables, null));
+                return;
+            }
+            Err err = GrpcErrors.fromThrowable(status.asRuntimeException(trailers), distinct(tables));
+            fail(new StreamWriteException("the stream failed: " + err.message() + "; " + tables.size()
+                    + " messages were sent and not confirmed", err, tables, status.asRuntimeException(trailers)));
+        }
+
+        private void fail(StreamWriteException e) {
+            synchronized (HandleRequestsStream.this) {
+                if (failure == null) {
+                    failure = e;
+                }
+            }
+            result.completeExceptionally(failure);
+        }
+    }
+
+    private static List<String> distinct(List<String> tables) {
+        return tables.stream().distinct().toList();
+    }
+}

@@ -1,0 +1,142 @@
+package dev.sluice;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.testkit.GreptimeTestServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class StreamWriterTest {
+    static GreptimeTestServer server;
+    static GreptimeDB db;
+
+    static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
+            .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+    static final TableSchema MEM = TableSchema.newBuilder("mem").addTag("host", DataType.String)
+            .addField("used", DataType.Int64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+
+    @BeforeAll
+    static void start() {
+        server = GreptimeTestServer.start();
+        db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+                .defaultTimeout(Duration.ofSeconds(2)).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        db.shutdownGracefully();
+        server.close();
+    }
+
+    @BeforeEach
+    void clear() {
+        server.clear();
+    }
+
+    static Table cpu(int from, int n) {
+        Table t = Table.from(CPU);
+        for (int i = from; i < from + n; i++) {
+            t.addRow("h" + (i % 5), i * 1.0, (long) i);
+        }
+        return t;
+    }
+
+    @Test
+    void manyTablesOnOneStreamAreAnsweredOnceWithTheTotal() {
+        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        for (int b = 0; b < 50; b++) {
+            s.write(cpu(b * 100, 100));
+            s.write(Table.from(MEM).addRow("h", (long) b, (long) b));
+        }
+        WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
+        assertEquals(5_050, ok.affectedRows());
+        assertEquals(List.of("cpu", "mem"), ok.tables());
+        assertEquals(5_000, server.rowCount("cpu"));
+        assertEquals(50, server.rowCount("mem"));
+        assertEquals(100, server.requests().stream().filter(r -> r.method().equals("HandleRequests")).count());
+    }
+
+    @Test
+    void insertsAndDeletesShareAStream() {
+        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        s.write(cpu(0, 10)).write(cpu(0, 3), WriteOp.Delete);
+        assertEquals(13, s.completed().join().affectedRows());
+        assertEquals(7, server.rowCount("cpu"));
+    }
+
+    @Test
+    void aBrokenStreamReportsTheUnconfirmedTablesAndRefusesLaterWrites() throws Exception {
+        server.faults().failEvery(3, StatusCode.StorageUnavailable, "write buffer full");
+        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        s.write(cpu(0, 1)).write(Table.from(MEM).addRow("h", 1L, 1L)).write(cpu(10, 1));
+        CompletionException e = assertThrows(CompletionException.class,
+                () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
+        StreamWriteException swe = (StreamWriteException) e.getCause();
+        assertEquals(5000, swe.err().code());
+        assertTrue(swe.err().retryable());
+        assertEquals(List.of("cpu", "mem", "cpu"), swe.unconfirmedTables());
+        StreamWriteException later = assertThrows(StreamWriteException.class, () -> s.write(cpu(20, 1)));
+        assertEquals(5000, later.err().code());
+        assertEquals(1, server.rowCount("cpu"), "the message before the failure stays committed");
+        server.faults().reset();
+    }
+
+    @Test
+    void writesAfterCompletionFail() {
+        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        s.write(cpu(0, 1));
+        s.completed().join();
+        assertThrows(StreamWriteException.class, () -> s.write(cpu(1, 1)));
+    }
+
+    @Test
+    void cancelFailsTheStream() {
+        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        s.write(cpu(0, 1));
+        s.cancel();
+        assertThrows(CompletionException.class, () -> s.completed().orTimeout(5, TimeUnit.SECONDS).join());
+        assertThrows(StreamWriteException.class, () -> s.write(cpu(1, 1)));
+    }
+
+    @Test
+    void anUnansweredStreamFailsByTheTimeout() {
+        server.faults().neverRespond(true);
+        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        s.write(cpu(0, 1));
+        long start = System.nanoTime();
+        CompletionException e = assertThrows(CompletionException.class,
+                () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
+        assertTrue(e.getCause() instanceof StreamWriteException, e.toString());
+        assertTrue((System.nanoTime() - start) / 1_000_000 < 4_000);
+        server.faults().reset();
+    }
+
+    @Test
+    void theRateLimitSpacesWrites() {
+        StreamWriter<Table, WriteOk> s = db.streamWriter(1_000, Context.newDefault());
+        long start = System.nanoTime();
+        for (int b = 0; b < 5; b++) {
+            s.write(cpu(b * 200, 200));
+        }
+        assertEquals(1_000, s.completed().join().affectedRows());
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(ms >= 700, "1,000 rows at 1,000 rows/s took only " + ms + " ms");
+    }
+
+    @Test
+    void hintsAndCompressionApplyToTheStream() {
+        StreamWriter<Table, WriteOk> s = db.streamWriter(0,
+                Context.newDefault().withHint("append_mode", "true").withCompression(Compression.Zstd));
+        s.write(cpu(0, 3)).write(cpu(0, 3));
+        assertEquals(6, s.completed().join().affectedRows());
+        assertEquals(6, server.rowCount("cpu"), "append mode keeps duplicates");
+    }
+}
