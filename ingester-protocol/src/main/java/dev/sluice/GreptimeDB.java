@@ -179,6 +179,16 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     /**
+     * Counts the message bytes this client has put on the wire, every path together (after gRPC message
+     * compression; Arrow IPC compression is inside the messages).
+     *
+     * @return bytes sent
+     */
+    public long wireBytesSent() {
+        return endpoints.wire().bytesSent();
+    }
+
+    /**
      * Returns the options this client was created with.
      *
      * @return the options

@@ -1,57 +1,69 @@
 package dev.sluice.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.sluice.AuthInfo;
 import dev.sluice.Compression;
 import dev.sluice.Context;
-import dev.sluice.Err;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.Result;
-import dev.sluice.Table;
-import dev.sluice.WriteOk;
-import dev.sluice.WriteOp;
+import dev.sluice.bench.report.ModeResult;
+import dev.sluice.bench.report.Report;
+import dev.sluice.bench.run.ModeRunner;
+import dev.sluice.bench.run.RunStats;
+import dev.sluice.bench.target.ContainerTarget;
+import dev.sluice.bench.target.EmbeddedTarget;
+import dev.sluice.bench.target.GreptimeTarget;
+import dev.sluice.bench.target.Target;
 import dev.sluice.bench.workload.Workload;
-import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.bulk.BulkWrite;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** The benchmark command line: writes a workload through each chosen path and prints a result table. */
-@Command(name = "sluice-bench", mixinStandardHelpOptions = true,
-        description = "Writes a log or metrics workload to GreptimeDB (or the embedded testkit) and reports throughput.")
+@Command(name = "sluice-bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Writes a log or metrics workload to GreptimeDB (or the embedded testkit) through the regular,"
+                + " stream and bulk paths and compares them.")
 public final class BenchMain implements Callable<Integer> {
     @Option(names = "--workload", defaultValue = "metrics", description = "logs | metrics (default: ${DEFAULT-VALUE})")
     String workload;
 
-    @Option(names = "--mode", split = ",", defaultValue = "regular",
-            description = "comma-separated paths to run; available now: regular (default: ${DEFAULT-VALUE})")
+    @Option(names = "--mode", split = ",", defaultValue = "regular,stream,bulk",
+            description = "paths to run, comma-separated (default: ${DEFAULT-VALUE})")
     List<String> modes;
 
-    @Option(names = "--rows", defaultValue = "200000", description = "rows per mode (default: ${DEFAULT-VALUE})")
-    long rows;
+    @Option(names = "--rows", description = "rows per mode (default: logs 5,000,000; metrics 10,000,000)")
+    Long rows;
 
-    @Option(names = "--batch", defaultValue = "1000", description = "rows per request (default: ${DEFAULT-VALUE})")
-    int batch;
+    @Option(names = "--batch", description = "rows per batch (default: logs 65,536; metrics 1,000)")
+    Integer batch;
 
-    @Option(names = "--parallelism", defaultValue = "4", description = "concurrent writers (default: ${DEFAULT-VALUE})")
-    int parallelism;
+    @Option(names = "--parallelism", description = "concurrent writers (default: logs 4; metrics 5)")
+    Integer parallelism;
 
-    @Option(names = "--compression", defaultValue = "none", description = "none | gzip | zstd (default: ${DEFAULT-VALUE})")
+    @Option(names = "--compression", defaultValue = "none",
+            description = "none | zstd | lz4 (bulk only) | gzip (default: ${DEFAULT-VALUE})")
     String compression;
 
     @Option(names = "--seed", defaultValue = "42", description = "generator seed (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--endpoint", description = "host:port of a GreptimeDB gRPC endpoint; default: an embedded testkit")
+    @Option(names = "--endpoint", description = "host:port of a GreptimeDB gRPC endpoint (default: embedded testkit)")
     String endpoint;
+
+    @Option(names = "--http-endpoint", description = "host:port of its HTTP API for checks (default: endpoint host, port 4000)")
+    String httpEndpoint;
 
     @Option(names = "--database", defaultValue = "public", description = "database (default: ${DEFAULT-VALUE})")
     String database;
@@ -62,158 +74,168 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--password", description = "basic-auth password")
     String password;
 
-    /** One mode's figures. */
-    record ModeResult(String mode, long rows, double seconds, long failedBatches, long p50Micros, long p99Micros,
-                      double generatorSeconds, String status) {
-    }
+    @Option(names = "--testcontainers", description = "start GreptimeDB in Docker with Testcontainers")
+    boolean testcontainers;
+
+    @Option(names = "--image", defaultValue = "greptime/greptimedb:latest",
+            description = "image for --testcontainers (default: ${DEFAULT-VALUE})")
+    String image;
+
+    @Option(names = "--max-in-flight", defaultValue = "8", description = "bulk batches in flight per writer (default: ${DEFAULT-VALUE})")
+    int maxInFlight;
+
+    @Option(names = "--out", description = "also write results to this .csv or .json file")
+    Path out;
+
+    @Option(names = "--chart", description = "also draw rows/s per mode into this PNG file")
+    Path chart;
 
     @Override
     public Integer call() throws Exception {
+        boolean logs = workload.equals("logs");
+        long totalRows = rows != null ? rows : logs ? 5_000_000L : 10_000_000L;
+        int batchRows = batch != null ? batch : logs ? 65_536 : 1_000;
+        int workers = parallelism != null ? parallelism : logs ? 4 : 5;
         Workload wl = Workload.named(workload, seed);
         Compression comp = Compression.valueOf(compression.substring(0, 1).toUpperCase(Locale.ROOT)
                 + compression.substring(1).toLowerCase(Locale.ROOT));
-        GreptimeTestServer embedded = null;
-        String target = endpoint;
-        if (target == null) {
-            embedded = GreptimeTestServer.builder().retainRows(false).requestLogCapacity(16).start();
-            target = embedded.endpoint();
-            System.out.println("target: embedded testkit at " + target + " — measures the client, not GreptimeDB");
-        } else {
-            System.out.println("target: GreptimeDB at " + target + ", database " + database);
+        List<ModeRunner> runners = new ArrayList<>();
+        for (String m : modes) {
+            runners.add(ModeRunner.named(m.trim()));
         }
-        GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(new String[] {target}, database)
-                .defaultTimeout(Duration.ofSeconds(120));
-        if (user != null) {
-            ob.authInfo(new AuthInfo(user, password == null ? "" : password));
-        }
-        List<ModeResult> results = new ArrayList<>();
-        GreptimeDB db = GreptimeDB.create(ob.build());
-        try {
-            for (String mode : modes) {
-                if (embedded != null) {
-                    embedded.clear();
-                }
-                if (!mode.equals("regular")) {
-                    results.add(new ModeResult(mode, 0, 0, 0, 0, 0, 0, "not available in this build"));
-                    continue;
-                }
-                ModeResult r = runRegular(db, wl, Context.newDefault().withCompression(comp));
-                if (embedded != null && r.status().equals("ok")) {
-                    long stored = embedded.rowCount(wl.schema().tableName());
-                    if (stored != r.rows()) {
-                        r = new ModeResult(r.mode(), r.rows(), r.seconds(), r.failedBatches(), r.p50Micros(),
-                                r.p99Micros(), r.generatorSeconds(), "FAILED: acknowledged " + r.rows() + " but stored " + stored);
-                    }
-                }
-                results.add(r);
+        double genNanosPerRow = generatorCost(wl);
+        try (Target target = target()) {
+            System.out.println("target: " + target.description());
+            GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(new String[] {target.endpoint()}, database)
+                    .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20);
+            if (user != null) {
+                ob.authInfo(new AuthInfo(user, password == null ? "" : password));
             }
-        } finally {
-            db.shutdownGracefully(Duration.ofSeconds(10));
-            if (embedded != null) {
-                embedded.close();
+            BulkWrite.Config bulk = BulkWrite.Config.newBuilder().maxRequestsInFlight(maxInFlight)
+                    .timeoutMsPerMessage(300_000).allocatorMaxAllocation(8L << 30).build();
+            List<ModeResult> results = new ArrayList<>();
+            for (ModeRunner runner : runners) {
+                target.reset(wl.schema().tableName());
+                GreptimeDB db = GreptimeDB.create(ob.build());
+                Context ctx = Context.newDefault().withCompression(comp == Compression.Lz4 && !runner.name().equals("bulk")
+                        ? Compression.None : comp);
+                ModeRunner.Run run = new ModeRunner.Run(db, wl, totalRows, batchRows, workers, ctx, bulk);
+                results.add(measure(runner, run, target, genNanosPerRow));
+                db.shutdownGracefully(Duration.ofSeconds(30));
             }
+            String header = String.format(Locale.ROOT, "workload=%s rows=%,d batch=%,d parallelism=%d compression=%s; %s; "
+                            + "%d cores, Java %s", workload, totalRows, batchRows, workers, compression, target.description(),
+                    Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+            Report.print(System.out, header, results);
+            if (out != null) {
+                Report.write(out, results);
+                System.out.println("wrote " + out);
+            }
+            if (chart != null) {
+                Report.chart(chart, workload + " workload, " + String.format(Locale.ROOT, "%,d", totalRows) + " rows", results);
+                System.out.println("wrote " + chart);
+            }
+            return results.stream().allMatch(r -> r.status().equals("ok")) ? 0 : 1;
         }
-        print(results);
-        return results.stream().allMatch(r -> r.status().equals("ok") || r.status().startsWith("not available")) ? 0 : 1;
     }
 
-    private ModeResult runRegular(GreptimeDB db, Workload wl, Context ctx) throws InterruptedException {
-        long batches = (rows + batch - 1) / batch;
-        AtomicLong nextBatch = new AtomicLong();
-        AtomicLong acked = new AtomicLong();
-        AtomicLong failed = new AtomicLong();
-        AtomicLong generatorNanos = new AtomicLong();
-        long[] latencies = new long[(int) batches];
-        List<String> errors = new ArrayList<>();
+    private Target target() {
+        if (testcontainers) {
+            return new ContainerTarget(image);
+        }
+        if (endpoint != null) {
+            String http = httpEndpoint != null ? httpEndpoint : endpoint.substring(0, endpoint.lastIndexOf(':')) + ":4000";
+            return new GreptimeTarget(endpoint, http, database, user, password);
+        }
+        return new EmbeddedTarget();
+    }
+
+    /** Generator cost per row, measured alone on this thread before the runs. */
+    private static double generatorCost(Workload wl) {
+        long[] sink = new long[1];
+        int n = 200_000;
+        wl.fill(row -> sink[0] += row.length, 0, 20_000);
         long start = System.nanoTime();
-        List<Thread> workers = new ArrayList<>();
-        for (int w = 0; w < parallelism; w++) {
-            Thread t = new Thread(() -> {
-                long b;
-                while ((b = nextBatch.getAndIncrement()) < batches) {
-                    long first = b * batch;
-                    int count = (int) Math.min(batch, rows - first);
-                    long g0 = System.nanoTime();
-                    Table table = wl.batch(first, count);
-                    long sent = System.nanoTime();
-                    generatorNanos.addAndGet(sent - g0);
-                    Result<WriteOk, Err> r = db.write(List.of(table), WriteOp.Insert, ctx).join();
-                    latencies[(int) b] = (System.nanoTime() - sent) / 1_000;
-                    if (r.isOk()) {
-                        acked.addAndGet(count);
-                    } else {
-                        failed.incrementAndGet();
-                        synchronized (errors) {
-                            if (errors.size() < 3) {
-                                errors.add(r.getErr().toString());
-                            }
-                        }
-                    }
-                }
-            }, "bench-regular-" + w);
-            workers.add(t);
-            t.start();
+        wl.fill(row -> sink[0] += row.length, 0, n);
+        return (System.nanoTime() - start) / (double) n + (sink[0] == 0 ? 1 : 0);
+    }
+
+    private ModeResult measure(ModeRunner runner, ModeRunner.Run run, Target target, double genNanosPerRow)
+            throws Exception {
+        System.gc();
+        List<MemoryPoolMXBean> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == MemoryType.HEAP).toList();
+        heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+        double cpu0 = clientCpuSeconds(target);
+        long wire0 = run.db().wireBytesSent();
+        RunStats stats = new RunStats(run.batches());
+        long start = System.nanoTime();
+        Progress progress = new Progress(runner.name(), run.rows(), stats, start);
+        runner.runAll(run, stats, progress::print);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        progress.finish();
+        double cpu = clientCpuSeconds(target) - cpu0;
+        long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum() >> 20;
+        String status = "ok";
+        if (stats.failedBatches() > 0) {
+            status = "FAILED: " + stats.failedBatches() + " failures, e.g. " + stats.errors();
+        } else if (stats.ackedRows() != run.rows()) {
+            status = "FAILED: acknowledged " + stats.ackedRows() + " of " + run.rows() + " rows";
         }
-        Progress progress = new Progress("regular", rows, acked, start);
-        for (Thread w : workers) {
-            while (w.isAlive()) {
-                w.join(500);
-                progress.print();
+        long stored = target.count(run.workload().schema().tableName());
+        if (stored != stats.ackedRows()) {
+            status = "FAILED: acknowledged " + stats.ackedRows() + " but the target holds " + stored
+                    + (status.equals("ok") ? "" : "; " + status);
+        }
+        return new ModeResult(runner.name(), stats.ackedRows(), seconds, run.db().wireBytesSent() - wire0,
+                stats.percentileMicros(0.5), stats.percentileMicros(0.99), cpu, peak,
+                genNanosPerRow * run.rows() / 1e9, status);
+    }
+
+    /** Process CPU time less the target's own threads (the embedded testkit shares this process). */
+    private static double clientCpuSeconds(Target target) {
+        OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long total = os.getProcessCpuTime();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long excluded = 0;
+        for (long id : threads.getAllThreadIds()) {
+            ThreadInfo info = threads.getThreadInfo(id);
+            if (info != null && target.ownsThread(info.getThreadName())) {
+                long t = threads.getThreadCpuTime(id);
+                if (t > 0) {
+                    excluded += t;
+                }
             }
         }
-        progress.finish();
-        double seconds = (System.nanoTime() - start) / 1e9;
-        long[] sorted = latencies.clone();
-        Arrays.sort(sorted);
-        String status = failed.get() == 0 ? "ok" : "FAILED: " + failed.get() + " batches, e.g. " + errors;
-        return new ModeResult("regular", acked.get(), seconds, failed.get(), percentile(sorted, 0.5),
-                percentile(sorted, 0.99), generatorNanos.get() / 1e9, status);
+        return (total - excluded) / 1e9;
     }
 
-    static long percentile(long[] sorted, double p) {
-        if (sorted.length == 0) {
-            return 0;
-        }
-        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
-    }
-
-    /** A single updating progress line on stderr. */
+    /** One updating progress line on stderr per mode. */
     static final class Progress {
         private final String mode;
         private final long total;
-        private final AtomicLong done;
+        private final RunStats stats;
         private final long start;
 
-        Progress(String mode, long total, AtomicLong done, long start) {
+        Progress(String mode, long total, RunStats stats, long start) {
             this.mode = mode;
             this.total = total;
-            this.done = done;
+            this.stats = stats;
             this.start = start;
         }
 
         void print() {
-            long d = done.get();
+            long sent = stats.sentRows();
             double s = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
-            double rate = d / s;
-            long eta = rate > 0 ? (long) ((total - d) / rate) : -1;
-            System.err.printf("\r%-8s %,12d rows %5.1f%% %,12.0f rows/s ETA %ds   ", mode, d, 100.0 * d / total, rate, eta);
+            double rate = sent / s;
+            long eta = rate > 0 ? (long) ((total - sent) / rate) : -1;
+            System.err.printf(Locale.ROOT, "\r%-8s %,13d rows sent %5.1f%%  %,12.0f rows/s  acked %,13d  ETA %ds   ",
+                    mode, sent, 100.0 * sent / total, rate, stats.ackedRows(), eta);
         }
 
         void finish() {
             print();
             System.err.println();
-        }
-    }
-
-    private void print(List<ModeResult> results) {
-        System.out.printf("%nworkload=%s rows=%d batch=%d parallelism=%d compression=%s%n", workload, rows, batch,
-                parallelism, compression);
-        System.out.printf("%-8s %12s %10s %12s %10s %10s %10s  %s%n", "mode", "rows", "seconds", "rows/s", "p50 ms",
-                "p99 ms", "gen s", "status");
-        for (ModeResult r : results) {
-            System.out.printf("%-8s %,12d %10.2f %,12.0f %10.2f %10.2f %10.2f  %s%n", r.mode(), r.rows(), r.seconds(),
-                    r.seconds() > 0 ? r.rows() / r.seconds() : 0.0, r.p50Micros() / 1000.0, r.p99Micros() / 1000.0,
-                    r.generatorSeconds(), r.status());
         }
     }
 
@@ -223,7 +245,7 @@ public final class BenchMain implements Callable<Integer> {
      * @param args command-line options ({@code --help} lists them)
      */
     public static void main(String[] args) {
-        int code = new CommandLine(new BenchMain()).execute(args);
+        int code = new CommandLine(new BenchMain()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
         System.exit(code);
     }
 }

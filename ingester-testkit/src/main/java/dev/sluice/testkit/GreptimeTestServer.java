@@ -17,7 +17,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 
 /**
  * An in-process server that answers GreptimeDB's gRPC protocol on one port, stores what it is sent with
@@ -31,7 +39,8 @@ import java.util.concurrent.TimeUnit;
  * }
  * }</pre>
  *
- * <p>Storage survives {@link #restart()}, so a test can drop every connection and come back on the same port.
+ * <p>The server's threads are named {@code testkit-*}, so a benchmark in the same process can tell its CPU
+ * time from the client's. Storage survives {@link #restart()}, so a test can drop every connection and come back on the same port.
  * Read-back methods without a database argument look in {@code public}.
  */
 public final class GreptimeTestServer implements AutoCloseable {
@@ -43,6 +52,18 @@ public final class GreptimeTestServer implements AutoCloseable {
     private final List<BindableService> extraServices;
     private final boolean allowBulkAutoCreate;
     private volatile BulkService bulk;
+    private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("testkit-boss", true));
+    private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("testkit-io", true));
+    private final ExecutorService executor = Executors.newCachedThreadPool(new ThreadFactory() {
+        private final AtomicInteger n = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "testkit-exec-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }
+    });
     private volatile Server server;
     private volatile int port;
 
@@ -77,6 +98,10 @@ public final class GreptimeTestServer implements AutoCloseable {
     private synchronized void bind() {
         RequestProcessor processor = new RequestProcessor(storage, users, faults, log);
         NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+                .bossEventLoopGroup(boss)
+                .workerEventLoopGroup(workers)
+                .channelType(NioServerSocketChannel.class)
+                .executor(executor)
                 .maxInboundMessageSize(512 * 1024 * 1024)
                 .compressorRegistry(registryWithZstd())
                 .decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(ZstdGrpcCodec.INSTANCE, true))
@@ -353,6 +378,9 @@ public final class GreptimeTestServer implements AutoCloseable {
     @Override
     public void close() {
         stop();
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        executor.shutdownNow();
         BulkService b = bulk;
         if (b != null) {
             b.close();

@@ -1,9 +1,9 @@
 package dev.sluice.bench.workload;
 
 import dev.sluice.DataType;
-import dev.sluice.Table;
 import dev.sluice.TableSchema;
 import java.time.Instant;
+import java.util.function.Consumer;
 
 /**
  * Application logs, 14 columns: {@code log_ts} millisecond time index and 13 strings, among them a
@@ -88,12 +88,12 @@ public final class LogWorkload implements Workload {
     }
 
     @Override
-    public void fill(Table table, long first, int count) {
+    public void fill(Consumer<Object[]> sink, long first, int count) {
         for (long i = first; i < first + count; i++) {
             long r = SplitMix.mix(seed, i, 0);
             int level = (int) ((r & 0xFF) % 100);
             int lv = level < 5 ? 4 : level < 15 ? 3 : level < 75 ? 2 : level < 95 ? 1 : 0;
-            table.addRow(START + i,
+            sink.accept(new Object[] {START + i,
                     businesses[(int) ((r >>> 8) % businesses.length)],
                     apps[(int) ((r >>> 12) % apps.length)],
                     hostNames[(int) ((r >>> 18) % hostNames.length)],
@@ -106,7 +106,7 @@ public final class LogWorkload implements Workload {
                     errnos[(int) ((r >>> 58) % errnos.length)],
                     traceFlags[(int) ((r >>> 61) & 1)],
                     traceStates[(int) ((r >>> 62) % traceStates.length)],
-                    pods[(int) ((r >>> 48) % pods.length)]);
+                    pods[(int) ((r >>> 48) % pods.length)]});
         }
     }
 }

@@ -1,9 +1,9 @@
 package dev.sluice.bench.workload;
 
 import dev.sluice.DataType;
-import dev.sluice.Table;
 import dev.sluice.TableSchema;
 import java.time.Instant;
+import java.util.function.Consumer;
 
 /**
  * Host metrics: tags host (1,000), region (5), datacenter (10), service (20), 1,000,000 series in all; row
@@ -51,13 +51,13 @@ public final class MetricsWorkload implements Workload {
     }
 
     @Override
-    public void fill(Table table, long first, int count) {
+    public void fill(Consumer<Object[]> sink, long first, int count) {
         for (long i = first; i < first + count; i++) {
             int series = (int) (i % 1_000_000);
-            table.addRow(hosts[series % 1_000], REGIONS[(series / 1_000) % 5], datacenters[(series / 5_000) % 10],
+            sink.accept(new Object[] {hosts[series % 1_000], REGIONS[(series / 1_000) % 5], datacenters[(series / 5_000) % 10],
                     services[(series / 50_000) % 20],
                     SplitMix.unit(seed, i, 1) * 100, SplitMix.unit(seed, i, 2) * 100, SplitMix.unit(seed, i, 3) * 100,
-                    SplitMix.unit(seed, i, 4) * 1e9, SplitMix.unit(seed, i, 5) * 1e9, START + i);
+                    SplitMix.unit(seed, i, 4) * 1e9, SplitMix.unit(seed, i, 5) * 1e9, START + i});
         }
     }
 }

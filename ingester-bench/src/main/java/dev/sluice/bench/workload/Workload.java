@@ -2,6 +2,7 @@ package dev.sluice.bench.workload;
 
 import dev.sluice.Table;
 import dev.sluice.TableSchema;
+import java.util.function.Consumer;
 
 /** A deterministic stream of rows for one table: row {@code i} is always the same for a given seed. */
 public interface Workload {
@@ -13,13 +14,14 @@ public interface Workload {
     TableSchema schema();
 
     /**
-     * Appends rows {@code first .. first+count-1} to a table of {@link #schema()}.
+     * Hands rows {@code first .. first+count-1} to a row sink, such as {@code table::addRow} or a bulk batch's
+     * {@code addRow}.
      *
-     * @param table the destination
+     * @param sink takes one row's values, in schema order
      * @param first index of the first row
-     * @param count rows to append
+     * @param count rows to produce
      */
-    void fill(Table table, long first, int count);
+    void fill(Consumer<Object[]> sink, long first, int count);
 
     /**
      * Builds a completed table holding rows {@code first .. first+count-1}.
@@ -30,7 +32,7 @@ public interface Workload {
      */
     default Table batch(long first, int count) {
         Table t = Table.from(schema(), count);
-        fill(t, first, count);
+        fill(t::addRow, first, count);
         return t.complete();
     }
 

@@ -21,6 +21,7 @@ public final class Endpoints {
     private final List<ManagedChannel> channels = new ArrayList<>();
     private final List<Channel> intercepted = new ArrayList<>();
     private final AtomicInteger next = new AtomicInteger();
+    private final WireCounter wire = new WireCounter();
 
     /**
      * Opens (lazily connecting) a channel per endpoint.
@@ -47,7 +48,7 @@ public final class Endpoints {
                     .keepAliveWithoutCalls(false)
                     .build();
             channels.add(ch);
-            intercepted.add(ClientInterceptors.intercept(ch, headers));
+            intercepted.add(ClientInterceptors.intercept(ch, headers, wire));
         }
     }
 
@@ -59,6 +60,15 @@ public final class Endpoints {
     public Channel pick() {
         int i = Math.floorMod(next.getAndIncrement(), intercepted.size());
         return intercepted.get(i);
+    }
+
+    /**
+     * Returns the wire byte counter shared by every channel.
+     *
+     * @return the counter
+     */
+    public WireCounter wire() {
+        return wire;
     }
 
     /**
