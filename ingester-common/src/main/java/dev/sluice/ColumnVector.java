@@ -50,7 +50,8 @@ public interface ColumnVector {
     boolean getBool(int row);
 
     /**
-     * Reads a String or Json value.
+     * Reads a String or Json value (decoded from the UTF-8 the column holds; prefer {@link #getBytes} to avoid
+     * the copy).
      *
      * @param row zero-based row index
      * @return the text
@@ -58,7 +59,7 @@ public interface ColumnVector {
     String getString(int row);
 
     /**
-     * Reads a Binary value (the array itself, not a copy).
+     * Reads a Binary value, or the UTF-8 bytes of a String or Json value (the array itself, not a copy).
      *
      * @param row zero-based row index
      * @return the bytes

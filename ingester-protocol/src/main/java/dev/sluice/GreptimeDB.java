@@ -137,7 +137,7 @@ public final class GreptimeDB implements AutoCloseable {
     /**
      * Opens a stream over {@code HandleRequests}. Each {@code write} becomes one message; the server answers
      * once, with the total, when the stream is completed. Writes wait (up to the default timeout) only when
-     * more than {@code maxMessageSize} bytes are already waiting for the server.
+     * more than 16 MiB of encoded messages are already waiting for the server (one message always fits).
      *
      * @param maxRowsPerSecond a rate limit for this stream, or 0 for none
      * @param ctx hints and compression for every message of the stream

@@ -194,6 +194,7 @@ final class BulkService extends FlightServiceGrpc.FlightServiceImplBase {
             }
             ByteBuffer bodyBytes = data.getDataBody().asReadOnlyByteBuffer();
             List<Object[]> rows;
+            int rowCount;
             List<TableSchema.Column> matched = new ArrayList<>();
             ArrowBuf body = allocator.buffer(Math.max(1, bodyBytes.remaining()));
             ArrowRecordBatch rb;
@@ -207,9 +208,10 @@ final class BulkService extends FlightServiceGrpc.FlightServiceImplBase {
             }
             try (rb; VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
                 new VectorLoader(root, CommonsCompressionFactory.INSTANCE).load(rb);
-                rows = decode(root, tableColumns, matched);
+                rows = decode(root, tableColumns, matched, storage.retainsRows());
+                rowCount = root.getRowCount();
             }
-            int n = storage.bulkInsert(db, table, matched, rows);
+            int n = rows != null ? storage.bulkInsert(db, table, matched, rows) : storage.bulkCount(db, table, rowCount);
             record(outcomeTable, n, StatusCode.Success);
             synchronized (this) {
                 streamUnanswered++;
@@ -248,8 +250,9 @@ final class BulkService extends FlightServiceGrpc.FlightServiceImplBase {
             return cols;
         }
 
+        /** Checks the batch against the table; returns its rows as values, or null when only counting. */
         private List<Object[]> decode(VectorSchemaRoot root, List<TableSchema.Column> tableColumns,
-                                      List<TableSchema.Column> matched) {
+                                      List<TableSchema.Column> matched, boolean materialise) {
             List<FieldVector> vectors = new ArrayList<>();
             TableSchema.Column timeIndex = null;
             for (TableSchema.Column tc : tableColumns) {
@@ -279,6 +282,13 @@ final class BulkService extends FlightServiceGrpc.FlightServiceImplBase {
                 throw new ServerError(StatusCode.InvalidArguments, "Bulk insert into " + table + " lacks the time index column");
             }
             int ts = matched.indexOf(timeIndex);
+            if (!materialise) {
+                if (vectors.get(ts).getNullCount() > 0) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Time index " + timeIndex.name() + " of table "
+                            + table + " has null values");
+                }
+                return null;
+            }
             List<Object[]> rows = new ArrayList<>(root.getRowCount());
             for (int r = 0; r < root.getRowCount(); r++) {
                 Object[] row = new Object[matched.size()];

@@ -1,7 +1,6 @@
 package dev.sluice.bulk.internal;
 
 import dev.sluice.internal.model.ColumnSink;
-import java.nio.charset.StandardCharsets;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -80,8 +79,8 @@ public final class ArrowColumnSink implements ColumnSink {
     }
 
     @Override
-    public void setString(int row, String value) {
-        variable.setSafe(row, value.getBytes(StandardCharsets.UTF_8));
+    public void setUtf8(int row, byte[] value) {
+        variable.setSafe(row, value);
     }
 
     @Override

@@ -2,11 +2,12 @@ package dev.sluice.internal.model;
 
 import dev.sluice.ColumnVector;
 import dev.sluice.DataType;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A growable column held in plain Java arrays: primitives for numbers, references for text and bytes, and a
- * null bitmap. Only the arrays its type needs are allocated.
+ * A growable column held in plain Java arrays: primitives for numbers, byte arrays for text (UTF-8) and
+ * binary, and a null bitmap. Only the arrays its type needs are allocated.
  */
 public final class ArrayColumn implements ColumnVector, ColumnSink {
     private final DataType type;
@@ -97,7 +98,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     }
 
     @Override
-    public void setString(int row, String value) {
+    public void setUtf8(int row, byte[] value) {
         refs[row] = value;
         present(row);
     }
@@ -142,7 +143,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
 
     @Override
     public String getString(int row) {
-        return (String) refs[row];
+        return new String((byte[]) refs[row], StandardCharsets.UTF_8);
     }
 
     @Override

@@ -19,8 +19,8 @@ public interface ColumnSink {
     /** Boolean columns. */
     void setBool(int row, boolean value);
 
-    /** String and JSON columns. */
-    void setString(int row, String value);
+    /** String and JSON columns, as UTF-8 (converted once, when the row is added). */
+    void setUtf8(int row, byte[] utf8);
 
     /** Binary columns. */
     void setBytes(int row, byte[] value);

@@ -238,7 +238,8 @@ public final class RegularWriter {
             throw new dev.sluice.StreamWriteException("the client is shut down", null, List.of(), null);
         }
         CallOptions o = callOptions(ctx).withDeadline(null);
-        return new HandleRequestsStream(endpoints.pick(), o, headerBytes, options.maxMessageSize(),
+        // A few messages may wait for flow control; beyond that the writer waits (bounded) instead of piling up memory.
+        return new HandleRequestsStream(endpoints.pick(), o, headerBytes, 16L << 20,
                 options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer);
     }
 

@@ -237,8 +237,8 @@ public final class RequestEncoder {
                 return tag + CodedOutputStream.computeUInt64SizeNoTag(v.getLong(r));
             case Float32: return tag + 4;
             case Float64: return tag + 8;
-            case Binary: return tag + CodedOutputStream.computeByteArraySizeNoTag(v.getBytes(r));
-            case String: case Json: return tag + CodedOutputStream.computeStringSizeNoTag(v.getString(r));
+            case Binary: case String: case Json:
+                return tag + CodedOutputStream.computeByteArraySizeNoTag(v.getBytes(r));
             case Decimal128: {
                 int body = decimalBodySize(v.getDecimalHigh(r), v.getDecimalLow(r));
                 return tag + CodedOutputStream.computeUInt32SizeNoTag(body) + body;
@@ -263,8 +263,7 @@ public final class RequestEncoder {
             case UInt64: out.writeUInt64(f, v.getLong(r)); break;
             case Float32: out.writeFloat(f, (float) v.getDouble(r)); break;
             case Float64: out.writeDouble(f, v.getDouble(r)); break;
-            case Binary: out.writeByteArray(f, v.getBytes(r)); break;
-            case String: case Json: out.writeString(f, v.getString(r)); break;
+            case Binary: case String: case Json: out.writeByteArray(f, v.getBytes(r)); break;
             case Decimal128: {
                 long hi = v.getDecimalHigh(r);
                 long lo = v.getDecimalLow(r);

@@ -271,6 +271,32 @@ public final class Storage {
     }
 
     /**
+     * Tells whether rows are kept (else only checked and counted).
+     *
+     * @return true when rows are kept
+     */
+    public boolean retainsRows() {
+        return retainRows;
+    }
+
+    /**
+     * Counts checked bulk rows without keeping them (when rows are not retained).
+     *
+     * @param db the database
+     * @param table the table
+     * @param rows rows written
+     * @return rows
+     */
+    public synchronized int bulkCount(String db, String table, int rows) {
+        StoredTable stored = database(db).get(table);
+        if (stored == null) {
+            throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+        }
+        stored.count(rows);
+        return rows;
+    }
+
+    /**
      * Stores decoded bulk rows; columns must be the table's own (already type-checked by the caller).
      *
      * @param db the database

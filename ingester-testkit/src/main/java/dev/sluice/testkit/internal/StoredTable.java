@@ -79,6 +79,11 @@ final class StoredTable {
         byKey.put(key, row);
     }
 
+    /** Counts rows that are not kept. */
+    void count(int rows) {
+        countOnly += rows;
+    }
+
     /** Removes every row with the key of the given row; returns how many went. */
     int delete(Object[] keyRow) {
         if (!retainRows) {
