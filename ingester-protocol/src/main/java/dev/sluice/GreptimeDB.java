@@ -2,6 +2,7 @@ package dev.sluice;
 
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
+import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkOpener;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.write.RegularWriter;
@@ -145,6 +146,17 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public StreamWriter<Table, WriteOk> streamWriter(double maxRowsPerSecond, Context ctx) {
         return regular.openStream(maxRowsPerSecond, ctx, timer);
+    }
+
+    /**
+     * Opens a batching writer: thread-safe single-row writes coalesced into large batches in the background.
+     * Close it (which flushes) before shutting the client down.
+     *
+     * @param config batch sizes, flush interval, limits, path and context
+     * @return the writer
+     */
+    public BatchingWriter batchingWriter(BatchingWriter.Config config) {
+        return new DefaultBatchingWriter(this, config, timer, options.defaultTimeout());
     }
 
     /**

@@ -76,6 +76,57 @@ public final class TableBufferRoot {
     }
 
     /**
+     * Appends every row of a table with the same schema, column by column (no per-row conversion: the table's
+     * rows were checked when they were added).
+     *
+     * @param table a table of this batch's schema
+     * @return this
+     * @throws IllegalArgumentException when the table's schema differs
+     * @throws BulkWriteException when the batch would exceed {@code allocatorMaxAllocation} (no row is added)
+     */
+    public TableBufferRoot addTable(dev.sluice.Table table) {
+        if (!table.schema().equals(schema)) {
+            throw new IllegalArgumentException("table '" + table.tableName() + "' has a different schema than this batch");
+        }
+        if (completed) {
+            throw new InvalidDataException(schema.tableName(), null, rowCount,
+                    "the batch is completed; call writeNext() to send it before adding rows");
+        }
+        int n = table.rowCount();
+        try {
+            for (int c = 0; c < sinks.length; c++) {
+                copyColumn(table.column(c), sinks[c], rowCount, n);
+            }
+        } catch (OutOfMemoryException e) {
+            throw limit(rowCount, e);
+        }
+        rowCount += n;
+        return this;
+    }
+
+    private static void copyColumn(dev.sluice.ColumnVector from, ColumnSink to, int at, int n) {
+        dev.sluice.DataType t = from.dataType();
+        for (int r = 0; r < n; r++) {
+            int row = at + r;
+            if (from.isNull(r)) {
+                to.setNull(row);
+            } else if (t.isLongBacked()) {
+                to.setLong(row, from.getLong(r));
+            } else if (t.isDoubleBacked()) {
+                to.setDouble(row, from.getDouble(r));
+            } else if (t.isStringBacked()) {
+                to.setUtf8(row, from.getBytes(r));
+            } else if (t == dev.sluice.DataType.Bool) {
+                to.setBool(row, from.getBool(r));
+            } else if (t == dev.sluice.DataType.Binary) {
+                to.setBytes(row, from.getBytes(r));
+            } else {
+                to.setDecimal(row, from.getDecimalHigh(r), from.getDecimalLow(r));
+            }
+        }
+    }
+
+    /**
      * Marks the batch as ready to send.
      *
      * @return this

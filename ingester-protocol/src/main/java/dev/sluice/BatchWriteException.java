@@ -1,0 +1,32 @@
+package dev.sluice;
+
+/** A batch of a {@link BatchingWriter} that the server refused or that could not be delivered. */
+public final class BatchWriteException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient Err err;
+    private final int rows;
+
+    /**
+     * Creates the exception.
+     *
+     * @param message what happened
+     * @param err what the server or transport said, or null
+     * @param rows rows in the failed batch
+     * @param cause the cause, or null
+     */
+    public BatchWriteException(String message, Err err, int rows, Throwable cause) {
+        super(message, cause);
+        this.err = err;
+        this.rows = rows;
+    }
+
+    /** @return what the server or transport said, or null */
+    public Err err() {
+        return err;
+    }
+
+    /** @return rows in the failed batch */
+    public int rows() {
+        return rows;
+    }
+}

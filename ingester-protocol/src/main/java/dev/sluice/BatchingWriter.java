@@ -1,0 +1,192 @@
+package dev.sluice;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Coalesces rows written one at a time, from any number of threads, into large batches per table, and sends
+ * them in the background. Obtain one from {@link GreptimeDB#batchingWriter(BatchingWriter.Config)}.
+ *
+ * <p>A batch is sent when it reaches {@code maxBatchRows} or {@code maxBatchBytes}, or {@code flushInterval}
+ * after its first row (a timer, whatever else happens), whichever comes first. {@code write} checks the row
+ * on the caller's thread (bad rows throw {@link InvalidDataException} and are not buffered) and returns the
+ * future of the batch the row joined: rows of one batch share one future, so tracking costs nothing per row.
+ * Buffered rows are bounded by {@code maxBufferedRows}: when full, {@code write} waits up to
+ * {@code bufferTimeout} for room, then throws {@link LimitExceededException}. Rows are never dropped: each
+ * batch future completes normally once the server acknowledged it, or exceptionally with a
+ * {@link BatchWriteException}.
+ */
+public interface BatchingWriter extends AutoCloseable {
+    /**
+     * Buffers a row.
+     *
+     * @param schema the row's table (rows of equal schemas share batches; a table may gain columns between rows)
+     * @param row one value per column
+     * @return the future of the batch the row joined
+     * @throws InvalidDataException for a bad row
+     * @throws LimitExceededException when the buffer stayed full for {@code bufferTimeout}
+     * @throws IllegalStateException after {@link #close()}
+     */
+    CompletableFuture<Void> write(TableSchema schema, Object... row);
+
+    /**
+     * Buffers a whole table as one unit (sent as its own batch, or coalesced with other tables on the regular path).
+     *
+     * @param table the table (completed by this call)
+     * @return the future of its batch
+     * @throws LimitExceededException when the buffer stayed full for {@code bufferTimeout}
+     */
+    CompletableFuture<Void> write(Table table);
+
+    /**
+     * Sends everything buffered now and waits until every row written before this call is acknowledged or failed.
+     *
+     * @param timeout the longest wait
+     * @return true when all of it was acknowledged, false when some batches failed
+     * @throws LimitExceededException when the wait timed out
+     */
+    boolean flush(Duration timeout);
+
+    /**
+     * Counts rows buffered or in flight.
+     *
+     * @return rows not yet acknowledged or failed
+     */
+    long pendingRows();
+
+    /**
+     * Counts rows the server acknowledged.
+     *
+     * @return acknowledged rows
+     */
+    long ackedRows();
+
+    /**
+     * Counts rows of failed batches.
+     *
+     * @return failed rows
+     */
+    long failedRows();
+
+    /**
+     * Flushes (waiting up to the client's default timeout), then stops the writer and releases its memory.
+     * Rows that could not be delivered have their futures failed; none is left pending.
+     */
+    @Override
+    void close();
+
+    /** Which path batches travel on. */
+    enum Path {
+        /** Request-response {@code Handle} calls; several tables may share one request. */
+        Regular,
+        /** One Arrow Flight bulk stream per table (the table is created first if missing). */
+        Bulk
+    }
+
+    /**
+     * Settings of a batching writer.
+     *
+     * @param maxBatchRows rows that make a batch full (default 10,000)
+     * @param maxBatchBytes approximate bytes that make a batch full (default 8 MiB)
+     * @param flushInterval longest time a row waits in a batch before it is sent (default 200 ms)
+     * @param maxInFlightBatches batches sent and not yet answered (default 4)
+     * @param maxBufferedRows rows buffered or in flight before writers wait (default 1,000,000)
+     * @param bufferTimeout longest wait for buffer room (default 10 s)
+     * @param path regular (default) or bulk
+     * @param context hints and compression of every batch
+     */
+    record Config(int maxBatchRows, long maxBatchBytes, Duration flushInterval, int maxInFlightBatches,
+                  long maxBufferedRows, Duration bufferTimeout, Path path, Context context) {
+        /** Checks the values. */
+        public Config {
+            if (maxBatchRows < 1 || maxBatchBytes < 1 || maxInFlightBatches < 1 || maxBufferedRows < maxBatchRows) {
+                throw new IllegalArgumentException("batch sizes and limits must be positive, and maxBufferedRows at"
+                        + " least maxBatchRows");
+            }
+            Objects.requireNonNull(flushInterval, "flushInterval");
+            Objects.requireNonNull(bufferTimeout, "bufferTimeout");
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(context, "context");
+            if (flushInterval.isNegative() || flushInterval.isZero()) {
+                throw new IllegalArgumentException("flushInterval must be positive");
+            }
+        }
+
+        /**
+         * Returns the defaults.
+         *
+         * @return the default config
+         */
+        public static Config defaults() {
+            return new Config(10_000, 8L << 20, Duration.ofMillis(200), 4, 1_000_000, Duration.ofSeconds(10),
+                    Path.Regular, Context.newDefault());
+        }
+
+        /**
+         * Copies with another batch size.
+         *
+         * @param rows rows per batch
+         * @return a new config
+         */
+        public Config withMaxBatchRows(int rows) {
+            return new Config(rows, maxBatchBytes, flushInterval, maxInFlightBatches, Math.max(maxBufferedRows, rows),
+                    bufferTimeout, path, context);
+        }
+
+        /**
+         * Copies with another flush interval.
+         *
+         * @param interval the interval
+         * @return a new config
+         */
+        public Config withFlushInterval(Duration interval) {
+            return new Config(maxBatchRows, maxBatchBytes, interval, maxInFlightBatches, maxBufferedRows, bufferTimeout,
+                    path, context);
+        }
+
+        /**
+         * Copies with another buffer bound and wait.
+         *
+         * @param rows rows buffered or in flight
+         * @param timeout the longest wait for room
+         * @return a new config
+         */
+        public Config withBuffer(long rows, Duration timeout) {
+            return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, rows, timeout, path, context);
+        }
+
+        /**
+         * Copies with another path.
+         *
+         * @param path regular or bulk
+         * @return a new config
+         */
+        public Config withPath(Path path) {
+            return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, maxBufferedRows,
+                    bufferTimeout, path, context);
+        }
+
+        /**
+         * Copies with another in-flight limit.
+         *
+         * @param batches batches sent and unanswered
+         * @return a new config
+         */
+        public Config withMaxInFlightBatches(int batches) {
+            return new Config(maxBatchRows, maxBatchBytes, flushInterval, batches, maxBufferedRows, bufferTimeout,
+                    path, context);
+        }
+
+        /**
+         * Copies with another context.
+         *
+         * @param context hints and compression
+         * @return a new config
+         */
+        public Config withContext(Context context) {
+            return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, maxBufferedRows,
+                    bufferTimeout, path, context);
+        }
+    }
+}

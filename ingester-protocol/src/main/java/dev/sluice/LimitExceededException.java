@@ -1,0 +1,15 @@
+package dev.sluice;
+
+/** A client-side limit was reached and the bounded wait for room ran out; nothing was dropped or sent. */
+public final class LimitExceededException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * Creates the exception.
+     *
+     * @param message which limit, and how long the caller waited
+     */
+    public LimitExceededException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,393 @@
+package dev.sluice.internal.batching;
+
+import dev.sluice.BatchWriteException;
+import dev.sluice.BatchingWriter;
+import dev.sluice.Err;
+import dev.sluice.GreptimeDB;
+import dev.sluice.LimitExceededException;
+import dev.sluice.Result;
+import dev.sluice.Table;
+import dev.sluice.TableSchema;
+import dev.sluice.WriteOk;
+import dev.sluice.WriteOp;
+import dev.sluice.bulk.BulkStreamWriter;
+import dev.sluice.bulk.BulkWrite;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Callers append under a per-table lock; one sender thread drains sealed batches; a timer seals batches that
+ * reach their flush interval; a fair semaphore bounds buffered rows, another the batches in flight.
+ */
+public final class DefaultBatchingWriter implements BatchingWriter {
+    private final GreptimeDB db;
+    private final Config config;
+    private final ScheduledExecutorService timer;
+    private final Duration closeTimeout;
+    private final Map<TableSchema, Accumulator> accumulators = new ConcurrentHashMap<>();
+    private final BlockingQueue<Batch> sealed = new LinkedBlockingQueue<>();
+    private final Set<Batch> outstanding = ConcurrentHashMap.newKeySet();
+    private final Semaphore buffer;
+    private final Semaphore inFlight;
+    private final AtomicLong acked = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong pending = new AtomicLong();
+    private final Map<TableSchema, BulkStreamWriter> bulkWriters = new HashMap<>();
+    private final Thread sender;
+    private volatile boolean closed;
+
+    /** Rows of one table waiting to be sent together. */
+    private static final class Batch {
+        final Table table;
+        final CompletableFuture<Void> future = new CompletableFuture<>();
+        long bytes;
+
+        Batch(Table table) {
+            this.table = table;
+        }
+    }
+
+    /** The open batch of one schema. */
+    private static final class Accumulator {
+        Batch current;
+    }
+
+    /**
+     * Starts the writer.
+     *
+     * @param db the client
+     * @param config settings
+     * @param timer the client's timer
+     * @param closeTimeout how long {@link #close()} waits for the last batches
+     */
+    public DefaultBatchingWriter(GreptimeDB db, Config config, ScheduledExecutorService timer, Duration closeTimeout) {
+        this.db = db;
+        this.config = config;
+        this.timer = timer;
+        this.closeTimeout = closeTimeout;
+        this.buffer = new Semaphore((int) Math.min(config.maxBufferedRows(), Integer.MAX_VALUE), true);
+        this.inFlight = new Semaphore(config.maxInFlightBatches());
+        this.sender = new Thread(this::sendLoop, "sluice-batching-sender");
+        sender.setDaemon(true);
+        sender.start();
+    }
+
+    private void reserve(int rows) {
+        if (closed) {
+            throw new IllegalStateException("the batching writer is closed");
+        }
+        if (rows > config.maxBufferedRows()) {
+            throw new LimitExceededException(rows + " rows do not fit a buffer of maxBufferedRows "
+                    + config.maxBufferedRows() + "; split the table");
+        }
+        boolean ok;
+        try {
+            ok = buffer.tryAcquire(rows, config.bufferTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LimitExceededException("interrupted while waiting for buffer room");
+        }
+        if (!ok) {
+            throw new LimitExceededException("the batching writer's buffer of " + config.maxBufferedRows()
+                    + " rows stayed full for " + config.bufferTimeout().toMillis() + " ms (the server is slower than"
+                    + " the writers, or unreachable); the row was not buffered");
+        }
+        pending.addAndGet(rows);
+    }
+
+    private void unreserve(int rows) {
+        pending.addAndGet(-rows);
+        buffer.release(rows);
+    }
+
+    @Override
+    public CompletableFuture<Void> write(TableSchema schema, Object... row) {
+        reserve(1);
+        Accumulator acc = accumulators.computeIfAbsent(schema, s -> new Accumulator());
+        Batch full = null;
+        Batch opened = null;
+        CompletableFuture<Void> future;
+        synchronized (acc) {
+            Batch b = acc.current;
+            if (b == null) {
+                b = new Batch(Table.from(schema, Math.min(config.maxBatchRows(), 1_024)));
+                acc.current = b;
+                outstanding.add(b);
+                opened = b;
+            }
+            try {
+                b.table.addRow(row);
+            } catch (RuntimeException e) {
+                unreserve(1);
+                if (b.table.rowCount() == 0) {
+                    acc.current = null;
+                    outstanding.remove(b);
+                    opened = null;
+                }
+                throw e;
+            }
+            b.bytes += estimate(row);
+            future = b.future;
+            if (b.table.rowCount() >= config.maxBatchRows() || b.bytes >= config.maxBatchBytes()) {
+                acc.current = null;
+                full = b;
+            }
+        }
+        if (opened != null && full == null) {
+            Batch timed = opened;
+            timer.schedule(() -> sealIfOpen(acc, timed), config.flushInterval().toNanos(), TimeUnit.NANOSECONDS);
+        }
+        if (full != null) {
+            sealed.add(full);
+        }
+        return future;
+    }
+
+    private static long estimate(Object[] row) {
+        long n = 0;
+        for (Object v : row) {
+            n += v instanceof CharSequence ? ((CharSequence) v).length() + 2 : v instanceof byte[] ? ((byte[]) v).length + 2 : 10;
+        }
+        return n;
+    }
+
+    private void sealIfOpen(Accumulator acc, Batch b) {
+        synchronized (acc) {
+            if (acc.current != b) {
+                return;
+            }
+            acc.current = null;
+        }
+        sealed.add(b);
+    }
+
+    @Override
+    public CompletableFuture<Void> write(Table table) {
+        table.complete();
+        reserve(table.rowCount());
+        Batch b = new Batch(table);
+        outstanding.add(b);
+        sealed.add(b);
+        return b.future;
+    }
+
+    private void sealAll() {
+        for (Accumulator acc : accumulators.values()) {
+            Batch b;
+            synchronized (acc) {
+                b = acc.current;
+                acc.current = null;
+            }
+            if (b != null) {
+                sealed.add(b);
+            }
+        }
+    }
+
+    @Override
+    public boolean flush(Duration timeout) {
+        sealAll();
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        for (Batch b : outstanding) {
+            waits.add(b.future);
+        }
+        try {
+            CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0])).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new LimitExceededException("flush did not finish within " + timeout.toMillis() + " ms; "
+                    + pending.get() + " rows still pending");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LimitExceededException("interrupted while flushing");
+        } catch (java.util.concurrent.ExecutionException e) {
+            return false;
+        }
+        return true;
+    }
+
+    private void sendLoop() {
+        while (true) {
+            Batch first;
+            try {
+                first = sealed.poll(50, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                break;
+            }
+            if (first == null) {
+                if (closed && outstanding.isEmpty()) {
+                    break;
+                }
+                continue;
+            }
+            try {
+                if (config.path() == Path.Bulk) {
+                    sendBulk(first);
+                } else {
+                    sendRegular(first);
+                }
+            } catch (RuntimeException e) {
+                finish(List.of(first), null, new BatchWriteException("could not send the batch: " + e, null,
+                        first.table.rowCount(), e));
+            }
+        }
+    }
+
+    private void sendRegular(Batch first) {
+        List<Batch> group = new ArrayList<>();
+        group.add(first);
+        long rows = first.table.rowCount();
+        // Small sealed batches of other tables ride in the same request.
+        while (rows < config.maxBatchRows()) {
+            Batch next = sealed.peek();
+            if (next == null || rows + next.table.rowCount() > config.maxBatchRows() || sealed.poll() == null) {
+                break;
+            }
+            group.add(next);
+            rows += next.table.rowCount();
+        }
+        acquireInFlight();
+        List<Table> tables = new ArrayList<>(group.size());
+        for (Batch b : group) {
+            tables.add(b.table);
+        }
+        db.write(tables, WriteOp.Insert, config.context()).whenComplete((r, t) -> {
+            inFlight.release();
+            if (t != null) {
+                finish(group, null, new BatchWriteException("the batch could not be sent: " + t, null, rowsOf(group), t));
+            } else if (r.isOk()) {
+                finish(group, r, null);
+            } else {
+                Err err = r.getErr();
+                finish(group, null, new BatchWriteException("the server refused the batch: " + err.message(), err,
+                        rowsOf(group), err.cause()));
+            }
+        });
+    }
+
+    private void acquireInFlight() {
+        while (true) {
+            try {
+                if (inFlight.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private void sendBulk(Batch b) {
+        TableSchema schema = b.table.schema();
+        BulkStreamWriter w = bulkWriters.get(schema);
+        if (w == null) {
+            w = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder()
+                    .maxRequestsInFlight(Math.min(31, config.maxInFlightBatches()))
+                    .timeoutMsPerMessage(closeTimeout.toMillis()).build(), config.context());
+            bulkWriters.put(schema, w);
+        }
+        BulkStreamWriter writer = w;
+        writer.tableBufferRoot(config.maxBatchRows()).addTable(b.table);
+        writer.writeNext().whenComplete((rows, t) -> {
+            if (t == null) {
+                finish(List.of(b), null, null);
+            } else {
+                finish(List.of(b), null, new BatchWriteException("the bulk batch failed: " + t.getMessage(),
+                        t instanceof dev.sluice.bulk.BulkWriteException ? ((dev.sluice.bulk.BulkWriteException) t).err() : null,
+                        b.table.rowCount(), t));
+            }
+        });
+        if (writer.failedBatches() > 0) {
+            // A broken stream fails everything after it: start a fresh one for the next batch.
+            bulkWriters.remove(schema);
+            writer.close();
+        }
+    }
+
+    private static int rowsOf(List<Batch> group) {
+        int n = 0;
+        for (Batch b : group) {
+            n += b.table.rowCount();
+        }
+        return n;
+    }
+
+    private void finish(List<Batch> group, Result<WriteOk, Err> ok, Throwable error) {
+        for (Batch b : group) {
+            if (!outstanding.remove(b)) {
+                continue; // already settled (close() fails what is left; a late answer changes nothing)
+            }
+            int rows = b.table.rowCount();
+            if (error == null) {
+                acked.addAndGet(rows);
+                b.future.complete(null);
+            } else {
+                failed.addAndGet(rows);
+                b.future.completeExceptionally(error);
+            }
+            unreserve(rows);
+        }
+    }
+
+    @Override
+    public long pendingRows() {
+        return pending.get();
+    }
+
+    @Override
+    public long ackedRows() {
+        return acked.get();
+    }
+
+    @Override
+    public long failedRows() {
+        return failed.get();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            flush(closeTimeout);
+        } catch (LimitExceededException e) {
+            // Whatever is still outstanding fails below rather than being left pending.
+        }
+        sender.interrupt();
+        try {
+            sender.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (BulkStreamWriter w : bulkWriters.values()) {
+            try {
+                w.completed();
+            } catch (RuntimeException ignored) {
+                // batch futures already carry the failure
+            } finally {
+                w.close();
+            }
+        }
+        bulkWriters.clear();
+        List<Batch> left = new ArrayList<>(outstanding);
+        if (!left.isEmpty()) {
+            finish(left, null, new BatchWriteException("the batching writer closed before the batch was acknowledged",
+                    null, rowsOf(left), null));
+        }
+    }
+}
