@@ -40,7 +40,8 @@ public final class BenchMain implements Callable<Integer> {
     String workload;
 
     @Option(names = "--mode", split = ",", defaultValue = "regular,stream,bulk",
-            description = "paths to run, comma-separated (default: ${DEFAULT-VALUE})")
+            description = "paths to run, comma-separated: regular, stream, bulk; single and batching compare"
+                    + " one-row writes (default: ${DEFAULT-VALUE})")
     List<String> modes;
 
     @Option(names = "--rows", description = "rows per mode (default: logs 5,000,000; metrics 10,000,000)")
@@ -168,7 +169,7 @@ public final class BenchMain implements Callable<Integer> {
         heap.forEach(MemoryPoolMXBean::resetPeakUsage);
         double cpu0 = clientCpuSeconds(target);
         long wire0 = run.db().wireBytesSent();
-        RunStats stats = new RunStats(run.batches());
+        RunStats stats = new RunStats(runner.units(run));
         long start = System.nanoTime();
         Progress progress = new Progress(runner.name(), run.rows(), stats, start);
         runner.runAll(run, stats, progress::print);

@@ -57,6 +57,16 @@ public interface ModeRunner {
     void work(Run run, AtomicLong next, RunStats stats) throws Exception;
 
     /**
+     * Returns how many latency samples the run may record.
+     *
+     * @param run the run
+     * @return the number of batches (rows for single-row modes)
+     */
+    default long units(Run run) {
+        return run.batches();
+    }
+
+    /**
      * Runs the workers and waits for them, calling {@code tick} about twice a second.
      *
      * @param run the run
@@ -97,7 +107,10 @@ public interface ModeRunner {
             case "regular": return new RegularRunner();
             case "stream": return new StreamRunner();
             case "bulk": return new BulkRunner();
-            default: throw new IllegalArgumentException("unknown mode '" + name + "' (regular, stream or bulk)");
+            case "batching": return new BatchingRunner();
+            case "single": return new SingleRowRunner();
+            default: throw new IllegalArgumentException("unknown mode '" + name
+                    + "' (regular, stream, bulk, or single and batching for single-row writes)");
         }
     }
 }

@@ -27,6 +27,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Callers append under a per-table lock; one sender thread drains sealed batches; a timer seals batches that
@@ -44,7 +45,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     private final Semaphore inFlight;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
-    private final AtomicLong pending = new AtomicLong();
+    private final LongAdder pending = new LongAdder();
     private final Map<TableSchema, BulkStreamWriter> bulkWriters = new HashMap<>();
     private final Thread sender;
     private volatile boolean closed;
@@ -93,9 +94,10 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             throw new LimitExceededException(rows + " rows do not fit a buffer of maxBufferedRows "
                     + config.maxBufferedRows() + "; split the table");
         }
-        boolean ok;
+        // Room is usually there: take it without queueing; only a full buffer waits, in arrival order.
+        boolean ok = buffer.tryAcquire(rows);
         try {
-            ok = buffer.tryAcquire(rows, config.bufferTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            ok = ok || buffer.tryAcquire(rows, config.bufferTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LimitExceededException("interrupted while waiting for buffer room");
@@ -105,18 +107,19 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                     + " rows stayed full for " + config.bufferTimeout().toMillis() + " ms (the server is slower than"
                     + " the writers, or unreachable); the row was not buffered");
         }
-        pending.addAndGet(rows);
+        pending.add(rows);
     }
 
     private void unreserve(int rows) {
-        pending.addAndGet(-rows);
+        pending.add(-rows);
         buffer.release(rows);
     }
 
     @Override
     public CompletableFuture<Void> write(TableSchema schema, Object... row) {
         reserve(1);
-        Accumulator acc = accumulators.computeIfAbsent(schema, s -> new Accumulator());
+        Accumulator existing = accumulators.get(schema);
+        Accumulator acc = existing != null ? existing : accumulators.computeIfAbsent(schema, s -> new Accumulator());
         Batch full = null;
         Batch opened = null;
         CompletableFuture<Void> future;
@@ -208,7 +211,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0])).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             throw new LimitExceededException("flush did not finish within " + timeout.toMillis() + " ms; "
-                    + pending.get() + " rows still pending");
+                    + pending.sum() + " rows still pending");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LimitExceededException("interrupted while flushing");
@@ -344,7 +347,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
 
     @Override
     public long pendingRows() {
-        return pending.get();
+        return pending.sum();
     }
 
     @Override
