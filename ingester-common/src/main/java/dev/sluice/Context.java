@@ -15,14 +15,16 @@ import java.util.Objects;
  * Table options only take effect when the write creates the table. Values cannot contain commas.
  */
 public final class Context {
-    private static final Context DEFAULT = new Context(Map.of(), Compression.None);
+    private static final Context DEFAULT = new Context(Map.of(), Compression.None, null);
 
     private final Map<String, String> hints;
     private final Compression compression;
+    private final RetryPolicy retryPolicy;
 
-    private Context(Map<String, String> hints, Compression compression) {
+    private Context(Map<String, String> hints, Compression compression, RetryPolicy retryPolicy) {
         this.hints = hints;
         this.compression = compression;
+        this.retryPolicy = retryPolicy;
     }
 
     /**
@@ -53,7 +55,7 @@ public final class Context {
         }
         Map<String, String> next = new LinkedHashMap<>(hints);
         next.put(key.trim(), value.trim());
-        return new Context(Collections.unmodifiableMap(next), compression);
+        return new Context(Collections.unmodifiableMap(next), compression, retryPolicy);
     }
 
     /**
@@ -63,7 +65,35 @@ public final class Context {
      * @return a new context
      */
     public Context withCompression(Compression compression) {
-        return new Context(hints, Objects.requireNonNull(compression, "compression"));
+        return new Context(hints, Objects.requireNonNull(compression, "compression"), retryPolicy);
+    }
+
+    /**
+     * Overrides the client's retry policy for calls made with this context.
+     *
+     * @param policy the policy
+     * @return a new context
+     */
+    public Context withRetryPolicy(RetryPolicy policy) {
+        return new Context(hints, compression, Objects.requireNonNull(policy, "policy"));
+    }
+
+    /**
+     * Returns the retry policy override.
+     *
+     * @return the policy, or null to use the client's
+     */
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    /**
+     * Tells whether the hints put the written table in append mode (resends would duplicate rows).
+     *
+     * @return true for {@code append_mode=true}
+     */
+    public boolean appendMode() {
+        return "true".equalsIgnoreCase(hints.get("append_mode"));
     }
 
     /**
@@ -102,6 +132,7 @@ public final class Context {
 
     @Override
     public String toString() {
-        return "Context{hints=" + hints + ", compression=" + compression + '}';
+        return "Context{hints=" + hints + ", compression=" + compression
+                + (retryPolicy != null ? ", retryPolicy=" + retryPolicy : "") + '}';
     }
 }

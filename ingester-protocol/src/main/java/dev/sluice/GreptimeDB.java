@@ -4,7 +4,9 @@ import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkOpener;
+import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.transport.Endpoints;
+import dev.sluice.internal.transport.TransportSecurity;
 import dev.sluice.internal.write.RegularWriter;
 import java.time.Duration;
 import java.util.Arrays;
@@ -46,6 +48,7 @@ public final class GreptimeDB implements AutoCloseable {
     private final RegularWriter regular;
     private final Executor callbackExecutor;
     private final ScheduledExecutorService timer;
+    private final InFlightLimiter limiter;
 
     private GreptimeDB(GreptimeOptions options) {
         this.options = options;
@@ -62,8 +65,9 @@ public final class GreptimeDB implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.endpoints = new Endpoints(options, executor);
-        this.regular = new RegularWriter(options, endpoints);
+        this.limiter = new InFlightLimiter(options);
+        this.endpoints = new Endpoints(options, executor, timer, TransportSecurity.setup(options.tls()));
+        this.regular = new RegularWriter(options, endpoints, limiter, timer);
     }
 
     private static ExecutorService callbackPool() {
@@ -145,7 +149,7 @@ public final class GreptimeDB implements AutoCloseable {
      * @return the stream
      */
     public StreamWriter<Table, WriteOk> streamWriter(double maxRowsPerSecond, Context ctx) {
-        return regular.openStream(maxRowsPerSecond, ctx, timer);
+        return regular.openStream(maxRowsPerSecond, ctx);
     }
 
     /**
@@ -198,6 +202,34 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public long wireBytesSent() {
         return endpoints.wire().bytesSent();
+    }
+
+    /**
+     * Returns running totals of this client: bytes sent, retries, data in flight, endpoints available.
+     *
+     * @return a snapshot
+     */
+    public ClientStats stats() {
+        return new ClientStats(endpoints.wire().bytesSent(), regular.retries(), regular.inFlight(),
+                limiter.bytesInUse(), endpoints.available());
+    }
+
+    /**
+     * Cancels every call under way (their futures complete with CANCELLED errors) and closes the connections
+     * at once. Writers still open fail.
+     */
+    public void shutdownNow() {
+        regular.close();
+        endpoints.shutdownNow();
+        try {
+            endpoints.awaitTermination(Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        timer.shutdownNow();
+        if (ownExecutor != null) {
+            ownExecutor.shutdown();
+        }
     }
 
     /**

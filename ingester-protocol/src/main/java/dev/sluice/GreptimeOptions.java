@@ -20,6 +20,13 @@ import java.util.concurrent.Executor;
  *   <tr><td>maxMessageSize</td><td>64 MiB</td><td>largest request the client sends; a larger write fails without being sent (split it)</td></tr>
  *   <tr><td>maxInboundMessageSize</td><td>64 MiB</td><td>largest answer accepted</td></tr>
  *   <tr><td>callbackExecutor</td><td>a client-owned pool of daemon threads</td><td>where write futures complete (never a gRPC I/O thread)</td></tr>
+ *   <tr><td>retryPolicy</td><td>{@link RetryPolicy#defaults()}</td><td>retries of failed writes (per call: {@link Context#withRetryPolicy})</td></tr>
+ *   <tr><td>healthCheckInterval</td><td>5 s</td><td>how often each endpoint is checked; 0 turns checks off</td></tr>
+ *   <tr><td>tls</td><td>none (plaintext)</td><td>{@link TlsConfig}: trust, mutual TLS, server name</td></tr>
+ *   <tr><td>maxInFlightBytes</td><td>256 MiB</td><td>encoded bytes of every path waiting to be sent or in flight, client-wide</td></tr>
+ *   <tr><td>maxInFlightRequests</td><td>1,024</td><td>regular requests in flight (0 for no cap)</td></tr>
+ *   <tr><td>limitPolicy</td><td>Block</td><td>when a limit is reached: wait for room (up to limitWait) or fail at once</td></tr>
+ *   <tr><td>limitWait</td><td>10 s</td><td>the longest wait for room; then the write fails with a {@link LimitExceededException}</td></tr>
  * </table>
  */
 public final class GreptimeOptions {
@@ -31,8 +38,30 @@ public final class GreptimeOptions {
     private final int maxMessageSize;
     private final int maxInboundMessageSize;
     private final Executor callbackExecutor;
+    private final RetryPolicy retryPolicy;
+    private final Duration healthCheckInterval;
+    private final TlsConfig tls;
+    private final long maxInFlightBytes;
+    private final int maxInFlightRequests;
+    private final LimitPolicy limitPolicy;
+    private final Duration limitWait;
+
+    /** What a write does when a client-wide limit is reached. */
+    public enum LimitPolicy {
+        /** Wait for room, fairly (first come, first served), at most {@code limitWait}. */
+        Block,
+        /** Fail at once. */
+        FailFast
+    }
 
     private GreptimeOptions(Builder b) {
+        this.retryPolicy = b.retryPolicy;
+        this.healthCheckInterval = b.healthCheckInterval;
+        this.tls = b.tls;
+        this.maxInFlightBytes = b.maxInFlightBytes;
+        this.maxInFlightRequests = b.maxInFlightRequests;
+        this.limitPolicy = b.limitPolicy;
+        this.limitWait = b.limitWait;
         this.endpoints = b.endpoints;
         this.database = b.database;
         this.authInfo = b.authInfo;
@@ -94,10 +123,47 @@ public final class GreptimeOptions {
         return callbackExecutor;
     }
 
+    /** @return the default retry policy */
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    /** @return the health check interval (zero: no checks) */
+    public Duration healthCheckInterval() {
+        return healthCheckInterval;
+    }
+
+    /** @return the TLS settings, or null for plaintext */
+    public TlsConfig tls() {
+        return tls;
+    }
+
+    /** @return the client-wide byte budget */
+    public long maxInFlightBytes() {
+        return maxInFlightBytes;
+    }
+
+    /** @return the cap on regular requests in flight (0: none) */
+    public int maxInFlightRequests() {
+        return maxInFlightRequests;
+    }
+
+    /** @return what happens at a limit */
+    public LimitPolicy limitPolicy() {
+        return limitPolicy;
+    }
+
+    /** @return the longest wait for room */
+    public Duration limitWait() {
+        return limitWait;
+    }
+
     @Override
     public String toString() {
         return "GreptimeOptions{endpoints=" + endpoints + ", database=" + database + ", authInfo=" + authInfo
-                + ", timezone=" + timezone + ", defaultTimeout=" + defaultTimeout + ", maxMessageSize=" + maxMessageSize + '}';
+                + ", timezone=" + timezone + ", defaultTimeout=" + defaultTimeout + ", maxMessageSize=" + maxMessageSize
+                + ", retryPolicy=" + retryPolicy + ", tls=" + tls + ", maxInFlightBytes=" + maxInFlightBytes
+                + ", maxInFlightRequests=" + maxInFlightRequests + ", limitPolicy=" + limitPolicy + '}';
     }
 
     /** Builder for {@link GreptimeOptions}. */
@@ -110,6 +176,13 @@ public final class GreptimeOptions {
         private int maxMessageSize = 64 << 20;
         private int maxInboundMessageSize = 64 << 20;
         private Executor callbackExecutor;
+        private RetryPolicy retryPolicy = RetryPolicy.defaults();
+        private Duration healthCheckInterval = Duration.ofSeconds(5);
+        private TlsConfig tls;
+        private long maxInFlightBytes = 256L << 20;
+        private int maxInFlightRequests = 1_024;
+        private LimitPolicy limitPolicy = LimitPolicy.Block;
+        private Duration limitWait = Duration.ofSeconds(10);
 
         private Builder(String[] endpoints, String database) {
             Objects.requireNonNull(endpoints, "endpoints");
@@ -209,6 +282,86 @@ public final class GreptimeOptions {
          */
         public Builder callbackExecutor(Executor executor) {
             this.callbackExecutor = executor;
+            return this;
+        }
+
+        /**
+         * Sets the default retry policy.
+         *
+         * @param policy the policy ({@link RetryPolicy#none()} to turn retries off)
+         * @return this
+         */
+        public Builder retryPolicy(RetryPolicy policy) {
+            this.retryPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Sets how often endpoints are health-checked.
+         *
+         * @param interval the interval; zero turns checks off
+         * @return this
+         */
+        public Builder healthCheckInterval(Duration interval) {
+            if (interval == null || interval.isNegative()) {
+                throw new IllegalArgumentException("healthCheckInterval must be zero or positive");
+            }
+            this.healthCheckInterval = interval;
+            return this;
+        }
+
+        /**
+         * Turns on TLS.
+         *
+         * @param tls trust, client certificate and server name settings
+         * @return this
+         */
+        public Builder tls(TlsConfig tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /**
+         * Sets the client-wide byte budget for data waiting to be sent or in flight (every path together).
+         *
+         * @param bytes at least 1 MiB, at most 2 GiB - 1
+         * @return this
+         */
+        public Builder maxInFlightBytes(long bytes) {
+            if (bytes < (1 << 20) || bytes > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("maxInFlightBytes must be within 1 MiB .. 2 GiB - 1");
+            }
+            this.maxInFlightBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Caps regular requests in flight.
+         *
+         * @param requests the cap, 0 for none
+         * @return this
+         */
+        public Builder maxInFlightRequests(int requests) {
+            if (requests < 0) {
+                throw new IllegalArgumentException("maxInFlightRequests must be >= 0");
+            }
+            this.maxInFlightRequests = requests;
+            return this;
+        }
+
+        /**
+         * Sets what happens when a limit is reached, and the longest wait for room.
+         *
+         * @param policy block (bounded) or fail fast
+         * @param wait the longest wait under {@link LimitPolicy#Block}
+         * @return this
+         */
+        public Builder limitPolicy(LimitPolicy policy, Duration wait) {
+            this.limitPolicy = Objects.requireNonNull(policy, "policy");
+            if (wait == null || wait.isNegative()) {
+                throw new IllegalArgumentException("limit wait must be zero or positive");
+            }
+            this.limitWait = wait;
             return this;
         }
 

@@ -46,6 +46,11 @@ class RegularWriteSemanticsTest {
                 .authInfo(auth).defaultTimeout(Duration.ofSeconds(10)).build());
     }
 
+    /** The recorded writes, without the client's background health checks. */
+    static List<RecordedRequest> writes(GreptimeTestServer s) {
+        return s.requests().stream().filter(r -> !r.kind().equals("health")).toList();
+    }
+
     static Table cpu(Object... hostUsageTs) {
         Table t = Table.from(CPU);
         for (int i = 0; i < hostUsageTs.length; i += 3) {
@@ -84,7 +89,7 @@ class RegularWriteSemanticsTest {
         assertEquals(2, rows.size());
         assertEquals(Map.of("host", "a", "usage", 1.0, "ts", 10L), rows.get(0));
         assertEquals(Map.of("host", "b", "usage", 4.0, "ts", 20L), rows.get(1));
-        RecordedRequest delete = server.requests().get(1);
+        RecordedRequest delete = writes(server).get(1);
         assertEquals("delete", delete.kind());
     }
 
@@ -144,7 +149,7 @@ class RegularWriteSemanticsTest {
         }
         assertEquals(1, server.rowCount("metrics_db", "cpu"));
         assertEquals(0, server.rowCount("cpu"));
-        RecordedRequest req = server.requests().get(0);
+        RecordedRequest req = writes(server).get(0);
         assertEquals("metrics_db", req.database());
         assertEquals("metrics_db", req.metadata().get("x-greptime-db-name"));
         assertEquals(Map.of("ttl", "7d"), req.hints());
@@ -174,7 +179,7 @@ class RegularWriteSemanticsTest {
                 assertEquals(Status.Code.NOT_FOUND, ghost.grpcCode());
                 assertTrue(good.write(cpu("a", 1.0, 1L)).join().isOk());
                 assertEquals(1, secured.rowCount("cpu"));
-                RecordedRequest ok = secured.requests().get(3);
+                RecordedRequest ok = writes(secured).get(3);
                 assertEquals("admin", ok.username());
                 assertTrue(ok.metadata().get("x-greptime-auth").startsWith("Basic "));
             } finally {
@@ -186,15 +191,60 @@ class RegularWriteSemanticsTest {
     }
 
     @Test
+    void aRetryableServerErrorIsRetriedAndSucceeds() {
+        server.faults().failNext(2, StatusCode.RateLimited, "too many requests in flight");
+        Result<WriteOk, Err> r = db.write(cpu("a", 1.0, 1L)).join();
+        assertTrue(r.isOk(), r::toString);
+        assertEquals(2, db.stats().retries());
+        assertEquals(1, server.rowCount("cpu"));
+    }
+
+    @Test
+    void nonRetryableErrorsAreNotRetried() {
+        server.faults().failNext(1, StatusCode.InvalidArguments, "bad");
+        assertEquals(1004, db.write(cpu("a", 1.0, 1L)).join().getErr().code());
+        assertEquals(0, db.stats().retries());
+    }
+
+    @Test
+    void retriesStopAtMaxAttemptsWithTheLastError() {
+        server.faults().failNext(10, StatusCode.RateLimited, "too many requests in flight");
+        Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.defaults().withMaxAttempts(3)
+                .withBackoff(Duration.ofMillis(1), Duration.ofMillis(5)));
+        Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert, ctx).join().getErr();
+        assertEquals(6001, e.code());
+        assertTrue(e.message().contains("after 3 attempts"), e.message());
+        assertEquals(2, db.stats().retries());
+        server.faults().reset();
+    }
+
+    @Test
     void injectedServerErrorSurfacesAsRetryableErr() {
         server.faults().failNext(1, StatusCode.RateLimited, "too many requests in flight");
-        Err e = db.write(cpu("a", 1.0, 1L)).join().getErr();
+        Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
+                Context.newDefault().withRetryPolicy(RetryPolicy.none())).join().getErr();
         assertEquals(6001, e.code());
         assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.grpcCode());
         assertTrue(e.retryable());
         assertEquals("too many requests in flight", e.message());
         assertEquals(0, server.rowCount("cpu"), "a rejected request stores nothing");
         assertTrue(db.write(cpu("a", 1.0, 1L)).join().isOk());
+    }
+
+    @Test
+    void deadlinesAreNotRetriedForAppendModeWrites() {
+        GreptimeDB quick = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+                .defaultTimeout(Duration.ofMillis(200)).build());
+        server.faults().neverRespond(true);
+        try {
+            Err e = quick.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
+                    Context.newDefault().withHint("append_mode", "true")).join().getErr();
+            assertEquals(Status.Code.DEADLINE_EXCEEDED, e.grpcCode());
+            assertEquals(0, quick.stats().retries(), "a timed-out append-mode write may have been committed");
+        } finally {
+            server.faults().reset();
+            quick.shutdownNow();
+        }
     }
 
     @Test
@@ -229,7 +279,7 @@ class RegularWriteSemanticsTest {
     @Test
     void unansweredCallFailsByItsDeadline() {
         GreptimeDB quick = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                .defaultTimeout(Duration.ofMillis(300)).build());
+                .defaultTimeout(Duration.ofMillis(300)).retryPolicy(RetryPolicy.none()).build());
         server.faults().neverRespond(true);
         try {
             Err e = quick.write(cpu("a", 1.0, 1L)).orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join().getErr();
@@ -266,7 +316,7 @@ class RegularWriteSemanticsTest {
             Err e = small.write(t).join().getErr();
             assertEquals(Status.Code.OUT_OF_RANGE, e.grpcCode());
             assertTrue(e.message().contains("maxMessageSize"), e.message());
-            assertEquals(0, server.requestCount());
+            assertEquals(0, writes(server).size());
         } finally {
             small.shutdownGracefully();
         }
@@ -277,7 +327,7 @@ class RegularWriteSemanticsTest {
         db.shutdownGracefully();
         Err e = db.write(cpu("a", 1.0, 1L)).join().getErr();
         assertTrue(e.message().contains("shut down"), e.message());
-        assertEquals(0, server.requestCount());
+        assertEquals(0, writes(server).size());
     }
 
     @Test
@@ -311,7 +361,7 @@ class RegularWriteSemanticsTest {
     void lz4IsRefusedOnTheRegularPathBeforeSending() {
         assertThrows(IllegalArgumentException.class, () -> db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
                 Context.newDefault().withCompression(Compression.Lz4)));
-        assertEquals(0, server.requestCount());
+        assertEquals(0, writes(server).size());
     }
 
     @Test

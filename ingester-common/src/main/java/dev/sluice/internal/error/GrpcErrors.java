@@ -49,18 +49,54 @@ public final class GrpcErrors {
         if (message == null || message.isEmpty()) {
             message = status.getCause() != null ? String.valueOf(status.getCause()) : status.getCode().toString();
         }
-        boolean retryable = hint != null ? hint : retryableByCode(status.getCode());
-        return new Err(code, status.getCode(), message, retryable, tables, t);
+        return new Err(code, status.getCode(), message, retryable(code, hint, status.getCode()), tables, t);
     }
 
     /**
-     * Judges a gRPC code when the server sent no hint: transient unavailability and overload are retryable.
+     * Decides whether a failure may succeed when sent again. Invalid data, missing tables, columns and databases,
+     * auth failures and oversized requests never do; region migration (4007) does; otherwise the server's hint
+     * decides when present, else the gRPC code: UNAVAILABLE, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED and
+     * CANCELLED do (the last two may have been committed: callers skip them for append-mode tables).
      *
-     * @param code the gRPC code
-     * @return true for UNAVAILABLE and RESOURCE_EXHAUSTED
+     * @param code the GreptimeDB code or -1
+     * @param hint the retry-hint trailer, or null
+     * @param grpc the gRPC code
+     * @return true when retrying may help
      */
-    public static boolean retryableByCode(Status.Code code) {
-        return code == Status.Code.UNAVAILABLE || code == Status.Code.RESOURCE_EXHAUSTED;
+    public static boolean retryable(int code, Boolean hint, Status.Code grpc) {
+        if (code == 1001 || code == 1004 || code == 2000 || code == 4001 || code == 4002 || code == 4004
+                || (code >= 7000 && code < 8000) || grpc == Status.Code.OUT_OF_RANGE
+                || grpc == Status.Code.UNAUTHENTICATED || grpc == Status.Code.INVALID_ARGUMENT) {
+            return false;
+        }
+        if (code == 4007) {
+            return true;
+        }
+        if (hint != null) {
+            return hint;
+        }
+        return grpc == Status.Code.UNAVAILABLE || grpc == Status.Code.RESOURCE_EXHAUSTED
+                || grpc == Status.Code.DEADLINE_EXCEEDED || grpc == Status.Code.CANCELLED;
+    }
+
+    /**
+     * Tells whether a failure may have left the request committed on the server (so a resend could duplicate).
+     *
+     * @param err the failure
+     * @return true for deadlines and cancellations
+     */
+    public static boolean maybeCommitted(Err err) {
+        return err.grpcCode() == Status.Code.DEADLINE_EXCEEDED || err.grpcCode() == Status.Code.CANCELLED;
+    }
+
+    /**
+     * Tells whether a failure is the transport's (the endpoint, not the request, is at fault).
+     *
+     * @param err the failure
+     * @return true for UNAVAILABLE without a GreptimeDB code
+     */
+    public static boolean transportFailure(Err err) {
+        return err.code() < 0 && err.grpcCode() == Status.Code.UNAVAILABLE;
     }
 
     /**

@@ -2,6 +2,8 @@ package dev.sluice.internal.transport;
 
 import dev.sluice.GreptimeOptions;
 import dev.sluice.internal.compression.ZstdGrpcCodec;
+import dev.sluice.internal.wire.HealthCheckGrpc;
+import dev.sluice.internal.wire.HealthCheckRequest;
 import io.grpc.Channel;
 import io.grpc.ClientInterceptors;
 import io.grpc.CompressorRegistry;
@@ -12,54 +14,222 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** One gRPC channel per endpoint, shared by every write path, chosen round-robin. */
+/**
+ * One gRPC channel per endpoint, shared by every write path, chosen round-robin among the healthy ones.
+ *
+ * <p>An endpoint is checked with {@code HealthCheck} at start and every {@code healthCheckInterval}. It is
+ * ejected when a check fails, or after {@value #FAILURES_TO_EJECT} consecutive transport failures of real
+ * calls, for a window that doubles with each ejection (1 s up to 60 s); a server error about the request (bad
+ * data, overload) never ejects it. A passing check, or the window running out, brings it back. When every
+ * endpoint is ejected, calls still go out round-robin over all of them rather than failing unsent.
+ */
 public final class Endpoints {
-    private final List<String> addresses;
-    private final List<ManagedChannel> channels = new ArrayList<>();
-    private final List<Channel> intercepted = new ArrayList<>();
+    static final int FAILURES_TO_EJECT = 3;
+    private static final Logger LOG = LoggerFactory.getLogger(Endpoints.class);
+    private static final long BASE_WINDOW = TimeUnit.SECONDS.toNanos(1);
+    private static final long MAX_WINDOW = TimeUnit.SECONDS.toNanos(60);
+
+    /** One server address and its state. */
+    public static final class Endpoint {
+        private final String address;
+        private final ManagedChannel channel;
+        private final Channel intercepted;
+        private int consecutiveFailures;
+        private long ejectedUntil;
+        private long window = BASE_WINDOW;
+        private boolean checkFailed;
+
+        Endpoint(String address, ManagedChannel channel, Channel intercepted) {
+            this.address = address;
+            this.channel = channel;
+            this.intercepted = intercepted;
+        }
+
+        /** @return host:port */
+        public String address() {
+            return address;
+        }
+
+        /** @return the channel, carrying the client's headers */
+        public Channel channel() {
+            return intercepted;
+        }
+
+        synchronized boolean available(long now) {
+            return !checkFailed && now >= ejectedUntil;
+        }
+
+        @Override
+        public String toString() {
+            return address;
+        }
+    }
+
+    private final List<Endpoint> endpoints = new ArrayList<>();
     private final AtomicInteger next = new AtomicInteger();
     private final WireCounter wire = new WireCounter();
+    private final Duration checkTimeout;
+    private ScheduledFuture<?> checks;
 
     /**
-     * Opens (lazily connecting) a channel per endpoint.
+     * Opens (lazily connecting) a channel per endpoint and starts health checks.
      *
      * @param options client options
      * @param executor where gRPC runs call callbacks (never its I/O threads)
+     * @param timer runs the health checks
+     * @param channelSetup adds transport security to each channel builder
      */
-    public Endpoints(GreptimeOptions options, Executor executor) {
-        this.addresses = options.endpoints();
+    public Endpoints(GreptimeOptions options, Executor executor, ScheduledExecutorService timer,
+                     java.util.function.Consumer<NettyChannelBuilder> channelSetup) {
         CompressorRegistry compressors = CompressorRegistry.newEmptyInstance();
         compressors.register(io.grpc.Codec.Identity.NONE);
         compressors.register(new io.grpc.Codec.Gzip());
         compressors.register(ZstdGrpcCodec.INSTANCE);
         DecompressorRegistry decompressors = DecompressorRegistry.getDefaultInstance().with(ZstdGrpcCodec.INSTANCE, true);
         HeaderInterceptor headers = new HeaderInterceptor(options.database(), options.authInfo());
-        for (String address : addresses) {
-            ManagedChannel ch = NettyChannelBuilder.forTarget(address)
-                    .usePlaintext()
+        for (String address : options.endpoints()) {
+            NettyChannelBuilder b = NettyChannelBuilder.forTarget(address)
                     .executor(executor)
                     .compressorRegistry(compressors)
                     .decompressorRegistry(decompressors)
                     .maxInboundMessageSize(options.maxInboundMessageSize())
                     .keepAliveTime(30, TimeUnit.SECONDS)
-                    .keepAliveWithoutCalls(false)
-                    .build();
-            channels.add(ch);
-            intercepted.add(ClientInterceptors.intercept(ch, headers, wire));
+                    .keepAliveWithoutCalls(false);
+            channelSetup.accept(b);
+            ManagedChannel ch = b.build();
+            endpoints.add(new Endpoint(address, ch, ClientInterceptors.intercept(ch, headers, wire)));
+        }
+        this.checkTimeout = Duration.ofMillis(Math.min(options.defaultTimeout().toMillis(), 3_000));
+        long interval = options.healthCheckInterval().toNanos();
+        if (interval > 0) {
+            checks = timer.scheduleWithFixedDelay(this::checkAll, 0, interval, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void checkAll() {
+        for (Endpoint e : endpoints) {
+            var f = HealthCheckGrpc.newFutureStub(e.channel).withDeadlineAfter(checkTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .healthCheck(HealthCheckRequest.getDefaultInstance());
+            f.addListener(() -> {
+                boolean ok;
+                try {
+                    f.get();
+                    ok = true;
+                } catch (Exception ex) {
+                    ok = false;
+                }
+                checked(e, ok);
+            }, Runnable::run);
+        }
+    }
+
+    private void checked(Endpoint e, boolean ok) {
+        boolean changed;
+        synchronized (e) {
+            changed = e.checkFailed == ok;
+            e.checkFailed = !ok;
+            if (ok) {
+                e.consecutiveFailures = 0;
+                e.ejectedUntil = 0;
+                e.window = BASE_WINDOW;
+            }
+        }
+        if (changed) {
+            LOG.info("endpoint {} is {}", e.address, ok ? "healthy again" : "failing health checks; ejected");
         }
     }
 
     /**
-     * Picks the next channel round-robin.
+     * Picks the next available endpoint round-robin.
+     *
+     * @param avoid an endpoint to skip when another is available (the one that just failed), or null
+     * @return an endpoint
+     */
+    public Endpoint pick(Endpoint avoid) {
+        long now = System.nanoTime();
+        int n = endpoints.size();
+        int start = Math.floorMod(next.getAndIncrement(), n);
+        Endpoint fallback = null;
+        for (int i = 0; i < n; i++) {
+            Endpoint e = endpoints.get((start + i) % n);
+            if (!e.available(now)) {
+                continue;
+            }
+            if (e != avoid) {
+                return e;
+            }
+            fallback = e;
+        }
+        if (fallback != null) {
+            return fallback;
+        }
+        // Nothing looks healthy: try them anyway, in turn, rather than failing without sending.
+        Endpoint e = endpoints.get(start);
+        return e == avoid && n > 1 ? endpoints.get((start + 1) % n) : e;
+    }
+
+    /**
+     * Picks the next available endpoint's channel.
      *
      * @return a channel carrying the client's headers
      */
     public Channel pick() {
-        int i = Math.floorMod(next.getAndIncrement(), intercepted.size());
-        return intercepted.get(i);
+        return pick(null).channel();
+    }
+
+    /**
+     * Records a call that reached the server (whatever the server answered).
+     *
+     * @param e the endpoint
+     */
+    public void reached(Endpoint e) {
+        synchronized (e) {
+            e.consecutiveFailures = 0;
+        }
+    }
+
+    /**
+     * Records a transport failure; ejects the endpoint after consecutive failures.
+     *
+     * @param e the endpoint
+     */
+    public void transportFailed(Endpoint e) {
+        long window = 0;
+        synchronized (e) {
+            if (++e.consecutiveFailures >= FAILURES_TO_EJECT && System.nanoTime() >= e.ejectedUntil) {
+                window = e.window;
+                e.ejectedUntil = System.nanoTime() + window;
+                e.window = Math.min(MAX_WINDOW, e.window * 2);
+                e.consecutiveFailures = 0;
+            }
+        }
+        if (window > 0) {
+            LOG.warn("endpoint {} ejected for {} ms after {} consecutive transport failures", e.address,
+                    TimeUnit.NANOSECONDS.toMillis(window), FAILURES_TO_EJECT);
+        }
+    }
+
+    /**
+     * Lists the endpoints available now.
+     *
+     * @return addresses not ejected
+     */
+    public List<String> available() {
+        long now = System.nanoTime();
+        List<String> out = new ArrayList<>();
+        for (Endpoint e : endpoints) {
+            if (e.available(now)) {
+                out.add(e.address);
+            }
+        }
+        return out;
     }
 
     /**
@@ -71,23 +241,20 @@ public final class Endpoints {
         return wire;
     }
 
-    /**
-     * Returns the endpoint addresses.
-     *
-     * @return {@code host:port} entries
-     */
-    public List<String> addresses() {
-        return addresses;
-    }
-
     /** Starts an orderly shutdown: calls under way finish, new ones are refused. */
     public void shutdown() {
-        channels.forEach(ManagedChannel::shutdown);
+        if (checks != null) {
+            checks.cancel(false);
+        }
+        endpoints.forEach(e -> e.channel.shutdown());
     }
 
     /** Cancels every call under way. */
     public void shutdownNow() {
-        channels.forEach(ManagedChannel::shutdownNow);
+        if (checks != null) {
+            checks.cancel(false);
+        }
+        endpoints.forEach(e -> e.channel.shutdownNow());
     }
 
     /**
@@ -99,9 +266,9 @@ public final class Endpoints {
      */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        for (ManagedChannel ch : channels) {
+        for (Endpoint e : endpoints) {
             long left = deadline - System.nanoTime();
-            if (left <= 0 || !ch.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+            if (left <= 0 || !e.channel.awaitTermination(left, TimeUnit.NANOSECONDS)) {
                 return false;
             }
         }

@@ -7,6 +7,7 @@ import dev.sluice.Table;
 import dev.sluice.WriteOk;
 import dev.sluice.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
+import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.wire.GreptimeResponse;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -32,7 +33,12 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     private final double rowsPerSecond;
     private final int maxMessageSize;
     private final ScheduledExecutorService timer;
-    private final ArrayDeque<RequestEncoder> outbox = new ArrayDeque<>();
+    private final ArrayDeque<Queued> outbox = new ArrayDeque<>();
+    private final InFlightLimiter limiter;
+
+    /** A message waiting for flow control, with its share of the client-wide budget. */
+    private record Queued(RequestEncoder encoder, InFlightLimiter.Permit permit) {
+    }
     private final List<String> sentTables = new ArrayList<>();
     private final CompletableFuture<WriteOk> result = new CompletableFuture<>();
     private long queuedBytes;
@@ -55,11 +61,13 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      * @param rowsPerSecond a rate limit, or 0 for none
      * @param maxMessageSize the largest message sent
      * @param timer bounds the wait for the final answer after {@link #completed()}
+     * @param limiter the client-wide budget queued messages count against
      */
     public HandleRequestsStream(Channel channel, CallOptions options, byte[] header, long maxQueuedBytes,
                                 long timeoutMillis, double rowsPerSecond, int maxMessageSize,
-                                ScheduledExecutorService timer) {
+                                ScheduledExecutorService timer, InFlightLimiter limiter) {
         this.timer = timer;
+        this.limiter = limiter;
         this.header = header;
         this.maxQueuedBytes = maxQueuedBytes;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -90,6 +98,23 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                     + " bytes, over maxMessageSize " + maxMessageSize + "; split it", null, List.of(), null);
         }
         throttle(value.rowCount());
+        InFlightLimiter.Permit permit;
+        try {
+            permit = limiter.acquire(encoder.size(), false);
+        } catch (dev.sluice.LimitExceededException e) {
+            throw new StreamWriteException(e.getMessage(), null, List.copyOf(sentTables), e);
+        }
+        try {
+            enqueue(value, encoder, permit);
+        } catch (RuntimeException e) {
+            permit.release();
+            throw e;
+        }
+        drain();
+        return this;
+    }
+
+    private void enqueue(Table value, RequestEncoder encoder, InFlightLimiter.Permit permit) {
         long deadline = System.nanoTime() + timeoutNanos;
         synchronized (this) {
             while (true) {
@@ -110,12 +135,18 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                     throw new StreamWriteException("interrupted while waiting to send", null, List.copyOf(sentTables), e);
                 }
             }
-            outbox.add(encoder);
+            outbox.add(new Queued(encoder, permit));
             queuedBytes += encoder.size();
             sentTables.add(value.tableName());
         }
-        drain();
-        return this;
+    }
+
+    private void clearOutbox() {
+        for (Queued q : outbox) {
+            q.permit().release();
+        }
+        outbox.clear();
+        queuedBytes = 0;
     }
 
     private void checkUsable() {
@@ -153,14 +184,17 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
 
     private synchronized void drain() {
         if (finished) {
-            outbox.clear();
-            queuedBytes = 0;
+            clearOutbox();
             return;
         }
         while (!outbox.isEmpty() && call.isReady()) {
-            RequestEncoder e = outbox.poll();
-            queuedBytes -= e.size();
-            call.sendMessage(e);
+            Queued q = outbox.poll();
+            queuedBytes -= q.encoder().size();
+            try {
+                call.sendMessage(q.encoder());
+            } finally {
+                q.permit().release();
+            }
         }
         notifyAll();
         if (halfClosePending && outbox.isEmpty() && !halfClosed) {
@@ -210,8 +244,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 failure = new StreamWriteException("the stream was cancelled", null, List.copyOf(sentTables), null);
             }
             finished = true;
-            outbox.clear();
-            queuedBytes = 0;
+            clearOutbox();
             notifyAll();
         }
         call.cancel("cancelled by the caller", null);
@@ -234,8 +267,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             synchronized (HandleRequestsStream.this) {
                 finished = true;
                 tables = List.copyOf(sentTables);
-                outbox.clear();
-                queuedBytes = 0;
+                clearOutbox();
                 HandleRequestsStream.this.notifyAll();
             }
             if (status.isOk()) {

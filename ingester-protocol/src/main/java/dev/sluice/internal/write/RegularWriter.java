@@ -22,6 +22,9 @@ import dev.sluice.internal.wire.GreptimeDatabaseGrpc;
 import dev.sluice.internal.wire.GreptimeRequest;
 import dev.sluice.internal.wire.GreptimeResponse;
 import dev.sluice.internal.wire.RequestHeader;
+import dev.sluice.LimitExceededException;
+import dev.sluice.RetryPolicy;
+import dev.sluice.internal.limit.InFlightLimiter;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -34,7 +37,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /** Request-response writes over {@code GreptimeDatabase/Handle}. */
 public final class RegularWriter {
@@ -46,6 +51,9 @@ public final class RegularWriter {
     private final RequestHeader header;
     private final byte[] headerBytes;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final LongAdder retries = new LongAdder();
+    private final InFlightLimiter limiter;
+    private final ScheduledExecutorService timer;
     private volatile boolean closed;
 
     /**
@@ -53,10 +61,15 @@ public final class RegularWriter {
      *
      * @param options client options
      * @param endpoints the channels
+     * @param limiter the client-wide budget
+     * @param timer schedules retries
      */
-    public RegularWriter(GreptimeOptions options, Endpoints endpoints) {
+    public RegularWriter(GreptimeOptions options, Endpoints endpoints, InFlightLimiter limiter,
+                         ScheduledExecutorService timer) {
         this.options = options;
         this.endpoints = endpoints;
+        this.limiter = limiter;
+        this.timer = timer;
         RequestHeader.Builder h = RequestHeader.newBuilder().setDbname(options.database()).setTimezone(options.timezone());
         if (options.authInfo() != null) {
             h.setAuthorization(AuthHeader.newBuilder().setBasic(Basic.newBuilder()
@@ -95,11 +108,11 @@ public final class RegularWriter {
     }
 
     /**
-     * Writes tables.
+     * Writes tables, retrying per the context's (or the client's) policy on another endpoint when possible.
      *
      * @param tables tables to write (completed by this call)
      * @param op insert or delete
-     * @param ctx hints and compression
+     * @param ctx hints, compression and retry policy
      * @return the outcome; never completes exceptionally
      */
     public CompletableFuture<Result<WriteOk, Err>> write(Collection<Table> tables, WriteOp op, Context ctx) {
@@ -128,7 +141,7 @@ public final class RegularWriter {
                     "the request would be " + encoder.size() + " bytes, over maxMessageSize " + options.maxMessageSize()
                             + "; split the rows into smaller tables", false, names)));
         }
-        return call(WriteMethods.HANDLE, encoder, callOptions, names);
+        return send(WriteMethods.HANDLE, encoder, encoder.size(), callOptions, ctx, names);
     }
 
     /**
@@ -141,7 +154,8 @@ public final class RegularWriter {
     public CompletableFuture<Result<WriteOk, Err>> createTable(TableSchema schema, Context ctx) {
         GreptimeRequest request = GreptimeRequest.newBuilder().setHeader(header)
                 .setDdl(DdlRequest.newBuilder().setCreateTable(createTableExpr(schema, ctx.hints()))).build();
-        return call(GreptimeDatabaseGrpc.getHandleMethod(), request, callOptions(ctx), List.of(schema.tableName()));
+        return send(GreptimeDatabaseGrpc.getHandleMethod(), request, request.getSerializedSize(), callOptions(ctx),
+                ctx, List.of(schema.tableName()));
     }
 
     CreateTableExpr createTableExpr(TableSchema schema, Map<String, String> hints) {
@@ -175,41 +189,115 @@ public final class RegularWriter {
         return b.build();
     }
 
-    private <Q> CompletableFuture<Result<WriteOk, Err>> call(MethodDescriptor<Q, GreptimeResponse> method, Q request,
-                                                              CallOptions callOptions, List<String> names) {
+    /** Takes room in the client-wide budget, then makes the first attempt. */
+    private <Q> CompletableFuture<Result<WriteOk, Err>> send(MethodDescriptor<Q, GreptimeResponse> method, Q request,
+                                                              long size, CallOptions callOptions, Context ctx,
+                                                              List<String> names) {
         CompletableFuture<Result<WriteOk, Err>> future = new CompletableFuture<>();
         if (closed) {
             future.complete(Result.err(GrpcErrors.local(Status.Code.UNAVAILABLE,
                     "the client is shut down; nothing was sent", false, names)));
             return future;
         }
-        inFlight.incrementAndGet();
+        InFlightLimiter.Permit permit;
         try {
-            ClientCalls.asyncUnaryCall(endpoints.pick().newCall(method, callOptions), request, new StreamObserver<>() {
-                private GreptimeResponse response;
-
-                @Override
-                public void onNext(GreptimeResponse value) {
-                    response = value;
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                    inFlight.decrementAndGet();
-                    future.complete(Result.err(GrpcErrors.fromThrowable(t, names)));
-                }
-
-                @Override
-                public void onCompleted() {
-                    inFlight.decrementAndGet();
-                    future.complete(toResult(response, names));
-                }
-            });
-        } catch (RuntimeException e) {
-            inFlight.decrementAndGet();
-            future.complete(Result.err(GrpcErrors.fromThrowable(e, names)));
+            permit = limiter.acquire(size, true);
+        } catch (LimitExceededException e) {
+            future.complete(Result.err(new Err(-1, Status.Code.RESOURCE_EXHAUSTED, e.getMessage(), true, names, e)));
+            return future;
         }
+        inFlight.incrementAndGet();
+        future.whenComplete((r, t) -> {
+            permit.release();
+            inFlight.decrementAndGet();
+        });
+        RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
+        long deadline = System.nanoTime() + (policy.maxAttempts() == 1 ? options.defaultTimeout() : policy.deliveryTimeout()).toNanos();
+        new Attempts<>(method, request, callOptions, ctx.appendMode(), policy, deadline, names, future).attempt(1, null);
         return future;
+    }
+
+    /** The attempts of one write: each to the next available endpoint, spaced by the policy's backoff. */
+    private final class Attempts<Q> {
+        private final MethodDescriptor<Q, GreptimeResponse> method;
+        private final Q request;
+        private final CallOptions callOptions;
+        private final boolean appendMode;
+        private final RetryPolicy policy;
+        private final long deadline;
+        private final List<String> names;
+        private final CompletableFuture<Result<WriteOk, Err>> future;
+
+        Attempts(MethodDescriptor<Q, GreptimeResponse> method, Q request, CallOptions callOptions, boolean appendMode,
+                 RetryPolicy policy, long deadline, List<String> names, CompletableFuture<Result<WriteOk, Err>> future) {
+            this.method = method;
+            this.request = request;
+            this.callOptions = callOptions;
+            this.appendMode = appendMode;
+            this.policy = policy;
+            this.deadline = deadline;
+            this.names = names;
+            this.future = future;
+        }
+
+        void attempt(int n, Endpoints.Endpoint avoid) {
+            long left = Math.min(deadline - System.nanoTime(), options.defaultTimeout().toNanos());
+            Endpoints.Endpoint ep = endpoints.pick(avoid);
+            try {
+                ClientCalls.asyncUnaryCall(ep.channel().newCall(method,
+                        callOptions.withDeadlineAfter(Math.max(1, left), TimeUnit.NANOSECONDS)), request,
+                        new StreamObserver<>() {
+                            private GreptimeResponse response;
+
+                            @Override
+                            public void onNext(GreptimeResponse value) {
+                                response = value;
+                            }
+
+                            @Override
+                            public void onError(Throwable t) {
+                                failed(n, ep, GrpcErrors.fromThrowable(t, names));
+                            }
+
+                            @Override
+                            public void onCompleted() {
+                                endpoints.reached(ep);
+                                Result<WriteOk, Err> r = toResult(response, names);
+                                if (r.isOk()) {
+                                    future.complete(r);
+                                } else {
+                                    failed(n, ep, r.getErr());
+                                }
+                            }
+                        });
+            } catch (RuntimeException e) {
+                failed(n, ep, GrpcErrors.fromThrowable(e, names));
+            }
+        }
+
+        private void failed(int n, Endpoints.Endpoint ep, Err err) {
+            if (GrpcErrors.transportFailure(err)) {
+                endpoints.transportFailed(ep);
+            } else {
+                endpoints.reached(ep);
+            }
+            boolean again = err.retryable() && !(appendMode && GrpcErrors.maybeCommitted(err))
+                    && n < policy.maxAttempts() && !closed;
+            if (again) {
+                long wait = policy.backoff(n + 1).toNanos();
+                if (System.nanoTime() + wait < deadline) {
+                    retries.increment();
+                    try {
+                        timer.schedule(() -> attempt(n + 1, ep), wait, TimeUnit.NANOSECONDS);
+                        return;
+                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                        // the client is shutting down: report the last failure
+                    }
+                }
+            }
+            future.complete(Result.err(n == 1 ? err : new Err(err.code(), err.grpcCode(),
+                    err.message() + " (after " + n + " attempts)", err.retryable(), err.tables(), err.cause())));
+        }
     }
 
     static Result<WriteOk, Err> toResult(GreptimeResponse response, List<String> names) {
@@ -233,14 +321,14 @@ public final class RegularWriter {
      * @param timer bounds the final answer's wait
      * @return the stream
      */
-    public HandleRequestsStream openStream(double rowsPerSecond, Context ctx, java.util.concurrent.ScheduledExecutorService timer) {
+    public HandleRequestsStream openStream(double rowsPerSecond, Context ctx) {
         if (closed) {
             throw new dev.sluice.StreamWriteException("the client is shut down", null, List.of(), null);
         }
         CallOptions o = callOptions(ctx).withDeadline(null);
         // A few messages may wait for flow control; beyond that the writer waits (bounded) instead of piling up memory.
         return new HandleRequestsStream(endpoints.pick(), o, headerBytes, 16L << 20,
-                options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer);
+                options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter);
     }
 
     /**
@@ -250,6 +338,15 @@ public final class RegularWriter {
      */
     public int inFlight() {
         return inFlight.get();
+    }
+
+    /**
+     * Counts retries made so far.
+     *
+     * @return retries (attempts after the first)
+     */
+    public long retries() {
+        return retries.sum();
     }
 
     /** Refuses new writes from now on. */

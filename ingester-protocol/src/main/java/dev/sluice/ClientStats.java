@@ -1,0 +1,16 @@
+package dev.sluice;
+
+import java.util.List;
+
+/**
+ * A snapshot of a client's running totals.
+ *
+ * @param wireBytesSent message bytes put on the wire by every path (after gRPC compression)
+ * @param retries regular-write attempts after the first
+ * @param requestsInFlight regular writes sent (or waiting to retry) and not yet completed
+ * @param bytesInFlight bytes of the client-wide budget in use
+ * @param availableEndpoints endpoints not ejected
+ */
+public record ClientStats(long wireBytesSent, long retries, int requestsInFlight, long bytesInFlight,
+                          List<String> availableEndpoints) {
+}

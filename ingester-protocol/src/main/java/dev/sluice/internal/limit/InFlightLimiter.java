@@ -1,0 +1,113 @@
+package dev.sluice.internal.limit;
+
+import dev.sluice.GreptimeOptions;
+import dev.sluice.LimitExceededException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The client-wide budget of bytes (and regular requests) waiting to be sent or in flight. Waiters are served
+ * in arrival order and every wait is bounded.
+ */
+public final class InFlightLimiter {
+    private final Semaphore bytes;
+    private final Semaphore requests;
+    private final int maxBytes;
+    private final boolean block;
+    private final long waitNanos;
+
+    /**
+     * Creates the limiter.
+     *
+     * @param options client options
+     */
+    public InFlightLimiter(GreptimeOptions options) {
+        this.maxBytes = (int) options.maxInFlightBytes();
+        this.bytes = new Semaphore(maxBytes, true);
+        this.requests = options.maxInFlightRequests() > 0 ? new Semaphore(options.maxInFlightRequests(), true) : null;
+        this.block = options.limitPolicy() == GreptimeOptions.LimitPolicy.Block;
+        this.waitNanos = options.limitWait().toNanos();
+    }
+
+    /** Room taken, to be given back exactly once. */
+    public final class Permit {
+        private final int bytesHeld;
+        private final boolean requestHeld;
+        private boolean released;
+
+        private Permit(int bytesHeld, boolean requestHeld) {
+            this.bytesHeld = bytesHeld;
+            this.requestHeld = requestHeld;
+        }
+
+        /** Gives the room back; later calls do nothing. */
+        public void release() {
+            synchronized (this) {
+                if (released) {
+                    return;
+                }
+                released = true;
+            }
+            bytes.release(bytesHeld);
+            if (requestHeld) {
+                requests.release();
+            }
+        }
+    }
+
+    /**
+     * Takes room for a message (a message larger than the whole budget takes all of it).
+     *
+     * @param size encoded bytes
+     * @param request whether it also counts as a regular request
+     * @return the permit
+     * @throws LimitExceededException when no room came within the wait (or at once, under fail-fast)
+     */
+    public Permit acquire(long size, boolean request) {
+        int n = (int) Math.min(size, maxBytes);
+        long deadline = System.nanoTime() + waitNanos;
+        boolean haveRequest = false;
+        if (request && requests != null) {
+            if (!take(requests, 1, deadline)) {
+                throw new LimitExceededException("maxInFlightRequests reached" + waited());
+            }
+            haveRequest = true;
+        }
+        if (!take(bytes, n, deadline)) {
+            if (haveRequest) {
+                requests.release();
+            }
+            throw new LimitExceededException("maxInFlightBytes (" + maxBytes + ") reached: " + (maxBytes - bytes.availablePermits())
+                    + " bytes waiting or in flight, " + n + " more needed" + waited());
+        }
+        return new Permit(n, haveRequest);
+    }
+
+    private String waited() {
+        return block ? " and no room came within " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms" : " (fail-fast policy)";
+    }
+
+    private boolean take(Semaphore s, int n, long deadline) {
+        if (!s.hasQueuedThreads() && s.tryAcquire(n)) {
+            return true;
+        }
+        if (!block) {
+            return false;
+        }
+        try {
+            return s.tryAcquire(n, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * Returns the bytes taken now.
+     *
+     * @return bytes waiting or in flight
+     */
+    public long bytesInUse() {
+        return maxBytes - bytes.availablePermits();
+    }
+}
