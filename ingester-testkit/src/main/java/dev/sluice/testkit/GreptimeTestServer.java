@@ -9,7 +9,11 @@ import io.grpc.CompressorRegistry;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -51,6 +55,9 @@ public final class GreptimeTestServer implements AutoCloseable {
     private final RequestLog log;
     private final List<BindableService> extraServices;
     private final boolean allowBulkAutoCreate;
+    private final Path tlsCertChain;
+    private final Path tlsKey;
+    private final Path tlsClientCa;
     private volatile BulkService bulk;
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("testkit-boss", true));
     private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("testkit-io", true));
@@ -75,6 +82,9 @@ public final class GreptimeTestServer implements AutoCloseable {
         this.port = b.port;
         this.extraServices = List.copyOf(b.extraServices);
         this.allowBulkAutoCreate = b.allowBulkAutoCreate;
+        this.tlsCertChain = b.tlsCertChain;
+        this.tlsKey = b.tlsKey;
+        this.tlsClientCa = b.tlsClientCa;
     }
 
     /**
@@ -112,6 +122,17 @@ public final class GreptimeTestServer implements AutoCloseable {
             bulk = new BulkService(storage, processor, faults, log, allowBulkAutoCreate);
         }
         nb.addService(ServerInterceptors.intercept(bulk, new DatabaseService.MetadataInterceptor()));
+        if (tlsCertChain != null) {
+            try {
+                SslContextBuilder ssl = GrpcSslContexts.forServer(tlsCertChain.toFile(), tlsKey.toFile());
+                if (tlsClientCa != null) {
+                    ssl.trustManager(tlsClientCa.toFile()).clientAuth(ClientAuth.REQUIRE);
+                }
+                nb.sslContext(ssl.build());
+            } catch (javax.net.ssl.SSLException e) {
+                throw new IllegalArgumentException("testkit TLS setup failed: " + e.getMessage(), e);
+            }
+        }
         for (BindableService s : extraServices) {
             nb.addService(ServerInterceptors.intercept(s, new DatabaseService.MetadataInterceptor()));
         }
@@ -401,8 +422,27 @@ public final class GreptimeTestServer implements AutoCloseable {
         private int requestLogCapacity = 10_000;
         private final List<BindableService> extraServices = new ArrayList<>();
         private boolean allowBulkAutoCreate;
+        private Path tlsCertChain;
+        private Path tlsKey;
+        private Path tlsClientCa;
 
         private Builder() {
+        }
+
+        /**
+         * Serves TLS only.
+         *
+         * @param certChainPem the server's certificate chain (PEM)
+         * @param privateKeyPem its PKCS#8 private key (PEM)
+         * @param clientCaPem CA certificates a client's certificate must chain to (mutual TLS), or null to not ask
+         *     clients for one
+         * @return this
+         */
+        public Builder tls(Path certChainPem, Path privateKeyPem, Path clientCaPem) {
+            this.tlsCertChain = certChainPem;
+            this.tlsKey = privateKeyPem;
+            this.tlsClientCa = clientCaPem;
+            return this;
         }
 
         /**

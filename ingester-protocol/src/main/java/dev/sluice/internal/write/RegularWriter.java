@@ -275,7 +275,8 @@ public final class RegularWriter {
             }
         }
 
-        private void failed(int n, Endpoints.Endpoint ep, Err err) {
+        private void failed(int n, Endpoints.Endpoint ep, Err failure) {
+            Err err = explain(failure);
             if (GrpcErrors.transportFailure(err)) {
                 endpoints.transportFailed(ep);
             } else {
@@ -298,6 +299,16 @@ public final class RegularWriter {
             future.complete(Result.err(n == 1 ? err : new Err(err.code(), err.grpcCode(),
                     err.message() + " (after " + n + " attempts)", err.retryable(), err.tables(), err.cause())));
         }
+    }
+
+    /** Adds what a bare transport message leaves out: a plaintext client talking to a TLS-only server. */
+    private Err explain(Err err) {
+        if (options.tls() == null && err.grpcCode() == Status.Code.UNAVAILABLE && err.code() < 0
+                && err.message() != null && err.message().contains("Network closed for unknown reason")) {
+            return new Err(err.code(), err.grpcCode(), err.message() + " (the server closed the connection during"
+                    + " setup: if it requires TLS, configure GreptimeOptions.tls)", err.retryable(), err.tables(), err.cause());
+        }
+        return err;
     }
 
     static Result<WriteOk, Err> toResult(GreptimeResponse response, List<String> names) {

@@ -1,0 +1,104 @@
+package dev.sluice.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.AuthInfo;
+import dev.sluice.DataType;
+import dev.sluice.Err;
+import dev.sluice.GreptimeDB;
+import dev.sluice.GreptimeOptions;
+import dev.sluice.Result;
+import dev.sluice.RetryPolicy;
+import dev.sluice.Table;
+import dev.sluice.TableSchema;
+import dev.sluice.TlsConfig;
+import dev.sluice.WriteOk;
+import dev.sluice.testkit.GreptimeTestServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Scenario 6: TLS with a CA made in the test; plaintext, wrong and right client certificates. */
+class TlsTest {
+    @TempDir
+    static Path dir;
+    static Path ca;
+    static Path[] server;
+    static Path[] renamedServer;
+    static Path[] client;
+    static Path[] stranger;
+
+    static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
+            .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        TestCertificates certs = new TestCertificates(dir);
+        ca = certs.ca();
+        server = certs.leaf("server", "localhost", "dns:localhost,ip:127.0.0.1", true);
+        renamedServer = certs.leaf("renamed", "greptime.internal", "dns:greptime.internal", true);
+        client = certs.leaf("client", "sluice-client", "dns:client", true);
+        stranger = certs.leaf("stranger", "stranger", "dns:stranger", false);
+    }
+
+    static Result<WriteOk, Err> write(GreptimeTestServer s, TlsConfig tls) {
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {s.endpoint()}, "public")
+                .tls(tls).retryPolicy(RetryPolicy.none()).defaultTimeout(Duration.ofSeconds(5))
+                .authInfo(new AuthInfo("u", "secret-password")).healthCheckInterval(Duration.ZERO).build());
+        try {
+            return db.write(Table.from(CPU).addRow("a", 1.0, 1L)).join();
+        } finally {
+            db.shutdownNow();
+        }
+    }
+
+    @Test
+    void tlsWithACustomCaWorksAndPlaintextFailsClearly() {
+        try (GreptimeTestServer s = GreptimeTestServer.builder().user("u", "secret-password")
+                .tls(server[0], server[1], null).start()) {
+            Result<WriteOk, Err> ok = write(s, TlsConfig.trusting(ca));
+            assertTrue(ok.isOk(), ok::toString);
+            Err plain = write(s, null).getErr();
+            assertEquals(io.grpc.Status.Code.UNAVAILABLE, plain.grpcCode());
+            assertTrue(plain.message().contains("TLS"), plain.message());
+            Err untrusted = write(s, TlsConfig.systemTrust()).getErr();
+            assertEquals(io.grpc.Status.Code.UNAVAILABLE, untrusted.grpcCode());
+            assertEquals(1, s.rowCount("cpu"));
+        }
+    }
+
+    @Test
+    void mutualTlsNeedsACertificateFromTheTrustedCa() {
+        try (GreptimeTestServer s = GreptimeTestServer.builder().tls(server[0], server[1], ca).start()) {
+            assertFalse(write(s, TlsConfig.trusting(ca)).isOk(), "no client certificate");
+            Err wrong = write(s, TlsConfig.trusting(ca).withClientCertificate(stranger[0], stranger[1])).getErr();
+            assertEquals(io.grpc.Status.Code.UNAVAILABLE, wrong.grpcCode());
+            Result<WriteOk, Err> ok = write(s, TlsConfig.trusting(ca).withClientCertificate(client[0], client[1]));
+            assertTrue(ok.isOk(), ok::toString);
+            assertEquals(1, s.rowCount("cpu"));
+        }
+    }
+
+    @Test
+    void serverNameOverrideMatchesACertificateForAnotherName() {
+        try (GreptimeTestServer s = GreptimeTestServer.builder().tls(renamedServer[0], renamedServer[1], null).start()) {
+            assertFalse(write(s, TlsConfig.trusting(ca)).isOk(), "127.0.0.1 is not in the certificate");
+            Result<WriteOk, Err> ok = write(s, TlsConfig.trusting(ca).withServerNameOverride("greptime.internal"));
+            assertTrue(ok.isOk(), ok::toString);
+        }
+    }
+
+    @Test
+    void secretsNeverShowInToString() {
+        TlsConfig tls = TlsConfig.trusting(ca).withClientCertificate(client[0], client[1]);
+        String text = GreptimeOptions.newBuilder(new String[] {"h:1"}, "public").tls(tls)
+                .authInfo(new AuthInfo("u", "secret-password")).build().toString();
+        assertFalse(text.contains("secret-password"), text);
+        assertFalse(text.contains("BEGIN"), text);
+        assertTrue(text.contains("clientKey=****"), text);
+    }
+}
