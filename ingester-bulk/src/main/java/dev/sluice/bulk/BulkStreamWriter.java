@@ -59,7 +59,10 @@ public final class BulkStreamWriter implements AutoCloseable {
     private final BulkTransport transport;
     private final BufferAllocator allocator;
     private final CompressionCodec codec;
-    private final ClientCall<byte[], Flight.PutResult> call;
+    private final Compression compression;
+    private volatile ClientCall<byte[], Flight.PutResult> call;
+    private int generation;
+    private int replays;
     private final Semaphore slots;
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final ArrayDeque<byte[]> outbox = new ArrayDeque<>();
@@ -77,7 +80,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     private volatile boolean completing;
     private volatile boolean closed;
 
-    private record Pending(long id, int rows, CompletableFuture<Integer> future) {
+    private record Pending(long id, int rows, CompletableFuture<Integer> future, byte[] message) {
     }
 
     /**
@@ -108,11 +111,24 @@ public final class BulkStreamWriter implements AutoCloseable {
                 ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.LZ4_FRAME)
                 : NoCompressionCodec.INSTANCE;
         this.slots = new Semaphore(config.maxRequestsInFlight(), true);
-        this.call = transport.channel().newCall(FlightMessages.DO_PUT, compression == Compression.Gzip
-                ? transport.callOptions().withCompression("gzip") : transport.callOptions());
-        call.start(new Listener(), new Metadata());
-        call.request(Integer.MAX_VALUE);
-        enqueue(FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema)));
+        this.compression = compression;
+        synchronized (sendLock) {
+            openCall();
+        }
+        drain();
+    }
+
+    /** Opens a DoPut call on the next endpoint and queues the schema message; caller holds sendLock. */
+    private void openCall() {
+        int gen = ++generation;
+        ClientCall<byte[], Flight.PutResult> c = transport.channels().get().newCall(FlightMessages.DO_PUT,
+                compression == Compression.Gzip ? transport.callOptions().withCompression("gzip") : transport.callOptions());
+        call = c;
+        halfClosed = false;
+        cancelled = false;
+        c.start(new Listener(gen), new Metadata());
+        c.request(Integer.MAX_VALUE);
+        outbox.add(FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema)));
     }
 
     /**
@@ -179,7 +195,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             root.reset();
         }
         CompletableFuture<Integer> future = new CompletableFuture<>();
-        pending.put(id, new Pending(id, rows, future));
+        pending.put(id, new Pending(id, rows, future, config.replayOnFailure() ? message : null));
         try {
             transport.timer().schedule(() -> timeout(id), config.timeoutMsPerMessage(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -240,8 +256,59 @@ public final class BulkStreamWriter implements AutoCloseable {
         call.cancel(why, null);
     }
 
+    private void cancelCurrent(String why) {
+        ClientCall<byte[], Flight.PutResult> c;
+        synchronized (sendLock) {
+            c = call;
+            outbox.clear();
+        }
+        c.cancel(why, null);
+    }
+
+    /**
+     * After a broken stream: opens a new one and resends every unanswered batch with its original id.
+     *
+     * @return true when a replay started
+     */
+    private boolean replay(Status status) {
+        if (!config.replayOnFailure() || closed || pending.isEmpty() && !completing) {
+            return false;
+        }
+        Err err = GrpcErrors.fromThrowable(status.asRuntimeException(), List.of(schema.tableName()));
+        boolean retryable = status.getCode() == Status.Code.CANCELLED || err.retryable();
+        if (!retryable || replays >= config.maxReplays()) {
+            return false;
+        }
+        replays++;
+        List<Pending> unanswered = new ArrayList<>(pending.values());
+        unanswered.sort(java.util.Comparator.comparingLong(Pending::id));
+        synchronized (sendLock) {
+            outbox.clear();
+            openCall();
+            for (Pending p : unanswered) {
+                outbox.add(p.message());
+            }
+            // A completing writer half-closes the new stream too, once the replay is sent.
+        }
+        long timeout = config.timeoutMsPerMessage();
+        for (Pending p : unanswered) {
+            try {
+                transport.timer().schedule(() -> timeout(p.id()), timeout, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                return false;
+            }
+        }
+        drain();
+        return true;
+    }
+
     private void timeout(long id) {
         if (!pending.containsKey(id)) {
+            return;
+        }
+        if (config.replayOnFailure() && replays < config.maxReplays() && !closed) {
+            // The stream is presumed broken: cancel it; its close reopens and replays what is unanswered.
+            cancelCurrent("batch " + id + " timed out; replaying unanswered batches");
             return;
         }
         BulkWriteException e = new BulkWriteException("batch " + id + " of '" + schema.tableName()
@@ -268,8 +335,14 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     }
 
-    /** Receives answers; runs on the callback executor. */
+    /** Receives answers of one call; runs on the callback executor. */
     private final class Listener extends ClientCall.Listener<Flight.PutResult> {
+        private final int gen;
+
+        Listener(int gen) {
+            this.gen = gen;
+        }
+
         @Override
         public void onMessage(Flight.PutResult message) {
             FlightMessages.Answer a = FlightMessages.answer(message);
@@ -287,11 +360,21 @@ public final class BulkStreamWriter implements AutoCloseable {
 
         @Override
         public void onReady() {
-            drain();
+            if (gen == generation) {
+                drain();
+            }
         }
 
         @Override
         public void onClose(Status status, Metadata trailers) {
+            synchronized (sendLock) {
+                if (gen != generation) {
+                    return; // an earlier stream, already replaced by a replay
+                }
+            }
+            if ((!status.isOk() || !pending.isEmpty()) && replay(status)) {
+                return;
+            }
             if (status.isOk()) {
                 if (!pending.isEmpty()) {
                     failAll(new BulkWriteException("the stream of '" + schema.tableName() + "' ended with "
@@ -354,6 +437,15 @@ public final class BulkStreamWriter implements AutoCloseable {
      */
     public long ackedBatches() {
         return acked.get();
+    }
+
+    /**
+     * Counts stream reopenings after failures (with {@code replayOnFailure}).
+     *
+     * @return replays
+     */
+    public int replays() {
+        return replays;
     }
 
     /**

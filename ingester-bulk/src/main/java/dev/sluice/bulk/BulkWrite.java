@@ -32,6 +32,11 @@ public final class BulkWrite {
      *   <tr><td>whenFull</td><td>Block</td><td>wait for a slot or fail at once</td></tr>
      *   <tr><td>createTable</td><td>true</td><td>create the table (if missing) before streaming: the open-source
      *       server does not create tables on this path</td></tr>
+     *   <tr><td>replayOnFailure</td><td>false</td><td>when the stream breaks (transport failure, retryable server
+     *       error, timeout), reopen it on a healthy endpoint and resend only the unanswered batches, with their ids:
+     *       at-least-once delivery, safe on tables without append mode (a batch the server committed but could not
+     *       answer is written twice, and last-write-wins makes that harmless)</td></tr>
+     *   <tr><td>maxReplays</td><td>5</td><td>stream reopenings allowed over the writer's life</td></tr>
      * </table>
      */
     public static final class Config {
@@ -41,8 +46,12 @@ public final class BulkWrite {
         private final int maxRequestsInFlight;
         private final WhenFull whenFull;
         private final boolean createTable;
+        private final boolean replayOnFailure;
+        private final int maxReplays;
 
         private Config(Builder b) {
+            this.replayOnFailure = b.replayOnFailure;
+            this.maxReplays = b.maxReplays;
             this.allocatorInitReservation = b.allocatorInitReservation;
             this.allocatorMaxAllocation = b.allocatorMaxAllocation;
             this.timeoutMsPerMessage = b.timeoutMsPerMessage;
@@ -90,9 +99,19 @@ public final class BulkWrite {
             return createTable;
         }
 
+        /** @return whether broken streams are reopened and unanswered batches resent */
+        public boolean replayOnFailure() {
+            return replayOnFailure;
+        }
+
+        /** @return stream reopenings allowed */
+        public int maxReplays() {
+            return maxReplays;
+        }
+
         @Override
         public String toString() {
-            return "BulkWrite.Config{initReservation=" + allocatorInitReservation + ", maxAllocation=" + allocatorMaxAllocation
+            return "BulkWrite.Config{replayOnFailure=" + replayOnFailure + ", maxReplays=" + maxReplays + ", initReservation=" + allocatorInitReservation + ", maxAllocation=" + allocatorMaxAllocation
                     + ", timeoutMsPerMessage=" + timeoutMsPerMessage + ", maxRequestsInFlight=" + maxRequestsInFlight
                     + ", whenFull=" + whenFull + ", createTable=" + createTable + '}';
         }
@@ -105,8 +124,26 @@ public final class BulkWrite {
             private int maxRequestsInFlight = 8;
             private WhenFull whenFull = WhenFull.Block;
             private boolean createTable = true;
+            private boolean replayOnFailure;
+            private int maxReplays = 5;
 
             private Builder() {
+            }
+
+            /**
+             * Turns on reopening a broken stream and resending its unanswered batches (at-least-once).
+             *
+             * @param replay true to replay
+             * @param maxReplays reopenings allowed over the writer's life
+             * @return this
+             */
+            public Builder replayOnFailure(boolean replay, int maxReplays) {
+                if (maxReplays < 0) {
+                    throw new IllegalArgumentException("maxReplays must be >= 0");
+                }
+                this.replayOnFailure = replay;
+                this.maxReplays = maxReplays;
+                return this;
             }
 
             /**

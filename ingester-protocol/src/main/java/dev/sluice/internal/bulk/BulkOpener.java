@@ -63,6 +63,6 @@ public final class BulkOpener {
             }
         }
         return new BulkStreamWriter(schema, config, ctx.compression(),
-                new BulkTransport(endpoints.pick(), CallOptions.DEFAULT, callbackExecutor, timer));
+                new BulkTransport(endpoints::pick, CallOptions.DEFAULT, callbackExecutor, timer));
     }
 }

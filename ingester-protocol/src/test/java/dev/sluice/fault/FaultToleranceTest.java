@@ -1,0 +1,280 @@
+package dev.sluice.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.Context;
+import dev.sluice.DataType;
+import dev.sluice.Err;
+import dev.sluice.GreptimeDB;
+import dev.sluice.GreptimeOptions;
+import dev.sluice.Result;
+import dev.sluice.RetryPolicy;
+import dev.sluice.StatusCode;
+import dev.sluice.StreamWriter;
+import dev.sluice.Table;
+import dev.sluice.TableSchema;
+import dev.sluice.WriteOk;
+import dev.sluice.bulk.BulkStreamWriter;
+import dev.sluice.bulk.BulkWrite;
+import dev.sluice.bulk.TableBufferRoot;
+import dev.sluice.bulk.internal.ArrowSupport;
+import dev.sluice.testkit.GreptimeTestServer;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The production fault scenarios: each checks that what was acknowledged is what is stored, and that nothing
+ * is lost silently. Each prints its figures.
+ */
+class FaultToleranceTest {
+    static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
+            .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+
+    static Table rows(long first, int n) {
+        Table t = Table.from(CPU, n);
+        for (long i = first; i < first + n; i++) {
+            t.addRow("h" + (i % 10), (double) i, i);
+        }
+        return t;
+    }
+
+    static GreptimeOptions.Builder options(String... endpoints) {
+        return GreptimeOptions.newBuilder(endpoints, "public").defaultTimeout(Duration.ofSeconds(5))
+                .healthCheckInterval(Duration.ofMillis(200))
+                .retryPolicy(RetryPolicy.defaults().withMaxAttempts(8).withBackoff(Duration.ofMillis(5), Duration.ofMillis(200)));
+    }
+
+    static void report(String scenario, Object... figures) {
+        StringBuilder sb = new StringBuilder("[fault] ").append(scenario);
+        for (int i = 0; i < figures.length; i += 2) {
+            sb.append(i == 0 ? ": " : ", ").append(figures[i]).append('=').append(figures[i + 1]);
+        }
+        System.out.println(sb);
+    }
+
+    @Test
+    void everyTenthRequestRateLimitedLosesNothingOnTheRegularPath() {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            server.faults().failEvery(10, StatusCode.RateLimited, "rate limited");
+            GreptimeDB db = GreptimeDB.create(options(server.endpoint()).build());
+            try {
+                List<CompletableFuture<Result<WriteOk, Err>>> writes = new ArrayList<>();
+                for (int b = 0; b < 100; b++) {
+                    writes.add(db.write(rows(b * 1_000L, 1_000)));
+                }
+                long acked = 0;
+                for (CompletableFuture<Result<WriteOk, Err>> w : writes) {
+                    Result<WriteOk, Err> r = w.join();
+                    assertTrue(r.isOk(), r::toString);
+                    acked += r.getOk().affectedRows();
+                }
+                long retries = db.stats().retries();
+                report("1 regular", "sent", 100_000, "acked", acked, "stored", server.rowCount("cpu"), "failed", 0,
+                        "retries", retries, "injected", server.faults().injectedCount());
+                assertEquals(100_000, acked);
+                assertEquals(100_000, server.rowCount("cpu"));
+                assertTrue(retries >= 10, "retries " + retries);
+            } finally {
+                db.shutdownGracefully();
+            }
+        }
+    }
+
+    @Test
+    void everyTenthBatchRateLimitedLosesNothingOnTheBulkPathWithReplay() {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(options(server.endpoint()).build());
+            BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutMsPerMessage(10_000)
+                    .replayOnFailure(true, 100).build();
+            try (BulkStreamWriter w = db.bulkStreamWriter(CPU, cfg, Context.newDefault())) {
+                server.faults().failEvery(10, StatusCode.RateLimited, "rate limited");
+                TableBufferRoot root = w.tableBufferRoot(1_000);
+                List<CompletableFuture<Integer>> acks = new ArrayList<>();
+                for (int b = 0; b < 100; b++) {
+                    root.addTable(rows(b * 1_000L, 1_000));
+                    acks.add(w.writeNext());
+                }
+                long acked = 0;
+                for (CompletableFuture<Integer> a : acks) {
+                    acked += a.join();
+                }
+                w.completed();
+                report("1 bulk", "sent", 100_000, "acked", acked, "stored", server.rowCount("cpu"), "failed",
+                        w.failedBatches(), "replays", w.replays(), "injected", server.faults().injectedCount());
+                assertEquals(100_000, acked);
+                assertEquals(100_000, server.rowCount("cpu"));
+                assertTrue(w.replays() >= 9, "replays " + w.replays());
+            } finally {
+                db.shutdownGracefully();
+            }
+            assertEquals(0, ArrowSupport.root().getAllocatedMemory());
+        }
+    }
+
+    @Test
+    void killingOneOfTwoServersMidRunMovesWritesToTheOther() {
+        try (GreptimeTestServer a = GreptimeTestServer.start(); GreptimeTestServer b = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(options(a.endpoint(), b.endpoint()).build());
+            long acked = 0;
+            long failedRows = 0;
+            try {
+                for (int i = 0; i < 200; i++) {
+                    if (i == 60) {
+                        a.stop();
+                    }
+                    Result<WriteOk, Err> r = db.write(rows(i * 500L, 500)).join();
+                    if (r.isOk()) {
+                        acked += r.getOk().affectedRows();
+                    } else {
+                        failedRows += 500;
+                        assertNotNull(r.getErr().message(), "a failure says why");
+                    }
+                }
+                long stored = a.rowCount("cpu") + b.rowCount("cpu");
+                report("2 failover", "sent", 100_000, "acked", acked, "stored", stored, "failed", failedRows,
+                        "retries", db.stats().retries(), "onA", a.rowCount("cpu"), "onB", b.rowCount("cpu"),
+                        "available", db.stats().availableEndpoints());
+                assertEquals(acked, stored, "every acknowledged row is stored");
+                assertEquals(100_000, acked + failedRows);
+                assertEquals(0, failedRows, "with one server up, retries carry every write to it");
+                assertTrue(b.rowCount("cpu") > 70_000);
+            } finally {
+                db.shutdownGracefully();
+            }
+        }
+    }
+
+    @Test
+    void restartingTheOnlyServerOnItsPortIsSurvived() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(options(server.endpoint())
+                    .retryPolicy(RetryPolicy.defaults().withMaxAttempts(20).withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)))
+                    .build());
+            long acked = 0;
+            try {
+                for (int i = 0; i < 100; i++) {
+                    if (i == 40) {
+                        server.stop();
+                        Thread restart = new Thread(() -> {
+                            try {
+                                Thread.sleep(300);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                            server.resume();
+                        });
+                        restart.start();
+                    }
+                    Result<WriteOk, Err> r = db.write(rows(i * 1_000L, 1_000)).join();
+                    assertTrue(r.isOk(), r::toString);
+                    acked += r.getOk().affectedRows();
+                }
+                report("3 restart", "sent", 100_000, "acked", acked, "stored", server.rowCount("cpu"), "failed", 0,
+                        "retries", db.stats().retries());
+                assertEquals(100_000, acked);
+                assertEquals(100_000, server.rowCount("cpu"));
+                assertTrue(db.stats().retries() > 0);
+            } finally {
+                db.shutdownGracefully();
+            }
+        }
+    }
+
+    @Test
+    void aServerThatNeverAnswersFailsEveryFutureByItsDeadline() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(options(server.endpoint()).defaultTimeout(Duration.ofMillis(300))
+                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(1))).build());
+            assertTrue(db.write(rows(0, 1)).join().isOk(), "the table exists before the server goes silent");
+            server.faults().neverRespond(true).bulkNeverAck(true);
+            long start = System.nanoTime();
+            List<CompletableFuture<Result<WriteOk, Err>>> writes = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                writes.add(db.write(rows(i, 1)));
+            }
+            StreamWriter<Table, WriteOk> stream = db.streamWriter();
+            stream.write(rows(0, 1));
+            CompletableFuture<WriteOk> streamDone = stream.completed();
+            BulkStreamWriter bulk = db.bulkStreamWriter(CPU, BulkWrite.Config.newBuilder().timeoutMsPerMessage(500)
+                    .createTable(false).build(), Context.newDefault());
+            bulk.tableBufferRoot(1).addRow("h", 1.0, 1L);
+            CompletableFuture<Integer> bulkAck = bulk.writeNext();
+            int failed = 0;
+            for (CompletableFuture<Result<WriteOk, Err>> w : writes) {
+                Result<WriteOk, Err> r = w.get(5, TimeUnit.SECONDS);
+                assertFalse(r.isOk());
+                failed++;
+            }
+            assertTrue(streamDone.handle((v, t) -> t != null).get(5, TimeUnit.SECONDS));
+            assertTrue(bulkAck.handle((v, t) -> t != null).get(5, TimeUnit.SECONDS));
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            bulk.close();
+            db.shutdownNow();
+            Thread.sleep(200);
+            long stuck = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("sluice-") && t.isAlive() && !t.getName().startsWith("sluice-callback"))
+                    .count();
+            report("4 never answers", "sent", 22, "acked", 0, "failed", failed + 2, "ms", ms, "threadsLeft", stuck);
+            assertTrue(ms < 4_000, "all failed by their deadlines, took " + ms + " ms");
+            assertEquals(0, stuck, "no client thread left after shutdown");
+        }
+    }
+
+    @Test
+    void tenfoldOverloadStaysWithinTheMemoryBudgetAndLosesNothing() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.builder().retainRows(false).start()) {
+            server.faults().latency(Duration.ofMillis(20));
+            long budget = 8L << 20;
+            GreptimeDB db = GreptimeDB.create(options(server.endpoint()).maxInFlightBytes(budget)
+                    .limitPolicy(GreptimeOptions.LimitPolicy.Block, Duration.ofSeconds(30)).build());
+            AtomicLong sent = new AtomicLong();
+            AtomicLong acked = new AtomicLong();
+            AtomicLong failed = new AtomicLong();
+            AtomicLong maxBytes = new AtomicLong();
+            AtomicLong maxHeap = new AtomicLong();
+            long heapBase = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+            List<Thread> producers = new ArrayList<>();
+            List<CompletableFuture<?>> all = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (int p = 0; p < 4; p++) {
+                int id = p;
+                Thread t = new Thread(() -> {
+                    for (int i = 0; i < 150; i++) {
+                        Table table = rows((id * 1_000L + i) * 2_000, 2_000);
+                        sent.addAndGet(2_000);
+                        all.add(db.write(table).whenComplete((r, e) -> {
+                            if (r != null && r.isOk()) {
+                                acked.addAndGet(2_000);
+                            } else {
+                                failed.addAndGet(2_000);
+                            }
+                        }));
+                        maxBytes.accumulateAndGet(db.stats().bytesInFlight(), Math::max);
+                        maxHeap.accumulateAndGet(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(), Math::max);
+                    }
+                });
+                producers.add(t);
+                t.start();
+            }
+            for (Thread t : producers) {
+                t.join();
+            }
+            CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).get(120, TimeUnit.SECONDS);
+            report("5 overload", "sent", sent.get(), "acked", acked.get(), "failed", failed.get(),
+                    "stored", server.rowCount("cpu"), "maxBytesInFlight", maxBytes.get(), "budget", budget,
+                    "heapGrowthMiB", (maxHeap.get() - heapBase) >> 20);
+            assertEquals(sent.get(), acked.get() + failed.get());
+            assertEquals(acked.get(), server.rowCount("cpu"));
+            assertTrue(maxBytes.get() <= budget, "in flight " + maxBytes.get());
+            db.shutdownGracefully();
+        }
+    }
+}
