@@ -16,6 +16,7 @@ import dev.sluice.TableSchema;
 import dev.sluice.TlsConfig;
 import dev.sluice.WriteOk;
 import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.TestCertificates;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,4 +1,4 @@
-package dev.sluice.fault;
+package dev.sluice.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,12 +11,28 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
-/** A throw-away CA and certificates made with the JDK's keytool, written as PEM files for gRPC. */
-final class TestCertificates {
+/**
+ * Throw-away TLS material for tests: a CA and certificates signed by it (or self-signed), made with the JDK's
+ * own {@code keytool} and written as PEM files that both the testkit and a client accept. Nothing to install.
+ *
+ * <pre>{@code
+ * TestCertificates certs = new TestCertificates(tempDir);
+ * Path ca = certs.ca();
+ * Path[] server = certs.leaf("server", "localhost", "dns:localhost,ip:127.0.0.1", true);
+ * GreptimeTestServer.builder().tls(server[0], server[1], null).start();
+ * // client: TlsConfig.trusting(ca)
+ * }</pre>
+ */
+public final class TestCertificates {
     private static final String PASS = "changeit";
     private final Path dir;
 
-    TestCertificates(Path dir) {
+    /**
+     * Uses a directory for the files.
+     *
+     * @param dir an existing, writable directory (a test's temporary directory)
+     */
+    public TestCertificates(Path dir) {
         this.dir = dir;
     }
 
@@ -42,17 +58,29 @@ final class TestCertificates {
         keytool(a.toArray(new String[0]));
     }
 
-    /** Makes the CA. */
-    Path ca() throws Exception {
+    /**
+     * Makes the CA (valid two days).
+     *
+     * @return the CA certificate, PEM
+     * @throws Exception when keytool fails
+     */
+    public Path ca() throws Exception {
         keypair("ca", "CN=sluice-test-ca", "bc:c");
         keytool("-exportcert", "-alias", "ca", "-keystore", "ca.p12", "-storepass", PASS, "-rfc", "-file", "ca.pem");
         return dir.resolve("ca.pem");
     }
 
     /**
-     * Makes a certificate signed by the CA (or self-signed), returning {chain.pem, key.pem}.
+     * Makes a certificate signed by the CA made by {@link #ca()}, or self-signed.
+     *
+     * @param alias a file name stem, unique per certificate
+     * @param cn the subject's common name
+     * @param san subject alternative names, e.g. {@code dns:localhost,ip:127.0.0.1}
+     * @param signedByCa false for a self-signed certificate no one trusts
+     * @return {certificate chain PEM, PKCS#8 private key PEM}
+     * @throws Exception when keytool fails
      */
-    Path[] leaf(String alias, String cn, String san, boolean signedByCa) throws Exception {
+    public Path[] leaf(String alias, String cn, String san, boolean signedByCa) throws Exception {
         keypair(alias, "CN=" + cn);
         Path chain = dir.resolve(alias + "-chain.pem");
         if (signedByCa) {
