@@ -5,6 +5,7 @@ import dev.sluice.bulk.BulkWrite;
 import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkOpener;
 import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.metrics.ClientMetrics;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.TransportSecurity;
 import dev.sluice.internal.write.RegularWriter;
@@ -49,9 +50,12 @@ public final class GreptimeDB implements AutoCloseable {
     private final Executor callbackExecutor;
     private final ScheduledExecutorService timer;
     private final InFlightLimiter limiter;
+    private final ClientMetrics metrics;
+    private final java.util.Set<BatchingWriter> batchingWriters = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private GreptimeDB(GreptimeOptions options) {
         this.options = options;
+        this.metrics = ClientMetrics.of(options.meterRegistry(), options.endpoints().get(0));
         Executor executor = options.callbackExecutor();
         if (executor == null) {
             ownExecutor = callbackPool();
@@ -67,7 +71,11 @@ public final class GreptimeDB implements AutoCloseable {
         });
         this.limiter = new InFlightLimiter(options);
         this.endpoints = new Endpoints(options, executor, timer, TransportSecurity.setup(options.tls()));
-        this.regular = new RegularWriter(options, endpoints, limiter, timer);
+        this.regular = new RegularWriter(options, endpoints, limiter, timer, metrics);
+        metrics.gauge("sluice.inflight.requests", "regular writes sent or waiting to retry", regular::inFlight);
+        metrics.gauge("sluice.inflight.bytes", "bytes of the client-wide budget in use", limiter::bytesInUse);
+        metrics.gauge("sluice.batching.buffered.rows", "rows buffered or in flight in batching writers",
+                () -> batchingWriters.stream().mapToLong(BatchingWriter::pendingRows).sum());
     }
 
     private static ExecutorService callbackPool() {
@@ -160,7 +168,10 @@ public final class GreptimeDB implements AutoCloseable {
      * @return the writer
      */
     public BatchingWriter batchingWriter(BatchingWriter.Config config) {
-        return new DefaultBatchingWriter(this, config, timer, options.defaultTimeout());
+        DefaultBatchingWriter w = new DefaultBatchingWriter(this, config, timer, options.defaultTimeout(),
+                batchingWriters::remove);
+        batchingWriters.add(w);
+        return w;
     }
 
     /**
@@ -191,7 +202,7 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
         return BulkOpener.open(schema, config, ctx, regular, endpoints, callbackExecutor, timer,
-                options.defaultTimeout().toMillis());
+                options.defaultTimeout().toMillis(), metrics);
     }
 
     /**
@@ -278,6 +289,7 @@ public final class GreptimeDB implements AutoCloseable {
             }
         }
         timer.shutdownNow();
+        metrics.close();
         if (ownExecutor != null) {
             ownExecutor.shutdown();
         }

@@ -26,6 +26,7 @@ import java.util.concurrent.Executor;
  *   <tr><td>maxInFlightBytes</td><td>256 MiB</td><td>encoded bytes of every path waiting to be sent or in flight, client-wide</td></tr>
  *   <tr><td>maxInFlightRequests</td><td>1,024</td><td>regular requests in flight (0 for no cap)</td></tr>
  *   <tr><td>limitPolicy</td><td>Block</td><td>when a limit is reached: wait for room (up to limitWait) or fail at once</td></tr>
+ *   <tr><td>meterRegistry</td><td>none</td><td>a Micrometer {@code MeterRegistry} to publish {@code sluice.*} meters to</td></tr>
  *   <tr><td>limitWait</td><td>10 s</td><td>the longest wait for room; then the write fails with a {@link LimitExceededException}</td></tr>
  * </table>
  */
@@ -45,6 +46,7 @@ public final class GreptimeOptions {
     private final int maxInFlightRequests;
     private final LimitPolicy limitPolicy;
     private final Duration limitWait;
+    private final Object meterRegistry;
 
     /** What a write does when a client-wide limit is reached. */
     public enum LimitPolicy {
@@ -62,6 +64,7 @@ public final class GreptimeOptions {
         this.maxInFlightRequests = b.maxInFlightRequests;
         this.limitPolicy = b.limitPolicy;
         this.limitWait = b.limitWait;
+        this.meterRegistry = b.meterRegistry;
         this.endpoints = b.endpoints;
         this.database = b.database;
         this.authInfo = b.authInfo;
@@ -158,6 +161,11 @@ public final class GreptimeOptions {
         return limitWait;
     }
 
+    /** @return the Micrometer registry, or null */
+    public Object meterRegistry() {
+        return meterRegistry;
+    }
+
     @Override
     public String toString() {
         return "GreptimeOptions{endpoints=" + endpoints + ", database=" + database + ", authInfo=" + authInfo
@@ -183,6 +191,7 @@ public final class GreptimeOptions {
         private int maxInFlightRequests = 1_024;
         private LimitPolicy limitPolicy = LimitPolicy.Block;
         private Duration limitWait = Duration.ofSeconds(10);
+        private Object meterRegistry;
 
         private Builder(String[] endpoints, String database) {
             Objects.requireNonNull(endpoints, "endpoints");
@@ -362,6 +371,22 @@ public final class GreptimeOptions {
                 throw new IllegalArgumentException("limit wait must be zero or positive");
             }
             this.limitWait = wait;
+            return this;
+        }
+
+        /**
+         * Publishes the client's meters ({@code sluice.write.rows}, {@code sluice.write.bytes},
+         * {@code sluice.write.failures}, {@code sluice.write.retries}, {@code sluice.write.latency},
+         * {@code sluice.inflight.requests}, {@code sluice.inflight.bytes}, {@code sluice.bulk.allocated.bytes},
+         * {@code sluice.batching.buffered.rows}) to a Micrometer registry. Micrometer is an optional dependency:
+         * without this call nothing of it is loaded.
+         *
+         * @param registry an {@code io.micrometer.core.instrument.MeterRegistry} (typed as Object so the option
+         *     exists without Micrometer on the class path)
+         * @return this
+         */
+        public Builder meterRegistry(Object registry) {
+            this.meterRegistry = registry;
             return this;
         }
 

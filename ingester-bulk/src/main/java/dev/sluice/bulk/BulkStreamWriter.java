@@ -54,6 +54,7 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  * thread per writer.
  */
 public final class BulkStreamWriter implements AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
     private final TableSchema schema;
     private final BulkWrite.Config config;
     private final BulkTransport transport;
@@ -80,7 +81,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     private volatile boolean completing;
     private volatile boolean closed;
 
-    private record Pending(long id, int rows, CompletableFuture<Integer> future, byte[] message) {
+    private record Pending(long id, int rows, CompletableFuture<Integer> future, byte[] message, int size, long sentAt) {
     }
 
     /**
@@ -195,7 +196,8 @@ public final class BulkStreamWriter implements AutoCloseable {
             root.reset();
         }
         CompletableFuture<Integer> future = new CompletableFuture<>();
-        pending.put(id, new Pending(id, rows, future, config.replayOnFailure() ? message : null));
+        pending.put(id, new Pending(id, rows, future, config.replayOnFailure() ? message : null, message.length,
+                System.nanoTime()));
         try {
             transport.timer().schedule(() -> timeout(id), config.timeoutMsPerMessage(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -280,6 +282,9 @@ public final class BulkStreamWriter implements AutoCloseable {
             return false;
         }
         replays++;
+        transport.events().replayed();
+        LOG.info("bulk stream of '{}' broke ({}); replaying {} unanswered batches on a new stream", schema.tableName(),
+                status.getCode(), pending.size());
         List<Pending> unanswered = new ArrayList<>(pending.values());
         unanswered.sort(java.util.Comparator.comparingLong(Pending::id));
         synchronized (sendLock) {
@@ -322,6 +327,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         if (p != null) {
             failed.incrementAndGet();
             slots.release();
+            transport.events().failed(e.err());
             transport.callbackExecutor().execute(() -> p.future.completeExceptionally(e));
         }
     }
@@ -329,6 +335,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     private void failAll(BulkWriteException e) {
         if (failure == null) {
             failure = e;
+            LOG.warn("bulk stream of '{}' failed: {}", schema.tableName(), e.getMessage());
         }
         for (Long id : new ArrayList<>(pending.keySet())) {
             fail(id, e);
@@ -354,6 +361,7 @@ public final class BulkStreamWriter implements AutoCloseable {
                 acked.incrementAndGet();
                 ackedRows.addAndGet(a.affectedRows());
                 slots.release();
+                transport.events().acked(schema.tableName(), a.affectedRows(), p.size(), System.nanoTime() - p.sentAt());
                 p.future.complete((int) a.affectedRows());
             }
         }

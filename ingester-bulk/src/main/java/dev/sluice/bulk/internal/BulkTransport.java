@@ -14,7 +14,8 @@ import java.util.function.Supplier;
  * @param callOptions options for the DoPut call
  * @param callbackExecutor where futures complete; never a gRPC I/O thread
  * @param timer schedules batch deadlines
+ * @param events receives batch outcomes (metrics)
  */
 public record BulkTransport(Supplier<Channel> channels, CallOptions callOptions, Executor callbackExecutor,
-                            ScheduledExecutorService timer) {
+                            ScheduledExecutorService timer, BulkEvents events) {
 }

@@ -49,6 +49,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     private final Map<TableSchema, BulkStreamWriter> bulkWriters = new HashMap<>();
     private final Thread sender;
     private volatile boolean closed;
+    private final java.util.function.Consumer<BatchingWriter> onClose;
 
     /** Rows of one table waiting to be sent together. */
     private static final class Batch {
@@ -73,8 +74,11 @@ public final class DefaultBatchingWriter implements BatchingWriter {
      * @param config settings
      * @param timer the client's timer
      * @param closeTimeout how long {@link #close()} waits for the last batches
+     * @param onClose told when the writer is closed
      */
-    public DefaultBatchingWriter(GreptimeDB db, Config config, ScheduledExecutorService timer, Duration closeTimeout) {
+    public DefaultBatchingWriter(GreptimeDB db, Config config, ScheduledExecutorService timer, Duration closeTimeout,
+                                 java.util.function.Consumer<BatchingWriter> onClose) {
+        this.onClose = onClose;
         this.db = db;
         this.config = config;
         this.timer = timer;
@@ -387,6 +391,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             }
         }
         bulkWriters.clear();
+        onClose.accept(this);
         List<Batch> left = new ArrayList<>(outstanding);
         if (!left.isEmpty()) {
             finish(left, null, new BatchWriteException("the batching writer closed before the batch was acknowledged",

@@ -10,7 +10,9 @@ import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.internal.ArrowSupport;
+import dev.sluice.bulk.internal.BulkEvents;
 import dev.sluice.bulk.internal.BulkTransport;
+import dev.sluice.internal.metrics.ClientMetrics;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.write.RegularWriter;
 import io.grpc.CallOptions;
@@ -36,11 +38,13 @@ public final class BulkOpener {
      * @param callbackExecutor where futures complete
      * @param timer per-batch deadlines
      * @param timeoutMs how long table creation may take
+     * @param metrics where batch outcomes are reported
      * @return the open writer
      */
     public static BulkStreamWriter open(TableSchema schema, BulkWrite.Config config, Context ctx, RegularWriter regular,
                                         Endpoints endpoints, Executor callbackExecutor, ScheduledExecutorService timer,
-                                        long timeoutMs) {
+                                        long timeoutMs, ClientMetrics metrics) {
+        registerGauge(metrics);
         ArrowSupport.check();
         if (config.createTable()) {
             Result<WriteOk, Err> created;
@@ -63,6 +67,43 @@ public final class BulkOpener {
             }
         }
         return new BulkStreamWriter(schema, config, ctx.compression(),
-                new BulkTransport(endpoints::pick, CallOptions.DEFAULT, callbackExecutor, timer));
+                new BulkTransport(endpoints::pick, CallOptions.DEFAULT, callbackExecutor, timer, events(metrics)));
+    }
+
+    private static final java.util.Set<ClientMetrics> GAUGED = java.util.Collections.newSetFromMap(
+            new java.util.WeakHashMap<>());
+
+    /** Registers the off-heap gauge once per client, when its first bulk writer opens. */
+    private static void registerGauge(ClientMetrics metrics) {
+        synchronized (GAUGED) {
+            if (metrics != ClientMetrics.NONE && GAUGED.add(metrics)) {
+                metrics.gauge("sluice.bulk.allocated.bytes", "off-heap bytes held by bulk writers (process-wide)",
+                        () -> ArrowSupport.root().getAllocatedMemory());
+            }
+        }
+    }
+
+    private static BulkEvents events(ClientMetrics metrics) {
+        if (metrics == ClientMetrics.NONE) {
+            return BulkEvents.NONE;
+        }
+        return new BulkEvents() {
+            @Override
+            public void acked(String table, long rows, long bytes, long nanos) {
+                metrics.rows("bulk", table, rows);
+                metrics.bytes("bulk", bytes);
+                metrics.latency("bulk", nanos);
+            }
+
+            @Override
+            public void failed(Err err) {
+                metrics.failure("bulk", err == null ? -1 : err.code(), err == null ? "CLIENT" : err.grpcCode().name());
+            }
+
+            @Override
+            public void replayed() {
+                metrics.retry("bulk");
+            }
+        };
     }
 }

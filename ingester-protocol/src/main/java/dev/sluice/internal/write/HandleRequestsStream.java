@@ -8,6 +8,7 @@ import dev.sluice.WriteOk;
 import dev.sluice.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.metrics.ClientMetrics;
 import dev.sluice.internal.wire.GreptimeResponse;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
  * as gRPC flow control allows ({@code onReady}), and the queue is bounded in bytes.
  */
 public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HandleRequestsStream.class);
     private final ClientCall<RequestEncoder, GreptimeResponse> call;
     private final byte[] header;
     private final long maxQueuedBytes;
@@ -35,6 +37,9 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     private final ScheduledExecutorService timer;
     private final ArrayDeque<Queued> outbox = new ArrayDeque<>();
     private final InFlightLimiter limiter;
+    private final ClientMetrics metrics;
+    private final long started;
+    private long sentBytes;
 
     /** A message waiting for flow control, with its share of the client-wide budget. */
     private record Queued(RequestEncoder encoder, InFlightLimiter.Permit permit) {
@@ -62,10 +67,13 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      * @param maxMessageSize the largest message sent
      * @param timer bounds the wait for the final answer after {@link #completed()}
      * @param limiter the client-wide budget queued messages count against
+     * @param metrics where the outcome is reported
      */
     public HandleRequestsStream(Channel channel, CallOptions options, byte[] header, long maxQueuedBytes,
                                 long timeoutMillis, double rowsPerSecond, int maxMessageSize,
-                                ScheduledExecutorService timer, InFlightLimiter limiter) {
+                                ScheduledExecutorService timer, InFlightLimiter limiter, ClientMetrics metrics) {
+        this.metrics = metrics;
+        this.started = System.nanoTime();
         this.timer = timer;
         this.limiter = limiter;
         this.header = header;
@@ -136,6 +144,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 }
             }
             outbox.add(new Queued(encoder, permit));
+            sentBytes += encoder.size();
             queuedBytes += encoder.size();
             sentTables.add(value.tableName());
         }
@@ -273,6 +282,10 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             if (status.isOk()) {
                 dev.sluice.Result<WriteOk, Err> r = RegularWriter.toResult(response, distinct(tables));
                 if (r.isOk()) {
+                    List<String> distinct = distinct(tables);
+                    metrics.rows("stream", distinct.size() == 1 ? distinct.get(0) : "multiple", r.getOk().affectedRows());
+                    metrics.bytes("stream", sentBytes);
+                    metrics.latency("stream", System.nanoTime() - started);
                     result.complete(r.getOk());
                     return;
                 }
@@ -280,6 +293,8 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 return;
             }
             Err err = GrpcErrors.fromThrowable(status.asRuntimeException(trailers), distinct(tables));
+            metrics.failure("stream", err.code(), err.grpcCode().name());
+            LOG.warn("stream failed after {} messages: {}", tables.size(), err.message());
             fail(new StreamWriteException("the stream failed: " + err.message() + "; " + tables.size()
                     + " messages were sent and not confirmed", err, tables, status.asRuntimeException(trailers)));
         }

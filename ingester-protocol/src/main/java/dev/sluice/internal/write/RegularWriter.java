@@ -25,6 +25,7 @@ import dev.sluice.internal.wire.RequestHeader;
 import dev.sluice.LimitExceededException;
 import dev.sluice.RetryPolicy;
 import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.metrics.ClientMetrics;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -43,6 +44,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /** Request-response writes over {@code GreptimeDatabase/Handle}. */
 public final class RegularWriter {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RegularWriter.class);
     /** Hints that are not table options. */
     private static final Set<String> NOT_TABLE_OPTIONS = Set.of("auto_create_table", "physical_table", "read_preference");
 
@@ -53,6 +55,7 @@ public final class RegularWriter {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder retries = new LongAdder();
     private final InFlightLimiter limiter;
+    private final ClientMetrics metrics;
     private final ScheduledExecutorService timer;
     private volatile boolean closed;
 
@@ -63,9 +66,11 @@ public final class RegularWriter {
      * @param endpoints the channels
      * @param limiter the client-wide budget
      * @param timer schedules retries
+     * @param metrics where outcomes are reported
      */
     public RegularWriter(GreptimeOptions options, Endpoints endpoints, InFlightLimiter limiter,
-                         ScheduledExecutorService timer) {
+                         ScheduledExecutorService timer, ClientMetrics metrics) {
+        this.metrics = metrics;
         this.options = options;
         this.endpoints = endpoints;
         this.limiter = limiter;
@@ -141,7 +146,24 @@ public final class RegularWriter {
                     "the request would be " + encoder.size() + " bytes, over maxMessageSize " + options.maxMessageSize()
                             + "; split the rows into smaller tables", false, names)));
         }
-        return send(WriteMethods.HANDLE, encoder, encoder.size(), callOptions, ctx, names);
+        long start = System.nanoTime();
+        CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, encoder, encoder.size(), callOptions, ctx, names);
+        if (metrics != ClientMetrics.NONE) {
+            f.thenAccept(r -> record("regular", r, nonEmpty, encoder.size(), start));
+        }
+        return f;
+    }
+
+    private void record(String path, Result<WriteOk, Err> r, List<Table> tables, long bytes, long start) {
+        metrics.bytes(path, bytes);
+        metrics.latency(path, System.nanoTime() - start);
+        if (r.isOk()) {
+            for (Table t : tables) {
+                metrics.rows(path, t.tableName(), t.rowCount());
+            }
+        } else {
+            metrics.failure(path, r.getErr().code(), r.getErr().grpcCode().name());
+        }
     }
 
     /**
@@ -288,6 +310,7 @@ public final class RegularWriter {
                 long wait = policy.backoff(n + 1).toNanos();
                 if (System.nanoTime() + wait < deadline) {
                     retries.increment();
+                    metrics.retry("regular");
                     try {
                         timer.schedule(() -> attempt(n + 1, ep), wait, TimeUnit.NANOSECONDS);
                         return;
@@ -295,6 +318,9 @@ public final class RegularWriter {
                         // the client is shutting down: report the last failure
                     }
                 }
+            }
+            if (n > 1) {
+                LOG.warn("write to {} failed after {} attempts: {}", names, n, err.message());
             }
             future.complete(Result.err(n == 1 ? err : new Err(err.code(), err.grpcCode(),
                     err.message() + " (after " + n + " attempts)", err.retryable(), err.tables(), err.cause())));
@@ -339,7 +365,7 @@ public final class RegularWriter {
         CallOptions o = callOptions(ctx).withDeadline(null);
         // A few messages may wait for flow control; beyond that the writer waits (bounded) instead of piling up memory.
         return new HandleRequestsStream(endpoints.pick(), o, headerBytes, 16L << 20,
-                options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter);
+                options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter, metrics);
     }
 
     /**
