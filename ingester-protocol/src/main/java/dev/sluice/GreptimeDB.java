@@ -5,6 +5,12 @@ import dev.sluice.bulk.BulkWrite;
 import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkOpener;
 import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.mapping.ClassMapping;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import dev.sluice.internal.metrics.ClientMetrics;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.TransportSecurity;
@@ -136,6 +142,39 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public CompletableFuture<Result<WriteOk, Err>> write(Collection<Table> tables, WriteOp op, Context ctx) {
         return regular.write(tables, op, ctx);
+    }
+
+    /**
+     * Writes annotated records or objects ({@link dev.sluice.mapping.Table}): objects are grouped by class, each
+     * class becoming one table of the request, its schema derived once per class and cached.
+     *
+     * @param objects instances of classes annotated {@code @dev.sluice.mapping.Table}
+     * @return the outcome
+     * @throws IllegalArgumentException naming the class and component when a class is misannotated
+     * @throws InvalidDataException when a value does not fit its column
+     */
+    public CompletableFuture<Result<WriteOk, Err>> writeObjects(List<?> objects) {
+        return writeObjects(objects, Context.newDefault());
+    }
+
+    /**
+     * Writes annotated records or objects with a context.
+     *
+     * @param objects instances of classes annotated {@code @dev.sluice.mapping.Table}
+     * @param ctx hints, compression, retry policy
+     * @return the outcome
+     */
+    public CompletableFuture<Result<WriteOk, Err>> writeObjects(List<?> objects, Context ctx) {
+        Map<Class<?>, Table> tables = new LinkedHashMap<>();
+        Map<Class<?>, Object[]> scratch = new HashMap<>();
+        for (Object o : objects) {
+            ClassMapping m = ClassMapping.of(o.getClass());
+            Table t = tables.computeIfAbsent(o.getClass(), c -> Table.from(m.schema(), 64));
+            Object[] row = scratch.computeIfAbsent(o.getClass(), c -> new Object[m.schema().columnCount()]);
+            m.values(o, row);
+            t.addRow(row);
+        }
+        return write(new ArrayList<>(tables.values()), WriteOp.Insert, ctx);
     }
 
     /**
