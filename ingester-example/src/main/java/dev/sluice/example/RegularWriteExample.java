@@ -10,7 +10,6 @@ import dev.sluice.Table;
 import dev.sluice.TableSchema;
 import dev.sluice.WriteOk;
 import dev.sluice.WriteOp;
-import dev.sluice.testkit.GreptimeTestServer;
 import java.time.Instant;
 import java.util.List;
 
@@ -26,45 +25,38 @@ public final class RegularWriteExample {
      * Runs the example.
      *
      * @param args {@code [--endpoint host:port]}
-     * @return rows in the table at the end, as the server counted them (deletes included)
+     * @return rows in the table at the end on the embedded testkit, -1 against a real server
      */
     public static long run(String[] args) {
-        String endpoint = args.length >= 2 && args[0].equals("--endpoint") ? args[1] : null;
-        GreptimeTestServer embedded = endpoint == null ? GreptimeTestServer.start() : null;
-        if (embedded != null) {
-            endpoint = embedded.endpoint();
-            System.out.println("no --endpoint given: using an embedded testkit at " + endpoint);
-        }
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {endpoint}, "public").build());
-        try {
-            TableSchema schema = TableSchema.newBuilder("example_cpu")
-                    .addTag("host", DataType.String)
-                    .addField("usage", DataType.Float64)
-                    .addTimestamp("ts", DataType.TimestampMillisecond)
-                    .build();
-            Instant now = Instant.parse("2024-06-01T12:00:00Z");
-            Table rows = Table.from(schema)
-                    .addRow("web-1", 0.42, now)
-                    .addRow("web-2", 0.17, now)
-                    .addRow("web-1", 0.55, now.plusSeconds(10));
-            report("insert", db.write(rows).join());
+        try (ExampleTarget target = ExampleTarget.from(args)) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(target.endpoints(), "public").build());
+            try {
+                TableSchema schema = TableSchema.newBuilder("example_cpu")
+                        .addTag("host", DataType.String)
+                        .addField("usage", DataType.Float64)
+                        .addTimestamp("ts", DataType.TimestampMillisecond)
+                        .build();
+                Instant now = Instant.parse("2024-06-01T12:00:00Z");
+                Table rows = Table.from(schema)
+                        .addRow("web-1", 0.42, now)
+                        .addRow("web-2", 0.17, now)
+                        .addRow("web-1", 0.55, now.plusSeconds(10));
+                report("insert", db.write(rows).join());
 
-            // Same tags and time index: the later write wins (the table is not in append mode).
-            report("overwrite", db.write(Table.from(schema).addRow("web-2", 0.99, now)).join());
+                // Same tags and time index: the later write wins (the table is not in append mode).
+                report("overwrite", db.write(Table.from(schema).addRow("web-2", 0.99, now)).join());
 
-            // Deletes address rows by tags and time index; field values are ignored.
-            Table gone = Table.from(schema).addRow("web-1", null, now.plusSeconds(10));
-            report("delete", db.write(List.of(gone), WriteOp.Delete, Context.newDefault()).join());
-            return embedded != null ? embedded.rowCount("example_cpu") : -1;
-        } finally {
-            db.shutdownGracefully();
-            if (embedded != null) {
-                embedded.close();
+                // Deletes address rows by tags and time index; field values are ignored.
+                Table gone = Table.from(schema).addRow("web-1", null, now.plusSeconds(10));
+                report("delete", db.write(List.of(gone), WriteOp.Delete, Context.newDefault()).join());
+                return target.rowCount("example_cpu");
+            } finally {
+                db.shutdownGracefully();
             }
         }
     }
 
-    private static void report(String what, Result<WriteOk, Err> r) {
+    static void report(String what, Result<WriteOk, Err> r) {
         if (r.isOk()) {
             System.out.println(what + ": " + r.getOk().affectedRows() + " rows");
         } else {
