@@ -59,6 +59,7 @@ public final class GreptimeTestServer implements AutoCloseable {
     private final Path tlsKey;
     private final Path tlsClientCa;
     private volatile BulkService bulk;
+    private final SqlHttpEndpoint http;
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("testkit-boss", true));
     private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("testkit-io", true));
     private final ExecutorService executor = Executors.newCachedThreadPool(new ThreadFactory() {
@@ -85,6 +86,11 @@ public final class GreptimeTestServer implements AutoCloseable {
         this.tlsCertChain = b.tlsCertChain;
         this.tlsKey = b.tlsKey;
         this.tlsClientCa = b.tlsClientCa;
+        try {
+            this.http = b.httpPort < 0 ? null : new SqlHttpEndpoint(host, b.httpPort, storage);
+        } catch (IOException e) {
+            throw new UncheckedIOException("testkit could not serve HTTP on " + host + ":" + b.httpPort, e);
+        }
     }
 
     /**
@@ -168,6 +174,15 @@ public final class GreptimeTestServer implements AutoCloseable {
      */
     public String endpoint() {
         return host + ":" + port;
+    }
+
+    /**
+     * Returns the HTTP endpoint ({@code /health} and {@code /v1/sql} counts), when one was asked for.
+     *
+     * @return {@code host:port}, or null
+     */
+    public String httpEndpoint() {
+        return http == null ? null : host + ":" + http.port();
     }
 
     /**
@@ -399,6 +414,9 @@ public final class GreptimeTestServer implements AutoCloseable {
     @Override
     public void close() {
         stop();
+        if (http != null) {
+            http.close();
+        }
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         executor.shutdownNow();
@@ -425,8 +443,21 @@ public final class GreptimeTestServer implements AutoCloseable {
         private Path tlsCertChain;
         private Path tlsKey;
         private Path tlsClientCa;
+        private int httpPort = -1;
 
         private Builder() {
+        }
+
+        /**
+         * Also serves the HTTP slice tools use to check writes: {@code GET /health}, and {@code POST /v1/sql}
+         * with {@code SELECT count(*) FROM t} or {@code DROP TABLE [IF EXISTS] t}.
+         *
+         * @param port the port, 0 for a free one
+         * @return this
+         */
+        public Builder httpPort(int port) {
+            this.httpPort = port;
+            return this;
         }
 
         /**

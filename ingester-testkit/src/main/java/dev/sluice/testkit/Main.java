@@ -4,7 +4,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the testkit as a standalone server: {@code java -jar ingester-testkit-<version>-all.jar --port 4001
- * [--host 0.0.0.0] [--user U --password P]}. Serves until killed.
+ * [--host 0.0.0.0] [--http-port 4000] [--user U --password P]}. Serves until killed.
  */
 public final class Main {
     private Main() {
@@ -23,8 +23,8 @@ public final class Main {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--help") || a.equals("-h")) {
-                System.out.println("usage: java -jar ingester-testkit-all.jar [--host H] [--port P] [--user U --password P]"
-                        + " [--no-retain-rows]");
+                System.out.println("usage: java -jar ingester-testkit-all.jar [--host H] [--port P] [--http-port P]"
+                        + " [--user U --password P] [--no-retain-rows]");
                 return;
             }
             if (a.equals("--no-retain-rows")) {
@@ -38,6 +38,7 @@ public final class Main {
             String v = args[++i];
             switch (a) {
                 case "--port": b.port(Integer.parseInt(v)); break;
+                case "--http-port": b.httpPort(Integer.parseInt(v)); break;
                 case "--host": b.host(v); break;
                 case "--user": user = v; break;
                 case "--password": password = v; break;
@@ -55,6 +56,7 @@ public final class Main {
         }
         GreptimeTestServer server = b.start();
         System.out.println("Sluice testkit (GreptimeDB protocol) listening on " + server.endpoint()
+                + (server.httpEndpoint() != null ? ", HTTP on " + server.httpEndpoint() : "")
                 + (user != null ? " with basic auth" : "") + "; Ctrl-C to stop");
         CountDownLatch forever = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -591,6 +591,18 @@ public final class Storage {
         return s == null ? 0 : s.rowCount();
     }
 
+    /**
+     * Drops a table.
+     *
+     * @param db the database
+     * @param table the table
+     * @return whether it existed
+     */
+    public synchronized boolean dropTable(String db, String table) {
+        Map<String, StoredTable> t = databases.get(db);
+        return t != null && t.remove(table) != null;
+    }
+
     /** Drops every table of every database and recreates the default database. */
     public synchronized void clear() {
         databases.clear();
