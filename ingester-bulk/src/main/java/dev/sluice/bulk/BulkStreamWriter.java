@@ -61,12 +61,13 @@ public final class BulkStreamWriter implements AutoCloseable {
     private final BufferAllocator allocator;
     private final CompressionCodec codec;
     private final Compression compression;
-    private volatile ClientCall<byte[], Flight.PutResult> call;
+    private volatile ClientCall<Object, Flight.PutResult> call;
     private int generation;
     private int replays;
     private final Semaphore slots;
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
-    private final ArrayDeque<byte[]> outbox = new ArrayDeque<>();
+    /** Messages waiting for flow control: schema bytes, replayable heap copies, or batches sent from Arrow memory. */
+    private final ArrayDeque<Object> outbox = new ArrayDeque<>();
     private final Object sendLock = new Object();
     private final CompletableFuture<Status> closedFuture = new CompletableFuture<>();
     private final AtomicLong acked = new AtomicLong();
@@ -122,7 +123,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     /** Opens a DoPut call on the next endpoint and queues the schema message; caller holds sendLock. */
     private void openCall() {
         int gen = ++generation;
-        ClientCall<byte[], Flight.PutResult> c = transport.channels().get().newCall(FlightMessages.DO_PUT,
+        ClientCall<Object, Flight.PutResult> c = transport.channels().get().newCall(FlightMessages.DO_PUT,
                 compression == Compression.Gzip ? transport.callOptions().withCompression("gzip") : transport.callOptions());
         call = c;
         halfClosed = false;
@@ -184,19 +185,39 @@ public final class BulkStreamWriter implements AutoCloseable {
                     + (config.whenFull() == BulkWrite.WhenFull.Block ? " for " + config.timeoutMsPerMessage() + " ms" : ""),
                     null, null));
         }
-        byte[] message;
+        Object message;
+        int size;
         long id = ++nextId;
-        try (ArrowRecordBatch batch = new VectorUnloader(root.arrowRoot(), true, codec, true).getRecordBatch()) {
-            message = FlightMessages.batchMessage(batch, id);
+        try {
+            ArrowRecordBatch batch = new VectorUnloader(root.arrowRoot(), true, codec, true).getRecordBatch();
+            if (config.replayOnFailure()) {
+                // Kept until answered so that a broken stream can resend it: a heap copy, the vectors reused at once.
+                try (batch) {
+                    byte[] copy = FlightMessages.batchMessage(batch, id);
+                    message = copy;
+                    size = copy.length;
+                }
+                root.reset();
+            } else {
+                // Sent straight from Arrow memory; the vectors are refilled only after gRPC has taken the bytes.
+                FlightMessages.BatchMessage m = FlightMessages.batchMessage(batch, id, root.markSending());
+                message = m;
+                size = m.size();
+                if (!root.swap(config.timeoutMsPerMessage())) {
+                    m.release();
+                    throw new BulkWriteException("the previous batch of '" + schema.tableName() + "' was not sent within "
+                            + config.timeoutMsPerMessage() + " ms", null, null);
+                }
+            }
         } catch (RuntimeException e) {
+            root.reset();
             slots.release();
             failed.incrementAndGet();
-            return CompletableFuture.failedFuture(new BulkWriteException("could not serialize batch " + id, null, e));
-        } finally {
-            root.reset();
+            return CompletableFuture.failedFuture(e instanceof BulkWriteException ? e
+                    : new BulkWriteException("could not serialize batch " + id, null, e));
         }
         CompletableFuture<Integer> future = new CompletableFuture<>();
-        pending.put(id, new Pending(id, rows, future, config.replayOnFailure() ? message : null, message.length,
+        pending.put(id, new Pending(id, rows, future, config.replayOnFailure() ? (byte[]) message : null, size,
                 System.nanoTime()));
         try {
             transport.timer().schedule(() -> timeout(id), config.timeoutMsPerMessage(), TimeUnit.MILLISECONDS);
@@ -227,7 +248,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     }
 
-    private void enqueue(byte[] message) {
+    private void enqueue(Object message) {
         synchronized (sendLock) {
             outbox.add(message);
         }
@@ -237,11 +258,19 @@ public final class BulkStreamWriter implements AutoCloseable {
     private void drain() {
         synchronized (sendLock) {
             if (cancelled || closedFuture.isDone()) {
-                outbox.clear();
+                clearOutbox();
                 return;
             }
             while (!outbox.isEmpty() && call.isReady() && !halfClosed) {
-                call.sendMessage(outbox.poll());
+                Object m = outbox.poll();
+                try {
+                    call.sendMessage(m);
+                } finally {
+                    // gRPC drains a message inside sendMessage; one it refused is freed here (release is idempotent).
+                    if (m instanceof FlightMessages.BatchMessage) {
+                        ((FlightMessages.BatchMessage) m).release();
+                    }
+                }
             }
             if (halfClosePending && outbox.isEmpty() && !halfClosed) {
                 halfClosed = true;
@@ -250,19 +279,29 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     }
 
+    /** Drops unsent messages, freeing the Arrow memory of those sent from it; caller holds sendLock. */
+    private void clearOutbox() {
+        for (Object m : outbox) {
+            if (m instanceof FlightMessages.BatchMessage) {
+                ((FlightMessages.BatchMessage) m).release();
+            }
+        }
+        outbox.clear();
+    }
+
     private void cancel(String why) {
         synchronized (sendLock) {
             cancelled = true;
-            outbox.clear();
+            clearOutbox();
         }
         call.cancel(why, null);
     }
 
     private void cancelCurrent(String why) {
-        ClientCall<byte[], Flight.PutResult> c;
+        ClientCall<Object, Flight.PutResult> c;
         synchronized (sendLock) {
             c = call;
-            outbox.clear();
+            clearOutbox();
         }
         c.cancel(why, null);
     }
@@ -288,7 +327,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         List<Pending> unanswered = new ArrayList<>(pending.values());
         unanswered.sort(java.util.Comparator.comparingLong(Pending::id));
         synchronized (sendLock) {
-            outbox.clear();
+            clearOutbox();
             openCall();
             for (Pending p : unanswered) {
                 outbox.add(p.message());
@@ -497,6 +536,9 @@ public final class BulkStreamWriter implements AutoCloseable {
             failAll(new BulkWriteException("the bulk writer for '" + schema.tableName() + "' was closed before its"
                     + " batches were answered", null, null));
             cancel("bulk writer closed");
+        }
+        synchronized (sendLock) {
+            clearOutbox();
         }
         if (root != null) {
             root.close();

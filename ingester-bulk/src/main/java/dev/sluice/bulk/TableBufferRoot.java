@@ -10,6 +10,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One batch of rows built directly in off-heap Arrow vectors owned by a {@link BulkStreamWriter}.
@@ -21,8 +22,14 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  */
 public final class TableBufferRoot {
     private final TableSchema schema;
-    private final VectorSchemaRoot root;
-    private final ColumnSink[] sinks;
+    private final BufferAllocator allocator;
+    /** Two sets of vectors: one filled by the caller while the other's batch is still being sent. */
+    private final VectorSchemaRoot[] roots = new VectorSchemaRoot[2];
+    private final ColumnSink[][] sinkSets = new ColumnSink[2][];
+    private final boolean[] sending = new boolean[2];
+    private int current;
+    private VectorSchemaRoot root;
+    private ColumnSink[] sinks;
     private final long maxAllocation;
     private final int initialCapacity;
     private int rowCount;
@@ -30,21 +37,81 @@ public final class TableBufferRoot {
 
     TableBufferRoot(TableSchema schema, BufferAllocator allocator, int capacity, long maxAllocation) {
         this.schema = schema;
+        this.allocator = allocator;
         this.maxAllocation = maxAllocation;
         this.initialCapacity = capacity;
-        this.root = VectorSchemaRoot.create(ArrowTypes.schema(schema), allocator);
-        this.sinks = new ColumnSink[schema.columnCount()];
+        allocateSlot(0);
+        this.root = roots[0];
+        this.sinks = sinkSets[0];
+    }
+
+    private void allocateSlot(int slot) {
+        VectorSchemaRoot r = VectorSchemaRoot.create(ArrowTypes.schema(schema), allocator);
+        ColumnSink[] s = new ColumnSink[schema.columnCount()];
         try {
-            for (int i = 0; i < sinks.length; i++) {
-                FieldVector v = root.getVector(i);
-                v.setInitialCapacity(capacity);
+            for (int i = 0; i < s.length; i++) {
+                FieldVector v = r.getVector(i);
+                v.setInitialCapacity(initialCapacity);
                 v.allocateNew();
-                sinks[i] = new ArrowColumnSink(v);
+                s[i] = new ArrowColumnSink(v);
             }
         } catch (OutOfMemoryException e) {
-            root.close();
+            r.close();
             throw limit(-1, e);
         }
+        roots[slot] = r;
+        sinkSets[slot] = s;
+    }
+
+    /**
+     * Marks the current vectors as being sent; returns what frees them.
+     *
+     * @return run once the batch's bytes are handed over (or dropped)
+     */
+    Runnable markSending() {
+        int slot = current;
+        synchronized (sending) {
+            sending[slot] = true;
+        }
+        return () -> {
+            synchronized (sending) {
+                sending[slot] = false;
+                sending.notifyAll();
+            }
+        };
+    }
+
+    /**
+     * Switches to the other set of vectors (allocating it the first time), waiting until its last batch is sent.
+     *
+     * @param timeoutMs the longest wait
+     * @return false when the other set did not come free in time
+     */
+    boolean swap(long timeoutMs) {
+        int next = 1 - current;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        synchronized (sending) {
+            while (sending[next]) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(sending, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        if (roots[next] == null) {
+            allocateSlot(next);
+        }
+        current = next;
+        root = roots[next];
+        sinks = sinkSets[next];
+        reset();
+        return true;
     }
 
     private BulkWriteException limit(int row, OutOfMemoryException e) {
@@ -173,7 +240,11 @@ public final class TableBufferRoot {
     }
 
     void close() {
-        root.close();
+        for (VectorSchemaRoot r : roots) {
+            if (r != null) {
+                r.close();
+            }
+        }
     }
 
     int initialCapacity() {

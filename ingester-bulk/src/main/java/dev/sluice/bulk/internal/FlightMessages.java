@@ -36,19 +36,23 @@ public final class FlightMessages {
     private FlightMessages() {
     }
 
-    /** DoPut with pre-encoded {@code FlightData} bytes going out and parsed {@code PutResult}s coming back. */
-    public static final MethodDescriptor<byte[], Flight.PutResult> DO_PUT =
-            MethodDescriptor.<byte[], Flight.PutResult>newBuilder()
+    /**
+     * DoPut with {@code FlightData} going out as pre-encoded bytes or {@link BatchMessage}s, and parsed
+     * {@code PutResult}s coming back.
+     */
+    public static final MethodDescriptor<Object, Flight.PutResult> DO_PUT =
+            MethodDescriptor.<Object, Flight.PutResult>newBuilder()
                     .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
                     .setFullMethodName(FlightServiceGrpc.getDoPutMethod().getFullMethodName())
                     .setRequestMarshaller(new MethodDescriptor.Marshaller<>() {
                         @Override
-                        public InputStream stream(byte[] value) {
-                            return new BytesStream(value);
+                        public InputStream stream(Object value) {
+                            return value instanceof BatchMessage ? ((BatchMessage) value).stream()
+                                    : new BytesStream((byte[]) value);
                         }
 
                         @Override
-                        public byte[] parse(InputStream stream) {
+                        public Object parse(InputStream stream) {
                             throw new UnsupportedOperationException("the client never parses FlightData");
                         }
                     })
@@ -99,42 +103,158 @@ public final class FlightMessages {
     }
 
     /**
-     * Encodes one record batch with its request id; the batch's buffers are copied, so it may be closed after.
+     * A record batch on its way out: written straight from the Arrow buffers into gRPC's output, then released.
+     * Takes ownership of the batch.
+     */
+    public static final class BatchMessage {
+        private final ArrowRecordBatch batch;
+        private final byte[] prefix;
+        private final int size;
+        private final Runnable onRelease;
+        private boolean released;
+
+        BatchMessage(ArrowRecordBatch batch, long requestId, Runnable onRelease) {
+            this.batch = batch;
+            this.onRelease = onRelease;
+            byte[] header = bytes(MessageSerializer.serializeMetadata(batch, IpcOption.DEFAULT));
+            byte[] metadata = ("{\"request_id\":" + requestId + "}").getBytes(StandardCharsets.UTF_8);
+            long body = batch.computeBodyLength();
+            if (body > Integer.MAX_VALUE - 1024) {
+                throw new IllegalArgumentException("a record batch of " + body + " bytes is too large for one message");
+            }
+            int bodySize = (int) body;
+            int prefixSize = CodedOutputStream.computeByteArraySize(2, header) + CodedOutputStream.computeByteArraySize(3, metadata)
+                    + CodedOutputStream.computeTagSize(1000) + CodedOutputStream.computeUInt32SizeNoTag(bodySize);
+            this.prefix = new byte[prefixSize];
+            CodedOutputStream cos = CodedOutputStream.newInstance(prefix);
+            try {
+                cos.writeByteArray(2, header);
+                cos.writeByteArray(3, metadata);
+                cos.writeTag(1000, 2);
+                cos.writeUInt32NoTag(bodySize);
+                cos.checkNoSpaceLeft();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            this.size = prefixSize + bodySize;
+        }
+
+        /** @return the FlightData size in bytes */
+        public int size() {
+            return size;
+        }
+
+        /**
+         * Writes the FlightData bytes: protobuf prefix, then each buffer at its IPC offset (zero padding between).
+         *
+         * @param out the destination
+         * @throws IOException from the destination
+         */
+        public void writeTo(OutputStream out) throws IOException {
+            out.write(prefix);
+            List<ArrowBuf> buffers = batch.getBuffers();
+            List<ArrowBuffer> layout = batch.getBuffersLayout();
+            long written = 0;
+            byte[] zeros = new byte[8];
+            for (int i = 0; i < buffers.size(); i++) {
+                ArrowBuffer at = layout.get(i);
+                while (written < at.getOffset()) {
+                    int n = (int) Math.min(zeros.length, at.getOffset() - written);
+                    out.write(zeros, 0, n);
+                    written += n;
+                }
+                if (at.getSize() > 0) {
+                    buffers.get(i).getBytes(0, out, (int) at.getSize());
+                }
+                written += at.getSize();
+            }
+            long end = size - prefix.length;
+            while (written < end) {
+                int n = (int) Math.min(zeros.length, end - written);
+                out.write(zeros, 0, n);
+                written += n;
+            }
+        }
+
+        /** Frees the batch's buffers (once); called after the bytes were handed to gRPC, or when dropped. */
+        public void release() {
+            synchronized (this) {
+                if (released) {
+                    return;
+                }
+                released = true;
+            }
+            batch.close();
+            onRelease.run();
+        }
+
+        InputStream stream() {
+            return new MessageStream(this);
+        }
+    }
+
+    /** gRPC drains a batch message straight from Arrow memory; the message is released once drained. */
+    static final class MessageStream extends InputStream implements KnownLength, Drainable {
+        private final BatchMessage message;
+        private boolean drained;
+
+        MessageStream(BatchMessage message) {
+            this.message = message;
+        }
+
+        @Override
+        public int drainTo(OutputStream target) throws IOException {
+            if (drained) {
+                return 0;
+            }
+            drained = true;
+            try {
+                message.writeTo(target);
+            } finally {
+                message.release();
+            }
+            return message.size();
+        }
+
+        @Override
+        public int available() {
+            return drained ? 0 : message.size();
+        }
+
+        @Override
+        public int read() {
+            throw new UnsupportedOperationException("drained by gRPC, never read");
+        }
+    }
+
+    /**
+     * Prepares one record batch with its request id for sending straight from Arrow memory.
      *
-     * @param batch the unloaded (possibly compressed) batch
+     * @param batch the unloaded (possibly compressed) batch; owned by the message from now on
+     * @param requestId the id the server echoes back
+     * @param onRelease run once the batch's buffers are released
+     * @return the message
+     */
+    public static BatchMessage batchMessage(ArrowRecordBatch batch, long requestId, Runnable onRelease) {
+        return new BatchMessage(batch, requestId, onRelease);
+    }
+
+    /**
+     * Encodes one record batch with its request id into a heap copy (kept for replays, and for tests).
+     *
+     * @param batch the unloaded (possibly compressed) batch; it stays the caller's
      * @param requestId the id the server echoes back
      * @return FlightData bytes
      */
     public static byte[] batchMessage(ArrowRecordBatch batch, long requestId) {
-        byte[] header = bytes(MessageSerializer.serializeMetadata(batch, IpcOption.DEFAULT));
-        byte[] metadata = ("{\"request_id\":" + requestId + "}").getBytes(StandardCharsets.UTF_8);
-        long body = batch.computeBodyLength();
-        if (body > Integer.MAX_VALUE - 1024) {
-            throw new IllegalArgumentException("a record batch of " + body + " bytes is too large for one message");
-        }
-        int bodySize = (int) body;
-        int size = CodedOutputStream.computeByteArraySize(2, header) + CodedOutputStream.computeByteArraySize(3, metadata)
-                + CodedOutputStream.computeTagSize(1000) + CodedOutputStream.computeUInt32SizeNoTag(bodySize) + bodySize;
-        byte[] out = new byte[size];
-        CodedOutputStream cos = CodedOutputStream.newInstance(out);
+        BatchMessage m = new BatchMessage(batch, requestId, () -> { });
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(m.size());
         try {
-            cos.writeByteArray(2, header);
-            cos.writeByteArray(3, metadata);
-            cos.writeTag(1000, 2);
-            cos.writeUInt32NoTag(bodySize);
-            cos.flush();
+            m.writeTo(out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int bodyStart = cos.getTotalBytesWritten();
-        List<ArrowBuf> buffers = batch.getBuffers();
-        List<ArrowBuffer> layout = batch.getBuffersLayout();
-        for (int i = 0; i < buffers.size(); i++) {
-            ArrowBuf b = buffers.get(i);
-            ArrowBuffer at = layout.get(i);
-            b.getBytes(0, out, bodyStart + (int) at.getOffset(), (int) at.getSize());
-        }
-        return out;
+        return out.toByteArray();
     }
 
     private static byte[] bytes(ByteBuffer bb) {
