@@ -156,6 +156,7 @@ public final class FlightMessages {
             List<ArrowBuffer> layout = batch.getBuffersLayout();
             long written = 0;
             byte[] zeros = new byte[8];
+            byte[] chunk = new byte[(int) Math.min(64 * 1024, Math.max(8, size))];
             for (int i = 0; i < buffers.size(); i++) {
                 ArrowBuffer at = layout.get(i);
                 while (written < at.getOffset()) {
@@ -163,8 +164,12 @@ public final class FlightMessages {
                     out.write(zeros, 0, n);
                     written += n;
                 }
-                if (at.getSize() > 0) {
-                    buffers.get(i).getBytes(0, out, (int) at.getSize());
+                // In chunks: ArrowBuf.getBytes(index, OutputStream, length) would copy the whole buffer onto the heap.
+                ArrowBuf buf = buffers.get(i);
+                for (long off = 0; off < at.getSize(); off += chunk.length) {
+                    int n = (int) Math.min(chunk.length, at.getSize() - off);
+                    buf.getBytes(off, chunk, 0, n);
+                    out.write(chunk, 0, n);
                 }
                 written += at.getSize();
             }
