@@ -2,6 +2,7 @@ package dev.sluice.bench;
 
 import com.sun.management.OperatingSystemMXBean;
 import dev.sluice.AuthInfo;
+import dev.sluice.BatchingWriter;
 import dev.sluice.Compression;
 import dev.sluice.Context;
 import dev.sluice.GreptimeDB;
@@ -85,6 +86,10 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--max-in-flight", defaultValue = "8", description = "bulk batches in flight per writer (default: ${DEFAULT-VALUE})")
     int maxInFlight;
 
+    @Option(names = "--batching-path", defaultValue = "regular",
+            description = "path of the batching mode: regular | bulk (default: ${DEFAULT-VALUE})")
+    String batchingPath;
+
     @Option(names = "--out", description = "also write results to this .csv or .json file")
     Path out;
 
@@ -120,7 +125,8 @@ public final class BenchMain implements Callable<Integer> {
                 GreptimeDB db = GreptimeDB.create(ob.build());
                 Context ctx = Context.newDefault().withCompression(comp == Compression.Lz4 && !runner.name().equals("bulk")
                         ? Compression.None : comp);
-                ModeRunner.Run run = new ModeRunner.Run(db, wl, totalRows, batchRows, workers, ctx, bulk);
+                ModeRunner.Run run = new ModeRunner.Run(db, wl, totalRows, batchRows, workers, ctx, bulk,
+                        batchingPath.equalsIgnoreCase("bulk") ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular);
                 results.add(measure(runner, run, target, genNanosPerRow));
                 db.shutdownGracefully(Duration.ofSeconds(30));
             }

@@ -20,9 +20,10 @@ public interface ModeRunner {
      * @param parallelism concurrent writers
      * @param context hints and compression
      * @param bulkConfig settings of bulk writers
+     * @param batchingPath the path of the batching mode
      */
     record Run(GreptimeDB db, Workload workload, long rows, int batch, int parallelism, Context context,
-               BulkWrite.Config bulkConfig) {
+               BulkWrite.Config bulkConfig, dev.sluice.BatchingWriter.Path batchingPath) {
         /** @return number of batches */
         public long batches() {
             return (rows + batch - 1) / batch;

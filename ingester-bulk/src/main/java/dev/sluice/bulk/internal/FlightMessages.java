@@ -253,13 +253,26 @@ public final class FlightMessages {
      */
     public static byte[] batchMessage(ArrowRecordBatch batch, long requestId) {
         BatchMessage m = new BatchMessage(batch, requestId, () -> { });
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(m.size());
+        byte[] bytes = new byte[m.size()];
         try {
-            m.writeTo(out);
+            m.writeTo(new OutputStream() {
+                private int at;
+
+                @Override
+                public void write(int b) {
+                    bytes[at++] = (byte) b;
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) {
+                    System.arraycopy(b, off, bytes, at, len);
+                    at += len;
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return out.toByteArray();
+        return bytes;
     }
 
     private static byte[] bytes(ByteBuffer bb) {
