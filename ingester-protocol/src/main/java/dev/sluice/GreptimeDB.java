@@ -270,13 +270,23 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public void shutdownNow() {
         regular.close();
+        cancelCalls();
+        stopServices();
+    }
+
+    /** Cancels calls under way and lets their errors reach their futures before the callback pool stops. */
+    private void cancelCalls() {
         endpoints.shutdownNow();
         try {
             endpoints.awaitTermination(Duration.ofSeconds(5));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private void stopServices() {
         timer.shutdownNow();
+        metrics.close();
         if (ownExecutor != null) {
             ownExecutor.shutdown();
         }
@@ -319,19 +329,9 @@ public final class GreptimeDB implements AutoCloseable {
             clean = false;
         }
         if (!clean) {
-            endpoints.shutdownNow();
-            try {
-                // Let the cancelled calls deliver their errors before the callback pool stops taking tasks.
-                endpoints.awaitTermination(Duration.ofSeconds(5));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            cancelCalls();
         }
-        timer.shutdownNow();
-        metrics.close();
-        if (ownExecutor != null) {
-            ownExecutor.shutdown();
-        }
+        stopServices();
         return clean;
     }
 

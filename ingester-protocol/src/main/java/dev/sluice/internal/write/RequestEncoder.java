@@ -12,6 +12,7 @@ import dev.sluice.internal.wire.ColumnDataTypeExtension;
 import dev.sluice.internal.wire.ColumnSchema;
 import dev.sluice.internal.wire.DecimalTypeExtension;
 import dev.sluice.internal.wire.JsonTypeExtension;
+import dev.sluice.internal.wire.ValueFields;
 import java.io.IOException;
 import java.util.List;
 
@@ -188,32 +189,7 @@ public final class RequestEncoder {
 
     /** The {@code Value} oneof field number for a column type. */
     static int valueField(DataType t) {
-        switch (t) {
-            case Bool: return 11;
-            case Int8: return 1;
-            case Int16: return 2;
-            case Int32: return 3;
-            case Int64: return 4;
-            case UInt8: return 5;
-            case UInt16: return 6;
-            case UInt32: return 7;
-            case UInt64: return 8;
-            case Float32: return 9;
-            case Float64: return 10;
-            case Binary: return 12;
-            case String: case Json: return 13;
-            case Date: return 14;
-            case TimestampSecond: return 16;
-            case TimestampMillisecond: return 17;
-            case TimestampMicrosecond: return 18;
-            case TimestampNanosecond: return 19;
-            case TimeSecond: return 20;
-            case TimeMillisecond: return 21;
-            case TimeMicrosecond: return 22;
-            case TimeNanosecond: return 23;
-            case Decimal128: return 31;
-            default: throw new IllegalStateException(t.toString());
-        }
+        return ValueFields.of(t);
     }
 
     private static int decimalBodySize(long hi, long lo) {

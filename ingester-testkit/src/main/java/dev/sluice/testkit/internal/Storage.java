@@ -14,6 +14,7 @@ import dev.sluice.internal.wire.CreateTableExpr;
 import dev.sluice.internal.wire.Row;
 import dev.sluice.internal.wire.Rows;
 import dev.sluice.internal.wire.Value;
+import dev.sluice.internal.wire.ValueFields;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.LocalDate;
@@ -424,35 +425,6 @@ public final class Storage {
         return out;
     }
 
-    private static int expectedCase(DataType type) {
-        switch (type) {
-            case Bool: return 11;
-            case Int8: return 1;
-            case Int16: return 2;
-            case Int32: return 3;
-            case Int64: return 4;
-            case UInt8: return 5;
-            case UInt16: return 6;
-            case UInt32: return 7;
-            case UInt64: return 8;
-            case Float32: return 9;
-            case Float64: return 10;
-            case Binary: return 12;
-            case String: case Json: return 13;
-            case Date: return 14;
-            case TimestampSecond: return 16;
-            case TimestampMillisecond: return 17;
-            case TimestampMicrosecond: return 18;
-            case TimestampNanosecond: return 19;
-            case TimeSecond: return 20;
-            case TimeMillisecond: return 21;
-            case TimeMicrosecond: return 22;
-            case TimeNanosecond: return 23;
-            case Decimal128: return 31;
-            default: throw new IllegalStateException(type.toString());
-        }
-    }
-
     private static Object decode(String table, TableSchema.Column column, Value v) {
         int kase = v.getValueDataCase().getNumber();
         if (kase == 0) {
@@ -462,7 +434,7 @@ public final class Storage {
             }
             return null;
         }
-        if (kase != expectedCase(column.dataType())) {
+        if (kase != ValueFields.of(column.dataType())) {
             throw new ServerError(StatusCode.InvalidArguments, "Invalid request to region, reason: column "
                     + column.name() + " expect type " + typeName(column) + ", given value of "
                     + v.getValueDataCase());
