@@ -50,7 +50,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /** Arrow Flight {@code DoPut} as GreptimeDB serves it: bulk inserts into existing tables, one answer per batch. */
-final class BulkService extends FlightServiceGrpc.FlightServiceImplBase {
+final class BulkService {
     private static final Metadata.Key<String> DB = Metadata.Key.of("x-greptime-db-name", Metadata.ASCII_STRING_MARSHALLER);
     private static final Metadata.Key<String> AUTH = Metadata.Key.of("x-greptime-auth", Metadata.ASCII_STRING_MARSHALLER);
 
@@ -84,13 +84,116 @@ final class BulkService extends FlightServiceGrpc.FlightServiceImplBase {
         maxUnanswered.set(unanswered.get());
     }
 
-    @Override
-    public StreamObserver<Flight.FlightData> doPut(StreamObserver<Flight.PutResult> out) {
-        Metadata md = DatabaseService.metadataOrEmpty();
-        return new Stream(out, md);
+    /** One FlightData message, its body read straight into Arrow memory (owned by whoever takes it). */
+    record Incoming(Flight.FlightDescriptor descriptor, byte[] header, byte[] appMetadata, ArrowBuf body) {
     }
 
-    private final class Stream implements StreamObserver<Flight.FlightData> {
+    /**
+     * The DoPut method with a parser that reads the body into an Arrow buffer in one pass, instead of the
+     * generated one that keeps a heap copy of every batch.
+     *
+     * @return the service definition to register
+     */
+    io.grpc.ServerServiceDefinition definition() {
+        io.grpc.MethodDescriptor<Incoming, Flight.PutResult> doPut = io.grpc.MethodDescriptor.<Incoming, Flight.PutResult>newBuilder()
+                .setType(io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING)
+                .setFullMethodName(FlightServiceGrpc.getDoPutMethod().getFullMethodName())
+                .setRequestMarshaller(new io.grpc.MethodDescriptor.Marshaller<>() {
+                    @Override
+                    public java.io.InputStream stream(Incoming value) {
+                        throw new UnsupportedOperationException("the testkit never sends FlightData");
+                    }
+
+                    @Override
+                    public Incoming parse(java.io.InputStream in) {
+                        try {
+                            return read(in);
+                        } catch (java.io.IOException e) {
+                            throw Status.INVALID_ARGUMENT.withDescription("Malformed FlightData: " + e.getMessage())
+                                    .asRuntimeException();
+                        }
+                    }
+                })
+                .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(Flight.PutResult.getDefaultInstance()))
+                .build();
+        return io.grpc.ServerServiceDefinition.builder(FlightServiceGrpc.SERVICE_NAME)
+                .addMethod(doPut, io.grpc.stub.ServerCalls.asyncBidiStreamingCall(
+                        out -> new Stream(out, DatabaseService.metadataOrEmpty())))
+                .build();
+    }
+
+    private Incoming read(java.io.InputStream in) throws java.io.IOException {
+        Flight.FlightDescriptor descriptor = null;
+        byte[] header = new byte[0];
+        byte[] app = new byte[0];
+        ArrowBuf body = null;
+        try {
+            int tag;
+            while ((tag = varint(in, true)) >= 0) {
+                int field = tag >>> 3;
+                int wire = tag & 7;
+                if (wire == 0) {
+                    varint(in, false);
+                    continue;
+                }
+                if (wire != 2) {
+                    in.skipNBytes(wire == 1 ? 8 : 4);
+                    continue;
+                }
+                int len = varint(in, false);
+                switch (field) {
+                    case 1: descriptor = Flight.FlightDescriptor.parseFrom(in.readNBytes(len)); break;
+                    case 2: header = in.readNBytes(len); break;
+                    case 3: app = in.readNBytes(len); break;
+                    case 1000:
+                        if (body != null) {
+                            body.close();
+                        }
+                        body = allocator.buffer(Math.max(1, len));
+                        byte[] chunk = new byte[(int) Math.min(64 * 1024, Math.max(1, len))];
+                        for (int off = 0; off < len;) {
+                            int n = in.read(chunk, 0, Math.min(chunk.length, len - off));
+                            if (n < 0) {
+                                throw new java.io.EOFException("FlightData body cut short");
+                            }
+                            body.setBytes(off, chunk, 0, n);
+                            off += n;
+                        }
+                        body.writerIndex(len);
+                        break;
+                    default: in.skipNBytes(len);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            if (body != null) {
+                body.close();
+            }
+            throw e;
+        }
+        return new Incoming(descriptor, header, app, body);
+    }
+
+    private static int varint(java.io.InputStream in, boolean eofAllowed) throws java.io.IOException {
+        int result = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            int b = in.read();
+            if (b < 0) {
+                if (eofAllowed && shift == 0) {
+                    return -1;
+                }
+                throw new java.io.EOFException("truncated varint");
+            }
+            if (shift < 32) {
+                result |= (b & 0x7F) << shift;
+            }
+            if ((b & 0x80) == 0) {
+                return result;
+            }
+        }
+        throw new java.io.IOException("malformed varint");
+    }
+
+    private final class Stream implements StreamObserver<Incoming> {
         private final StreamObserver<Flight.PutResult> out;
         private final Metadata md;
         private final String user;
@@ -141,14 +244,20 @@ final class BulkService extends FlightServiceGrpc.FlightServiceImplBase {
         }
 
         @Override
-        public void onNext(Flight.FlightData data) {
+        public void onNext(Incoming data) {
             synchronized (this) {
                 if (done) {
+                    if (data.body() != null) {
+                        data.body().close();
+                    }
                     return;
                 }
             }
             try {
                 if (schema == null) {
+                    if (data.body() != null) {
+                        data.body().close();
+                    }
                     first(data);
                     return;
                 }
@@ -163,24 +272,39 @@ final class BulkService extends FlightServiceGrpc.FlightServiceImplBase {
             }
         }
 
-        private void first(Flight.FlightData data) {
-            if (!data.hasFlightDescriptor() || data.getFlightDescriptor().getType() != Flight.FlightDescriptor.DescriptorType.PATH
-                    || data.getFlightDescriptor().getPathCount() != 1) {
+        private void first(Incoming data) {
+            if (data.descriptor() == null || data.descriptor().getType() != Flight.FlightDescriptor.DescriptorType.PATH
+                    || data.descriptor().getPathCount() != 1) {
                 throw Status.INVALID_ARGUMENT.withDescription("The first FlightData must carry a PATH descriptor with"
                         + " exactly one element, the table name").asRuntimeException();
             }
-            Message m = Message.getRootAsMessage(data.getDataHeader().asReadOnlyByteBuffer());
+            Message m = Message.getRootAsMessage(ByteBuffer.wrap(data.header()));
             if (m.headerType() != MessageHeader.Schema) {
                 throw Status.INVALID_ARGUMENT.withDescription("The first FlightData must carry the Arrow schema")
                         .asRuntimeException();
             }
-            table = data.getFlightDescriptor().getPath(0);
+            table = data.descriptor().getPath(0);
             schema = MessageSerializer.deserializeSchema(m);
         }
 
-        private void batch(Flight.FlightData data) throws Exception {
+        private void batch(Incoming data) throws Exception {
+            ArrowBuf body = data.body() != null ? data.body() : allocator.buffer(1);
+            bodyTaken = false;
+            try {
+                batch(data, body);
+            } finally {
+                if (!bodyTaken) {
+                    body.close();
+                }
+            }
+        }
+
+        /** Whether the batch being read took over its body buffer (the record batch then releases it). */
+        private boolean bodyTaken;
+
+        private void batch(Incoming data, ArrowBuf body) throws Exception {
             long started = System.nanoTime();
-            long id = FlightMessages.requestId(data.getAppMetadata().toByteArray());
+            long id = FlightMessages.requestId(data.appMetadata());
             String outcomeTable = table;
             Faults.Injected fault = faults.nextBulk();
             if (fault != null) {
@@ -188,24 +312,17 @@ final class BulkService extends FlightServiceGrpc.FlightServiceImplBase {
                 throw new ServerError(fault.code(), fault.message(), fault.retryable());
             }
             List<TableSchema.Column> tableColumns = storage.bulkTarget(db, table, allowAutoCreate ? fromMetadata() : null);
-            Message m = Message.getRootAsMessage(data.getDataHeader().asReadOnlyByteBuffer());
+            Message m = Message.getRootAsMessage(ByteBuffer.wrap(data.header()));
             if (m.headerType() != MessageHeader.RecordBatch) {
                 throw new ServerError(StatusCode.InvalidArguments, "Expected a record batch, got message type " + m.headerType());
             }
-            ByteBuffer bodyBytes = data.getDataBody().asReadOnlyByteBuffer();
+            ArrowRecordBatch rb;
+            List<TableSchema.Column> matched = new ArrayList<>();
             List<Object[]> rows;
             int rowCount;
-            List<TableSchema.Column> matched = new ArrayList<>();
-            ArrowBuf body = allocator.buffer(Math.max(1, bodyBytes.remaining()));
-            ArrowRecordBatch rb;
-            try {
-                body.setBytes(0, bodyBytes);
-                // Takes over the body buffer's reference.
-                rb = MessageSerializer.deserializeRecordBatch((RecordBatch) m.header(new RecordBatch()), body);
-            } catch (RuntimeException | java.io.IOException e) {
-                body.close();
-                throw e;
-            }
+            // Takes over the body buffer's reference.
+            bodyTaken = true;
+            rb = MessageSerializer.deserializeRecordBatch((RecordBatch) m.header(new RecordBatch()), body);
             try (rb; VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
                 new VectorLoader(root, CommonsCompressionFactory.INSTANCE).load(rb);
                 rows = decode(root, tableColumns, matched, storage.retainsRows());

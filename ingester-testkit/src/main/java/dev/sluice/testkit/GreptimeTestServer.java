@@ -127,7 +127,7 @@ public final class GreptimeTestServer implements AutoCloseable {
         if (bulk == null) {
             bulk = new BulkService(storage, processor, faults, log, allowBulkAutoCreate);
         }
-        nb.addService(ServerInterceptors.intercept(bulk, new DatabaseService.MetadataInterceptor()));
+        nb.addService(ServerInterceptors.intercept(bulk.definition(), new DatabaseService.MetadataInterceptor()));
         if (tlsCertChain != null) {
             try {
                 SslContextBuilder ssl = GrpcSslContexts.forServer(tlsCertChain.toFile(), tlsKey.toFile());
