@@ -7,24 +7,59 @@ package dev.sluice.internal.model;
  * same index: nothing is committed until the caller advances its row count.
  */
 public interface ColumnSink {
-    /** Marks the row's value as null. */
+    /**
+     * Marks the row's value as null.
+     *
+     * @param row the row index
+     */
     void setNull(int row);
 
-    /** Integral, date, timestamp and time columns; unsigned 64-bit values arrive as their bit pattern. */
+    /**
+     * Integral, date, timestamp and time columns; unsigned 64-bit values arrive as their bit pattern.
+     *
+     * @param row the row index
+     * @param value the value
+     */
     void setLong(int row, long value);
 
-    /** Float32 and Float64 columns (a Float32 value is exactly representable as float). */
+    /**
+     * Float32 and Float64 columns (a Float32 value is exactly representable as float).
+     *
+     * @param row the row index
+     * @param value the value
+     */
     void setDouble(int row, double value);
 
-    /** Boolean columns. */
+    /**
+     * Boolean columns.
+     *
+     * @param row the row index
+     * @param value the value
+     */
     void setBool(int row, boolean value);
 
-    /** String and JSON columns, as UTF-8 (converted once, when the row is added). */
+    /**
+     * String and JSON columns, as UTF-8 (converted once, when the row is added).
+     *
+     * @param row the row index
+     * @param utf8 the text's UTF-8 bytes (kept, not copied)
+     */
     void setUtf8(int row, byte[] utf8);
 
-    /** Binary columns. */
+    /**
+     * Binary columns.
+     *
+     * @param row the row index
+     * @param value the bytes (kept, not copied)
+     */
     void setBytes(int row, byte[] value);
 
-    /** Decimal columns: the unscaled two's-complement 128-bit value in two halves. */
+    /**
+     * Decimal columns: the unscaled two's-complement 128-bit value in two halves.
+     *
+     * @param row the row index
+     * @param hi the high 64 bits
+     * @param lo the low 64 bits
+     */
     void setDecimal(int row, long hi, long lo);
 }

@@ -355,7 +355,6 @@ public final class RegularWriter {
      *
      * @param rowsPerSecond rate limit, 0 for none
      * @param ctx hints and compression
-     * @param timer bounds the final answer's wait
      * @return the stream
      */
     public HandleRequestsStream openStream(double rowsPerSecond, Context ctx) {
