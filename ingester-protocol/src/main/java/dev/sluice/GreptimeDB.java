@@ -196,7 +196,23 @@ public final class GreptimeDB implements AutoCloseable {
      * @return the stream
      */
     public StreamWriter<Table, WriteOk> streamWriter(double maxRowsPerSecond, Context ctx) {
-        return regular.openStream(maxRowsPerSecond, ctx);
+        return regular.openStream(maxRowsPerSecond, ctx, false);
+    }
+
+    /**
+     * Opens a stream over {@code HandleRequests} that can survive a broken connection: with {@code replay}, every
+     * message is kept until the stream is answered (up to {@code maxInFlightBytes} of them; a write beyond that
+     * fails), and after a retryable failure the stream is reopened on a healthy endpoint and all of it resent,
+     * up to 5 times. Delivery is at-least-once: messages the server committed before the failure are written
+     * twice, harmless on tables without {@code append_mode}.
+     *
+     * @param maxRowsPerSecond a rate limit for this stream, or 0 for none
+     * @param ctx hints and compression for every message of the stream
+     * @param replay true to replay after failures
+     * @return the stream
+     */
+    public StreamWriter<Table, WriteOk> streamWriter(double maxRowsPerSecond, Context ctx, boolean replay) {
+        return regular.openStream(maxRowsPerSecond, ctx, replay);
     }
 
     /**

@@ -45,6 +45,21 @@ public interface StreamWriter<V, R> {
     CompletableFuture<R> completed();
 
     /**
+     * Counts the messages written so far (none is confirmed before {@link #completed()} succeeds).
+     *
+     * @return messages written
+     */
+    int sentMessages();
+
+    /**
+     * Counts how often the stream was reopened and replayed after a failure (see
+     * {@code GreptimeDB.streamWriter(double, Context, boolean)}).
+     *
+     * @return replays
+     */
+    int replays();
+
+    /**
      * Aborts the stream; the {@link #completed()} future fails. What the server already received may be committed.
      */
     void cancel();

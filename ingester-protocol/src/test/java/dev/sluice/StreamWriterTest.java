@@ -90,6 +90,33 @@ class StreamWriterTest {
     }
 
     @Test
+    void aReplayingStreamSurvivesAFailureAndDeliversEverythingOnce() throws Exception {
+        StreamWriter<Table, WriteOk> s = db.streamWriter(0, Context.newDefault(), true);
+        s.write(cpu(0, 100));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (server.rowCount("cpu") < 100 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        server.faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
+        s.write(cpu(100, 100));
+        s.write(cpu(200, 100));
+        WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
+        assertEquals(300, ok.affectedRows(), "the replayed stream carries all three messages");
+        assertEquals(1, s.replays());
+        assertEquals(3, s.sentMessages());
+        assertEquals(300, server.rowCount("cpu"), "the first message, written twice, is stored once");
+    }
+
+    @Test
+    void withoutReplayAFailureEndsTheStream() {
+        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        server.faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
+        s.write(cpu(0, 10));
+        assertThrows(CompletionException.class, () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
+        assertEquals(0, s.replays());
+    }
+
+    @Test
     void writesAfterCompletionFail() {
         StreamWriter<Table, WriteOk> s = db.streamWriter();
         s.write(cpu(0, 1));

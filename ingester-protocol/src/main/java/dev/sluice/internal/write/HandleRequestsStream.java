@@ -28,7 +28,15 @@ import java.util.concurrent.TimeUnit;
  */
 public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HandleRequestsStream.class);
-    private final ClientCall<RequestEncoder, GreptimeResponse> call;
+    private volatile ClientCall<RequestEncoder, GreptimeResponse> call;
+    private final java.util.function.Supplier<Channel> channels;
+    private final CallOptions callOptions;
+    private final long replayBudget;
+    private final int maxReplays;
+    private final List<RequestEncoder> replayable = new ArrayList<>();
+    private int generation;
+    private int replays;
+    private boolean userCancelled;
     private final byte[] header;
     private final long maxQueuedBytes;
     private final long timeoutNanos;
@@ -58,7 +66,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     /**
      * Opens the stream.
      *
-     * @param channel the channel
+     * @param channels the next healthy endpoint's channel, each time it is asked (a replay opens a new call)
      * @param options call options (compression, hints); the deadline, if any, covers the whole stream
      * @param header the request header bytes
      * @param maxQueuedBytes encoded bytes that may wait for flow control before {@code write} blocks
@@ -68,10 +76,17 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      * @param timer bounds the wait for the final answer after {@link #completed()}
      * @param limiter the client-wide budget queued messages count against
      * @param metrics where the outcome is reported
+     * @param replayBudget bytes of sent messages kept for replaying the stream after a failure, 0 for no replay
+     * @param maxReplays stream reopenings allowed
      */
-    public HandleRequestsStream(Channel channel, CallOptions options, byte[] header, long maxQueuedBytes,
-                                long timeoutMillis, double rowsPerSecond, int maxMessageSize,
-                                ScheduledExecutorService timer, InFlightLimiter limiter, ClientMetrics metrics) {
+    public HandleRequestsStream(java.util.function.Supplier<Channel> channels, CallOptions options, byte[] header,
+                                long maxQueuedBytes, long timeoutMillis, double rowsPerSecond, int maxMessageSize,
+                                ScheduledExecutorService timer, InFlightLimiter limiter, ClientMetrics metrics,
+                                long replayBudget, int maxReplays) {
+        this.channels = channels;
+        this.callOptions = options;
+        this.replayBudget = replayBudget;
+        this.maxReplays = maxReplays;
         this.metrics = metrics;
         this.started = System.nanoTime();
         this.timer = timer;
@@ -81,9 +96,32 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         this.rowsPerSecond = rowsPerSecond;
         this.maxMessageSize = maxMessageSize;
-        this.call = channel.newCall(WriteMethods.HANDLE_REQUESTS, options);
-        call.start(new Listener(), new Metadata());
-        call.request(1);
+        synchronized (this) {
+            openCall();
+        }
+    }
+
+    /** Opens a call on the next endpoint; caller holds the lock. */
+    private void openCall() {
+        int gen = ++generation;
+        ClientCall<RequestEncoder, GreptimeResponse> c = channels.get().newCall(WriteMethods.HANDLE_REQUESTS, callOptions);
+        call = c;
+        halfClosed = false;
+        response = null;
+        c.start(new Listener(gen), new Metadata());
+        c.request(1);
+    }
+
+    /** Counts messages written to the stream (all unconfirmed until it completes). */
+    @Override
+    public synchronized int sentMessages() {
+        return sentTables.size();
+    }
+
+    /** Counts stream reopenings after failures. */
+    @Override
+    public synchronized int replays() {
+        return replays;
     }
 
     @Override
@@ -142,6 +180,14 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                     Thread.currentThread().interrupt();
                     throw new StreamWriteException("interrupted while waiting to send", null, List.copyOf(sentTables), e);
                 }
+            }
+            if (replayBudget > 0) {
+                if (sentBytes + encoder.size() > replayBudget) {
+                    throw new StreamWriteException("the stream keeps " + sentBytes + " bytes for replay and this message"
+                            + " would pass the replay budget of " + replayBudget + " bytes; complete it and open a new one",
+                            null, List.copyOf(sentTables), null);
+                }
+                replayable.add(encoder);
             }
             outbox.add(new Queued(encoder, permit));
             sentBytes += encoder.size();
@@ -253,25 +299,74 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 failure = new StreamWriteException("the stream was cancelled", null, List.copyOf(sentTables), null);
             }
             finished = true;
+            userCancelled = true;
             clearOutbox();
             notifyAll();
         }
         call.cancel("cancelled by the caller", null);
     }
 
+    /**
+     * Reopens the stream and resends every message, when replay is on and the failure may pass; caller holds the lock.
+     *
+     * @return true when a replay started
+     */
+    private boolean replay(Status status, Metadata trailers) {
+        if (replayBudget <= 0 || userCancelled || replays >= maxReplays || finished && failure != null) {
+            return false;
+        }
+        Err err = GrpcErrors.fromThrowable(status.asRuntimeException(trailers), List.of());
+        if (!err.retryable()) {
+            return false;
+        }
+        replays++;
+        metrics.retry("stream");
+        LOG.info("stream broke ({}); replaying its {} messages on a new stream", status.getCode(), replayable.size());
+        clearOutbox();
+        openCall();
+        for (RequestEncoder e : replayable) {
+            outbox.add(new Queued(e, limiter.acquire(0, false)));
+            queuedBytes += e.size();
+        }
+        return true;
+    }
+
     private final class Listener extends ClientCall.Listener<GreptimeResponse> {
+        private final int gen;
+
+        Listener(int gen) {
+            this.gen = gen;
+        }
+
         @Override
         public void onMessage(GreptimeResponse message) {
-            response = message;
+            if (gen == generation) {
+                response = message;
+            }
         }
 
         @Override
         public void onReady() {
-            drain();
+            if (gen == generation) {
+                drain();
+            }
         }
 
         @Override
         public void onClose(Status status, Metadata trailers) {
+            synchronized (HandleRequestsStream.this) {
+                if (gen != generation) {
+                    return;
+                }
+                if (!status.isOk() && replay(status, trailers)) {
+                    // resent below, outside the lock
+                    status = null;
+                }
+            }
+            if (status == null) {
+                drain();
+                return;
+            }
             List<String> tables;
             synchronized (HandleRequestsStream.this) {
                 finished = true;

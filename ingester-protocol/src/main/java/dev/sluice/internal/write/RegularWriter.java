@@ -355,16 +355,18 @@ public final class RegularWriter {
      *
      * @param rowsPerSecond rate limit, 0 for none
      * @param ctx hints and compression
+     * @param replay keep every message and reopen the stream on another endpoint after a retryable failure
      * @return the stream
      */
-    public HandleRequestsStream openStream(double rowsPerSecond, Context ctx) {
+    public HandleRequestsStream openStream(double rowsPerSecond, Context ctx, boolean replay) {
         if (closed) {
             throw new dev.sluice.StreamWriteException("the client is shut down", null, List.of(), null);
         }
         CallOptions o = callOptions(ctx).withDeadline(null);
         // A few messages may wait for flow control; beyond that the writer waits (bounded) instead of piling up memory.
-        return new HandleRequestsStream(endpoints.pick(), o, headerBytes, 16L << 20,
-                options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter, metrics);
+        return new HandleRequestsStream(endpoints::pick, o, headerBytes, 16L << 20,
+                options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter, metrics,
+                replay ? options.maxInFlightBytes() : 0, replay ? 5 : 0);
     }
 
     /**
