@@ -14,6 +14,9 @@ public final class MetricsWorkload implements Workload {
     private static final long START = Instant.parse("2024-01-01T00:00:00Z").toEpochMilli();
     private static final String[] REGIONS = {"us-east", "us-west", "eu-central", "ap-south", "sa-east"};
 
+    private static final long MASK21 = (1L << 21) - 1;
+    private static final double NET_SCALE = 1e9 / 4_294_967_296.0;
+
     private final long seed;
     private final TableSchema schema;
     private final String[] hosts = new String[1_000];
@@ -45,6 +48,10 @@ public final class MetricsWorkload implements Workload {
         }
     }
 
+    private static double percent(long bits21) {
+        return bits21 * (100.0 / (1 << 21));
+    }
+
     @Override
     public TableSchema schema() {
         return schema;
@@ -54,10 +61,13 @@ public final class MetricsWorkload implements Workload {
     public void fill(Consumer<Object[]> sink, long first, int count) {
         for (long i = first; i < first + count; i++) {
             int series = (int) (i % 1_000_000);
+            // Two mixes per row give the five fields: three 21-bit and two 32-bit uniform draws.
+            long a = SplitMix.mix(seed, i, 1);
+            long b = SplitMix.mix(seed, i, 2);
             sink.accept(new Object[] {hosts[series % 1_000], REGIONS[(series / 1_000) % 5], datacenters[(series / 5_000) % 10],
                     services[(series / 50_000) % 20],
-                    SplitMix.unit(seed, i, 1) * 100, SplitMix.unit(seed, i, 2) * 100, SplitMix.unit(seed, i, 3) * 100,
-                    SplitMix.unit(seed, i, 4) * 1e9, SplitMix.unit(seed, i, 5) * 1e9, START + i});
+                    percent(a >>> 43), percent((a >>> 22) & MASK21), percent(a & MASK21),
+                    (b >>> 32) * NET_SCALE, (b & 0xFFFF_FFFFL) * NET_SCALE, START + i});
         }
     }
 }
