@@ -338,6 +338,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                 continue; // already settled (close() fails what is left; a late answer changes nothing)
             }
             int rows = b.table.rowCount();
+            // Counters and buffer room first: whoever waits on the future then sees them settled.
+            unreserve(rows);
             if (error == null) {
                 acked.addAndGet(rows);
                 b.future.complete(null);
@@ -345,7 +347,6 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                 failed.addAndGet(rows);
                 b.future.completeExceptionally(error);
             }
-            unreserve(rows);
         }
     }
 
