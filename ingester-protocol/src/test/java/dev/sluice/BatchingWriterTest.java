@@ -15,32 +15,30 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class BatchingWriterTest {
+    @RegisterExtension
+    static final TestkitClient KIT = new TestkitClient(GreptimeTestServer.builder().requestLogCapacity(100_000),
+            o -> o.defaultTimeout(Duration.ofSeconds(5)));
     static GreptimeTestServer server;
     static GreptimeDB db;
+
+    @BeforeAll
+    static void bind() {
+        server = KIT.server();
+        db = KIT.db();
+    }
 
     static TableSchema schema(String name) {
         return TableSchema.newBuilder(name).addTag("writer", DataType.Int32).addField("v", DataType.Float64)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
     }
 
-    @BeforeAll
-    static void start() {
-        server = GreptimeTestServer.builder().requestLogCapacity(100_000).start();
-        db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                .defaultTimeout(Duration.ofSeconds(5)).build());
-    }
 
-    @AfterAll
-    static void stop() {
-        db.shutdownGracefully();
-        server.close();
-    }
 
     @BeforeEach
     void clear() {

@@ -23,29 +23,27 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class BulkWriteTest {
+    @RegisterExtension
+    static final TestkitClient KIT = new TestkitClient();
     static GreptimeTestServer server;
     static GreptimeDB db;
 
+    @BeforeAll
+    static void bind() {
+        server = KIT.server();
+        db = KIT.db();
+    }
+
     static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().timeoutMsPerMessage(10_000).build();
 
-    @BeforeAll
-    static void start() {
-        server = GreptimeTestServer.start();
-        db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
-    }
 
-    @AfterAll
-    static void stop() {
-        db.shutdownGracefully();
-        server.close();
-    }
 
     @BeforeEach
     void clear() {

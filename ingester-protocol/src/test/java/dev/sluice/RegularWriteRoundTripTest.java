@@ -16,25 +16,23 @@ import java.time.LocalTime;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class RegularWriteRoundTripTest {
+    @RegisterExtension
+    static final TestkitClient KIT = new TestkitClient();
     static GreptimeTestServer server;
     static GreptimeDB db;
 
     @BeforeAll
-    static void start() {
-        server = GreptimeTestServer.start();
-        db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+    static void bind() {
+        server = KIT.server();
+        db = KIT.db();
     }
 
-    @AfterAll
-    static void stop() {
-        db.shutdownGracefully();
-        server.close();
-    }
+
 
     private static final DecimalType MAX_PRECISION = new DecimalType(38, 4);
 

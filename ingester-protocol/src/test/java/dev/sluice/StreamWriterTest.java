@@ -9,32 +9,29 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class StreamWriterTest {
+    @RegisterExtension
+    static final TestkitClient KIT = new TestkitClient(GreptimeTestServer.builder(), o -> o.defaultTimeout(Duration.ofSeconds(2)));
     static GreptimeTestServer server;
     static GreptimeDB db;
+
+    @BeforeAll
+    static void bind() {
+        server = KIT.server();
+        db = KIT.db();
+    }
 
     static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
     static final TableSchema MEM = TableSchema.newBuilder("mem").addTag("host", DataType.String)
             .addField("used", DataType.Int64).addTimestamp("ts", DataType.TimestampMillisecond).build();
 
-    @BeforeAll
-    static void start() {
-        server = GreptimeTestServer.start();
-        db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                .defaultTimeout(Duration.ofSeconds(2)).build());
-    }
 
-    @AfterAll
-    static void stop() {
-        db.shutdownGracefully();
-        server.close();
-    }
 
     @BeforeEach
     void clear() {

@@ -12,25 +12,23 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class WriteObjectsTest {
+    @RegisterExtension
+    static final TestkitClient KIT = new TestkitClient();
     static GreptimeTestServer server;
     static GreptimeDB db;
 
     @BeforeAll
-    static void start() {
-        server = GreptimeTestServer.start();
-        db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+    static void bind() {
+        server = KIT.server();
+        db = KIT.db();
     }
 
-    @AfterAll
-    static void stop() {
-        db.shutdownGracefully();
-        server.close();
-    }
+
 
     @dev.sluice.mapping.Table("cpu_metrics")
     record CpuMetric(@Tag String host, @Tag(name = "dc") String datacenter, @Field double usage,
