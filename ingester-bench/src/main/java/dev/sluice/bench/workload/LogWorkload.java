@@ -89,24 +89,26 @@ public final class LogWorkload implements Workload {
 
     @Override
     public void fill(Consumer<Object[]> sink, long first, int count) {
+        Object[] row = new Object[schema.columnCount()];
         for (long i = first; i < first + count; i++) {
             long r = SplitMix.mix(seed, i, 0);
             int level = (int) ((r & 0xFF) % 100);
             int lv = level < 5 ? 4 : level < 15 ? 3 : level < 75 ? 2 : level < 95 ? 1 : 0;
-            sink.accept(new Object[] {START + i,
-                    businesses[(int) ((r >>> 8) % businesses.length)],
-                    apps[(int) ((r >>> 12) % apps.length)],
-                    hostNames[(int) ((r >>> 18) % hostNames.length)],
-                    messages[lv][(int) ((r >>> 26) % MESSAGES_PER_LEVEL)],
-                    LEVELS[lv],
-                    logNames[(int) ((r >>> 30) % logNames.length)],
-                    uris[(int) ((r >>> 36) % uris.length)],
-                    ids[(int) ((r >>> 42) & (ID_POOL - 1))],
-                    ids[(int) ((i * 31 + (r >>> 20)) & (ID_POOL - 1))],
-                    errnos[(int) ((r >>> 58) % errnos.length)],
-                    traceFlags[(int) ((r >>> 61) & 1)],
-                    traceStates[(int) ((r >>> 62) % traceStates.length)],
-                    pods[(int) ((r >>> 48) % pods.length)]});
+            row[0] = START + i;
+            row[1] = businesses[(int) ((r >>> 8) % businesses.length)];
+            row[2] = apps[(int) ((r >>> 12) % apps.length)];
+            row[3] = hostNames[(int) ((r >>> 18) % hostNames.length)];
+            row[4] = messages[lv][(int) ((r >>> 26) % MESSAGES_PER_LEVEL)];
+            row[5] = LEVELS[lv];
+            row[6] = logNames[(int) ((r >>> 30) % logNames.length)];
+            row[7] = uris[(int) ((r >>> 36) % uris.length)];
+            row[8] = ids[(int) ((r >>> 42) & (ID_POOL - 1))];
+            row[9] = ids[(int) ((i * 31 + (r >>> 20)) & (ID_POOL - 1))];
+            row[10] = errnos[(int) ((r >>> 58) % errnos.length)];
+            row[11] = traceFlags[(int) ((r >>> 61) & 1)];
+            row[12] = traceStates[(int) ((r >>> 62) % traceStates.length)];
+            row[13] = pods[(int) ((r >>> 48) % pods.length)];
+            sink.accept(row);
         }
     }
 }

@@ -59,15 +59,23 @@ public final class MetricsWorkload implements Workload {
 
     @Override
     public void fill(Consumer<Object[]> sink, long first, int count) {
+        Object[] row = new Object[schema.columnCount()];
         for (long i = first; i < first + count; i++) {
             int series = (int) (i % 1_000_000);
             // Two mixes per row give the five fields: three 21-bit and two 32-bit uniform draws.
             long a = SplitMix.mix(seed, i, 1);
             long b = SplitMix.mix(seed, i, 2);
-            sink.accept(new Object[] {hosts[series % 1_000], REGIONS[(series / 1_000) % 5], datacenters[(series / 5_000) % 10],
-                    services[(series / 50_000) % 20],
-                    percent(a >>> 43), percent((a >>> 22) & MASK21), percent(a & MASK21),
-                    (b >>> 32) * NET_SCALE, (b & 0xFFFF_FFFFL) * NET_SCALE, START + i});
+            row[0] = hosts[series % 1_000];
+            row[1] = REGIONS[(series / 1_000) % 5];
+            row[2] = datacenters[(series / 5_000) % 10];
+            row[3] = services[(series / 50_000) % 20];
+            row[4] = percent(a >>> 43);
+            row[5] = percent((a >>> 22) & MASK21);
+            row[6] = percent(a & MASK21);
+            row[7] = (b >>> 32) * NET_SCALE;
+            row[8] = (b & 0xFFFF_FFFFL) * NET_SCALE;
+            row[9] = START + i;
+            sink.accept(row);
         }
     }
 }

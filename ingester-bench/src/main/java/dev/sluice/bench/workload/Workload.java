@@ -17,7 +17,8 @@ public interface Workload {
      * Hands rows {@code first .. first+count-1} to a row sink, such as {@code table::addRow} or a bulk batch's
      * {@code addRow}.
      *
-     * @param sink takes one row's values, in schema order
+     * @param sink takes one row's values, in schema order; the array is reused for the next row, so the sink
+     *     must copy what it keeps (as {@code Table.addRow} and {@code TableBufferRoot.addRow} do)
      * @param first index of the first row
      * @param count rows to produce
      */
