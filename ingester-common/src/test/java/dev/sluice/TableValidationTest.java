@@ -197,6 +197,17 @@ class TableValidationTest {
     }
 
     @Test
+    void repeatedStringInstancesShareOneUtf8CopyAndEqualTextsStayCorrect() {
+        String host = "host-é-1";
+        Table t = Table.from(CPU).addRow(host, 1.0, 1, 1L).addRow(host, 2.0, 2, 2L)
+                .addRow(new String("host-é-1".toCharArray()), 3.0, 3, 3L).addRow("other", 4.0, 4, 4L);
+        assertTrue(t.column(0).getBytes(0) == t.column(0).getBytes(1), "the same instance is encoded once");
+        assertEquals(host, t.column(0).getString(2));
+        assertEquals("other", t.column(0).getString(3));
+        assertEquals(9, t.column(0).getBytes(0).length, "8 characters, é taking two bytes");
+    }
+
+    @Test
     void tablesGrowPastTheirInitialCapacity() {
         Table t = Table.from(CPU, 1);
         for (int i = 0; i < 10_000; i++) {

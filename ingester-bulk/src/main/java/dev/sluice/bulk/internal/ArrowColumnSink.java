@@ -1,6 +1,7 @@
 package dev.sluice.bulk.internal;
 
 import dev.sluice.internal.model.ColumnSink;
+import dev.sluice.internal.model.Utf8Cache;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -19,6 +20,7 @@ public final class ArrowColumnSink implements ColumnSink {
     private final BitVector bits;
     private final int width;
     private final boolean float32;
+    private Utf8Cache text;
 
     /**
      * Wraps a vector.
@@ -76,6 +78,14 @@ public final class ArrowColumnSink implements ColumnSink {
     @Override
     public void setBool(int row, boolean value) {
         bits.setSafe(row, value ? 1 : 0);
+    }
+
+    @Override
+    public void setText(int row, String value) {
+        if (text == null) {
+            text = new Utf8Cache();
+        }
+        variable.setSafe(row, text.encode(value));
     }
 
     @Override

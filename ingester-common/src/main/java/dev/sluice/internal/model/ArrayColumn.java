@@ -17,6 +17,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     private double[] doubles;
     private boolean[] bools;
     private Object[] refs;
+    private Utf8Cache text;
     private int capacity;
 
     /**
@@ -94,6 +95,15 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     @Override
     public void setBool(int row, boolean value) {
         bools[row] = value;
+        present(row);
+    }
+
+    @Override
+    public void setText(int row, String value) {
+        if (text == null) {
+            text = new Utf8Cache();
+        }
+        refs[row] = text.encode(value);
         present(row);
     }
 

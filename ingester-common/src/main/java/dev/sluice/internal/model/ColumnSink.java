@@ -39,7 +39,15 @@ public interface ColumnSink {
     void setBool(int row, boolean value);
 
     /**
-     * String and JSON columns, as UTF-8 (converted once, when the row is added).
+     * String and JSON columns: the sink converts the text to UTF-8 once (see {@link Utf8Cache}).
+     *
+     * @param row the row index
+     * @param text the text
+     */
+    void setText(int row, String text);
+
+    /**
+     * String and JSON columns, already UTF-8 (copying between columns).
      *
      * @param row the row index
      * @param utf8 the text's UTF-8 bytes (kept, not copied)

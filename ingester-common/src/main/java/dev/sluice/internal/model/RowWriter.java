@@ -5,7 +5,6 @@ import dev.sluice.InvalidDataException;
 import dev.sluice.SemanticType;
 import dev.sluice.TableSchema;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Checks one row against a schema and writes its converted values into column sinks.
@@ -68,7 +67,7 @@ public final class RowWriter {
                 break;
             case String:
             case Json:
-                sink.setUtf8(row, Coercion.toText(type, v).getBytes(StandardCharsets.UTF_8));
+                sink.setText(row, Coercion.toText(type, v));
                 break;
             case Binary:
                 sink.setBytes(row, Coercion.toBytes(type, v));
