@@ -3,7 +3,6 @@ package dev.sluice.testkit;
 import dev.sluice.TableSchema;
 import dev.sluice.internal.compression.ZstdGrpcCodec;
 import dev.sluice.testkit.internal.Storage;
-import io.grpc.BindableService;
 import io.grpc.DecompressorRegistry;
 import io.grpc.CompressorRegistry;
 import io.grpc.Server;
@@ -17,7 +16,6 @@ import java.nio.file.Path;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +51,6 @@ public final class GreptimeTestServer implements AutoCloseable {
     private final Storage storage;
     private final Faults faults = new Faults();
     private final RequestLog log;
-    private final List<BindableService> extraServices;
     private final boolean allowBulkAutoCreate;
     private final Path tlsCertChain;
     private final Path tlsKey;
@@ -81,7 +78,6 @@ public final class GreptimeTestServer implements AutoCloseable {
         this.storage = new Storage(b.retainRows);
         this.log = new RequestLog(b.requestLogCapacity);
         this.port = b.port;
-        this.extraServices = List.copyOf(b.extraServices);
         this.allowBulkAutoCreate = b.allowBulkAutoCreate;
         this.tlsCertChain = b.tlsCertChain;
         this.tlsKey = b.tlsKey;
@@ -138,9 +134,6 @@ public final class GreptimeTestServer implements AutoCloseable {
             } catch (javax.net.ssl.SSLException e) {
                 throw new IllegalArgumentException("testkit TLS setup failed: " + e.getMessage(), e);
             }
-        }
-        for (BindableService s : extraServices) {
-            nb.addService(ServerInterceptors.intercept(s, new DatabaseService.MetadataInterceptor()));
         }
         try {
             server = nb.build().start();
@@ -438,7 +431,6 @@ public final class GreptimeTestServer implements AutoCloseable {
         private final Map<String, String> users = new LinkedHashMap<>();
         private boolean retainRows = true;
         private int requestLogCapacity = 10_000;
-        private final List<BindableService> extraServices = new ArrayList<>();
         private boolean allowBulkAutoCreate;
         private Path tlsCertChain;
         private Path tlsKey;
@@ -545,10 +537,6 @@ public final class GreptimeTestServer implements AutoCloseable {
             return this;
         }
 
-        Builder service(BindableService service) {
-            extraServices.add(service);
-            return this;
-        }
 
         /**
          * Builds and starts the server.
