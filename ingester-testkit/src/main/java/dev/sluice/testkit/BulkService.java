@@ -150,7 +150,7 @@ final class BulkService {
                             body.close();
                         }
                         body = allocator.buffer(Math.max(1, len));
-                        byte[] chunk = new byte[(int) Math.min(64 * 1024, Math.max(1, len))];
+                        byte[] chunk = new byte[Math.min(64 * 1024, Math.max(1, len))];
                         for (int off = 0; off < len;) {
                             int n = in.read(chunk, 0, Math.min(chunk.length, len - off));
                             if (n < 0) {

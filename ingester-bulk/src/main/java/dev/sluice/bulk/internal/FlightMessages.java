@@ -156,7 +156,7 @@ public final class FlightMessages {
             List<ArrowBuffer> layout = batch.getBuffersLayout();
             long written = 0;
             byte[] zeros = new byte[8];
-            byte[] chunk = new byte[(int) Math.min(64 * 1024, Math.max(8, size))];
+            byte[] chunk = new byte[Math.min(64 * 1024, Math.max(8, size))];
             for (int i = 0; i < buffers.size(); i++) {
                 ArrowBuffer at = layout.get(i);
                 while (written < at.getOffset()) {
