@@ -1,0 +1,21 @@
+package dev.sluice;
+
+/** Run in a child JVM by {@link NoArrowForRegularWritesTest}: one regular write to the endpoint in args[0]. */
+public final class RegularOnlyProbe {
+    private RegularOnlyProbe() {
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args the testkit endpoint
+     */
+    public static void main(String[] args) {
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {args[0]}, "public").build());
+        TableSchema s = TableSchema.newBuilder("probe").addTag("k", DataType.String)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        Result<WriteOk, Err> r = db.write(Table.from(s).addRow("a", 1L)).join();
+        db.shutdownGracefully();
+        System.out.println(r.isOk() ? "write ok" : "write failed: " + r.getErr());
+    }
+}
