@@ -24,22 +24,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
-class BulkWriteTest {
-    @RegisterExtension
-    static final TestkitClient KIT = new TestkitClient();
-    static GreptimeTestServer server;
-    static GreptimeDB db;
-
-    @BeforeAll
-    static void bind() {
-        server = KIT.server();
-        db = KIT.db();
-    }
+class BulkWriteTest extends DefaultTestkitTest {
 
     static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().timeoutMsPerMessage(10_000).build();
 

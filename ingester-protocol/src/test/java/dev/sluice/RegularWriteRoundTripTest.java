@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.testkit.GreptimeTestServer;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -16,21 +15,9 @@ import java.time.LocalTime;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
-class RegularWriteRoundTripTest {
-    @RegisterExtension
-    static final TestkitClient KIT = new TestkitClient();
-    static GreptimeTestServer server;
-    static GreptimeDB db;
-
-    @BeforeAll
-    static void bind() {
-        server = KIT.server();
-        db = KIT.db();
-    }
+class RegularWriteRoundTripTest extends DefaultTestkitTest {
 
 
 

@@ -7,26 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sluice.mapping.Field;
 import dev.sluice.mapping.Tag;
 import dev.sluice.mapping.Timestamp;
-import dev.sluice.testkit.GreptimeTestServer;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
-class WriteObjectsTest {
-    @RegisterExtension
-    static final TestkitClient KIT = new TestkitClient();
-    static GreptimeTestServer server;
-    static GreptimeDB db;
-
-    @BeforeAll
-    static void bind() {
-        server = KIT.server();
-        db = KIT.db();
-    }
+class WriteObjectsTest extends DefaultTestkitTest {
 
 
 
