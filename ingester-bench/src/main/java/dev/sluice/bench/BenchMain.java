@@ -94,6 +94,10 @@ public final class BenchMain implements Callable<Integer> {
             description = "rounds over all modes (interleaved); each mode reports its median round (default: ${DEFAULT-VALUE})")
     int repeat;
 
+    @Option(names = "--warmup-rows", description = "rows each mode writes, unmeasured, before the measured rounds, so"
+            + " JIT compilation is not timed; 0 turns warm-up off (default: logs 8 batches, metrics 1,000,000)")
+    Long warmupRows;
+
     @Option(names = "--out", description = "also write results to this .csv or .json file")
     Path out;
 
@@ -123,6 +127,24 @@ public final class BenchMain implements Callable<Integer> {
             }
             BulkWrite.Config bulk = BulkWrite.Config.newBuilder().maxRequestsInFlight(maxInFlight)
                     .timeoutMsPerMessage(300_000).allocatorMaxAllocation(8L << 30).build();
+            long warmup = Math.min(totalRows, warmupRows != null ? warmupRows : logs ? 8L * batchRows : 1_000_000L);
+            if (warmup > 0) {
+                for (ModeRunner runner : runners) {
+                    target.reset(wl.schema().tableName());
+                    GreptimeDB db = GreptimeDB.create(ob.build());
+                    ModeRunner.Run run = run(db, wl, warmup, batchRows, workers, comp, bulk, runner);
+                    RunStats stats = new RunStats(runner.units(run));
+                    Progress progress = new Progress(runner.name() + " warm-up", run.rows(), stats, System.nanoTime());
+                    runner.runAll(run, stats, progress::print);
+                    progress.finish();
+                    db.shutdownGracefully(Duration.ofSeconds(30));
+                    if (stats.failedBatches() > 0) {
+                        System.out.println("warm-up of " + runner.name() + " FAILED: " + stats.failedBatches()
+                                + " failures, e.g. " + stats.errors());
+                        return 1;
+                    }
+                }
+            }
             // Rounds interleave the modes, so slow drifts of the machine hit every mode alike.
             List<List<ModeResult>> rounds = new ArrayList<>();
             for (ModeRunner runner : runners) {
@@ -133,10 +155,7 @@ public final class BenchMain implements Callable<Integer> {
                     ModeRunner runner = runners.get(m);
                     target.reset(wl.schema().tableName());
                     GreptimeDB db = GreptimeDB.create(ob.build());
-                    Context ctx = Context.newDefault().withCompression(comp == Compression.Lz4 && !runner.name().equals("bulk")
-                            ? Compression.None : comp);
-                    ModeRunner.Run run = new ModeRunner.Run(db, wl, totalRows, batchRows, workers, ctx, bulk,
-                            batchingPath.equalsIgnoreCase("bulk") ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular);
+                    ModeRunner.Run run = run(db, wl, totalRows, batchRows, workers, comp, bulk, runner);
                     rounds.get(m).add(measure(runner, run, target, genNanosPerRow));
                     db.shutdownGracefully(Duration.ofSeconds(30));
                 }
@@ -160,6 +179,14 @@ public final class BenchMain implements Callable<Integer> {
             }
             return results.stream().allMatch(r -> r.status().startsWith("ok")) ? 0 : 1;
         }
+    }
+
+    private ModeRunner.Run run(GreptimeDB db, Workload wl, long rows, int batchRows, int workers, Compression comp,
+            BulkWrite.Config bulk, ModeRunner runner) {
+        Context ctx = Context.newDefault().withCompression(comp == Compression.Lz4 && !runner.name().equals("bulk")
+                ? Compression.None : comp);
+        return new ModeRunner.Run(db, wl, rows, batchRows, workers, ctx, bulk,
+                batchingPath.equalsIgnoreCase("bulk") ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular);
     }
 
     /** The round with the median rows/s; a failed round, if any, is reported instead so failures are never hidden. */

@@ -6,8 +6,10 @@ import dev.sluice.bulk.internal.ArrowColumnSink;
 import dev.sluice.bulk.internal.ArrowTypes;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowWriter;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import java.util.concurrent.TimeUnit;
@@ -40,18 +42,25 @@ public final class TableBufferRoot {
         this.allocator = allocator;
         this.maxAllocation = maxAllocation;
         this.initialCapacity = capacity;
-        allocateSlot(0);
+        allocateSlot(0, null);
         this.root = roots[0];
         this.sinks = sinkSets[0];
     }
 
-    private void allocateSlot(int slot) {
+    /** Allocates a set of vectors; text columns start as large as {@code like}'s grew, when given. */
+    private void allocateSlot(int slot, VectorSchemaRoot like) {
         VectorSchemaRoot r = VectorSchemaRoot.create(ArrowTypes.schema(schema), allocator);
         ColumnSink[] s = new ColumnSink[schema.columnCount()];
         try {
             for (int i = 0; i < s.length; i++) {
                 FieldVector v = r.getVector(i);
-                v.setInitialCapacity(initialCapacity);
+                if (like != null && v instanceof BaseVariableWidthVector) {
+                    FieldVector grown = like.getVector(i);
+                    double density = grown.getDataBuffer().capacity() / (double) Math.max(1, grown.getValueCapacity());
+                    ((BaseVariableWidthVector) v).setInitialCapacity(initialCapacity, Math.max(1.0, density));
+                } else {
+                    v.setInitialCapacity(initialCapacity);
+                }
                 v.allocateNew();
                 s[i] = new ArrowColumnSink(v);
             }
@@ -105,7 +114,7 @@ public final class TableBufferRoot {
             }
         }
         if (roots[next] == null) {
-            allocateSlot(next);
+            allocateSlot(next, root);
         }
         current = next;
         root = roots[next];
@@ -229,10 +238,21 @@ public final class TableBufferRoot {
         return root;
     }
 
-    /** Empties the batch for refilling, keeping the vectors' memory. */
+    /**
+     * Empties the batch for refilling, keeping the vectors' memory. Only validity bits and offsets are cleared:
+     * value bytes are overwritten as rows come, and Arrow ignores them under a null (clearing a 150 MB text
+     * buffer per batch, as {@code FieldVector.reset()} does, would cost as much as copying the text into it).
+     */
     void reset() {
         for (FieldVector v : root.getFieldVectors()) {
-            v.reset();
+            ArrowBuf validity = v.getValidityBuffer();
+            validity.setZero(0, validity.capacity());
+            if (v instanceof BaseVariableWidthVector) {
+                ArrowBuf offsets = v.getOffsetBuffer();
+                offsets.setZero(0, offsets.capacity());
+                ((BaseVariableWidthVector) v).setLastSet(-1);
+            }
+            v.setValueCount(0);
         }
         root.setRowCount(0);
         rowCount = 0;

@@ -5,6 +5,7 @@ import dev.sluice.DataType;
 import dev.sluice.SemanticType;
 import dev.sluice.StatusCode;
 import dev.sluice.TableSchema;
+import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.bulk.internal.ArrowTypes;
 import dev.sluice.bulk.internal.FlightMessages;
 import dev.sluice.testkit.internal.ServerError;
@@ -34,7 +35,6 @@ import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DecimalVector;
@@ -59,7 +59,7 @@ final class BulkService {
     private final Faults faults;
     private final RequestLog log;
     private final boolean allowAutoCreate;
-    private final BufferAllocator allocator = new RootAllocator(Long.MAX_VALUE);
+    private final BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE);
     private final ScheduledExecutorService acks = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "testkit-bulk-acks");
         t.setDaemon(true);

@@ -39,11 +39,24 @@ public final class ArrowSupport {
                 r = root;
                 if (r == null) {
                     check();
-                    r = new RootAllocator(Long.MAX_VALUE);
+                    r = newRoot(Long.MAX_VALUE);
                     root = r;
                 }
             }
         }
         return r;
+    }
+
+    /**
+     * Creates a separate root allocator with the same memory manager as {@link #root()}: large buffers come
+     * unzeroed from {@code malloc}, small ones from netty's pool.
+     *
+     * @param limit the most bytes it may hand out
+     * @return a new root allocator
+     */
+    public static BufferAllocator newRoot(long limit) {
+        check();
+        return new RootAllocator(RootAllocator.configBuilder().maxAllocation(limit)
+                .allocationManagerFactory(UnzeroedAllocationManager.FACTORY).build());
     }
 }
