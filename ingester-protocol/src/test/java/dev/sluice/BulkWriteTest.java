@@ -110,6 +110,52 @@ class BulkWriteTest extends DefaultTestkitTest {
         assertEquals("héllo ✓ 日本語 🚀", bulkRows.get(1).get("c_String"));
     }
 
+    @Test
+    void refilledBatchesCarryNoValueOrNullOfAnEarlierBatch() {
+        // Batches alternate between the two vector sets; every set is refilled with other nulls and shorter text.
+        TableSchema viaBulk = allTypes("refill_bulk");
+        TableSchema viaRegular = allTypes("refill_regular");
+        List<List<Object[]>> batches = new ArrayList<>();
+        for (int b = 0; b < 5; b++) {
+            List<Object[]> rows = new ArrayList<>();
+            List<Object[]> base = allTypeRows();
+            for (int r = 0; r < base.size() - b % 2; r++) {
+                Object[] row = base.get((r + b) % base.size()).clone();
+                row[0] = "b" + b + "r" + r;
+                rows.add(row);
+            }
+            batches.add(rows);
+        }
+        try (BulkStreamWriter w = db.bulkStreamWriter(viaBulk, CONFIG, Context.newDefault())) {
+            TableBufferRoot batch = w.tableBufferRoot(2);
+            for (List<Object[]> rows : batches) {
+                rows.forEach(batch::addRow);
+                assertEquals(rows.size(), w.writeNext().join());
+            }
+            w.completed();
+        }
+        for (List<Object[]> rows : batches) {
+            Table t = Table.from(viaRegular);
+            rows.forEach(t::addRow);
+            assertTrue(db.write(t).join().isOk());
+        }
+        List<Map<String, Object>> bulkRows = server.rows("refill_bulk");
+        List<Map<String, Object>> regularRows = server.rows("refill_regular");
+        assertEquals(13, bulkRows.size());
+        assertEquals(regularRows.size(), bulkRows.size());
+        for (int i = 0; i < bulkRows.size(); i++) {
+            for (String col : regularRows.get(i).keySet()) {
+                Object a = bulkRows.get(i).get(col);
+                Object b = regularRows.get(i).get(col);
+                if (a instanceof byte[]) {
+                    assertTrue(Arrays.equals((byte[]) a, (byte[]) b), "row " + i + " column " + col);
+                } else {
+                    assertEquals(b, a, "row " + i + " column " + col);
+                }
+            }
+        }
+    }
+
     static final TableSchema LOGS = TableSchema.newBuilder("bulk_logs").addTag("host", DataType.String)
             .addField("msg", DataType.String).addField("v", DataType.Float64)
             .addTimestamp("ts", DataType.TimestampMillisecond).build();
