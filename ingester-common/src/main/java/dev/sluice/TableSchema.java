@@ -37,12 +37,15 @@ public final class TableSchema {
 
     private final String tableName;
     private final List<Column> columns;
+    /** The same columns as an array: rows read them once per value. */
+    private final Column[] columnArray;
     private final Map<String, Integer> indexByName;
     private final int timestampIndex;
 
     private TableSchema(String tableName, List<Column> columns, Map<String, Integer> indexByName, int timestampIndex) {
         this.tableName = tableName;
         this.columns = columns;
+        this.columnArray = columns.toArray(new Column[0]);
         this.indexByName = indexByName;
         this.timestampIndex = timestampIndex;
     }
@@ -81,7 +84,7 @@ public final class TableSchema {
      * @return the column count
      */
     public int columnCount() {
-        return columns.size();
+        return columnArray.length;
     }
 
     /**
@@ -91,7 +94,7 @@ public final class TableSchema {
      * @return the column
      */
     public Column column(int index) {
-        return columns.get(index);
+        return columnArray[index];
     }
 
     /**

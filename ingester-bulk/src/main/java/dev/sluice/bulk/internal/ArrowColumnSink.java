@@ -3,15 +3,22 @@ package dev.sluice.bulk.internal;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.Utf8Cache;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 
 /**
  * Writes converted values straight into an Arrow vector's buffers. Fixed-width types are written by width
  * (1, 2, 4, 8 or 16 bytes), so one class serves every integer, float, date, time, timestamp and decimal type.
+ *
+ * <p>Values are stored with plain memory writes after this class's own capacity check against the buffer's
+ * current size (read fresh on every write, so a buffer replaced by a reallocation is never written through a
+ * stale address); Arrow's per-call checks (reference count, bounds, hole filling) cost more than the store itself.
+ * Variable-width columns keep their offsets themselves: a row's start is the offset the previous row ended at, a
+ * null row repeats it, and a row written again (after a rejected row) starts at the same place. Every write to
+ * the vector must go through this sink.
  */
 public final class ArrowColumnSink implements ColumnSink {
     private final FieldVector vector;
@@ -36,42 +43,94 @@ public final class ArrowColumnSink implements ColumnSink {
         this.float32 = vector instanceof org.apache.arrow.vector.Float4Vector;
     }
 
-    private ArrowBuf slot(int row) {
-        while (row >= fixed.getValueCapacity()) {
-            fixed.reAlloc();
+    /** The address of a fixed-width value's slot, with its validity bit set; grows the vector when needed. */
+    private long slot(int row) {
+        ArrowBuf data = fixed.getDataBuffer();
+        ArrowBuf validity = fixed.getValidityBuffer();
+        long at = (long) row * width;
+        if (at + width > data.capacity() || (row >>> 3) >= validity.capacity()) {
+            while (row >= fixed.getValueCapacity()) {
+                fixed.reAlloc();
+            }
+            data = fixed.getDataBuffer();
+            validity = fixed.getValidityBuffer();
         }
-        BitVectorHelper.setBit(fixed.getValidityBuffer(), row);
-        return fixed.getDataBuffer();
+        setValid(validity.memoryAddress(), row, true);
+        return data.memoryAddress() + at;
+    }
+
+    private static void setValid(long validity, int row, boolean valid) {
+        long at = validity + (row >>> 3);
+        byte b = MemoryUtil.getByte(at);
+        int bit = 1 << (row & 7);
+        MemoryUtil.putByte(at, (byte) (valid ? b | bit : b & ~bit));
+    }
+
+    /** Makes room for row's offsets and validity bit; returns the offset buffer. */
+    private ArrowBuf offsetsFor(int row) {
+        ArrowBuf offsets = variable.getOffsetBuffer();
+        if (((long) row + 2) * 4 > offsets.capacity() || (row >>> 3) >= variable.getValidityBuffer().capacity()) {
+            while (row >= variable.getValueCapacity()) {
+                variable.reallocValidityAndOffsetBuffers();
+            }
+            offsets = variable.getOffsetBuffer();
+        }
+        return offsets;
+    }
+
+    private void setVariable(int row, byte[] value) {
+        ArrowBuf offsets = offsetsFor(row);
+        long offsetAt = offsets.memoryAddress() + (long) row * 4;
+        int start = MemoryUtil.getInt(offsetAt);
+        long end = (long) start + value.length;
+        if (end > Integer.MAX_VALUE) {
+            throw new IllegalStateException("an Arrow batch column holds at most 2 GiB of bytes");
+        }
+        ArrowBuf data = variable.getDataBuffer();
+        if (end > data.capacity()) {
+            variable.reallocDataBuffer(end);
+            data = variable.getDataBuffer();
+        }
+        MemoryUtil.copyToMemory(value, 0, data.memoryAddress() + start, value.length);
+        MemoryUtil.putInt(offsetAt + 4, (int) end);
+        setValid(variable.getValidityBuffer().memoryAddress(), row, true);
+        variable.setLastSet(row);
     }
 
     @Override
     public void setNull(int row) {
         if (variable != null) {
-            variable.setNull(row);
+            ArrowBuf offsets = offsetsFor(row);
+            long offsetAt = offsets.memoryAddress() + (long) row * 4;
+            MemoryUtil.putInt(offsetAt + 4, MemoryUtil.getInt(offsetAt));
+            setValid(variable.getValidityBuffer().memoryAddress(), row, false);
+            variable.setLastSet(row);
+        } else if (bits != null) {
+            bits.setNull(row);
         } else {
-            ((BaseFixedWidthVector) vector).setNull(row);
+            slot(row);
+            setValid(fixed.getValidityBuffer().memoryAddress(), row, false);
         }
     }
 
     @Override
     public void setLong(int row, long value) {
-        ArrowBuf data = slot(row);
-        long at = (long) row * width;
+        long at = slot(row);
         switch (width) {
-            case 1: data.setByte(at, (byte) value); break;
-            case 2: data.setShort(at, (short) value); break;
-            case 4: data.setInt(at, (int) value); break;
-            default: data.setLong(at, value);
+            case 1: MemoryUtil.putByte(at, (byte) value); break;
+            case 2: MemoryUtil.putShort(at, (short) value); break;
+            case 4: MemoryUtil.putInt(at, (int) value); break;
+            default: MemoryUtil.putLong(at, value);
         }
     }
 
     @Override
     public void setDouble(int row, double value) {
-        ArrowBuf data = slot(row);
+        long at = slot(row);
         if (float32) {
-            data.setFloat((long) row * 4, (float) value);
+            MemoryUtil.putInt(at, Float.floatToRawIntBits((float) value));
         } else {
-            data.setDouble((long) row * 8, value);
+            MemoryUtil.putLong(at, Double.doubleToRawLongBits(value));
         }
     }
 
@@ -85,24 +144,24 @@ public final class ArrowColumnSink implements ColumnSink {
         if (text == null) {
             text = new Utf8Cache();
         }
-        variable.setSafe(row, text.encode(value));
+        setVariable(row, text.encode(value));
     }
 
     @Override
     public void setUtf8(int row, byte[] value) {
-        variable.setSafe(row, value);
+        setVariable(row, value);
     }
 
     @Override
     public void setBytes(int row, byte[] value) {
-        variable.setSafe(row, value);
+        setVariable(row, value);
     }
 
     @Override
     public void setDecimal(int row, long hi, long lo) {
-        ArrowBuf data = slot(row);
-        data.setLong((long) row * 16, lo);
-        data.setLong((long) row * 16 + 8, hi);
+        long at = slot(row);
+        MemoryUtil.putLong(at, lo);
+        MemoryUtil.putLong(at + 8, hi);
     }
 
     /**
