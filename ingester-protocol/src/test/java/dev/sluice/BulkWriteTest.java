@@ -156,6 +156,38 @@ class BulkWriteTest extends DefaultTestkitTest {
         }
     }
 
+    @Test
+    void vectorsGrowFromOneRowAndARejectedRowLeavesNoTrace() {
+        TableSchema schema = TableSchema.newBuilder("grow").addTag("host", DataType.String)
+                .addField("msg", DataType.String).addField("n", DataType.Int32).addField("v", DataType.Float64)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        List<Object[]> expected = new ArrayList<>();
+        try (BulkStreamWriter w = db.bulkStreamWriter(schema, CONFIG, Context.newDefault())) {
+            TableBufferRoot batch = w.tableBufferRoot(1);
+            for (int i = 0; i < 3_000; i++) {
+                if (i == 1_500) {
+                    Object[] bad = {"h", "x".repeat(10_000), 1, "not a number", (long) i};
+                    assertThrows(InvalidDataException.class, () -> batch.addRow(bad));
+                }
+                Object[] row = {"h" + (i % 7), i % 5 == 0 ? null : "m".repeat(i % 300) + i, i % 3 == 0 ? null : i,
+                    i % 4 == 0 ? null : i * 0.5, (long) i};
+                batch.addRow(row);
+                expected.add(row);
+            }
+            assertEquals(3_000, w.writeNext().join());
+            w.completed();
+        }
+        List<Map<String, Object>> stored = server.rows("grow");
+        assertEquals(3_000, stored.size());
+        for (Map<String, Object> r : stored) {
+            Object[] e = expected.get((int) (long) (Long) r.get("ts"));
+            assertEquals(e[0], r.get("host"));
+            assertEquals(e[1], r.get("msg"));
+            assertEquals(e[2] == null ? null : (long) (int) (Integer) e[2], r.get("n"));
+            assertEquals(e[3], r.get("v"));
+        }
+    }
+
     static final TableSchema LOGS = TableSchema.newBuilder("bulk_logs").addTag("host", DataType.String)
             .addField("msg", DataType.String).addField("v", DataType.Float64)
             .addTimestamp("ts", DataType.TimestampMillisecond).build();
