@@ -150,16 +150,7 @@ final class BulkService {
                             body.close();
                         }
                         body = allocator.buffer(Math.max(1, len));
-                        byte[] chunk = new byte[Math.min(64 * 1024, Math.max(1, len))];
-                        for (int off = 0; off < len;) {
-                            int n = in.read(chunk, 0, Math.min(chunk.length, len - off));
-                            if (n < 0) {
-                                throw new java.io.EOFException("FlightData body cut short");
-                            }
-                            body.setBytes(off, chunk, 0, n);
-                            off += n;
-                        }
-                        body.writerIndex(len);
+                        readBody(in, body, len);
                         break;
                     default: in.skipNBytes(len);
                 }
@@ -171,6 +162,40 @@ final class BulkService {
             throw e;
         }
         return new Incoming(descriptor, header, app, body);
+    }
+
+    /**
+     * Copies a body into Arrow memory: straight from gRPC's (direct) receive buffers when the stream exposes them,
+     * else through a small heap chunk.
+     */
+    private static void readBody(java.io.InputStream in, ArrowBuf body, int len) throws java.io.IOException {
+        int off = 0;
+        if (in instanceof io.grpc.HasByteBuffer && ((io.grpc.HasByteBuffer) in).byteBufferSupported()) {
+            while (off < len) {
+                ByteBuffer next = ((io.grpc.HasByteBuffer) in).getByteBuffer();
+                if (next == null || !next.hasRemaining()) {
+                    break;
+                }
+                int n = Math.min(next.remaining(), len - off);
+                next.limit(next.position() + n);
+                body.setBytes(off, next);
+                in.skipNBytes(n);
+                off += n;
+            }
+        }
+        byte[] chunk = null;
+        while (off < len) {
+            if (chunk == null) {
+                chunk = new byte[Math.min(64 * 1024, len - off)];
+            }
+            int n = in.read(chunk, 0, Math.min(chunk.length, len - off));
+            if (n < 0) {
+                throw new java.io.EOFException("FlightData body cut short");
+            }
+            body.setBytes(off, chunk, 0, n);
+            off += n;
+        }
+        body.writerIndex(len);
     }
 
     private static int varint(java.io.InputStream in, boolean eofAllowed) throws java.io.IOException {

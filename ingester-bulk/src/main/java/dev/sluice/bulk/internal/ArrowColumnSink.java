@@ -142,7 +142,7 @@ public final class ArrowColumnSink implements ColumnSink {
     @Override
     public void setText(int row, String value) {
         if (text == null) {
-            text = new Utf8Cache();
+            text = new Utf8Cache(vector.getValueCapacity());
         }
         setVariable(row, text.encode(value));
     }

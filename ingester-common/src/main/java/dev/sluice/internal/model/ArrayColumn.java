@@ -101,7 +101,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     @Override
     public void setText(int row, String value) {
         if (text == null) {
-            text = new Utf8Cache();
+            text = new Utf8Cache(capacity);
         }
         refs[row] = text.encode(value);
         present(row);
