@@ -98,7 +98,8 @@ public final class BenchMain implements Callable<Integer> {
     int repeat;
 
     @Option(names = "--warmup-rows", description = "rows each mode writes, unmeasured, before the measured rounds, so"
-            + " JIT compilation is not timed; 0 turns warm-up off (default: logs 8 batches, metrics 1,000,000)")
+            + " JIT compilation is not timed; 0 turns warm-up off (default: logs 8 batches, metrics 1,000,000; a"
+            + " twentieth of that for the one-row mode single)")
     Long warmupRows;
 
     @Option(names = "--out", description = "also write results to this .csv or .json file")
@@ -135,9 +136,10 @@ public final class BenchMain implements Callable<Integer> {
             long warmup = Math.min(totalRows, warmupRows != null ? warmupRows : logs ? 8L * batchRows : 1_000_000L);
             if (warmup > 0) {
                 for (ModeRunner runner : runners) {
+                    long rowsToWarm = warmupRows == null && runner.name().equals("single") ? warmup / 20 : warmup;
                     target.reset(wl.schema().tableName());
                     GreptimeDB db = GreptimeDB.create(ob.build());
-                    ModeRunner.Run run = run(db, wl, warmup, batchRows, workers, comp, bulk, runner);
+                    ModeRunner.Run run = run(db, wl, rowsToWarm, batchRows, workers, comp, bulk, runner);
                     RunStats stats = new RunStats(runner.units(run));
                     Progress progress = new Progress(runner.name() + " warm-up", run.rows(), stats, System.nanoTime());
                     runner.runAll(run, stats, progress::print);
