@@ -10,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
  * stream breaks, every later {@link #write} throws {@link StreamWriteException} with the cause, and the
  * exception (from {@code write} or from the {@code completed()} future) lists the tables sent but not
  * confirmed: messages before the failing one may have been committed, so resending them is safe only on tables
- * without {@code append_mode}.
+ * without {@code append_mode}. A table that encodes to more than 4 MiB travels as several messages of
+ * consecutive rows (the server still answers once, for the whole stream), so part of it may have been committed.
  *
  * @param <V> what is written (tables)
  * @param <R> the stream's final answer
@@ -45,9 +46,10 @@ public interface StreamWriter<V, R> {
     CompletableFuture<R> completed();
 
     /**
-     * Counts the messages written so far (none is confirmed before {@link #completed()} succeeds).
+     * Counts the values written so far (none is confirmed before {@link #completed()} succeeds); a large table
+     * counts once, however many messages carry it.
      *
-     * @return messages written
+     * @return values written
      */
     int sentMessages();
 

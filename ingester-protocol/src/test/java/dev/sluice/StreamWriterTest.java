@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.RecordedRequest;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -59,6 +60,29 @@ class StreamWriterTest {
         assertEquals(5_000, server.rowCount("cpu"));
         assertEquals(50, server.rowCount("mem"));
         assertEquals(100, server.requests().stream().filter(r -> r.method().equals("HandleRequests")).count());
+    }
+
+    @Test
+    void aTableOverFourMebibytesTravelsAsSeveralMessagesAnsweredOnce() {
+        TableSchema logs = TableSchema.newBuilder("big_logs").addTag("host", DataType.String)
+                .addField("msg", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
+        Table t = Table.from(logs);
+        String text = "y".repeat(2_000);
+        for (int i = 0; i < 6_000; i++) {
+            t.addRow("h" + (i % 3), text + i, (long) i);
+        }
+        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        s.write(t).write(cpu(0, 10));
+        assertEquals(2, s.sentMessages(), "counted per table");
+        WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
+        assertEquals(6_010, ok.affectedRows());
+        assertEquals(6_000, server.rowCount("big_logs"));
+        List<RecordedRequest> parts = server.requests().stream()
+                .filter(r -> r.method().equals("HandleRequests") && r.tables().equals(List.of("big_logs"))).toList();
+        assertTrue(parts.size() >= 3, parts.size() + " messages");
+        assertEquals(6_000, parts.stream().mapToInt(RecordedRequest::rows).sum());
+        assertEquals(text + "5999", server.rows("big_logs").stream().filter(r -> r.get("ts").equals(5_999L))
+                .findFirst().orElseThrow().get("msg"));
     }
 
     @Test

@@ -27,6 +27,13 @@ import java.util.concurrent.TimeUnit;
  * as gRPC flow control allows ({@code onReady}), and the queue is bounded in bytes.
  */
 public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> {
+    /**
+     * The largest message put on a stream: a bigger table is sent as several messages of consecutive rows. The
+     * stream is answered once, for all of them, so nothing changes for the caller, while the server parses a few
+     * MiB at a time instead of holding a 150 MB request and its decoded rows at once.
+     */
+    static final int MAX_STREAM_MESSAGE = 4 << 20;
+
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HandleRequestsStream.class);
     private volatile ClientCall<RequestEncoder, GreptimeResponse> call;
     private final java.util.function.Supplier<Channel> channels;
@@ -112,7 +119,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         c.request(1);
     }
 
-    /** Counts messages written to the stream (all unconfirmed until it completes). */
+    /** Counts tables written to the stream (all unconfirmed until it completes). */
     @Override
     public synchronized int sentMessages() {
         return sentTables.size();
@@ -138,29 +145,41 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         if (value.rowCount() == 0) {
             return this;
         }
-        RequestEncoder encoder = new RequestEncoder(header, op, List.of(value));
-        if (encoder.size() > maxMessageSize) {
-            throw new StreamWriteException("table '" + value.tableName() + "' encodes to " + encoder.size()
-                    + " bytes, over maxMessageSize " + maxMessageSize + "; split it", null, List.of(), null);
+        List<RequestEncoder> parts = new RequestEncoder(header, op, List.of(value))
+                .split(Math.min(MAX_STREAM_MESSAGE, maxMessageSize));
+        for (RequestEncoder part : parts) {
+            if (part.size() > maxMessageSize) {
+                throw new StreamWriteException("table '" + value.tableName() + "' has a row that encodes to more than"
+                        + " maxMessageSize (" + maxMessageSize + " bytes)", null, List.of(), null);
+            }
         }
         throttle(value.rowCount());
-        InFlightLimiter.Permit permit;
-        try {
-            permit = limiter.acquire(encoder.size(), false);
-        } catch (dev.sluice.LimitExceededException e) {
-            throw new StreamWriteException(e.getMessage(), null, List.copyOf(sentTables), e);
+        boolean first = true;
+        for (RequestEncoder part : parts) {
+            InFlightLimiter.Permit permit;
+            try {
+                permit = limiter.acquire(part.size(), false);
+            } catch (dev.sluice.LimitExceededException e) {
+                throw new StreamWriteException(e.getMessage(), null, unconfirmed(), e);
+            }
+            try {
+                enqueue(part, permit, first ? value.tableName() : null);
+            } catch (RuntimeException e) {
+                permit.release();
+                throw e;
+            }
+            first = false;
+            drain();
         }
-        try {
-            enqueue(value, encoder, permit);
-        } catch (RuntimeException e) {
-            permit.release();
-            throw e;
-        }
-        drain();
         return this;
     }
 
-    private void enqueue(Table value, RequestEncoder encoder, InFlightLimiter.Permit permit) {
+    private synchronized List<String> unconfirmed() {
+        return List.copyOf(sentTables);
+    }
+
+    /** Queues one message; {@code table} is recorded as sent (once per written table, with its first part). */
+    private void enqueue(RequestEncoder encoder, InFlightLimiter.Permit permit, String table) {
         long deadline = System.nanoTime() + timeoutNanos;
         synchronized (this) {
             while (true) {
@@ -192,7 +211,9 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             outbox.add(new Queued(encoder, permit));
             sentBytes += encoder.size();
             queuedBytes += encoder.size();
-            sentTables.add(value.tableName());
+            if (table != null) {
+                sentTables.add(table);
+            }
         }
     }
 

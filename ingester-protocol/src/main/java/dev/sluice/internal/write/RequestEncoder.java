@@ -44,10 +44,32 @@ public final class RequestEncoder {
         final Table table;
         final int[] columns;
         final byte[][] schema;
+        final int schemaSize;
         final int[] rowSizes;
         final int[] valueSizes;
+        /** The rows this encoding carries: {@code [from, to)}. */
+        final int from;
+        final int to;
         final int rowsSize;
         final int insertSize;
+
+        /** The rows {@code [from, to)} of an encoding already sized: shares its sizes, computes nothing again. */
+        TableEncoding(TableEncoding all, int from, int to) {
+            this.table = all.table;
+            this.columns = all.columns;
+            this.schema = all.schema;
+            this.schemaSize = all.schemaSize;
+            this.rowSizes = all.rowSizes;
+            this.valueSizes = all.valueSizes;
+            this.from = from;
+            this.to = to;
+            int rs = schemaSize;
+            for (int r = from; r < to; r++) {
+                rs += rowEntrySize(rowSizes[r]);
+            }
+            this.rowsSize = rs;
+            this.insertSize = insertSize(table, rs);
+        }
 
         TableEncoding(Table table, boolean delete) {
             this.table = table;
@@ -66,7 +88,10 @@ public final class RequestEncoder {
                 schema[i] = columnSchema(s.column(columns[i])).toByteArray();
                 rs += 1 + CodedOutputStream.computeUInt32SizeNoTag(schema[i].length) + schema[i].length;
             }
+            this.schemaSize = rs;
             int rows = table.rowCount();
+            this.from = 0;
+            this.to = rows;
             this.rowSizes = new int[rows];
             this.valueSizes = new int[rows * n];
             ColumnVector[] vectors = new ColumnVector[n];
@@ -83,11 +108,19 @@ public final class RequestEncoder {
                     rowSize += 1 + CodedOutputStream.computeUInt32SizeNoTag(v) + v;
                 }
                 rowSizes[r] = rowSize;
-                rs += 1 + CodedOutputStream.computeUInt32SizeNoTag(rowSize) + rowSize;
+                rs += rowEntrySize(rowSize);
             }
             this.rowsSize = rs;
-            this.insertSize = CodedOutputStream.computeStringSize(1, s.tableName())
-                    + 1 + CodedOutputStream.computeUInt32SizeNoTag(rs) + rs;
+            this.insertSize = insertSize(table, rs);
+        }
+
+        static int rowEntrySize(int rowSize) {
+            return 1 + CodedOutputStream.computeUInt32SizeNoTag(rowSize) + rowSize;
+        }
+
+        static int insertSize(Table table, int rowsSize) {
+            return CodedOutputStream.computeStringSize(1, table.tableName())
+                    + 1 + CodedOutputStream.computeUInt32SizeNoTag(rowsSize) + rowsSize;
         }
     }
 
@@ -99,18 +132,82 @@ public final class RequestEncoder {
      * @param tables the tables, each with at least one row
      */
     public RequestEncoder(byte[] header, WriteOp op, List<Table> tables) {
+        this(header, op == WriteOp.Delete, tables, sized(tables, op == WriteOp.Delete));
+    }
+
+    private RequestEncoder(byte[] header, boolean delete, List<Table> tables, TableEncoding[] encodings) {
         this.header = header;
-        this.delete = op == WriteOp.Delete;
+        this.delete = delete;
         this.tables = tables;
-        this.encodings = new TableEncoding[tables.size()];
+        this.encodings = encodings;
         int list = 0;
-        for (int i = 0; i < encodings.length; i++) {
-            encodings[i] = new TableEncoding(tables.get(i), delete);
-            list += 1 + CodedOutputStream.computeUInt32SizeNoTag(encodings[i].insertSize) + encodings[i].insertSize;
+        for (TableEncoding e : encodings) {
+            list += 1 + CodedOutputStream.computeUInt32SizeNoTag(e.insertSize) + e.insertSize;
         }
         this.listSize = list;
         this.size = 1 + CodedOutputStream.computeUInt32SizeNoTag(header.length) + header.length
                 + 1 + CodedOutputStream.computeUInt32SizeNoTag(list) + list;
+    }
+
+    private static TableEncoding[] sized(List<Table> tables, boolean delete) {
+        TableEncoding[] out = new TableEncoding[tables.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = new TableEncoding(tables.get(i), delete);
+        }
+        return out;
+    }
+
+    /**
+     * Splits a one-table request into requests of consecutive rows, each encoding to at most {@code maxBytes}
+     * (a single row larger than that travels alone). Reuses the sizes computed for this request.
+     *
+     * @param maxBytes the largest request wanted
+     * @return this request when it fits, else the parts in row order
+     * @throws IllegalStateException when the request carries more than one table
+     */
+    public List<RequestEncoder> split(int maxBytes) {
+        if (size <= maxBytes) {
+            return List.of(this);
+        }
+        if (encodings.length != 1) {
+            throw new IllegalStateException("only one-table requests are split");
+        }
+        TableEncoding all = encodings[0];
+        // What every part carries besides its rows: header, table name, schema and the nested lengths (5 bytes
+        // each at most).
+        int fixed = size - all.rowsSize + all.schemaSize + 15;
+        int budget = Math.max(1, maxBytes - fixed);
+        List<RequestEncoder> parts = new java.util.ArrayList<>();
+        int start = all.from;
+        int used = 0;
+        for (int r = all.from; r < all.to; r++) {
+            int entry = TableEncoding.rowEntrySize(all.rowSizes[r]);
+            if (r > start && used + entry > budget) {
+                parts.add(part(all, start, r));
+                start = r;
+                used = 0;
+            }
+            used += entry;
+        }
+        parts.add(part(all, start, all.to));
+        return parts;
+    }
+
+    private RequestEncoder part(TableEncoding all, int from, int to) {
+        return new RequestEncoder(header, delete, tables, new TableEncoding[] {new TableEncoding(all, from, to)});
+    }
+
+    /**
+     * Returns the rows this request carries.
+     *
+     * @return rows, over all its tables
+     */
+    public int rowCount() {
+        int n = 0;
+        for (TableEncoding e : encodings) {
+            n += e.to - e.from;
+        }
+        return n;
     }
 
     /**
@@ -161,8 +258,7 @@ public final class RequestEncoder {
                 vectors[i] = e.table.column(e.columns[i]);
                 types[i] = e.table.schema().column(e.columns[i]).dataType();
             }
-            int rows = e.rowSizes.length;
-            for (int r = 0; r < rows; r++) {
+            for (int r = e.from; r < e.to; r++) {
                 out.writeUInt32NoTag(TAG_FIELD2_LEN);
                 out.writeUInt32NoTag(e.rowSizes[r]);
                 for (int i = 0; i < n; i++) {

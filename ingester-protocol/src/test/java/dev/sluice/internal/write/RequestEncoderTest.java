@@ -2,6 +2,7 @@ package dev.sluice.internal.write;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.CodedOutputStream;
 import dev.sluice.DataType;
@@ -73,10 +74,10 @@ class RequestEncoderTest {
         return bos.toByteArray();
     }
 
-    static Table randomTable(long seed, int rows) {
+    static List<Object[]> randomRows(long seed, int rows) {
         TableSchema s = schema();
         Random r = new Random(seed);
-        Table t = Table.from(s);
+        List<Object[]> out = new java.util.ArrayList<>();
         for (int i = 0; i < rows; i++) {
             Object[] row = new Object[s.columnCount()];
             row[0] = "h" + r.nextInt(10);
@@ -85,9 +86,58 @@ class RequestEncoderTest {
                 row[c] = randomValue(s.column(c).dataType(), r);
             }
             row[s.columnCount() - 1] = r.nextLong();
-            t.addRow(row);
+            out.add(row);
         }
+        return out;
+    }
+
+    static Table tableOf(List<Object[]> rows) {
+        Table t = Table.from(schema());
+        rows.forEach(t::addRow);
         return t;
+    }
+
+    static Table randomTable(long seed, int rows) {
+        return tableOf(randomRows(seed, rows));
+    }
+
+    static byte[] bytes(RequestEncoder e) throws Exception {
+        ByteArrayOutputStream bos = new ByteArrayOutputStream();
+        CodedOutputStream out = CodedOutputStream.newInstance(bos);
+        e.writeTo(out);
+        out.flush();
+        assertEquals(e.size(), bos.size(), "declared size equals bytes written");
+        return bos.toByteArray();
+    }
+
+    @Test
+    void splitPartsAreByteIdenticalToRequestsOfTheirRowsAndStayUnderTheLimit() throws Exception {
+        for (WriteOp op : WriteOp.values()) {
+            List<Object[]> rows = randomRows(7, 400);
+            RequestEncoder whole = new RequestEncoder(HEADER, op, List.of(tableOf(rows)));
+            int limit = whole.size() / 7;
+            List<RequestEncoder> parts = whole.split(limit);
+            assertTrue(parts.size() >= 7, parts.size() + " parts");
+            int from = 0;
+            for (RequestEncoder part : parts) {
+                assertTrue(part.size() <= limit, "part of " + part.size() + " bytes over " + limit);
+                Table expected = tableOf(rows.subList(from, from + part.rowCount()));
+                assertArrayEquals(viaBuilders(expected, op).toByteArray(), bytes(part), op + " rows from " + from);
+                from += part.rowCount();
+            }
+            assertEquals(400, from, "every row in exactly one part, in order");
+            assertEquals(List.of(whole), whole.split(whole.size()), "a request that fits is not split");
+        }
+    }
+
+    @Test
+    void aRowLargerThanTheLimitTravelsAlone() throws Exception {
+        TableSchema s = TableSchema.newBuilder("big").addField("msg", DataType.String)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        Table t = Table.from(s).addRow("a", 1L).addRow("x".repeat(10_000), 2L).addRow("b", 3L);
+        List<RequestEncoder> parts = new RequestEncoder(HEADER, WriteOp.Insert, List.of(t)).split(1_000);
+        assertEquals(List.of(1, 1, 1), parts.stream().map(RequestEncoder::rowCount).toList());
+        assertTrue(parts.get(1).size() > 10_000);
     }
 
     @Test
