@@ -59,7 +59,8 @@ final class BulkService {
     private final Faults faults;
     private final RequestLog log;
     private final boolean allowAutoCreate;
-    private final BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE);
+    /** Batch bodies are released after every batch; up to 1 GiB of them is kept for the next ones. */
+    private final BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 1L << 30);
     private final ScheduledExecutorService acks = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "testkit-bulk-acks");
         t.setDaemon(true);
@@ -548,5 +549,10 @@ final class BulkService {
 
     void close() {
         acks.shutdownNow();
+        try {
+            allocator.close();
+        } catch (IllegalStateException stillInUse) {
+            // A stream cut off by the stop still holds a body; its memory is freed when that stream ends.
+        }
     }
 }

@@ -7,6 +7,11 @@ import org.apache.arrow.memory.RootAllocator;
 public final class ArrowSupport {
     /** The JVM option Arrow needs on Java 17+. */
     public static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
+    /**
+     * Released large buffers the client keeps for its next batches or writers: enough for a couple of batches of
+     * the size the benchmark's log workload uses, small next to what those writers held while open.
+     */
+    static final long CLIENT_CACHE = 512L << 20;
     private static volatile BufferAllocator root;
 
     private ArrowSupport() {
@@ -39,7 +44,7 @@ public final class ArrowSupport {
                 r = root;
                 if (r == null) {
                     check();
-                    r = newRoot(Long.MAX_VALUE);
+                    r = newRoot(Long.MAX_VALUE, CLIENT_CACHE);
                     root = r;
                 }
             }
@@ -48,15 +53,40 @@ public final class ArrowSupport {
     }
 
     /**
-     * Creates a separate root allocator with the same memory manager as {@link #root()}: large buffers come
-     * unzeroed from {@code malloc}, small ones from netty's pool.
+     * Creates a separate root allocator with the same kind of memory manager as {@link #root()}: large buffers
+     * come unzeroed from {@code malloc} and released ones are kept for reuse up to {@code cacheBytes}; small
+     * ones come from netty's pool.
      *
      * @param limit the most bytes it may hand out
+     * @param cacheBytes bytes of released large buffers kept for reuse (0 keeps none)
      * @return a new root allocator
      */
-    public static BufferAllocator newRoot(long limit) {
+    public static BufferAllocator newRoot(long limit, long cacheBytes) {
         check();
-        return new RootAllocator(RootAllocator.configBuilder().maxAllocation(limit)
-                .allocationManagerFactory(UnzeroedAllocationManager.FACTORY).build());
+        return new CachingRoot(limit, new UnzeroedAllocationManager.Factory(cacheBytes));
+    }
+
+    /** Bytes a root from {@link #newRoot} keeps for reuse (0 for any other allocator). */
+    static long cachedBytes(BufferAllocator root) {
+        return root instanceof CachingRoot ? ((CachingRoot) root).factory.cachedBytes() : 0;
+    }
+
+    /** A root allocator whose {@code close()} also returns its cached buffers to the system. */
+    private static final class CachingRoot extends RootAllocator {
+        private final UnzeroedAllocationManager.Factory factory;
+
+        CachingRoot(long limit, UnzeroedAllocationManager.Factory factory) {
+            super(RootAllocator.configBuilder().maxAllocation(limit).allocationManagerFactory(factory).build());
+            this.factory = factory;
+        }
+
+        @Override
+        public void close() {
+            try {
+                super.close();
+            } finally {
+                factory.trim();
+            }
+        }
     }
 }
