@@ -65,13 +65,7 @@ class RequestEncoderTest {
     }
 
     static byte[] encode(Table t, WriteOp op) throws Exception {
-        RequestEncoder e = new RequestEncoder(HEADER, op, List.of(t));
-        ByteArrayOutputStream bos = new ByteArrayOutputStream();
-        CodedOutputStream out = CodedOutputStream.newInstance(bos);
-        e.writeTo(out);
-        out.flush();
-        assertEquals(e.size(), bos.size(), "declared size equals bytes written");
-        return bos.toByteArray();
+        return bytes(new RequestEncoder(HEADER, op, List.of(t)));
     }
 
     static List<Object[]> randomRows(long seed, int rows) {
