@@ -7,6 +7,7 @@ import dev.sluice.Compression;
 import dev.sluice.Context;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
+import dev.sluice.TlsConfig;
 import dev.sluice.bench.report.ModeResult;
 import dev.sluice.bench.report.Report;
 import dev.sluice.bench.run.ModeRunner;
@@ -37,6 +38,9 @@ import picocli.CommandLine.Option;
         description = "Writes a log or metrics workload to GreptimeDB (or the embedded testkit) through the regular,"
                 + " stream and bulk paths and compares them.")
 public final class BenchMain implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     /** Lets gRPC's shaded netty allocate direct memory without zeroing it. */
     static final String NETTY_UNZEROED = "io.grpc.netty.shaded.io.netty.tryReflectionSetAccessible";
 
@@ -67,7 +71,8 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--endpoint", description = "host:port of a GreptimeDB gRPC endpoint (default: embedded testkit)")
     String endpoint;
 
-    @Option(names = "--http-endpoint", description = "host:port of its HTTP API for checks (default: endpoint host, port 4000)")
+    @Option(names = "--http-endpoint", description = "host:port (or an http:// or https:// URL) of its HTTP API for"
+            + " checks (default: endpoint host, port 4000, plain HTTP)")
     String httpEndpoint;
 
     @Option(names = "--database", defaultValue = "public", description = "database (default: ${DEFAULT-VALUE})")
@@ -78,6 +83,12 @@ public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--password", description = "basic-auth password")
     String password;
+
+    @Option(names = "--tls", description = "connect to --endpoint over TLS, trusting the JVM's CA certificates")
+    boolean tls;
+
+    @Option(names = "--tls-ca", description = "connect to --endpoint over TLS, trusting this CA certificate (PEM)")
+    Path tlsCa;
 
     @Option(names = "--testcontainers", description = "start GreptimeDB in Docker with Testcontainers")
     boolean testcontainers;
@@ -110,6 +121,10 @@ public final class BenchMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if ((tls || tlsCa != null) && endpoint == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--tls and --tls-ca apply to --endpoint; the embedded testkit and --testcontainers speak plaintext");
+        }
         boolean logs = workload.equals("logs");
         long totalRows = rows != null ? rows : logs ? 5_000_000L : 10_000_000L;
         int batchRows = batch != null ? batch : logs ? 65_536 : 1_000;
@@ -130,6 +145,9 @@ public final class BenchMain implements Callable<Integer> {
                     .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20);
             if (user != null) {
                 ob.authInfo(new AuthInfo(user, password == null ? "" : password));
+            }
+            if (tls || tlsCa != null) {
+                ob.tls(tlsCa != null ? TlsConfig.trusting(tlsCa) : TlsConfig.systemTrust());
             }
             BulkWrite.Config bulk = BulkWrite.Config.newBuilder().maxRequestsInFlight(maxInFlight)
                     .timeoutMsPerMessage(300_000).allocatorMaxAllocation(8L << 30).build();

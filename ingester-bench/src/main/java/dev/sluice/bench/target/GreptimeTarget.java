@@ -25,14 +25,15 @@ public class GreptimeTarget implements Target {
      * Points at a server.
      *
      * @param endpoint gRPC host:port
-     * @param httpEndpoint HTTP host:port
+     * @param httpEndpoint HTTP host:port, or a URL starting with {@code http://} or {@code https://}
      * @param database database name
      * @param user user or null
      * @param password password or null
      */
     public GreptimeTarget(String endpoint, String httpEndpoint, String database, String user, String password) {
         this.endpoint = endpoint;
-        this.httpBase = "http://" + httpEndpoint;
+        this.httpBase = httpEndpoint.startsWith("http://") || httpEndpoint.startsWith("https://")
+                ? httpEndpoint.replaceAll("/+$", "") : "http://" + httpEndpoint;
         this.database = database;
         this.auth = user == null ? null : "Basic " + Base64.getEncoder().encodeToString(
                 (user + ":" + (password == null ? "" : password)).getBytes(StandardCharsets.UTF_8));
