@@ -91,24 +91,32 @@ public final class LogWorkload implements Workload {
     public void fill(Consumer<Object[]> sink, long first, int count) {
         Object[] row = new Object[schema.columnCount()];
         for (long i = first; i < first + count; i++) {
+            // Three mixes give 16-bit slices; pick(slice, n) maps a slice onto [0, n) with a multiply, not a division.
             long r = SplitMix.mix(seed, i, 0);
-            int level = (int) ((r & 0xFF) % 100);
+            long q = SplitMix.mix(seed, i, 1);
+            int level = pick(r, 100);
             int lv = level < 5 ? 4 : level < 15 ? 3 : level < 75 ? 2 : level < 95 ? 1 : 0;
             row[0] = START + i;
-            row[1] = businesses[(int) ((r >>> 8) % businesses.length)];
-            row[2] = apps[(int) ((r >>> 12) % apps.length)];
-            row[3] = hostNames[(int) ((r >>> 18) % hostNames.length)];
-            row[4] = messages[lv][(int) ((r >>> 26) % MESSAGES_PER_LEVEL)];
+            row[1] = businesses[pick(r >>> 16, businesses.length)];
+            row[2] = apps[pick(r >>> 32, apps.length)];
+            row[3] = hostNames[pick(r >>> 48, hostNames.length)];
+            row[4] = messages[lv][pick(q, MESSAGES_PER_LEVEL)];
             row[5] = LEVELS[lv];
-            row[6] = logNames[(int) ((r >>> 30) % logNames.length)];
-            row[7] = uris[(int) ((r >>> 36) % uris.length)];
-            row[8] = ids[(int) ((r >>> 42) & (ID_POOL - 1))];
+            row[6] = logNames[pick(q >>> 16, logNames.length)];
+            row[7] = uris[pick(q >>> 32, uris.length)];
+            row[8] = ids[(int) (q >>> 48)];
             row[9] = ids[(int) ((i * 31 + (r >>> 20)) & (ID_POOL - 1))];
-            row[10] = errnos[(int) ((r >>> 58) % errnos.length)];
-            row[11] = traceFlags[(int) ((r >>> 61) & 1)];
-            row[12] = traceStates[(int) ((r >>> 62) % traceStates.length)];
-            row[13] = pods[(int) ((r >>> 48) % pods.length)];
+            long t = SplitMix.mix(seed, i, 2);
+            row[10] = errnos[pick(t, errnos.length)];
+            row[11] = traceFlags[pick(t >>> 16, traceFlags.length)];
+            row[12] = traceStates[pick(t >>> 32, traceStates.length)];
+            row[13] = pods[pick(t >>> 48, pods.length)];
             sink.accept(row);
         }
+    }
+
+    /** Maps the low 16 bits of {@code bits} uniformly (to within 1/65,536) onto {@code [0, n)}. */
+    private static int pick(long bits, int n) {
+        return (int) (((bits & 0xFFFF) * n) >>> 16);
     }
 }
