@@ -86,6 +86,23 @@ class StreamWriterTest {
     }
 
     @Test
+    void aReplayedStreamResendsEveryPartOfASplitTable() {
+        TableSchema logs = TableSchema.newBuilder("big_replay").addTag("host", DataType.String)
+                .addField("msg", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
+        Table t = Table.from(logs);
+        for (int i = 0; i < 6_000; i++) {
+            t.addRow("h" + (i % 3), "z".repeat(2_000) + i, (long) i);
+        }
+        server.faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
+        StreamWriter<Table, WriteOk> s = db.streamWriter(0, Context.newDefault(), true);
+        s.write(t);
+        WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
+        assertEquals(1, s.replays());
+        assertEquals(6_000, ok.affectedRows(), "the reopened stream carried every part once");
+        assertEquals(6_000, server.rowCount("big_replay"));
+    }
+
+    @Test
     void insertsAndDeletesShareAStream() {
         StreamWriter<Table, WriteOk> s = db.streamWriter();
         s.write(cpu(0, 10)).write(cpu(0, 3), WriteOp.Delete);
