@@ -1,5 +1,7 @@
 package dev.sluice.bulk.internal;
 
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -7,11 +9,12 @@ import org.apache.arrow.memory.RootAllocator;
 public final class ArrowSupport {
     /** The JVM option Arrow needs on Java 17+. */
     public static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
-    /**
-     * Released large buffers the client keeps for its next batches or writers: enough for a couple of batches of
-     * the size the benchmark's log workload uses, small next to what those writers held while open.
-     */
-    static final long CLIENT_CACHE = 512L << 20;
+    /** System property: bytes of released batch memory the client keeps for its next writers (default 2 GiB). */
+    public static final String CACHE_BYTES_PROPERTY = "sluice.bulk.memoryCacheBytes";
+    /** System property: milliseconds released batch memory is kept unused before it is freed (default 30,000). */
+    public static final String CACHE_IDLE_PROPERTY = "sluice.bulk.memoryCacheIdleMs";
+    static final long DEFAULT_CACHE_BYTES = 2L << 30;
+    static final long DEFAULT_CACHE_IDLE_MS = 30_000;
     private static volatile BufferAllocator root;
 
     private ArrowSupport() {
@@ -34,6 +37,9 @@ public final class ArrowSupport {
 
     /**
      * Returns the shared root allocator (created on first use, unlimited: each writer has a capped child).
+     * Memory a closed writer's batches held is kept for the next writers: at most the bytes the system property
+     * {@value #CACHE_BYTES_PROPERTY} says (2 GiB by default), each buffer for at most the milliseconds
+     * {@value #CACHE_IDLE_PROPERTY} says (30 s) unused, after which a daemon thread frees it.
      *
      * @return the root allocator
      */
@@ -44,7 +50,16 @@ public final class ArrowSupport {
                 r = root;
                 if (r == null) {
                     check();
-                    r = newRoot(Long.MAX_VALUE, CLIENT_CACHE);
+                    long bytes = Long.getLong(CACHE_BYTES_PROPERTY, DEFAULT_CACHE_BYTES);
+                    long idleMs = Long.getLong(CACHE_IDLE_PROPERTY, DEFAULT_CACHE_IDLE_MS);
+                    ScheduledThreadPoolExecutor sweeper = new ScheduledThreadPoolExecutor(1, task -> {
+                        Thread t = new Thread(task, "sluice-bulk-memory-sweeper");
+                        t.setDaemon(true);
+                        return t;
+                    });
+                    sweeper.setRemoveOnCancelPolicy(true);
+                    r = new CachingRoot(Long.MAX_VALUE, new UnzeroedAllocationManager.Factory(Math.max(0, bytes),
+                            TimeUnit.MILLISECONDS.toNanos(Math.max(0, idleMs)), System::nanoTime, sweeper));
                     root = r;
                 }
             }
