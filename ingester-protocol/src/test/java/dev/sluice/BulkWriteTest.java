@@ -361,6 +361,28 @@ class BulkWriteTest extends DefaultTestkitTest {
     }
 
     @Test
+    void aCapWithRoomForOneBatchOnlyStillWritesEveryBatch() {
+        BulkWrite.Config capped = BulkWrite.Config.newBuilder().allocatorMaxAllocation(4L << 20).build();
+        String big = "y".repeat(20_000);
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, capped, Context.newDefault())) {
+            // Room for 1,000 rows of 20 KB would be 20 MB, far over the cap: the text grows only as far as the 100
+            // rows sent need (2 MB), and a second set of vectors does not fit next to it, so batches go as copies.
+            TableBufferRoot batch = w.tableBufferRoot(1_000);
+            for (int b = 0; b < 3; b++) {
+                for (int i = 0; i < 100; i++) {
+                    batch.addRow("h", big, 1.0, (long) (b * 100 + i));
+                }
+                assertEquals(100, w.writeNext().join());
+                assertTrue(w.allocatedBytes() <= 4L << 20);
+            }
+            w.completed();
+        }
+        List<Map<String, Object>> rows = server.rows("bulk_logs");
+        assertEquals(300, rows.size());
+        assertTrue(rows.stream().allMatch(r -> big.equals(r.get("msg"))));
+    }
+
+    @Test
     void configurationLimitsAreChecked() {
         assertThrows(IllegalArgumentException.class, () -> BulkWrite.Config.newBuilder().maxRequestsInFlight(32));
         TableSchema json = TableSchema.newBuilder("j").addField("j", DataType.Json)

@@ -190,8 +190,9 @@ public final class BulkStreamWriter implements AutoCloseable {
         long id = ++nextId;
         try {
             ArrowRecordBatch batch = new VectorUnloader(root.arrowRoot(), true, codec, true).getRecordBatch();
-            if (config.replayOnFailure()) {
-                // Kept until answered so that a broken stream can resend it: a heap copy, the vectors reused at once.
+            if (config.replayOnFailure() || !root.doubleBuffered()) {
+                // A heap copy, the vectors reused at once: kept until answered so that a broken stream can resend
+                // it, or because the allocator cap leaves no room for a second set of vectors.
                 try (batch) {
                     byte[] copy = FlightMessages.batchMessage(batch, id);
                     message = copy;
@@ -203,7 +204,14 @@ public final class BulkStreamWriter implements AutoCloseable {
                 FlightMessages.BatchMessage m = FlightMessages.batchMessage(batch, id, root.markSending());
                 message = m;
                 size = m.size();
-                if (!root.swap(config.timeoutMsPerMessage())) {
+                boolean swapped;
+                try {
+                    swapped = root.swap(config.timeoutMsPerMessage());
+                } catch (RuntimeException e) {
+                    m.release();
+                    throw e;
+                }
+                if (!swapped) {
                     m.release();
                     throw new BulkWriteException("the previous batch of '" + schema.tableName() + "' was not sent within "
                             + config.timeoutMsPerMessage() + " ms", null, null);

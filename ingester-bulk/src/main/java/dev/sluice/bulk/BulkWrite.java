@@ -23,8 +23,10 @@ public final class BulkWrite {
      *   <caption>Options</caption>
      *   <tr><th>option</th><th>default</th><th>meaning</th></tr>
      *   <tr><td>allocatorInitReservation</td><td>0</td><td>off-heap bytes reserved for the writer up front</td></tr>
-     *   <tr><td>allocatorMaxAllocation</td><td>1 GiB</td><td>off-heap bytes the writer's batch may use; a batch
-     *       growing past it fails with an error naming the limit</td></tr>
+     *   <tr><td>allocatorMaxAllocation</td><td>1 GiB</td><td>off-heap bytes the writer's batches may use; a batch
+     *       growing past it fails with an error naming the limit. The writer keeps two sets of vectors, one filled
+     *       while the other is sent; when the cap leaves no room for the second, each batch is copied to the heap
+     *       for sending instead</td></tr>
      *   <tr><td>timeoutMsPerMessage</td><td>60,000</td><td>how long a batch may wait for its answer (and
      *       {@code writeNext()} for a free slot); then it fails and the stream is cancelled</td></tr>
      *   <tr><td>maxRequestsInFlight</td><td>8</td><td>unanswered batches allowed, 1..31 (the server drops

@@ -36,6 +36,7 @@ public final class TableBufferRoot {
     private final int initialCapacity;
     private int rowCount;
     private boolean completed;
+    private boolean singleSet;
 
     TableBufferRoot(TableSchema schema, BufferAllocator allocator, int capacity, long maxAllocation) {
         this.schema = schema;
@@ -70,6 +71,28 @@ public final class TableBufferRoot {
         }
         roots[slot] = r;
         sinkSets[slot] = s;
+    }
+
+    /**
+     * Makes sure a second set of vectors exists so the next batch can be filled while this one is sent from Arrow
+     * memory. When the allocator's cap leaves no room for it, says so (once and for all): the writer then copies
+     * each batch to the heap and refills the same vectors at once.
+     *
+     * @return true when batches can be sent straight from the vectors
+     */
+    boolean doubleBuffered() {
+        if (roots[1 - current] != null) {
+            return true;
+        }
+        if (!singleSet) {
+            try {
+                allocateSlot(1 - current, root);
+                return true;
+            } catch (BulkWriteException e) {
+                singleSet = true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.sluice.bulk.internal;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.Utf8Cache;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -88,13 +89,33 @@ public final class ArrowColumnSink implements ColumnSink {
         }
         ArrowBuf data = variable.getDataBuffer();
         if (end > data.capacity()) {
-            variable.reallocDataBuffer(end);
+            growData(row, end, data.capacity());
             data = variable.getDataBuffer();
         }
         MemoryUtil.copyToMemory(value, 0, data.memoryAddress() + start, value.length);
         MemoryUtil.putInt(offsetAt + 4, (int) end);
         setValid(variable.getValidityBuffer().memoryAddress(), row, true);
         variable.setLastSet(row);
+    }
+
+    /**
+     * Grows the text buffer to what the whole batch will likely need: the bytes per row so far times the rows the
+     * vector has room for, at most 16 times the current size per step. A batch that starts small then reaches its
+     * size in two or three copies instead of one per doubling. When the projection does not fit the allocator's
+     * limit, the buffer grows just enough for this row, as Arrow would.
+     */
+    private void growData(int row, long end, long capacity) {
+        long projected = (long) Math.min((double) end / (row + 1) * variable.getValueCapacity() * 1.125,
+                (double) Math.min(Integer.MAX_VALUE, capacity * 16));
+        if (projected > end) {
+            try {
+                variable.reallocDataBuffer(projected);
+                return;
+            } catch (OutOfMemoryException e) {
+                // fall through: ask only for what this row needs
+            }
+        }
+        variable.reallocDataBuffer(end);
     }
 
     @Override
