@@ -9,11 +9,11 @@ import org.apache.arrow.memory.RootAllocator;
 public final class ArrowSupport {
     /** The JVM option Arrow needs on Java 17+. */
     public static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
-    /** System property: bytes of released batch memory the client keeps for its next writers (default 2 GiB). */
+    /** System property: bytes of released batch memory the client keeps for its next writers (default 4 GiB). */
     public static final String CACHE_BYTES_PROPERTY = "sluice.bulk.memoryCacheBytes";
     /** System property: milliseconds released batch memory is kept unused before it is freed (default 30,000). */
     public static final String CACHE_IDLE_PROPERTY = "sluice.bulk.memoryCacheIdleMs";
-    static final long DEFAULT_CACHE_BYTES = 2L << 30;
+    static final long DEFAULT_CACHE_BYTES = 4L << 30;
     static final long DEFAULT_CACHE_IDLE_MS = 30_000;
     private static volatile BufferAllocator root;
 
@@ -38,7 +38,7 @@ public final class ArrowSupport {
     /**
      * Returns the shared root allocator (created on first use, unlimited: each writer has a capped child).
      * Memory a closed writer's batches held is kept for the next writers: at most the bytes the system property
-     * {@value #CACHE_BYTES_PROPERTY} says (2 GiB by default), each buffer for at most the milliseconds
+     * {@value #CACHE_BYTES_PROPERTY} says (4 GiB by default), each buffer for at most the milliseconds
      * {@value #CACHE_IDLE_PROPERTY} says (30 s) unused, after which a daemon thread frees it.
      *
      * @return the root allocator
