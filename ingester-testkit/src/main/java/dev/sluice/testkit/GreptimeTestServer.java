@@ -7,7 +7,10 @@ import io.grpc.DecompressorRegistry;
 import io.grpc.CompressorRegistry;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
+import dev.sluice.internal.memory.ReuseCache;
+import dev.sluice.internal.memory.ReusingDirectAllocator;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
@@ -57,6 +60,8 @@ public final class GreptimeTestServer implements AutoCloseable {
     private final Path tlsClientCa;
     private volatile BulkService bulk;
     private final SqlHttpEndpoint http;
+    /** Large receive buffers are reused across requests, as on the client (see {@link ReusingDirectAllocator}). */
+    private final ReusingDirectAllocator buffers = ReusingDirectAllocator.withDefaults(ReuseCache.sharedSweeper());
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("testkit-boss", true));
     private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("testkit-io", true));
     private final ExecutorService executor = Executors.newCachedThreadPool(new ThreadFactory() {
@@ -115,6 +120,7 @@ public final class GreptimeTestServer implements AutoCloseable {
                 .channelType(NioServerSocketChannel.class)
                 .executor(executor)
                 .maxInboundMessageSize(512 * 1024 * 1024)
+                .withChildOption(ChannelOption.ALLOCATOR, buffers)
                 .compressorRegistry(registryWithZstd())
                 .decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(ZstdGrpcCodec.INSTANCE, true))
                 .addService(ServerInterceptors.intercept(new DatabaseService(processor, faults, log),
@@ -417,6 +423,7 @@ public final class GreptimeTestServer implements AutoCloseable {
         if (b != null) {
             b.close();
         }
+        buffers.cache().trim();
     }
 
     @Override

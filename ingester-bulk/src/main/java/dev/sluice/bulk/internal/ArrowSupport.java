@@ -1,6 +1,6 @@
 package dev.sluice.bulk.internal;
 
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import dev.sluice.internal.memory.ReuseCache;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -39,7 +39,8 @@ public final class ArrowSupport {
      * Returns the shared root allocator (created on first use, unlimited: each writer has a capped child).
      * Memory a closed writer's batches held is kept for the next writers: at most the bytes the system property
      * {@value #CACHE_BYTES_PROPERTY} says (4 GiB by default), each buffer for at most the milliseconds
-     * {@value #CACHE_IDLE_PROPERTY} says (30 s) unused, after which a daemon thread frees it.
+     * {@value #CACHE_IDLE_PROPERTY} says (30 s) unused, after which a daemon thread
+     * ({@code sluice-memory-sweeper}) frees it.
      *
      * @return the root allocator
      */
@@ -52,14 +53,9 @@ public final class ArrowSupport {
                     check();
                     long bytes = Long.getLong(CACHE_BYTES_PROPERTY, DEFAULT_CACHE_BYTES);
                     long idleMs = Long.getLong(CACHE_IDLE_PROPERTY, DEFAULT_CACHE_IDLE_MS);
-                    ScheduledThreadPoolExecutor sweeper = new ScheduledThreadPoolExecutor(1, task -> {
-                        Thread t = new Thread(task, "sluice-bulk-memory-sweeper");
-                        t.setDaemon(true);
-                        return t;
-                    });
-                    sweeper.setRemoveOnCancelPolicy(true);
                     r = new CachingRoot(Long.MAX_VALUE, new UnzeroedAllocationManager.Factory(Math.max(0, bytes),
-                            TimeUnit.MILLISECONDS.toNanos(Math.max(0, idleMs)), System::nanoTime, sweeper));
+                            TimeUnit.MILLISECONDS.toNanos(Math.max(0, idleMs)), System::nanoTime,
+                            ReuseCache.sharedSweeper()));
                     root = r;
                 }
             }

@@ -9,7 +9,9 @@ import io.grpc.ClientInterceptors;
 import io.grpc.CompressorRegistry;
 import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
+import dev.sluice.internal.memory.ReusingDirectAllocator;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,7 +103,9 @@ public final class Endpoints {
                     .decompressorRegistry(decompressors)
                     .maxInboundMessageSize(options.maxInboundMessageSize())
                     .keepAliveTime(30, TimeUnit.SECONDS)
-                    .keepAliveWithoutCalls(false);
+                    .keepAliveWithoutCalls(false)
+                    // Large message buffers are reused instead of faulting in fresh pages for every big request.
+                    .withOption(ChannelOption.ALLOCATOR, ReusingDirectAllocator.shared());
             channelSetup.accept(b);
             ManagedChannel ch = b.build();
             endpoints.add(new Endpoint(address, ch, ClientInterceptors.intercept(ch, headers, wire)));
