@@ -22,10 +22,13 @@ import java.util.function.LongSupplier;
  * pages in a tenth of all CPU time. Here, direct buffers whose capacity is a power of two from 64 KiB to 4 MiB
  * come from a {@link ReuseCache} and go back to it when released; every other buffer comes from netty's pool as
  * before. Buffers are allocated with {@code ByteBuffer.allocateDirect}, so they count toward the JVM's direct
- * memory limit.
+ * memory limit, kept ones included: the default budget is therefore at most a quarter of that limit.
  */
 public final class ReusingDirectAllocator extends AbstractByteBufAllocator {
-    /** System property: bytes of released transport buffers kept (default 1 GiB; 0 keeps none). */
+    /**
+     * System property: bytes of released transport buffers kept (default: 1 GiB or a quarter of the JVM's direct
+     * memory limit, whichever is less; 0 keeps none).
+     */
     public static final String CACHE_BYTES_PROPERTY = "sluice.transport.memoryCacheBytes";
     /** System property: milliseconds a released transport buffer is kept unused (default 30,000). */
     public static final String CACHE_IDLE_PROPERTY = "sluice.transport.memoryCacheIdleMs";
@@ -78,7 +81,8 @@ public final class ReusingDirectAllocator extends AbstractByteBufAllocator {
      * @return a new allocator
      */
     public static ReusingDirectAllocator withDefaults(ScheduledExecutorService sweeper) {
-        return new ReusingDirectAllocator(PooledByteBufAllocator.DEFAULT, Long.getLong(CACHE_BYTES_PROPERTY, 1L << 30),
+        long budget = Long.getLong(CACHE_BYTES_PROPERTY, Math.min(1L << 30, PlatformDependent.maxDirectMemory() / 4));
+        return new ReusingDirectAllocator(PooledByteBufAllocator.DEFAULT, budget,
                 TimeUnit.MILLISECONDS.toNanos(Long.getLong(CACHE_IDLE_PROPERTY, 30_000L)), System::nanoTime, sweeper);
     }
 
