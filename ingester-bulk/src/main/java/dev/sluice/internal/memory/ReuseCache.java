@@ -25,8 +25,6 @@ import java.util.function.LongSupplier;
  * @param <T> the buffer handle (an address, a {@code ByteBuffer})
  */
 public final class ReuseCache<T> {
-    private static volatile ScheduledExecutorService sharedSweeper;
-
     private final long budget;
     private final long idleNanos;
     private final LongSupplier nanoTime;
@@ -67,23 +65,22 @@ public final class ReuseCache<T> {
      * @return the sweeper
      */
     public static ScheduledExecutorService sharedSweeper() {
-        ScheduledExecutorService s = sharedSweeper;
-        if (s == null) {
-            synchronized (ReuseCache.class) {
-                s = sharedSweeper;
-                if (s == null) {
-                    ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, task -> {
-                        Thread t = new Thread(task, "sluice-memory-sweeper");
-                        t.setDaemon(true);
-                        return t;
-                    });
-                    e.setRemoveOnCancelPolicy(true);
-                    sharedSweeper = e;
-                    s = e;
-                }
-            }
+        return SweeperHolder.SWEEPER;
+    }
+
+    /** Starts the sweeper thread on first use only. */
+    private static final class SweeperHolder {
+        static final ScheduledExecutorService SWEEPER = start();
+
+        private static ScheduledExecutorService start() {
+            ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, task -> {
+                Thread t = new Thread(task, "sluice-memory-sweeper");
+                t.setDaemon(true);
+                return t;
+            });
+            e.setRemoveOnCancelPolicy(true);
+            return e;
         }
-        return s;
     }
 
     /**

@@ -34,7 +34,6 @@ public final class ReusingDirectAllocator extends AbstractByteBufAllocator {
     public static final String CACHE_IDLE_PROPERTY = "sluice.transport.memoryCacheIdleMs";
     static final int MIN_REUSED = 64 << 10;
     static final int MAX_REUSED = 4 << 20;
-    private static volatile ReusingDirectAllocator shared;
 
     private final ByteBufAllocator others;
     private final ReuseCache<ByteBuffer> cache;
@@ -61,17 +60,12 @@ public final class ReusingDirectAllocator extends AbstractByteBufAllocator {
      * @return the shared allocator
      */
     public static ReusingDirectAllocator shared() {
-        ReusingDirectAllocator a = shared;
-        if (a == null) {
-            synchronized (ReusingDirectAllocator.class) {
-                a = shared;
-                if (a == null) {
-                    a = withDefaults(ReuseCache.sharedSweeper());
-                    shared = a;
-                }
-            }
-        }
-        return a;
+        return SharedHolder.SHARED;
+    }
+
+    /** Creates the shared allocator on first use only. */
+    private static final class SharedHolder {
+        static final ReusingDirectAllocator SHARED = withDefaults(ReuseCache.sharedSweeper());
     }
 
     /**
