@@ -38,7 +38,32 @@ public final class ReuseCache<T> {
     private boolean trimmed;
     private boolean sweepPending;
 
-    private record Kept<T>(T buffer, long capacity, long keptAt) {
+    /**
+     * A kept buffer. Compared by identity on purpose: the queues remove entries with {@code equals}, and a record's
+     * (a {@code ByteBuffer} compares contents) could match another entry.
+     */
+    private static final class Kept<T> {
+        private final T buffer;
+        private final long capacity;
+        private final long keptAt;
+
+        Kept(T buffer, long capacity, long keptAt) {
+            this.buffer = buffer;
+            this.capacity = capacity;
+            this.keptAt = keptAt;
+        }
+
+        T buffer() {
+            return buffer;
+        }
+
+        long capacity() {
+            return capacity;
+        }
+
+        long keptAt() {
+            return keptAt;
+        }
     }
 
     /**
