@@ -40,29 +40,17 @@ public final class ReuseCache<T> {
 
     /**
      * A kept buffer. Compared by identity on purpose: the queues remove entries with {@code equals}, and a record's
-     * (a {@code ByteBuffer} compares contents) could match another entry.
+     * own would compare a {@code ByteBuffer}'s contents.
      */
-    private static final class Kept<T> {
-        private final T buffer;
-        private final long capacity;
-        private final long keptAt;
-
-        Kept(T buffer, long capacity, long keptAt) {
-            this.buffer = buffer;
-            this.capacity = capacity;
-            this.keptAt = keptAt;
+    private record Kept<T>(T buffer, long capacity, long keptAt) {
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
         }
 
-        T buffer() {
-            return buffer;
-        }
-
-        long capacity() {
-            return capacity;
-        }
-
-        long keptAt() {
-            return keptAt;
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
         }
     }
 
