@@ -60,8 +60,15 @@ public final class GreptimeTestServer implements AutoCloseable {
     private final Path tlsClientCa;
     private volatile BulkService bulk;
     private final SqlHttpEndpoint http;
-    /** Large receive buffers are reused across requests, as on the client (see {@link ReusingDirectAllocator}). */
-    private final ReusingDirectAllocator buffers = ReusingDirectAllocator.withDefaults(ReuseCache.sharedSweeper());
+    /**
+     * Large receive buffers are reused across requests, as on the client (see {@link ReusingDirectAllocator}).
+     * One allocator serves every server in the process, so that many servers in one test JVM stay within one
+     * budget (at most a quarter of the direct memory limit); idle buffers are freed after 30 s.
+     */
+    private static final class Buffers {
+        static final ReusingDirectAllocator SHARED = ReusingDirectAllocator.withDefaults(ReuseCache.sharedSweeper());
+    }
+
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("testkit-boss", true));
     private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("testkit-io", true));
     private final ExecutorService executor = Executors.newCachedThreadPool(new ThreadFactory() {
@@ -120,7 +127,7 @@ public final class GreptimeTestServer implements AutoCloseable {
                 .channelType(NioServerSocketChannel.class)
                 .executor(executor)
                 .maxInboundMessageSize(512 * 1024 * 1024)
-                .withChildOption(ChannelOption.ALLOCATOR, buffers)
+                .withChildOption(ChannelOption.ALLOCATOR, Buffers.SHARED)
                 .compressorRegistry(registryWithZstd())
                 .decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(ZstdGrpcCodec.INSTANCE, true))
                 .addService(ServerInterceptors.intercept(new DatabaseService(processor, faults, log),
@@ -423,7 +430,6 @@ public final class GreptimeTestServer implements AutoCloseable {
         if (b != null) {
             b.close();
         }
-        buffers.cache().trim();
     }
 
     @Override
