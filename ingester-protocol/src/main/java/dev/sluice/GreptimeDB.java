@@ -282,10 +282,10 @@ public final class GreptimeDB implements AutoCloseable {
 
     /**
      * Cancels every call under way (their futures complete with CANCELLED errors) and closes the connections
-     * at once. Writers still open fail.
+     * at once. Writes waiting to retry complete with an UNAVAILABLE error instead. Writers still open fail.
      */
     public void shutdownNow() {
-        regular.close();
+        regular.stop();
         cancelCalls();
         stopServices();
     }
@@ -302,6 +302,7 @@ public final class GreptimeDB implements AutoCloseable {
 
     private void stopServices() {
         timer.shutdownNow();
+        regular.failUnanswered();
         metrics.close();
         if (ownExecutor != null) {
             ownExecutor.shutdown();
@@ -328,22 +329,28 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     /**
-     * Refuses new writes, waits for the ones in flight to be answered, then closes the connections. Calls
-     * still unanswered at the timeout are cancelled and their futures complete with an error.
+     * Refuses new writes, waits for the ones in flight to be answered, then closes the connections. Writes
+     * waiting to retry still retry while the timeout lasts. Calls still unanswered at the timeout are cancelled
+     * and their futures complete with an error; none is left incomplete.
      *
      * @param timeout the longest wait
      * @return true when everything finished in time
      */
     public boolean shutdownGracefully(Duration timeout) {
         regular.close();
-        endpoints.shutdown();
+        long deadline = System.nanoTime() + timeout.toNanos();
         boolean clean;
         try {
-            clean = endpoints.awaitTermination(timeout);
+            // Channels refuse calls once shut down, so the calls already made (retries included) go first.
+            clean = regular.awaitIdle(timeout.toNanos());
+            endpoints.shutdown();
+            clean = endpoints.awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && clean;
         } catch (InterruptedException e) {
+            endpoints.shutdown();
             Thread.currentThread().interrupt();
             clean = false;
         }
+        regular.stop();
         if (!clean) {
             cancelCalls();
         }

@@ -341,6 +341,39 @@ class RegularWriteSemanticsTest {
     }
 
     @Test
+    void shutdownGracefullyLetsAWriteWaitingToRetryFinish() {
+        server.faults().failNext(1, StatusCode.RateLimited, "too many requests in flight");
+        Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.defaults().withMaxAttempts(3)
+                .withBackoff(Duration.ofMillis(300), Duration.ofMillis(300)));
+        CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert, ctx);
+        assertTrue(db.shutdownGracefully(Duration.ofSeconds(5)));
+        assertTrue(f.join().isOk(), f.join()::toString);
+        assertEquals(1, server.rowCount("cpu"));
+    }
+
+    @Test
+    void shutdownNowFailsAWriteWaitingToRetryInsteadOfLeavingItHanging() throws Exception {
+        // Every attempt fails; each retry waits a uniform draw in [0, 30 s], so a retry is almost surely pending.
+        server.faults().failNext(10, StatusCode.RateLimited, "too many requests in flight");
+        Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.defaults().withMaxAttempts(3)
+                .withBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)));
+        CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert, ctx);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (db.stats().retries() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(db.stats().retries() >= 1, "a retry is waiting on its backoff");
+        Thread.sleep(50);
+        db.shutdownNow();
+        Err e = f.get(10, java.util.concurrent.TimeUnit.SECONDS).getErr();
+        server.faults().reset();
+        assertEquals(Status.Code.UNAVAILABLE, e.grpcCode(), e::toString);
+        assertEquals(List.of("cpu"), e.tables());
+        assertTrue(e.message().contains("shut down before the write was answered"), e.message());
+        assertEquals(0, server.rowCount("cpu"));
+    }
+
+    @Test
     void callbacksDoNotRunOnGrpcIoThreads() {
         String thread = db.write(cpu("a", 1.0, 1L)).thenApply(r -> Thread.currentThread().getName()).join();
         assertTrue(thread.startsWith("sluice-callback-") || thread.equals(Thread.currentThread().getName()), thread);

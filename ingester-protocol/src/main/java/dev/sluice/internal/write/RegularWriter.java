@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -58,6 +59,9 @@ public final class RegularWriter {
     private final ClientMetrics metrics;
     private final ScheduledExecutorService timer;
     private volatile boolean closed;
+    private volatile boolean stopped;
+    /** Every accepted write not yet answered, with its tables' names. */
+    private final Map<CompletableFuture<Result<WriteOk, Err>>, List<String>> unanswered = new ConcurrentHashMap<>();
 
     /**
      * Creates the writer.
@@ -229,9 +233,15 @@ public final class RegularWriter {
             return future;
         }
         inFlight.incrementAndGet();
+        unanswered.put(future, names);
         future.whenComplete((r, t) -> {
+            unanswered.remove(future);
             permit.release();
-            inFlight.decrementAndGet();
+            if (inFlight.decrementAndGet() == 0) {
+                synchronized (inFlight) {
+                    inFlight.notifyAll();
+                }
+            }
         });
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         long deadline = System.nanoTime() + (policy.maxAttempts() == 1 ? options.defaultTimeout() : policy.deliveryTimeout()).toNanos();
@@ -305,7 +315,7 @@ public final class RegularWriter {
                 endpoints.reached(ep);
             }
             boolean again = err.retryable() && !(appendMode && GrpcErrors.maybeCommitted(err))
-                    && n < policy.maxAttempts() && !closed;
+                    && n < policy.maxAttempts() && !stopped;
             if (again) {
                 long wait = policy.backoff(n + 1).toNanos();
                 if (System.nanoTime() + wait < deadline) {
@@ -387,8 +397,45 @@ public final class RegularWriter {
         return retries.sum();
     }
 
-    /** Refuses new writes from now on. */
+    /** Refuses new writes from now on; writes already accepted keep their retries. */
     public void close() {
         closed = true;
+    }
+
+    /** Refuses new writes and retries from now on. */
+    public void stop() {
+        closed = true;
+        stopped = true;
+    }
+
+    /**
+     * Completes with an error every write still unanswered, such as one whose retry was waiting on a timer
+     * that has been stopped. Called last when the client shuts down, so no future is left hanging.
+     */
+    public void failUnanswered() {
+        unanswered.forEach((f, names) -> f.complete(Result.err(GrpcErrors.local(Status.Code.UNAVAILABLE,
+                "the client shut down before the write was answered; it may or may not have been stored",
+                true, names))));
+    }
+
+    /**
+     * Waits until every call sent (or waiting to retry) has its answer.
+     *
+     * @param timeoutNanos the longest wait
+     * @return true when none is left in flight
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    public boolean awaitIdle(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (inFlight) {
+            while (inFlight.get() > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(inFlight, left);
+            }
+        }
+        return true;
     }
 }
