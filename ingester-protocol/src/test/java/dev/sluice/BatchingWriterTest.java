@@ -53,7 +53,8 @@ class BatchingWriterTest {
             CompletableFuture<Void> f = w.write(schema("lone"), 1, 1.0, 1L);
             f.get(5, TimeUnit.SECONDS);
             long ms = (System.nanoTime() - start) / 1_000_000;
-            assertTrue(ms < 300 + 200, "acknowledged after " + ms + " ms");
+            // Nothing but the timer flushes before close; the bound leaves room for a loaded CI machine.
+            assertTrue(ms < 1_500, "acknowledged after " + ms + " ms");
             RecordedRequest r = server.takeRequest(Duration.ofSeconds(1));
             assertEquals(1, r.rows());
             assertEquals(1, server.rowCount("lone"));
