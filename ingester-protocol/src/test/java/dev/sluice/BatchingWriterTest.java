@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,14 +23,6 @@ class BatchingWriterTest {
     @RegisterExtension
     static final TestkitClient KIT = new TestkitClient(GreptimeTestServer.builder().requestLogCapacity(100_000),
             o -> o.defaultTimeout(Duration.ofSeconds(5)));
-    static GreptimeTestServer server;
-    static GreptimeDB db;
-
-    @BeforeAll
-    static void bind() {
-        server = KIT.server();
-        db = KIT.db();
-    }
 
     static TableSchema schema(String name) {
         return TableSchema.newBuilder(name).addTag("writer", DataType.Int32).addField("v", DataType.Float64)
@@ -42,22 +33,22 @@ class BatchingWriterTest {
 
     @BeforeEach
     void clear() {
-        server.clear();
+        KIT.server().clear();
     }
 
     @Test
     void aLoneRowIsFlushedByTheTimerWithinTheInterval() throws Exception {
         BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withFlushInterval(Duration.ofMillis(200));
-        try (BatchingWriter w = db.batchingWriter(cfg)) {
+        try (BatchingWriter w = KIT.db().batchingWriter(cfg)) {
             long start = System.nanoTime();
             CompletableFuture<Void> f = w.write(schema("lone"), 1, 1.0, 1L);
             f.get(5, TimeUnit.SECONDS);
             long ms = (System.nanoTime() - start) / 1_000_000;
             // Nothing but the timer flushes before close; the bound leaves room for a loaded CI machine.
             assertTrue(ms < 1_500, "acknowledged after " + ms + " ms");
-            RecordedRequest r = server.takeRequest(Duration.ofSeconds(1));
+            RecordedRequest r = KIT.server().takeRequest(Duration.ofSeconds(1));
             assertEquals(1, r.rows());
-            assertEquals(1, server.rowCount("lone"));
+            assertEquals(1, KIT.server().rowCount("lone"));
         }
     }
 
@@ -66,7 +57,7 @@ class BatchingWriterTest {
         List<TableSchema> tables = List.of(schema("t0"), schema("t1"), schema("t2"));
         int perThread = 100_000;
         Set<CompletableFuture<Void>> futures = ConcurrentHashMap.newKeySet();
-        try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults())) {
+        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults())) {
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 int id = t;
@@ -95,20 +86,20 @@ class BatchingWriterTest {
         }
         long stored = 0;
         for (TableSchema s : tables) {
-            stored += server.rowCount(s.tableName());
+            stored += KIT.server().rowCount(s.tableName());
         }
         assertEquals(800_000, stored, "every row stored exactly once (keys are unique per writer and row)");
-        List<RecordedRequest> writes = server.requests().stream().filter(r -> r.kind().equals("insert")).toList();
+        List<RecordedRequest> writes = KIT.server().requests().stream().filter(r -> r.kind().equals("insert")).toList();
         double mean = writes.stream().mapToInt(RecordedRequest::rows).average().orElse(0);
         assertTrue(mean >= 1_000, "mean batch " + mean + " rows over " + writes.size() + " requests");
     }
 
     @Test
     void aFullBufferBlocksThenTimesOutWithAClearError() {
-        server.faults().neverRespond(true);
+        KIT.server().faults().neverRespond(true);
         BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(10)
                 .withBuffer(20, Duration.ofMillis(300)).withFlushInterval(Duration.ofMillis(20));
-        BatchingWriter w = db.batchingWriter(cfg);
+        BatchingWriter w = KIT.db().batchingWriter(cfg);
         try {
             for (int i = 0; i < 20; i++) {
                 w.write(schema("full"), 1, 1.0, (long) i);
@@ -120,7 +111,7 @@ class BatchingWriterTest {
             assertTrue(ms >= 250, "waited " + ms + " ms");
             assertTrue(e.getMessage().contains("maxBufferedRows") || e.getMessage().contains("buffer of 20 rows"), e.getMessage());
         } finally {
-            server.faults().reset();
+            KIT.server().faults().reset();
             w.close();
         }
         assertEquals(20, w.failedRows() + w.ackedRows(), "every buffered row was settled, none dropped");
@@ -128,13 +119,13 @@ class BatchingWriterTest {
 
     @Test
     void closeWithPendingRowsStoresThemAll() {
-        BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withFlushInterval(Duration.ofSeconds(30)));
+        BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults().withFlushInterval(Duration.ofSeconds(30)));
         List<CompletableFuture<Void>> fs = new ArrayList<>();
         for (int i = 0; i < 2_500; i++) {
             fs.add(w.write(schema("pending"), i % 4, 1.0, (long) i));
         }
         w.close();
-        assertEquals(2_500, server.rowCount("pending"));
+        assertEquals(2_500, KIT.server().rowCount("pending"));
         assertTrue(fs.stream().allMatch(f -> f.isDone() && !f.isCompletedExceptionally()));
     }
 
@@ -162,31 +153,31 @@ class BatchingWriterTest {
 
     @Test
     void badRowsThrowOnTheCallerAndAreNotBuffered() {
-        try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults())) {
+        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults())) {
             assertThrows(InvalidDataException.class, () -> w.write(schema("bad"), "x", 1.0, 1L));
             w.write(schema("bad"), 1, 1.0, 1L);
             assertEquals(1, w.pendingRows());
             assertTrue(w.flush(Duration.ofSeconds(5)));
         }
-        assertEquals(1, server.rowCount("bad"));
+        assertEquals(1, KIT.server().rowCount("bad"));
     }
 
     @Test
     void aGrowingSchemaAddsColumns() {
         TableSchema wider = TableSchema.newBuilder("grow").addTag("writer", DataType.Int32).addField("v", DataType.Float64)
                 .addField("extra", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
-        try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults())) {
+        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults())) {
             w.write(schema("grow"), 1, 1.0, 1L);
             w.write(wider, 2, 2.0, "new", 2L);
             assertTrue(w.flush(Duration.ofSeconds(5)));
         }
-        assertEquals(2, server.rowCount("grow"));
-        assertEquals(4, server.schema("grow").columnCount());
+        assertEquals(2, KIT.server().rowCount("grow"));
+        assertEquals(4, KIT.server().schema("grow").columnCount());
     }
 
     @Test
     void theBulkPathStoresTheSameRows() {
-        try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withPath(BatchingWriter.Path.Bulk)
+        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults().withPath(BatchingWriter.Path.Bulk)
                 .withMaxBatchRows(1_000))) {
             for (int i = 0; i < 5_500; i++) {
                 w.write(schema("bulk_batched"), i % 7, (double) i, (long) i);
@@ -194,7 +185,7 @@ class BatchingWriterTest {
             assertTrue(w.flush(Duration.ofSeconds(10)));
             assertEquals(5_500, w.ackedRows());
         }
-        assertEquals(5_500, server.rowCount("bulk_batched"));
-        assertFalse(server.requests().stream().noneMatch(r -> r.kind().equals("bulk")));
+        assertEquals(5_500, KIT.server().rowCount("bulk_batched"));
+        assertFalse(KIT.server().requests().stream().noneMatch(r -> r.kind().equals("bulk")));
     }
 }

@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,14 +17,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class StreamWriterTest {
     @RegisterExtension
     static final TestkitClient KIT = new TestkitClient(GreptimeTestServer.builder(), o -> o.defaultTimeout(Duration.ofSeconds(2)));
-    static GreptimeTestServer server;
-    static GreptimeDB db;
-
-    @BeforeAll
-    static void bind() {
-        server = KIT.server();
-        db = KIT.db();
-    }
 
     static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
@@ -36,7 +27,7 @@ class StreamWriterTest {
 
     @BeforeEach
     void clear() {
-        server.clear();
+        KIT.server().clear();
     }
 
     static Table cpu(int from, int n) {
@@ -49,7 +40,7 @@ class StreamWriterTest {
 
     @Test
     void manyTablesOnOneStreamAreAnsweredOnceWithTheTotal() {
-        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
         for (int b = 0; b < 50; b++) {
             s.write(cpu(b * 100, 100));
             s.write(Table.from(MEM).addRow("h", (long) b, (long) b));
@@ -57,9 +48,9 @@ class StreamWriterTest {
         WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
         assertEquals(5_050, ok.affectedRows());
         assertEquals(List.of("cpu", "mem"), ok.tables());
-        assertEquals(5_000, server.rowCount("cpu"));
-        assertEquals(50, server.rowCount("mem"));
-        assertEquals(100, server.requests().stream().filter(r -> r.method().equals("HandleRequests")).count());
+        assertEquals(5_000, KIT.server().rowCount("cpu"));
+        assertEquals(50, KIT.server().rowCount("mem"));
+        assertEquals(100, KIT.server().requests().stream().filter(r -> r.method().equals("HandleRequests")).count());
     }
 
     @Test
@@ -71,17 +62,17 @@ class StreamWriterTest {
         for (int i = 0; i < 6_000; i++) {
             t.addRow("h" + (i % 3), text + i, (long) i);
         }
-        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
         s.write(t).write(cpu(0, 10));
         assertEquals(2, s.sentMessages(), "counted per table");
         WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
         assertEquals(6_010, ok.affectedRows());
-        assertEquals(6_000, server.rowCount("big_logs"));
-        List<RecordedRequest> parts = server.requests().stream()
+        assertEquals(6_000, KIT.server().rowCount("big_logs"));
+        List<RecordedRequest> parts = KIT.server().requests().stream()
                 .filter(r -> r.method().equals("HandleRequests") && r.tables().equals(List.of("big_logs"))).toList();
         assertTrue(parts.size() >= 3, parts.size() + " messages");
         assertEquals(6_000, parts.stream().mapToInt(RecordedRequest::rows).sum());
-        assertEquals(text + "5999", server.rows("big_logs").stream().filter(r -> r.get("ts").equals(5_999L))
+        assertEquals(text + "5999", KIT.server().rows("big_logs").stream().filter(r -> r.get("ts").equals(5_999L))
                 .findFirst().orElseThrow().get("msg"));
     }
 
@@ -93,27 +84,27 @@ class StreamWriterTest {
         for (int i = 0; i < 6_000; i++) {
             t.addRow("h" + (i % 3), "z".repeat(2_000) + i, (long) i);
         }
-        server.faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
-        StreamWriter<Table, WriteOk> s = db.streamWriter(0, Context.newDefault(), true);
+        KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault(), true);
         s.write(t);
         WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
         assertEquals(1, s.replays());
         assertEquals(6_000, ok.affectedRows(), "the reopened stream carried every part once");
-        assertEquals(6_000, server.rowCount("big_replay"));
+        assertEquals(6_000, KIT.server().rowCount("big_replay"));
     }
 
     @Test
     void insertsAndDeletesShareAStream() {
-        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
         s.write(cpu(0, 10)).write(cpu(0, 3), WriteOp.Delete);
         assertEquals(13, s.completed().join().affectedRows());
-        assertEquals(7, server.rowCount("cpu"));
+        assertEquals(7, KIT.server().rowCount("cpu"));
     }
 
     @Test
     void aBrokenStreamReportsTheUnconfirmedTablesAndRefusesLaterWrites() throws Exception {
-        server.faults().failEvery(3, StatusCode.StorageUnavailable, "write buffer full");
-        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        KIT.server().faults().failEvery(3, StatusCode.StorageUnavailable, "write buffer full");
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
         s.write(cpu(0, 1)).write(Table.from(MEM).addRow("h", 1L, 1L)).write(cpu(10, 1));
         CompletionException e = assertThrows(CompletionException.class,
                 () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
@@ -123,32 +114,32 @@ class StreamWriterTest {
         assertEquals(List.of("cpu", "mem", "cpu"), swe.unconfirmedTables());
         StreamWriteException later = assertThrows(StreamWriteException.class, () -> s.write(cpu(20, 1)));
         assertEquals(5000, later.err().code());
-        assertEquals(1, server.rowCount("cpu"), "the message before the failure stays committed");
-        server.faults().reset();
+        assertEquals(1, KIT.server().rowCount("cpu"), "the message before the failure stays committed");
+        KIT.server().faults().reset();
     }
 
     @Test
     void aReplayingStreamSurvivesAFailureAndDeliversEverythingOnce() throws Exception {
-        StreamWriter<Table, WriteOk> s = db.streamWriter(0, Context.newDefault(), true);
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault(), true);
         s.write(cpu(0, 100));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (server.rowCount("cpu") < 100 && System.nanoTime() < deadline) {
+        while (KIT.server().rowCount("cpu") < 100 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        server.faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
+        KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
         s.write(cpu(100, 100));
         s.write(cpu(200, 100));
         WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
         assertEquals(300, ok.affectedRows(), "the replayed stream carries all three messages");
         assertEquals(1, s.replays());
         assertEquals(3, s.sentMessages());
-        assertEquals(300, server.rowCount("cpu"), "the first message, written twice, is stored once");
+        assertEquals(300, KIT.server().rowCount("cpu"), "the first message, written twice, is stored once");
     }
 
     @Test
     void withoutReplayAFailureEndsTheStream() {
-        StreamWriter<Table, WriteOk> s = db.streamWriter();
-        server.faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
+        KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
         s.write(cpu(0, 10));
         assertThrows(CompletionException.class, () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
         assertEquals(0, s.replays());
@@ -156,7 +147,7 @@ class StreamWriterTest {
 
     @Test
     void writesAfterCompletionFail() {
-        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
         s.write(cpu(0, 1));
         s.completed().join();
         assertThrows(StreamWriteException.class, () -> s.write(cpu(1, 1)));
@@ -164,7 +155,7 @@ class StreamWriterTest {
 
     @Test
     void cancelFailsTheStream() {
-        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
         s.write(cpu(0, 1));
         s.cancel();
         assertThrows(CompletionException.class, () -> s.completed().orTimeout(5, TimeUnit.SECONDS).join());
@@ -173,20 +164,20 @@ class StreamWriterTest {
 
     @Test
     void anUnansweredStreamFailsByTheTimeout() {
-        server.faults().neverRespond(true);
-        StreamWriter<Table, WriteOk> s = db.streamWriter();
+        KIT.server().faults().neverRespond(true);
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
         s.write(cpu(0, 1));
         long start = System.nanoTime();
         CompletionException e = assertThrows(CompletionException.class,
                 () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
         assertTrue(e.getCause() instanceof StreamWriteException, e.toString());
         assertTrue((System.nanoTime() - start) / 1_000_000 < 4_000);
-        server.faults().reset();
+        KIT.server().faults().reset();
     }
 
     @Test
     void theRateLimitSpacesWrites() {
-        StreamWriter<Table, WriteOk> s = db.streamWriter(1_000, Context.newDefault());
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(1_000, Context.newDefault());
         long start = System.nanoTime();
         for (int b = 0; b < 5; b++) {
             s.write(cpu(b * 200, 200));
@@ -198,10 +189,10 @@ class StreamWriterTest {
 
     @Test
     void hintsAndCompressionApplyToTheStream() {
-        StreamWriter<Table, WriteOk> s = db.streamWriter(0,
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0,
                 Context.newDefault().withHint("append_mode", "true").withCompression(Compression.Zstd));
         s.write(cpu(0, 3)).write(cpu(0, 3));
         assertEquals(6, s.completed().join().affectedRows());
-        assertEquals(6, server.rowCount("cpu"), "append mode keeps duplicates");
+        assertEquals(6, KIT.server().rowCount("cpu"), "append mode keeps duplicates");
     }
 }
