@@ -16,7 +16,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * hint on this write cannot be recognised: give such writes {@code append_mode=true} in their Context, or use
  * {@link #none()}.
  *
- * @param maxAttempts attempts in all, the first included (1 means no retry)
+ * @param maxAttempts attempts in all, the first included (1 means no retry; {@code Integer.MAX_VALUE} means
+ *     as many as the deadline allows)
  * @param initialBackoff the backoff cap before the second attempt
  * @param maxBackoff the largest backoff cap
  * @param multiplier growth of the cap per attempt
@@ -37,12 +38,14 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
     }
 
     /**
-     * The default: 5 attempts, backoff caps 100 ms doubling up to 5 s, 2 minutes to deliver.
+     * The default: attempts until the delivery deadline of 2 minutes (no count limit), backoff caps 100 ms
+     * doubling up to 5 s. A server restarting or a frontend failing over within the deadline therefore fails no
+     * write; a write still failing after 2 minutes reports its last error.
      *
      * @return the default policy
      */
     public static RetryPolicy defaults() {
-        return new RetryPolicy(5, Duration.ofMillis(100), Duration.ofSeconds(5), 2.0, Duration.ofMinutes(2));
+        return new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(100), Duration.ofSeconds(5), 2.0, Duration.ofMinutes(2));
     }
 
     /**

@@ -257,7 +257,7 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
         return BulkOpener.open(schema, config, ctx, regular, endpoints, callbackExecutor, timer,
-                options.defaultTimeout().toMillis(), metrics);
+                options.defaultTimeout().toMillis(), metrics, options.retryPolicy(), limiter);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.sluice.bulk;
 
 import dev.sluice.Compression;
 import dev.sluice.Err;
+import dev.sluice.RetryPolicy;
 import dev.sluice.TableSchema;
 import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.bulk.internal.ArrowTypes;
@@ -14,13 +15,15 @@ import io.grpc.Status;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.flight.impl.Flight;
@@ -45,44 +48,85 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  * }
  * }</pre>
  *
- * <p>Contract: each {@link #writeNext()} future completes exactly once, with the rows the server wrote for
- * that batch or with a {@link BulkWriteException}. At most {@code maxRequestsInFlight} batches are unanswered;
- * a batch with no answer after {@code timeoutMsPerMessage} fails and cancels the stream, after which every
- * unanswered and every later batch fails with that cause. The first server error also ends the stream: batches
- * answered before it are committed, later ones are not. A stream that ends while batches are unanswered fails
- * exactly those. {@link #close()} releases all off-heap memory on every path. Not thread-safe: one producer
- * thread per writer.
+ * <p>Delivery contract. Each {@link #writeNext()} future completes exactly once, with the rows the server wrote
+ * for that batch or with a {@link BulkWriteException}. Until a batch is answered the writer keeps a heap copy of
+ * it. When the stream breaks with a retryable failure (a retryable server error such as rate limiting, a
+ * transport failure, a batch with no answer within {@code timeoutMsPerMessage}, or a stream that ended with
+ * batches unanswered), the writer waits the retry policy's backoff, opens a new stream on the next healthy
+ * endpoint and resends only the unanswered batches, with their original request ids. The budget is per batch:
+ * the policy's attempt count (each stream a batch is queued on is one attempt) and its delivery deadline, counted
+ * from {@code writeNext()}. The retry policy is the context's, else the client's ({@code RetryPolicy.defaults()}:
+ * attempts until a 2-minute deadline). A resend after an ambiguous outcome (transport failure, timeout) may
+ * write a batch twice, which is harmless on tables without {@code append_mode}; for a context with the
+ * {@code append_mode=true} hint such failures are not resent. With {@code RetryPolicy.none()} nothing is resent
+ * and no copy is kept: batches go straight from Arrow memory.
+ *
+ * <p>A batch that fails for good (a non-retryable error, or its budget spent) fails the writer: every
+ * unanswered batch fails with that cause, and later {@code writeNext()} calls fail at once; open a new writer.
+ * At most {@code maxRequestsInFlight} batches are unanswered; every batch also takes its size from the client's
+ * {@code maxInFlightBytes} budget until answered. {@link #close()} releases all off-heap memory on every path.
+ * Not thread-safe: one producer thread per writer.
  */
 public final class BulkStreamWriter implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
+    /** Marks the schema message in the outbox; every stream sends it first. */
+    private static final Object SCHEMA = new Object();
     private final TableSchema schema;
     private final BulkWrite.Config config;
     private final BulkTransport transport;
+    private final RetryPolicy policy;
+    private final boolean keepCopies;
     private final BufferAllocator allocator;
     private final CompressionCodec codec;
     private final Compression compression;
-    private volatile ClientCall<Object, Flight.PutResult> call;
-    private int generation;
-    private int replays;
+    private final byte[] schemaMessage;
     private final Semaphore slots;
-    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
-    /** Messages waiting for flow control: schema bytes, replayable heap copies, or batches sent from Arrow memory. */
+    private final Object lock = new Object();
+    /** The open stream, or null between a failure and the next opening. Guarded by {@link #lock}. */
+    private Stream stream;
+    /** A reopening waits on the timer (backoff). Guarded by {@link #lock}. */
+    private boolean reopenScheduled;
+    /** Unanswered batches by request id. Guarded by {@link #lock}. */
+    private final TreeMap<Long, Pending> pending = new TreeMap<>();
+    /** What the open stream has still to send: {@link #SCHEMA} first, then batches. Guarded by {@link #lock}. */
     private final ArrayDeque<Object> outbox = new ArrayDeque<>();
-    private final Object sendLock = new Object();
-    private final CompletableFuture<Status> closedFuture = new CompletableFuture<>();
+    /** Guarded by {@link #lock}. */
+    private boolean halfClosePending;
+    private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong ackedRows = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final AtomicInteger reopenings = new AtomicInteger();
     private TableBufferRoot root;
     private long nextId;
-    private boolean halfClosePending;
-    private boolean halfClosed;
-    private boolean cancelled;
     private volatile BulkWriteException failure;
     private volatile boolean completing;
     private volatile boolean closed;
 
-    private record Pending(long id, int rows, CompletableFuture<Integer> future, byte[] message, int size, long sentAt) {
+    /** One unanswered batch. Mutable fields are guarded by the writer's lock. */
+    private static final class Pending {
+        final long id;
+        final int rows;
+        final int size;
+        final long deadline;
+        final byte[] copy;
+        final Runnable budget;
+        final CompletableFuture<Integer> future = new CompletableFuture<>();
+        FlightMessages.BatchMessage direct;
+        int attempts;
+        Stream stream;
+        long sentAt;
+        ScheduledFuture<?> timer;
+
+        Pending(long id, int rows, int size, long deadline, byte[] copy, FlightMessages.BatchMessage direct, Runnable budget) {
+            this.id = id;
+            this.rows = rows;
+            this.size = size;
+            this.deadline = deadline;
+            this.copy = copy;
+            this.direct = direct;
+            this.budget = budget;
+        }
     }
 
     /**
@@ -95,16 +139,13 @@ public final class BulkStreamWriter implements AutoCloseable {
      */
     public BulkStreamWriter(TableSchema schema, BulkWrite.Config config, Compression compression, BulkTransport transport) {
         ArrowSupport.check();
-        for (TableSchema.Column c : schema.columns()) {
-            if (c.dataType() == dev.sluice.DataType.Json) {
-                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
-                        + "': JSON columns cannot be bulk written (the open-source server stores the bytes unconverted);"
-                        + " write tables with JSON columns through GreptimeDB.write()");
-            }
-        }
+        checkBulkWritable(schema);
         this.schema = schema;
         this.config = config;
         this.transport = transport;
+        this.policy = transport.retryPolicy();
+        this.keepCopies = policy.maxAttempts() > 1;
+        this.schemaMessage = FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema));
         this.allocator = ArrowSupport.root().newChildAllocator("bulk-" + schema.tableName(),
                 config.allocatorInitReservation(), config.allocatorMaxAllocation());
         this.codec = compression == Compression.Zstd
@@ -114,23 +155,57 @@ public final class BulkStreamWriter implements AutoCloseable {
                 : NoCompressionCodec.INSTANCE;
         this.slots = new Semaphore(config.maxRequestsInFlight(), true);
         this.compression = compression;
-        synchronized (sendLock) {
-            openCall();
+        synchronized (lock) {
+            open();
         }
         drain();
     }
 
-    /** Opens a DoPut call on the next endpoint and queues the schema message; caller holds sendLock. */
-    private void openCall() {
-        int gen = ++generation;
+    /**
+     * Refuses a schema the bulk path cannot write, before anything is created or sent.
+     *
+     * @param schema the table's schema
+     * @throws IllegalArgumentException naming the table and column of a JSON column
+     */
+    public static void checkBulkWritable(TableSchema schema) {
+        for (TableSchema.Column c : schema.columns()) {
+            if (c.dataType() == dev.sluice.DataType.Json) {
+                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
+                        + "': JSON columns cannot be bulk written (the open-source server stores the bytes unconverted);"
+                        + " write tables with JSON columns through GreptimeDB.write()");
+            }
+        }
+    }
+
+    /** Opens a DoPut call on the next endpoint and queues the schema, then every unanswered batch; holds the lock. */
+    private void open() {
         ClientCall<Object, Flight.PutResult> c = transport.channels().get().newCall(FlightMessages.DO_PUT,
                 compression == Compression.Gzip ? transport.callOptions().withCompression("gzip") : transport.callOptions());
-        call = c;
-        halfClosed = false;
-        cancelled = false;
-        c.start(new Listener(gen), new Metadata());
+        Stream s = new Stream(c);
+        stream = s;
+        c.start(s, new Metadata());
         c.request(Integer.MAX_VALUE);
-        outbox.add(FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema)));
+        outbox.clear();
+        outbox.add(SCHEMA);
+        for (Pending p : pending.values()) {
+            queue(p, s);
+        }
+    }
+
+    /** Puts a batch in line on a stream, counting the attempt and starting its answer deadline; holds the lock. */
+    private void queue(Pending p, Stream s) {
+        p.attempts++;
+        p.stream = s;
+        if (p.timer != null) {
+            p.timer.cancel(false);
+        }
+        long wait = Math.min(TimeUnit.MILLISECONDS.toNanos(config.timeoutMsPerMessage()), p.deadline - System.nanoTime());
+        try {
+            p.timer = transport.timer().schedule(() -> timedOut(p, s), Math.max(0, wait), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            p.timer = null; // the client is shutting down; its shutdown closes this writer
+        }
+        outbox.add(p);
     }
 
     /**
@@ -159,6 +234,9 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     /**
      * Sends the batch and empties it for the next rows. Serialization and compression run on the calling thread.
+     * Blocks while {@code maxRequestsInFlight} batches are unanswered (at most {@code timeoutMsPerMessage}, or
+     * not at all with {@code WhenFull.FailFast}) and while the client's byte budget is used up (as the client's
+     * limit policy says).
      *
      * @return completes with the rows the server wrote for this batch, or with a {@link BulkWriteException}
      */
@@ -185,34 +263,33 @@ public final class BulkStreamWriter implements AutoCloseable {
                     + (config.whenFull() == BulkWrite.WhenFull.Block ? " for " + config.timeoutMsPerMessage() + " ms" : ""),
                     null, null));
         }
-        Object message;
-        int size;
         long id = ++nextId;
+        byte[] copy = null;
+        FlightMessages.BatchMessage direct = null;
+        int size;
         try {
             ArrowRecordBatch batch = new VectorUnloader(root.arrowRoot(), true, codec, true).getRecordBatch();
-            if (config.replayOnFailure() || !root.doubleBuffered()) {
+            if (keepCopies || !root.doubleBuffered()) {
                 // A heap copy, the vectors reused at once: kept until answered so that a broken stream can resend
                 // it, or because the allocator cap leaves no room for a second set of vectors.
                 try (batch) {
-                    byte[] copy = FlightMessages.batchMessage(batch, id);
-                    message = copy;
+                    copy = FlightMessages.batchMessage(batch, id);
                     size = copy.length;
                 }
                 root.reset();
             } else {
                 // Sent straight from Arrow memory; the vectors are refilled only after gRPC has taken the bytes.
-                FlightMessages.BatchMessage m = FlightMessages.batchMessage(batch, id, root.markSending());
-                message = m;
-                size = m.size();
+                direct = FlightMessages.batchMessage(batch, id, root.markSending());
+                size = direct.size();
                 boolean swapped;
                 try {
                     swapped = root.swap(config.timeoutMsPerMessage());
                 } catch (RuntimeException e) {
-                    m.release();
+                    direct.release();
                     throw e;
                 }
                 if (!swapped) {
-                    m.release();
+                    direct.release();
                     throw new BulkWriteException("the previous batch of '" + schema.tableName() + "' was not sent within "
                             + config.timeoutMsPerMessage() + " ms", null, null);
                 }
@@ -222,26 +299,40 @@ public final class BulkStreamWriter implements AutoCloseable {
             slots.release();
             failed.incrementAndGet();
             return CompletableFuture.failedFuture(e instanceof BulkWriteException ? e
-                    : new BulkWriteException("could not serialize batch " + id, null, e));
+                    : new BulkWriteException("could not serialize batch " + id + " of '" + schema.tableName() + "'", null, e));
         }
-        CompletableFuture<Integer> future = new CompletableFuture<>();
-        pending.put(id, new Pending(id, rows, future, config.replayOnFailure() ? (byte[]) message : null, size,
-                System.nanoTime()));
+        Runnable budget;
         try {
-            transport.timer().schedule(() -> timeout(id), config.timeoutMsPerMessage(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            failAll(new BulkWriteException("the client was shut down; bulk writer for '" + schema.tableName()
-                    + "' cannot send", null, e));
-            cancel("client shut down");
+            budget = transport.budget().acquire(size);
+        } catch (RuntimeException e) {
+            if (direct != null) {
+                direct.release();
+            }
+            slots.release();
+            failed.incrementAndGet();
+            return CompletableFuture.failedFuture(new BulkWriteException("batch " + id + " of '" + schema.tableName()
+                    + "' (" + size + " bytes) got no room in the client's memory budget: " + e.getMessage(), null, e));
         }
-        // The stream may have failed while this batch was being built: fail it rather than leave it waiting.
-        f = failure;
-        if (f != null) {
-            fail(id, f);
-        } else {
-            enqueue(message);
+        Pending p = new Pending(id, rows, size, System.nanoTime() + policy.deliveryTimeout().toNanos(), copy, direct, budget);
+        BulkWriteException refused;
+        synchronized (lock) {
+            refused = closed ? closedError() : failure;
+            if (refused == null) {
+                pending.put(id, p);
+                Stream s = stream;
+                if (s != null && !s.cancelled && !s.halfClosed) {
+                    queue(p, s);
+                } else if (!reopenScheduled) {
+                    open();
+                }
+                // else: queued by the reopening
+            }
         }
-        return future;
+        if (refused != null) {
+            settle(List.of(p), refused);
+        }
+        drain();
+        return p.future;
     }
 
     private boolean acquireSlot() {
@@ -256,196 +347,265 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     }
 
-    private void enqueue(Object message) {
-        synchronized (sendLock) {
-            outbox.add(message);
-        }
-        drain();
-    }
-
+    /** Sends what the open stream can take now, then half-closes it when completing and nothing is left. */
     private void drain() {
-        synchronized (sendLock) {
-            if (cancelled || closedFuture.isDone()) {
-                clearOutbox();
+        synchronized (lock) {
+            Stream s = stream;
+            if (s == null || s.cancelled) {
                 return;
             }
-            while (!outbox.isEmpty() && call.isReady() && !halfClosed) {
-                Object m = outbox.poll();
+            while (!outbox.isEmpty() && !s.halfClosed && s.call.isReady()) {
+                Object o = outbox.poll();
+                if (o == SCHEMA) {
+                    s.call.sendMessage(schemaMessage);
+                    continue;
+                }
+                Pending p = (Pending) o;
+                if (pending.get(p.id) != p || p.stream != s) {
+                    continue; // answered or failed meanwhile
+                }
+                p.sentAt = System.nanoTime();
+                FlightMessages.BatchMessage d = p.direct;
                 try {
-                    call.sendMessage(m);
+                    s.call.sendMessage(d != null ? d : p.copy);
                 } finally {
-                    // gRPC drains a message inside sendMessage; one it refused is freed here (release is idempotent).
-                    if (m instanceof FlightMessages.BatchMessage) {
-                        ((FlightMessages.BatchMessage) m).release();
+                    // gRPC drains a message inside sendMessage; one it refused is freed here all the same.
+                    if (d != null) {
+                        d.release();
+                        p.direct = null;
                     }
                 }
             }
-            if (halfClosePending && outbox.isEmpty() && !halfClosed) {
-                halfClosed = true;
-                call.halfClose();
+            if (halfClosePending && outbox.isEmpty() && !s.halfClosed) {
+                s.halfClosed = true;
+                s.call.halfClose();
             }
         }
     }
 
-    /** Drops unsent messages, freeing the Arrow memory of those sent from it; caller holds sendLock. */
-    private void clearOutbox() {
-        for (Object m : outbox) {
-            if (m instanceof FlightMessages.BatchMessage) {
-                ((FlightMessages.BatchMessage) m).release();
+    /** A batch's answer deadline passed on the stream it was queued on: that stream is presumed broken. */
+    private void timedOut(Pending p, Stream s) {
+        synchronized (lock) {
+            if (pending.get(p.id) != p || p.stream != s || stream != s || s.cancelled) {
+                return; // answered, or a timer of an earlier stream
+            }
+            s.cancelled = true;
+            s.timedOut = p;
+        }
+        s.call.cancel("batch " + p.id + " had no answer in time", null);
+    }
+
+    /** An answer: completes its batch, whichever stream carried it (an answered batch is committed). */
+    private void answered(FlightMessages.Answer a) {
+        if (a.requestId() == 0) {
+            return; // the server's greeting
+        }
+        Pending p;
+        synchronized (lock) {
+            p = pending.remove(a.requestId());
+            if (p == null) {
+                return;
+            }
+            if (p.timer != null) {
+                p.timer.cancel(false);
+            }
+        }
+        p.budget.run();
+        slots.release();
+        acked.incrementAndGet();
+        ackedRows.addAndGet(a.affectedRows());
+        transport.events().acked(schema.tableName(), a.affectedRows(), p.size, System.nanoTime() - p.sentAt);
+        p.future.complete((int) a.affectedRows());
+        completeIfDone();
+    }
+
+    /** A stream ended: finished, retried on a new stream after the backoff, or failed for good. */
+    private void streamClosed(Stream s, Status status, Metadata trailers) {
+        List<Pending> lost = List.of();
+        BulkWriteException error = null;
+        synchronized (lock) {
+            if (stream != s) {
+                return;
+            }
+            stream = null;
+            if (pending.isEmpty()) {
+                if (!status.isOk() && !closed && !halfClosePending) {
+                    LOG.debug("idle bulk stream of '{}' ended: {}", schema.tableName(), status);
+                }
+            } else {
+                Err err;
+                boolean ambiguous;
+                Throwable cause = null;
+                if (s.timedOut != null) {
+                    err = GrpcErrors.local(Status.Code.DEADLINE_EXCEEDED, "batch " + s.timedOut.id + " had no answer within "
+                            + config.timeoutMsPerMessage() + " ms", true, List.of(schema.tableName()));
+                    ambiguous = true;
+                } else if (status.isOk()) {
+                    err = GrpcErrors.local(Status.Code.UNAVAILABLE, "the stream ended with " + pending.size()
+                            + " batches unanswered (the server drops answers beyond 32 unsent)", true, List.of(schema.tableName()));
+                    ambiguous = true;
+                } else {
+                    cause = status.asRuntimeException(trailers);
+                    err = GrpcErrors.fromThrowable(cause, List.of(schema.tableName()));
+                    // A status from the server itself ends the stream at the failed batch: later ones were not read.
+                    ambiguous = err.code() < 0;
+                }
+                long wait = -1;
+                String budgetSpent = null;
+                if (closed) {
+                    budgetSpent = "the writer was closed";
+                } else if (!err.retryable()) {
+                    budgetSpent = null;
+                } else if (!keepCopies) {
+                    budgetSpent = "the retry policy allows no resend";
+                } else if (ambiguous && transport.appendMode()) {
+                    budgetSpent = "append-mode tables are not resent after an ambiguous failure";
+                } else {
+                    long now = System.nanoTime();
+                    int attempts = Integer.MAX_VALUE;
+                    long deadline = Long.MAX_VALUE;
+                    for (Pending p : pending.values()) {
+                        attempts = Math.min(attempts, p.attempts);
+                        deadline = Math.min(deadline, p.deadline);
+                    }
+                    Pending oldest = pending.firstEntry().getValue();
+                    wait = policy.backoff(attempts + 1).toNanos();
+                    if (oldest.attempts >= policy.maxAttempts()) {
+                        budgetSpent = "batch " + oldest.id + " used its " + policy.maxAttempts() + " attempts";
+                    } else if (now + wait >= deadline) {
+                        budgetSpent = "the delivery deadline of " + policy.deliveryTimeout().toMillis() + " ms passed";
+                    }
+                }
+                if (err.retryable() && budgetSpent == null) {
+                    reopenScheduled = true;
+                    try {
+                        transport.timer().schedule(this::reopen, wait, TimeUnit.NANOSECONDS);
+                        reopenings.incrementAndGet();
+                        transport.events().replayed();
+                        LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
+                                schema.tableName(), err.message(), pending.size());
+                        return;
+                    } catch (RejectedExecutionException e) {
+                        reopenScheduled = false;
+                        budgetSpent = "the client was shut down";
+                    }
+                }
+                error = new BulkWriteException("bulk stream of '" + schema.tableName() + "' failed: " + err.message()
+                        + (budgetSpent != null && err.retryable() ? " (not resent: " + budgetSpent + ")" : ""), err, cause);
+                lost = takeAll(error);
+            }
+        }
+        if (error != null) {
+            LOG.warn("{}", error.getMessage());
+            settle(lost, error);
+        }
+        completeIfDone();
+    }
+
+    private void reopen() {
+        synchronized (lock) {
+            reopenScheduled = false;
+            if (closed || failure != null || pending.isEmpty() || stream != null) {
+                return;
+            }
+            open();
+        }
+        drain();
+        completeIfDone();
+    }
+
+    /** Fails the writer: takes every unanswered batch and drops the outbox; holds the lock. */
+    private List<Pending> takeAll(BulkWriteException e) {
+        if (failure == null) {
+            failure = e;
+        }
+        List<Pending> all = new ArrayList<>(pending.values());
+        pending.clear();
+        for (Object o : outbox) {
+            if (o instanceof Pending && ((Pending) o).direct != null) {
+                ((Pending) o).direct.release();
+                ((Pending) o).direct = null;
             }
         }
         outbox.clear();
-    }
-
-    private void cancel(String why) {
-        synchronized (sendLock) {
-            cancelled = true;
-            clearOutbox();
-        }
-        call.cancel(why, null);
-    }
-
-    private void cancelCurrent(String why) {
-        ClientCall<Object, Flight.PutResult> c;
-        synchronized (sendLock) {
-            c = call;
-            clearOutbox();
-        }
-        c.cancel(why, null);
-    }
-
-    /**
-     * After a broken stream: opens a new one and resends every unanswered batch with its original id.
-     *
-     * @return true when a replay started
-     */
-    private boolean replay(Status status) {
-        if (!config.replayOnFailure() || closed || pending.isEmpty() && !completing) {
-            return false;
-        }
-        Err err = GrpcErrors.fromThrowable(status.asRuntimeException(), List.of(schema.tableName()));
-        boolean retryable = status.getCode() == Status.Code.CANCELLED || err.retryable();
-        if (!retryable || replays >= config.maxReplays()) {
-            return false;
-        }
-        replays++;
-        transport.events().replayed();
-        LOG.info("bulk stream of '{}' broke ({}); replaying {} unanswered batches on a new stream", schema.tableName(),
-                status.getCode(), pending.size());
-        List<Pending> unanswered = new ArrayList<>(pending.values());
-        unanswered.sort(java.util.Comparator.comparingLong(Pending::id));
-        synchronized (sendLock) {
-            clearOutbox();
-            openCall();
-            for (Pending p : unanswered) {
-                outbox.add(p.message());
-            }
-            // A completing writer half-closes the new stream too, once the replay is sent.
-        }
-        long timeout = config.timeoutMsPerMessage();
-        for (Pending p : unanswered) {
-            try {
-                transport.timer().schedule(() -> timeout(p.id()), timeout, TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                return false;
+        for (Pending p : all) {
+            if (p.timer != null) {
+                p.timer.cancel(false);
             }
         }
-        drain();
-        return true;
+        return all;
     }
 
-    private void timeout(long id) {
-        if (!pending.containsKey(id)) {
-            return;
-        }
-        if (config.replayOnFailure() && replays < config.maxReplays() && !closed) {
-            // The stream is presumed broken: cancel it; its close reopens and replays what is unanswered.
-            cancelCurrent("batch " + id + " timed out; replaying unanswered batches");
-            return;
-        }
-        BulkWriteException e = new BulkWriteException("batch " + id + " of '" + schema.tableName()
-                + "' had no answer within " + config.timeoutMsPerMessage() + " ms; the stream was cancelled", null, null);
-        failAll(e);
-        cancel("batch " + id + " timed out");
-    }
-
-    private void fail(long id, BulkWriteException e) {
-        Pending p = pending.remove(id);
-        if (p != null) {
+    /** Completes failed batches: gives back their room and slot, then fails their futures on the callback executor. */
+    private void settle(List<Pending> batches, BulkWriteException e) {
+        for (Pending p : batches) {
+            if (p.direct != null) {
+                p.direct.release();
+                p.direct = null;
+            }
+            p.budget.run();
             failed.incrementAndGet();
             slots.release();
             transport.events().failed(e.err());
-            transport.callbackExecutor().execute(() -> p.future.completeExceptionally(e));
+            try {
+                transport.callbackExecutor().execute(() -> p.future.completeExceptionally(e));
+            } catch (RejectedExecutionException rejected) {
+                p.future.completeExceptionally(e);
+            }
         }
     }
 
-    private void failAll(BulkWriteException e) {
-        if (failure == null) {
-            failure = e;
-            LOG.warn("bulk stream of '{}' failed: {}", schema.tableName(), e.getMessage());
+    /** Finishes {@link #completed()} once it was asked for and nothing is unanswered or open. */
+    private void completeIfDone() {
+        synchronized (lock) {
+            if (!halfClosePending || !pending.isEmpty() || reopenScheduled) {
+                return;
+            }
+            if (stream != null && failure == null && !closed) {
+                return; // the half-closed stream's end completes it
+            }
         }
-        for (Long id : new ArrayList<>(pending.keySet())) {
-            fail(id, e);
-        }
+        finished.complete(null);
     }
 
-    /** Receives answers of one call; runs on the callback executor. */
-    private final class Listener extends ClientCall.Listener<Flight.PutResult> {
-        private final int gen;
+    private BulkWriteException closedError() {
+        return new BulkWriteException("the bulk writer for '" + schema.tableName() + "' was closed before its"
+                + " batches were answered", null, null);
+    }
 
-        Listener(int gen) {
-            this.gen = gen;
+    /** Receives the answers of one DoPut call; runs on the callback executor. */
+    private final class Stream extends ClientCall.Listener<Flight.PutResult> {
+        final ClientCall<Object, Flight.PutResult> call;
+        /** Guarded by the writer's lock. */
+        boolean halfClosed;
+        /** Guarded by the writer's lock. */
+        boolean cancelled;
+        /** The batch whose deadline cancelled this stream; guarded by the writer's lock. */
+        Pending timedOut;
+
+        Stream(ClientCall<Object, Flight.PutResult> call) {
+            this.call = call;
         }
 
         @Override
         public void onMessage(Flight.PutResult message) {
-            FlightMessages.Answer a = FlightMessages.answer(message);
-            if (a.requestId() == 0) {
-                return;
-            }
-            Pending p = pending.remove(a.requestId());
-            if (p != null) {
-                acked.incrementAndGet();
-                ackedRows.addAndGet(a.affectedRows());
-                slots.release();
-                transport.events().acked(schema.tableName(), a.affectedRows(), p.size(), System.nanoTime() - p.sentAt());
-                p.future.complete((int) a.affectedRows());
-            }
+            answered(FlightMessages.answer(message));
         }
 
         @Override
         public void onReady() {
-            if (gen == generation) {
-                drain();
-            }
+            drain();
         }
 
         @Override
         public void onClose(Status status, Metadata trailers) {
-            synchronized (sendLock) {
-                if (gen != generation) {
-                    return; // an earlier stream, already replaced by a replay
-                }
-            }
-            if ((!status.isOk() || !pending.isEmpty()) && replay(status)) {
-                return;
-            }
-            if (status.isOk()) {
-                if (!pending.isEmpty()) {
-                    failAll(new BulkWriteException("the stream of '" + schema.tableName() + "' ended with "
-                            + pending.size() + " batches unanswered (the server drops answers beyond 32 unsent)", null, null));
-                }
-            } else {
-                Err err = GrpcErrors.fromThrowable(status.asRuntimeException(trailers), List.of(schema.tableName()));
-                failAll(new BulkWriteException("bulk stream of '" + schema.tableName() + "' failed: " + err.message(),
-                        err, status.asRuntimeException(trailers)));
-            }
-            closedFuture.complete(status);
+            streamClosed(this, status, trailers);
         }
     }
 
     /**
-     * Ends the stream and waits for every outstanding answer (at most {@code timeoutMsPerMessage} + 1 s).
+     * Ends the stream and waits for every outstanding answer, resends included: at most the later of
+     * {@code timeoutMsPerMessage} and the last unanswered batch's delivery deadline, plus one second.
      *
      * @return the rows the server acknowledged over the writer's life
      * @throws BulkWriteException when any batch failed or the stream ended in error
@@ -454,25 +614,28 @@ public final class BulkStreamWriter implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
         }
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos(config.timeoutMsPerMessage());
         if (!completing) {
             completing = true;
-            synchronized (sendLock) {
+            synchronized (lock) {
                 halfClosePending = true;
+                long now = System.nanoTime();
+                for (Pending p : pending.values()) {
+                    waitNanos = Math.max(waitNanos, p.deadline - now);
+                }
             }
             drain();
+            completeIfDone();
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.timeoutMsPerMessage() + 1_000);
+        waitNanos += TimeUnit.SECONDS.toNanos(1);
         try {
-            closedFuture.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            finished.get(waitNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            BulkWriteException t = new BulkWriteException("the stream of '" + schema.tableName()
-                    + "' did not finish within " + (config.timeoutMsPerMessage() + 1_000) + " ms", null, null);
-            failAll(t);
-            cancel("completion timed out");
+            abort(new BulkWriteException("the stream of '" + schema.tableName() + "' did not finish within "
+                    + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms", null, null), "completion timed out");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            failAll(new BulkWriteException("interrupted while completing", null, e));
-            cancel("interrupted");
+            abort(new BulkWriteException("interrupted while completing", null, e), "interrupted");
         } catch (ExecutionException e) {
             throw new IllegalStateException(e);
         }
@@ -485,6 +648,24 @@ public final class BulkStreamWriter implements AutoCloseable {
         return ackedRows.get();
     }
 
+    /** Fails every unanswered batch with {@code e} and cancels the stream. */
+    private void abort(BulkWriteException e, String why) {
+        List<Pending> lost;
+        Stream s;
+        synchronized (lock) {
+            lost = takeAll(e);
+            s = stream;
+            if (s != null) {
+                s.cancelled = true;
+            }
+        }
+        settle(lost, e);
+        if (s != null) {
+            s.call.cancel(why, null);
+        }
+        finished.complete(null);
+    }
+
     /**
      * Counts batches the server answered.
      *
@@ -495,12 +676,12 @@ public final class BulkStreamWriter implements AutoCloseable {
     }
 
     /**
-     * Counts stream reopenings after failures (with {@code replayOnFailure}).
+     * Counts stream reopenings after retryable failures.
      *
-     * @return replays
+     * @return reopenings
      */
     public int replays() {
-        return replays;
+        return reopenings.get();
     }
 
     /**
@@ -513,12 +694,14 @@ public final class BulkStreamWriter implements AutoCloseable {
     }
 
     /**
-     * Counts batches sent and not yet answered.
+     * Counts batches sent (or waiting to be resent) and not yet answered.
      *
      * @return unanswered batches
      */
     public int inFlight() {
-        return pending.size();
+        synchronized (lock) {
+            return pending.size();
+        }
     }
 
     /**
@@ -540,14 +723,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             return;
         }
         closed = true;
-        if (!closedFuture.isDone()) {
-            failAll(new BulkWriteException("the bulk writer for '" + schema.tableName() + "' was closed before its"
-                    + " batches were answered", null, null));
-            cancel("bulk writer closed");
-        }
-        synchronized (sendLock) {
-            clearOutbox();
-        }
+        abort(closedError(), "bulk writer closed");
         if (root != null) {
             root.close();
         }

@@ -27,18 +27,14 @@ public final class BulkWrite {
      *       growing past it fails with an error naming the limit. The writer keeps two sets of vectors, one filled
      *       while the other is sent; when the cap leaves no room for the second, each batch is copied to the heap
      *       for sending instead</td></tr>
-     *   <tr><td>timeoutMsPerMessage</td><td>60,000</td><td>how long a batch may wait for its answer (and
-     *       {@code writeNext()} for a free slot); then it fails and the stream is cancelled</td></tr>
+     *   <tr><td>timeoutMsPerMessage</td><td>60,000</td><td>how long a batch may wait for its answer on one stream
+     *       (and {@code writeNext()} for a free slot); then the stream is cancelled and, as the retry policy allows,
+     *       its unanswered batches are resent on a new one</td></tr>
      *   <tr><td>maxRequestsInFlight</td><td>8</td><td>unanswered batches allowed, 1..31 (the server drops
      *       answers beyond 32 unsent)</td></tr>
      *   <tr><td>whenFull</td><td>Block</td><td>wait for a slot or fail at once</td></tr>
      *   <tr><td>createTable</td><td>true</td><td>create the table (if missing) before streaming: the open-source
      *       server does not create tables on this path</td></tr>
-     *   <tr><td>replayOnFailure</td><td>false</td><td>when the stream breaks (transport failure, retryable server
-     *       error, timeout), reopen it on a healthy endpoint and resend only the unanswered batches, with their ids:
-     *       at-least-once delivery, safe on tables without append mode (a batch the server committed but could not
-     *       answer is written twice, and last-write-wins makes that harmless)</td></tr>
-     *   <tr><td>maxReplays</td><td>5</td><td>stream reopenings allowed over the writer's life</td></tr>
      * </table>
      */
     public static final class Config {
@@ -48,12 +44,8 @@ public final class BulkWrite {
         private final int maxRequestsInFlight;
         private final WhenFull whenFull;
         private final boolean createTable;
-        private final boolean replayOnFailure;
-        private final int maxReplays;
 
         private Config(Builder b) {
-            this.replayOnFailure = b.replayOnFailure;
-            this.maxReplays = b.maxReplays;
             this.allocatorInitReservation = b.allocatorInitReservation;
             this.allocatorMaxAllocation = b.allocatorMaxAllocation;
             this.timeoutMsPerMessage = b.timeoutMsPerMessage;
@@ -101,19 +93,11 @@ public final class BulkWrite {
             return createTable;
         }
 
-        /** @return whether broken streams are reopened and unanswered batches resent */
-        public boolean replayOnFailure() {
-            return replayOnFailure;
-        }
 
-        /** @return stream reopenings allowed */
-        public int maxReplays() {
-            return maxReplays;
-        }
 
         @Override
         public String toString() {
-            return "BulkWrite.Config{replayOnFailure=" + replayOnFailure + ", maxReplays=" + maxReplays + ", initReservation=" + allocatorInitReservation + ", maxAllocation=" + allocatorMaxAllocation
+            return "BulkWrite.Config{initReservation=" + allocatorInitReservation + ", maxAllocation=" + allocatorMaxAllocation
                     + ", timeoutMsPerMessage=" + timeoutMsPerMessage + ", maxRequestsInFlight=" + maxRequestsInFlight
                     + ", whenFull=" + whenFull + ", createTable=" + createTable + '}';
         }
@@ -126,27 +110,10 @@ public final class BulkWrite {
             private int maxRequestsInFlight = 8;
             private WhenFull whenFull = WhenFull.Block;
             private boolean createTable = true;
-            private boolean replayOnFailure;
-            private int maxReplays = 5;
 
             private Builder() {
             }
 
-            /**
-             * Turns on reopening a broken stream and resending its unanswered batches (at-least-once).
-             *
-             * @param replay true to replay
-             * @param maxReplays reopenings allowed over the writer's life
-             * @return this
-             */
-            public Builder replayOnFailure(boolean replay, int maxReplays) {
-                if (maxReplays < 0) {
-                    throw new IllegalArgumentException("maxReplays must be >= 0");
-                }
-                this.replayOnFailure = replay;
-                this.maxReplays = maxReplays;
-                return this;
-            }
 
             /**
              * Sets the up-front reservation.

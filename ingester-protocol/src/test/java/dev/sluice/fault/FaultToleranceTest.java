@@ -90,11 +90,10 @@ class FaultToleranceTest {
     }
 
     @Test
-    void everyTenthBatchRateLimitedLosesNothingOnTheBulkPathWithReplay() {
+    void everyTenthBatchRateLimitedLosesNothingOnTheBulkPath() {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(options(server.endpoint()).build());
-            BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutMsPerMessage(10_000)
-                    .replayOnFailure(true, 100).build();
+            BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutMsPerMessage(10_000).build();
             try (BulkStreamWriter w = db.bulkStreamWriter(CPU, cfg, Context.newDefault())) {
                 server.faults().failEvery(10, StatusCode.RateLimited, "rate limited");
                 TableBufferRoot root = w.tableBufferRoot(1_000);

@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.RetryPolicy;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import java.util.concurrent.Executor;
@@ -8,14 +9,19 @@ import java.util.function.Supplier;
 
 /**
  * What a bulk writer borrows from its client: a channel (carrying database and credential headers), call
- * options (compression), the executor futures complete on, and a timer for per-batch deadlines.
+ * options (compression), the executor futures complete on, a timer for per-batch deadlines and retries, the
+ * retry policy, and the client-wide memory budget.
  *
  * @param channels the next healthy endpoint's shared channel, each time it is asked
  * @param callOptions options for the DoPut call
  * @param callbackExecutor where futures complete; never a gRPC I/O thread
- * @param timer schedules batch deadlines
+ * @param timer schedules batch deadlines and stream reopenings
  * @param events receives batch outcomes (metrics)
+ * @param retryPolicy how often and how long a batch is resent on a new stream after a retryable failure
+ * @param appendMode whether the table is written in append mode (no resend after an ambiguous outcome)
+ * @param budget the client-wide byte budget every batch takes from until it is answered
  */
 public record BulkTransport(Supplier<Channel> channels, CallOptions callOptions, Executor callbackExecutor,
-                            ScheduledExecutorService timer, BulkEvents events) {
+                            ScheduledExecutorService timer, BulkEvents events, RetryPolicy retryPolicy,
+                            boolean appendMode, BulkBudget budget) {
 }

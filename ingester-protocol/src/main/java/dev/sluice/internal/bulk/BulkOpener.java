@@ -4,6 +4,7 @@ import dev.sluice.Compression;
 import dev.sluice.Context;
 import dev.sluice.Err;
 import dev.sluice.Result;
+import dev.sluice.RetryPolicy;
 import dev.sluice.TableSchema;
 import dev.sluice.WriteOk;
 import dev.sluice.bulk.BulkStreamWriter;
@@ -12,6 +13,7 @@ import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.bulk.internal.BulkEvents;
 import dev.sluice.bulk.internal.BulkTransport;
+import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.metrics.ClientMetrics;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.write.RegularWriter;
@@ -39,13 +41,18 @@ public final class BulkOpener {
      * @param timer per-batch deadlines
      * @param timeoutMs how long table creation may take
      * @param metrics where batch outcomes are reported
+     * @param policy the client's retry policy, used unless the context has its own
+     * @param limiter the client-wide byte budget every batch takes from until answered
      * @return the open writer
      */
     public static BulkStreamWriter open(TableSchema schema, BulkWrite.Config config, Context ctx, RegularWriter regular,
                                         Endpoints endpoints, Executor callbackExecutor, ScheduledExecutorService timer,
-                                        long timeoutMs, ClientMetrics metrics) {
+                                        long timeoutMs, ClientMetrics metrics, RetryPolicy policy,
+                                        InFlightLimiter limiter) {
         registerGauge(metrics);
         ArrowSupport.check();
+        // Refused before the table is created: a writer that cannot write must leave nothing behind.
+        BulkStreamWriter.checkBulkWritable(schema);
         if (config.createTable()) {
             Result<WriteOk, Err> created;
             try {
@@ -67,7 +74,9 @@ public final class BulkOpener {
             }
         }
         return new BulkStreamWriter(schema, config, ctx.compression(),
-                new BulkTransport(endpoints::pick, CallOptions.DEFAULT, callbackExecutor, timer, events(metrics)));
+                new BulkTransport(endpoints::pick, CallOptions.DEFAULT, callbackExecutor, timer, events(metrics),
+                        ctx.retryPolicy() != null ? ctx.retryPolicy() : policy, ctx.appendMode(),
+                        bytes -> limiter.acquire(bytes, false)::release));
     }
 
     private static final java.util.Set<ClientMetrics> GAUGED = java.util.Collections.newSetFromMap(
