@@ -243,10 +243,11 @@ class BulkWriteTest extends DefaultTestkitTest {
     }
 
     @Test
-    void withheldAnswersFailByTheTimeoutAndCompletedReturnsInTime() {
+    void withoutRetriesWithheldAnswersFailByTheTimeoutAndCompletedReturnsInTime() {
         server.faults().bulkNeverAck(true);
         BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutMsPerMessage(500).build();
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, Context.newDefault())) {
+        Context noRetry = Context.newDefault().withRetryPolicy(RetryPolicy.none());
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, noRetry)) {
             TableBufferRoot batch = w.tableBufferRoot(10);
             batch.addRow("h", "m", 1.0, 1L);
             CompletableFuture<Integer> first = w.writeNext();
@@ -269,9 +270,50 @@ class BulkWriteTest extends DefaultTestkitTest {
     }
 
     @Test
-    void aFailedBatchEndsTheStreamKeepingEarlierBatches() {
+    void withRetriesWithheldAnswersAreResentUntilTheDeliveryDeadlineThenFail() {
+        server.faults().bulkNeverAck(true);
+        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutMsPerMessage(300).build();
+        Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.defaults()
+                .withBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).withDeliveryTimeout(Duration.ofSeconds(2)));
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, ctx)) {
+            w.tableBufferRoot(10).addRow("h", "m", 1.0, 1L);
+            CompletableFuture<Integer> first = w.writeNext();
+            long start = System.nanoTime();
+            CompletionException e = assertThrows(CompletionException.class, () -> first.orTimeout(10, TimeUnit.SECONDS).join());
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(e.getCause().getMessage().contains("no answer within 300 ms"), e.getCause().getMessage());
+            assertTrue(w.replays() >= 2, "the batch was resent on new streams before its deadline: " + w.replays());
+            assertTrue(ms >= 1_000 && ms < 6_000, "failed by its 2 s delivery deadline, took " + ms + " ms");
+        } finally {
+            server.faults().reset();
+        }
+    }
+
+    @Test
+    void aRetryableFailureIsResentOnANewStreamAndEveryBatchIsStoredOnce() {
         server.faults().failBulkBatch(3, StatusCode.RateLimited, "slow down");
         try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault())) {
+            TableBufferRoot batch = w.tableBufferRoot(10);
+            List<CompletableFuture<Integer>> acks = new ArrayList<>();
+            for (int b = 0; b < 5; b++) {
+                batch.addRow("h", "m", 1.0, (long) b);
+                acks.add(w.writeNext());
+            }
+            for (CompletableFuture<Integer> a : acks) {
+                assertEquals(1, a.join());
+            }
+            assertEquals(5, w.completed());
+            assertEquals(1, w.replays());
+            assertEquals(5, w.ackedBatches());
+        }
+        assertEquals(5, server.rowCount("bulk_logs"));
+    }
+
+    @Test
+    void withoutRetriesAFailedBatchEndsTheStreamKeepingEarlierBatches() {
+        server.faults().failBulkBatch(3, StatusCode.RateLimited, "slow down");
+        Context noRetry = Context.newDefault().withRetryPolicy(RetryPolicy.none());
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, noRetry)) {
             TableBufferRoot batch = w.tableBufferRoot(10);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
             for (int b = 0; b < 3; b++) {
