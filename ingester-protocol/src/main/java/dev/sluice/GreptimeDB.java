@@ -223,10 +223,19 @@ public final class GreptimeDB implements AutoCloseable {
      * @return the writer
      */
     public BatchingWriter batchingWriter(BatchingWriter.Config config) {
+        RetryPolicy policy = config.context().retryPolicy() != null ? config.context().retryPolicy() : options.retryPolicy();
         DefaultBatchingWriter w = new DefaultBatchingWriter(this, config, timer, options.defaultTimeout(),
-                batchingWriters::remove);
+                saturatedSum(policy.deliveryTimeout(), options.defaultTimeout()), batchingWriters::remove);
         batchingWriters.add(w);
         return w;
+    }
+
+    private static Duration saturatedSum(Duration a, Duration b) {
+        try {
+            return a.plus(b);
+        } catch (ArithmeticException e) {
+            return Duration.ofDays(365);
+        }
     }
 
     /**
@@ -287,7 +296,15 @@ public final class GreptimeDB implements AutoCloseable {
     public void shutdownNow() {
         regular.stop();
         cancelCalls();
+        closeBatchingWriters();
         stopServices();
+    }
+
+    /** Closes every batching writer still open: each flushes or fails what it holds; none is left pending. */
+    private void closeBatchingWriters() {
+        for (BatchingWriter w : new ArrayList<>(batchingWriters)) {
+            w.close();
+        }
     }
 
     /** Cancels calls under way and lets their errors reach their futures before the callback pool stops. */
@@ -337,6 +354,8 @@ public final class GreptimeDB implements AutoCloseable {
      * @return true when everything finished in time
      */
     public boolean shutdownGracefully(Duration timeout) {
+        // Batching writers flush first (bounded by their own close timeout), through the still-open client.
+        closeBatchingWriters();
         regular.close();
         long deadline = System.nanoTime() + timeout.toNanos();
         boolean clean;

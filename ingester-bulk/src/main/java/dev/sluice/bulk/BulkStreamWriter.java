@@ -454,6 +454,8 @@ public final class BulkStreamWriter implements AutoCloseable {
                 String budgetSpent = null;
                 if (closed) {
                     budgetSpent = "the writer was closed";
+                } else if (transport.stopped().getAsBoolean()) {
+                    budgetSpent = "the client is shutting down";
                 } else if (!err.retryable()) {
                     budgetSpent = null;
                 } else if (!keepCopies) {

@@ -5,6 +5,7 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -20,8 +21,9 @@ import java.util.function.Supplier;
  * @param retryPolicy how often and how long a batch is resent on a new stream after a retryable failure
  * @param appendMode whether the table is written in append mode (no resend after an ambiguous outcome)
  * @param budget the client-wide byte budget every batch takes from until it is answered
+ * @param stopped true once the client is shutting down: nothing is resent after that
  */
 public record BulkTransport(Supplier<Channel> channels, CallOptions callOptions, Executor callbackExecutor,
                             ScheduledExecutorService timer, BulkEvents events, RetryPolicy retryPolicy,
-                            boolean appendMode, BulkBudget budget) {
+                            boolean appendMode, BulkBudget budget, BooleanSupplier stopped) {
 }

@@ -49,6 +49,11 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     private final Map<TableSchema, BulkStreamWriter> bulkWriters = new HashMap<>();
     private final Thread sender;
     private volatile boolean closed;
+    /** Set once {@link #close()} has failed what was left: a write still inside then fails its own batch. */
+    private volatile boolean swept;
+    /** Callers between their closed-check and the end of their append; {@link #close()} waits for them. */
+    private final LongAdder inside = new LongAdder();
+    private final long inFlightWaitNanos;
     private final java.util.function.Consumer<BatchingWriter> onClose;
 
     /** Rows of one table waiting to be sent together. */
@@ -74,10 +79,13 @@ public final class DefaultBatchingWriter implements BatchingWriter {
      * @param config settings
      * @param timer the client's timer
      * @param closeTimeout how long {@link #close()} waits for the last batches
+     * @param inFlightWait the longest a batch waits for an in-flight slot (longer than any write can stay
+     *     unanswered, so reaching it means the client is broken or shutting down)
      * @param onClose told when the writer is closed
      */
     public DefaultBatchingWriter(GreptimeDB db, Config config, ScheduledExecutorService timer, Duration closeTimeout,
-                                 java.util.function.Consumer<BatchingWriter> onClose) {
+                                 Duration inFlightWait, java.util.function.Consumer<BatchingWriter> onClose) {
+        this.inFlightWaitNanos = inFlightWait.toNanos();
         this.onClose = onClose;
         this.db = db;
         this.config = config;
@@ -90,10 +98,27 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         sender.start();
     }
 
-    private void reserve(int rows) {
+    /**
+     * Enters an append: after {@link #close()} has begun, refuses it. Paired with {@link #exit()}; together with
+     * close's wait for {@link #inside} to drain, no batch can be opened behind close's back.
+     */
+    private void enter() {
+        inside.increment();
         if (closed) {
+            inside.decrement();
             throw new IllegalStateException("the batching writer is closed");
         }
+    }
+
+    private void exit() {
+        inside.decrement();
+        if (swept) {
+            // close() gave up waiting for this caller and has already failed what was left: fail what it added.
+            failLeftovers();
+        }
+    }
+
+    private void reserve(int rows) {
         if (rows > config.maxBufferedRows()) {
             throw new LimitExceededException(rows + " rows do not fit a buffer of maxBufferedRows "
                     + config.maxBufferedRows() + "; split the table");
@@ -121,6 +146,15 @@ public final class DefaultBatchingWriter implements BatchingWriter {
 
     @Override
     public CompletableFuture<Void> write(TableSchema schema, Object... row) {
+        enter();
+        try {
+            return append(schema, row);
+        } finally {
+            exit();
+        }
+    }
+
+    private CompletableFuture<Void> append(TableSchema schema, Object[] row) {
         reserve(1);
         Accumulator existing = accumulators.get(schema);
         Accumulator acc = existing != null ? existing : accumulators.computeIfAbsent(schema, s -> new Accumulator());
@@ -183,12 +217,17 @@ public final class DefaultBatchingWriter implements BatchingWriter {
 
     @Override
     public CompletableFuture<Void> write(Table table) {
-        table.complete();
-        reserve(table.rowCount());
-        Batch b = new Batch(table);
-        outstanding.add(b);
-        sealed.add(b);
-        return b.future;
+        enter();
+        try {
+            table.complete();
+            reserve(table.rowCount());
+            Batch b = new Batch(table);
+            outstanding.add(b);
+            sealed.add(b);
+            return b.future;
+        } finally {
+            exit();
+        }
     }
 
     private void sealAll() {
@@ -265,12 +304,24 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             group.add(next);
             rows += next.table.rowCount();
         }
-        acquireInFlight();
+        if (!acquireInFlight()) {
+            finish(group, null, new BatchWriteException("no in-flight slot came free within "
+                    + TimeUnit.NANOSECONDS.toMillis(inFlightWaitNanos) + " ms (or the writer was interrupted while"
+                    + " closing); the batch was not sent", null, rowsOf(group), null));
+            return;
+        }
         List<Table> tables = new ArrayList<>(group.size());
         for (Batch b : group) {
             tables.add(b.table);
         }
-        db.write(tables, WriteOp.Insert, config.context()).whenComplete((r, t) -> {
+        CompletableFuture<Result<WriteOk, Err>> sent;
+        try {
+            sent = db.write(tables, WriteOp.Insert, config.context());
+        } catch (RuntimeException e) {
+            inFlight.release();
+            throw e;
+        }
+        sent.whenComplete((r, t) -> {
             inFlight.release();
             if (t != null) {
                 finish(group, null, new BatchWriteException("the batch could not be sent: " + t, null, rowsOf(group), t));
@@ -284,16 +335,13 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         });
     }
 
-    private void acquireInFlight() {
-        while (true) {
-            try {
-                if (inFlight.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-                    return;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+    /** Waits (bounded) for an in-flight slot; false when none came or the sender was interrupted. */
+    private boolean acquireInFlight() {
+        try {
+            return inFlight.tryAcquire(inFlightWaitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
@@ -371,8 +419,14 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             return;
         }
         closed = true;
+        long deadline = System.nanoTime() + closeTimeout.toNanos();
+        // Appends that passed their closed-check before it was set finish first, so flush seals their rows.
+        while (inside.sum() > 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            Thread.yield();
+        }
         try {
-            flush(closeTimeout);
+            flush(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         } catch (LimitExceededException e) {
             // Whatever is still outstanding fails below rather than being left pending.
         }
@@ -393,6 +447,14 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         }
         bulkWriters.clear();
         onClose.accept(this);
+        swept = true;
+        failLeftovers();
+    }
+
+    /** Fails every batch still outstanding once the writer is closed; none is left pending. */
+    private void failLeftovers() {
+        sealAll();
+        sealed.clear();
         List<Batch> left = new ArrayList<>(outstanding);
         if (!left.isEmpty()) {
             finish(left, null, new BatchWriteException("the batching writer closed before the batch was acknowledged",

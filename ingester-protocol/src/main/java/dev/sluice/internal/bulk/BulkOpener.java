@@ -76,7 +76,7 @@ public final class BulkOpener {
         return new BulkStreamWriter(schema, config, ctx.compression(),
                 new BulkTransport(endpoints::pick, CallOptions.DEFAULT, callbackExecutor, timer, events(metrics),
                         ctx.retryPolicy() != null ? ctx.retryPolicy() : policy, ctx.appendMode(),
-                        bytes -> limiter.acquire(bytes, false)::release));
+                        bytes -> limiter.acquire(bytes, false)::release, regular::stopped));
     }
 
     private static final java.util.Set<ClientMetrics> GAUGED = java.util.Collections.newSetFromMap(

@@ -402,6 +402,15 @@ public final class RegularWriter {
         closed = true;
     }
 
+    /**
+     * Tells whether the client stopped retrying (it is shutting down).
+     *
+     * @return true after {@link #stop()}
+     */
+    public boolean stopped() {
+        return stopped;
+    }
+
     /** Refuses new writes and retries from now on. */
     public void stop() {
         closed = true;

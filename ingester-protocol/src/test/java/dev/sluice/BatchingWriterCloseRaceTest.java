@@ -1,0 +1,135 @@
+package dev.sluice;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.testkit.GreptimeTestServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Producers racing {@code close()}: a write either is refused at once or its future completes; close leaves
+ * nothing pending, and the client's shutdown leaves no thread of its own behind.
+ */
+class BatchingWriterCloseRaceTest {
+    static final TableSchema RACE = TableSchema.newBuilder("race").addTag("p", DataType.String)
+            .addField("v", DataType.Int64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+    static final int ROUNDS = 1_000;
+    static final int PRODUCERS = 8;
+    static final int ROWS_PER_PRODUCER = 200;
+
+    static Set<Thread> sluiceThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith("sluice-")).collect(Collectors.toSet());
+    }
+
+    @Test
+    void everyFutureCompletesWhenEightProducersRaceCloseForAThousandRounds() throws Exception {
+        Set<Thread> before = sluiceThreads();
+        ExecutorService producers = Executors.newFixedThreadPool(PRODUCERS);
+        long accepted = 0;
+        long acked = 0;
+        long failed = 0;
+        // Rows are unique, so counting (without keeping them) is exact and keeps the heap small.
+        try (GreptimeTestServer server = GreptimeTestServer.builder().retainRows(false).start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+            BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(37)
+                    .withFlushInterval(Duration.ofMillis(1));
+            for (int round = 0; round < ROUNDS; round++) {
+                BatchingWriter w = db.batchingWriter(cfg);
+                ConcurrentLinkedQueue<CompletableFuture<Void>> futures = new ConcurrentLinkedQueue<>();
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<?>> running = new ArrayList<>();
+                long base = (long) round * 1_000_000;
+                for (int p = 0; p < PRODUCERS; p++) {
+                    String name = "p" + p;
+                    long first = base + p * 100_000L;
+                    running.add(producers.submit(() -> {
+                        go.await();
+                        for (long i = first; i < first + ROWS_PER_PRODUCER; i++) {
+                            try {
+                                futures.add(w.write(RACE, name, i, i));
+                            } catch (IllegalStateException closed) {
+                                return null; // refused at once: not accepted
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                go.countDown();
+                Thread.sleep(ThreadLocalRandom.current().nextInt(3));
+                w.close();
+                for (Future<?> f : running) {
+                    f.get(30, TimeUnit.SECONDS);
+                }
+                for (CompletableFuture<Void> f : futures) {
+                    try {
+                        f.get(30, TimeUnit.SECONDS); // a future left pending fails here with a TimeoutException
+                        acked++;
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        failed++;
+                    }
+                }
+                accepted += futures.size();
+                assertEquals(0, w.pendingRows(), "round " + round + ": nothing pending after close");
+            }
+            assertTrue(db.shutdownGracefully(Duration.ofSeconds(30)));
+            long stored = server.rowCount("race");
+            System.out.printf("[close-race] rounds=%d accepted=%d acked=%d failed=%d stored=%d%n", ROUNDS, accepted,
+                    acked, failed, stored);
+            assertEquals(accepted, acked + failed, "every accepted write completed");
+            assertEquals(acked, stored, "stored == acknowledged");
+        } finally {
+            producers.shutdownNow();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Set<Thread> left = sluiceThreads();
+        left.removeAll(before);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            left.removeIf(t -> !t.isAlive());
+        }
+        left.removeIf(t -> t.getName().equals("sluice-memory-sweeper")); // process-wide, shared by every client
+        assertTrue(left.isEmpty(), "threads left after shutdown: " + left);
+    }
+
+    @Test
+    void shutdownGracefullyClosesAnOpenBatchingWriterAndFlushesIt() {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withFlushInterval(Duration.ofHours(1)));
+            List<CompletableFuture<Void>> futures = new ArrayList<>();
+            for (long i = 0; i < 500; i++) {
+                futures.add(w.write(RACE, "p", i, i));
+            }
+            assertTrue(db.shutdownGracefully(Duration.ofSeconds(30)));
+            for (CompletableFuture<Void> f : futures) {
+                assertTrue(f.isDone(), "the writer was flushed by the client's shutdown");
+                f.join();
+            }
+            assertEquals(500, server.rowCount("race"));
+            assertEquals(0, w.pendingRows());
+            try {
+                w.write(RACE, "p", 1L, 1L);
+                throw new AssertionError("a closed writer must refuse writes");
+            } catch (IllegalStateException expected) {
+                // refused
+            } catch (CompletionException unexpected) {
+                throw new AssertionError(unexpected);
+            }
+        }
+    }
+}
