@@ -176,9 +176,15 @@ public final class Coercion {
             throw reject(v, type);
         }
         long perSecond = type.unitsPerSecond();
+        long seconds = instant.getEpochSecond();
+        long fraction = instant.getNano() / (1_000_000_000L / perSecond);
         try {
-            return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), perSecond),
-                    instant.getNano() / (1_000_000_000L / perSecond));
+            if (seconds < 0 && fraction > 0) {
+                // Borrow a second so the product stays in range for instants just above the type's minimum
+                // (TimestampNanosecond's Long.MIN_VALUE is 1677-09-21T00:12:43.145224192Z).
+                return Math.addExact(Math.multiplyExact(seconds + 1, perSecond), fraction - perSecond);
+            }
+            return Math.addExact(Math.multiplyExact(seconds, perSecond), fraction);
         } catch (ArithmeticException e) {
             throw new Rejection(instant + " does not fit a " + type + " column");
         }
