@@ -17,7 +17,7 @@ import java.util.concurrent.Executor;
  *   <tr><td>authInfo</td><td>none</td><td>basic-auth credentials, sent on every call</td></tr>
  *   <tr><td>timezone</td><td>"" (UTC)</td><td>request timezone, {@code +08:00} or an IANA name</td></tr>
  *   <tr><td>defaultTimeout</td><td>60 s</td><td>deadline of each call, from send to answer</td></tr>
- *   <tr><td>maxMessageSize</td><td>64 MiB</td><td>largest request the client sends; a larger write fails without being sent (split it)</td></tr>
+ *   <tr><td>maxMessageSize</td><td>64 MiB</td><td>largest request the client sends; a larger regular write is sent as several requests of consecutive rows (each table apart) and answered once, with the sum or the failed part; only a single row larger than this fails unsent</td></tr>
  *   <tr><td>maxInboundMessageSize</td><td>64 MiB</td><td>largest answer accepted</td></tr>
  *   <tr><td>callbackExecutor</td><td>a client-owned pool of daemon threads</td><td>where write futures complete (never a gRPC I/O thread)</td></tr>
  *   <tr><td>retryPolicy</td><td>{@link RetryPolicy#defaults()}</td><td>retries of failed writes (per call: {@link Context#withRetryPolicy})</td></tr>

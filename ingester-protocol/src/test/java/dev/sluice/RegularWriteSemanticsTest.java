@@ -294,7 +294,8 @@ class RegularWriteSemanticsTest {
     @Test
     void unreachableServerIsARetryableErrNotAnException() {
         GreptimeDB nowhere = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public")
-                .defaultTimeout(Duration.ofSeconds(5)).build());
+                .defaultTimeout(Duration.ofSeconds(5))
+                .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(2))).build());
         try {
             Err e = nowhere.write(cpu("a", 1.0, 1L)).join().getErr();
             assertEquals(Status.Code.UNAVAILABLE, e.grpcCode());
@@ -305,7 +306,7 @@ class RegularWriteSemanticsTest {
     }
 
     @Test
-    void oversizedRequestFailsWithoutBeingSent() {
+    void aWriteOverMaxMessageSizeIsSentInPartsAndAnsweredWithTheSum() {
         GreptimeDB small = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
                 .maxMessageSize(4096).build());
         try {
@@ -313,9 +314,52 @@ class RegularWriteSemanticsTest {
             for (int i = 0; i < 1_000; i++) {
                 t.addRow("host-" + i, 1.0, (long) i);
             }
+            Result<WriteOk, Err> r = small.write(t).join();
+            assertTrue(r.isOk(), r::toString);
+            assertEquals(1_000, r.getOk().affectedRows());
+            assertEquals(1_000, server.rowCount("cpu"));
+            List<RecordedRequest> sent = writes(server);
+            assertTrue(sent.size() > 1, "split into several requests: " + sent.size());
+        } finally {
+            small.shutdownGracefully();
+        }
+    }
+
+    @Test
+    void aFailedPartOfASplitWriteIsNamedAndTheOthersAreStored() {
+        GreptimeDB small = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+                .maxMessageSize(4096).build());
+        try {
+            Table t = Table.from(CPU);
+            for (int i = 0; i < 1_000; i++) {
+                t.addRow("host-" + i, 1.0, (long) i);
+            }
+            server.faults().failNext(1, StatusCode.InvalidArguments, "bad part");
+            Err e = small.write(t).join().getErr();
+            assertEquals(1004, e.code());
+            assertTrue(e.message().startsWith("part "), e.message());
+            assertTrue(e.message().contains("table 'cpu' rows "), e.message());
+            long stored = server.rowCount("cpu");
+            assertTrue(stored > 0 && stored < 1_000, "the other parts were stored: " + stored);
+            assertTrue(e.message().contains("stored " + stored + " rows"), e.message());
+        } finally {
+            server.faults().reset();
+            small.shutdownGracefully();
+        }
+    }
+
+    @Test
+    void aSingleRowOverMaxMessageSizeFailsWithoutBeingSent() {
+        GreptimeDB small = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+                .maxMessageSize(4096).build());
+        try {
+            Table t = Table.from(CPU);
+            t.addRow("h", 1.0, 1L);
+            t.addRow("x".repeat(5_000), 1.0, 2L);
             Err e = small.write(t).join().getErr();
             assertEquals(Status.Code.OUT_OF_RANGE, e.grpcCode());
             assertTrue(e.message().contains("maxMessageSize"), e.message());
+            assertTrue(e.message().contains("rows 1..1"), e.message());
             assertEquals(0, writes(server).size());
         } finally {
             small.shutdownGracefully();

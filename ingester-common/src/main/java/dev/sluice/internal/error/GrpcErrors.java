@@ -49,7 +49,20 @@ public final class GrpcErrors {
         if (message == null || message.isEmpty()) {
             message = status.getCause() != null ? String.valueOf(status.getCause()) : status.getCode().toString();
         }
-        return new Err(code, status.getCode(), message, retryable(code, hint, status.getCode()), tables, t);
+        boolean retryable = retryable(code, hint, status.getCode()) || memoryLimited(status.getCode(), message);
+        return new Err(code, status.getCode(), message, retryable, tables, t);
+    }
+
+    /**
+     * The server's DoPut refuses a batch it has no memory for as INVALID_ARGUMENT "Request memory limit exceeded"
+     * (the original code is lost on that path): it is overload, not bad data, so sending again later may pass.
+     *
+     * @param grpc the gRPC code
+     * @param message the status description
+     * @return true for that rejection
+     */
+    static boolean memoryLimited(Status.Code grpc, String message) {
+        return grpc == Status.Code.INVALID_ARGUMENT && message != null && message.contains("Request memory limit exceeded");
     }
 
     /**

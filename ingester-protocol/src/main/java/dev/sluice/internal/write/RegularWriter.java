@@ -146,9 +146,7 @@ public final class RegularWriter {
         }
         RequestEncoder encoder = new RequestEncoder(headerBytes, op, nonEmpty);
         if (encoder.size() > options.maxMessageSize()) {
-            return CompletableFuture.completedFuture(Result.err(GrpcErrors.local(Status.Code.OUT_OF_RANGE,
-                    "the request would be " + encoder.size() + " bytes, over maxMessageSize " + options.maxMessageSize()
-                            + "; split the rows into smaller tables", false, names)));
+            return writeInParts(encoder, op, nonEmpty, callOptions, ctx, names);
         }
         long start = System.nanoTime();
         CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, encoder, encoder.size(), callOptions, ctx, names);
@@ -156,6 +154,65 @@ public final class RegularWriter {
             f.thenAccept(r -> record("regular", r, nonEmpty, encoder.size(), start));
         }
         return f;
+    }
+
+    /**
+     * Sends a write over {@code maxMessageSize} as several requests of consecutive rows (each table apart), and
+     * answers once: the sum of affected rows, or the first failed part's error naming that part and what the
+     * other parts stored.
+     */
+    private CompletableFuture<Result<WriteOk, Err>> writeInParts(RequestEncoder whole, WriteOp op, List<Table> tables,
+                                                                 CallOptions callOptions, Context ctx, List<String> names) {
+        List<RequestEncoder> parts = new ArrayList<>();
+        for (Table t : tables) {
+            for (RequestEncoder part : new RequestEncoder(headerBytes, op, List.of(t)).split(options.maxMessageSize())) {
+                if (part.size() > options.maxMessageSize()) {
+                    return CompletableFuture.completedFuture(Result.err(GrpcErrors.local(Status.Code.OUT_OF_RANGE,
+                            "a single row of " + part.describe() + " encodes to " + part.size()
+                                    + " bytes, over maxMessageSize " + options.maxMessageSize() + "; nothing was sent",
+                            false, names)));
+                }
+                parts.add(part);
+            }
+        }
+        LOG.debug("write of {} bytes sent as {} requests of at most maxMessageSize {}", whole.size(), parts.size(),
+                options.maxMessageSize());
+        List<CompletableFuture<Result<WriteOk, Err>>> sent = new ArrayList<>(parts.size());
+        long start = System.nanoTime();
+        for (RequestEncoder part : parts) {
+            List<String> partNames = List.of(part.tables().get(0).tableName());
+            CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, part, part.size(), callOptions, ctx, partNames);
+            if (metrics != ClientMetrics.NONE) {
+                f.thenAccept(r -> {
+                    record("regular", r, List.of(), part.size(), start);
+                    if (r.isOk()) {
+                        metrics.rows("regular", partNames.get(0), part.rowCount());
+                    }
+                });
+            }
+            sent.add(f);
+        }
+        return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
+            long affected = 0;
+            Err first = null;
+            int failedAt = -1;
+            for (int i = 0; i < sent.size(); i++) {
+                Result<WriteOk, Err> r = sent.get(i).join();
+                if (r.isOk()) {
+                    affected += r.getOk().affectedRows();
+                } else if (first == null) {
+                    first = r.getErr();
+                    failedAt = i;
+                }
+            }
+            if (first == null) {
+                return Result.ok(new WriteOk(affected, names));
+            }
+            return Result.err(new Err(first.code(), first.grpcCode(), "part " + (failedAt + 1) + " of " + parts.size()
+                    + " (" + parts.get(failedAt).describe() + ") failed: " + first.message() + "; the write was split at"
+                    + " maxMessageSize " + options.maxMessageSize() + " and its other parts stored " + affected
+                    + " rows (a failed part may still have been stored)", first.retryable(), names, first.cause()));
+        });
     }
 
     private void record(String path, Result<WriteOk, Err> r, List<Table> tables, long bytes, long start) {

@@ -198,6 +198,20 @@ public final class RequestEncoder {
     }
 
     /**
+     * Describes what this request carries, for error messages: each table with its row range.
+     *
+     * @return for example {@code table 'cpu' rows 0..9999}
+     */
+    public String describe() {
+        StringBuilder sb = new StringBuilder();
+        for (TableEncoding e : encodings) {
+            sb.append(sb.length() == 0 ? "" : ", ").append("table '").append(e.table.tableName()).append("' rows ")
+                    .append(e.from).append("..").append(e.to - 1);
+        }
+        return sb.toString();
+    }
+
+    /**
      * Returns the rows this request carries.
      *
      * @return rows, over all its tables
