@@ -191,23 +191,29 @@ public final class GreptimeDB implements AutoCloseable {
      * once, with the total, when the stream is completed. Writes wait (up to the default timeout) only when
      * more than 16 MiB of encoded messages are already waiting for the server (one message always fits).
      *
+     * <p>Unless the context carries the {@code append_mode=true} hint, the stream replays by default (see
+     * {@link #streamWriter(double, Context, boolean)}).
+     *
      * @param maxRowsPerSecond a rate limit for this stream, or 0 for none
      * @param ctx hints and compression for every message of the stream
      * @return the stream
      */
     public StreamWriter<Table, WriteOk> streamWriter(double maxRowsPerSecond, Context ctx) {
-        return regular.openStream(maxRowsPerSecond, ctx, false);
+        return regular.openStream(maxRowsPerSecond, ctx, !ctx.appendMode());
     }
 
     /**
      * Opens a stream over {@code HandleRequests} that can survive a broken connection: with {@code replay}, every
-     * message is kept until the stream is answered (up to {@code maxInFlightBytes} of them; a write beyond that
-     * fails), and after a retryable failure the stream is reopened on a healthy endpoint and all of it resent,
-     * up to 5 times. Delivery is at-least-once: messages the server committed before the failure are written
-     * twice, harmless on tables without {@code append_mode}.
+     * message is kept until the stream is answered, holding its size of the client's {@code maxInFlightBytes}
+     * budget, up to a quarter of that budget per stream. After a retryable failure the stream is reopened on a
+     * healthy endpoint after the retry policy's backoff and all of it resent, as long as the policy's attempts
+     * and its delivery deadline (counted from the first failure) allow. A stream that outgrows its replay budget
+     * logs a warning and stops keeping messages: its next failure is final, so complete long streams in parts.
+     * Delivery is at-least-once: messages the server committed before the failure are written twice, harmless
+     * on tables without {@code append_mode}.
      *
      * @param maxRowsPerSecond a rate limit for this stream, or 0 for none
-     * @param ctx hints and compression for every message of the stream
+     * @param ctx hints, compression and retry policy for the stream
      * @param replay true to replay after failures
      * @return the stream
      */

@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * @param <V> what is written (tables)
  * @param <R> the stream's final answer
  */
-public interface StreamWriter<V, R> {
+public interface StreamWriter<V, R> extends AutoCloseable {
     /**
      * Sends a value as an insert. Returns once the value is queued for sending (it blocks, boundedly, only when
      * the stream's send buffer is full or a rate limit applies).
@@ -65,4 +65,12 @@ public interface StreamWriter<V, R> {
      * Aborts the stream; the {@link #completed()} future fails. What the server already received may be committed.
      */
     void cancel();
+
+    /**
+     * Cancels the stream unless {@link #completed()} was called (its future then fails, like after
+     * {@link #cancel()}); a completed stream is left to finish. For try-with-resources: call {@code completed()}
+     * inside the block and wait on its future there.
+     */
+    @Override
+    void close();
 }

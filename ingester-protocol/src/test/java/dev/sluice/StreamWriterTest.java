@@ -8,6 +8,7 @@ import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.RecordedRequest;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -104,7 +105,7 @@ class StreamWriterTest {
     @Test
     void aBrokenStreamReportsTheUnconfirmedTablesAndRefusesLaterWrites() throws Exception {
         KIT.server().faults().failEvery(3, StatusCode.StorageUnavailable, "write buffer full");
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault(), false);
         s.write(cpu(0, 1)).write(Table.from(MEM).addRow("h", 1L, 1L)).write(cpu(10, 1));
         CompletionException e = assertThrows(CompletionException.class,
                 () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
@@ -138,11 +139,47 @@ class StreamWriterTest {
 
     @Test
     void withoutReplayAFailureEndsTheStream() {
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault(), false);
         KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
         s.write(cpu(0, 10));
         assertThrows(CompletionException.class, () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
         assertEquals(0, s.replays());
+    }
+
+    @Test
+    void byDefaultAStreamIsReplayedAfterARetryableFailure() {
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
+        KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
+        s.write(cpu(0, 10)).write(cpu(10, 10));
+        assertEquals(20, s.completed().orTimeout(10, TimeUnit.SECONDS).join().affectedRows());
+        assertEquals(1, s.replays());
+        assertEquals(20, KIT.server().rowCount("cpu"));
+    }
+
+    @Test
+    void appendModeStreamsAreNotReplayedByDefault() {
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault().withHint("append_mode", "true"));
+        KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
+        s.write(cpu(0, 10));
+        assertThrows(CompletionException.class, () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
+        assertEquals(0, s.replays());
+    }
+
+    @Test
+    void cancellingAStreamWaitingToBeReplayedCompletesItsFuture() throws Exception {
+        Context slowRetry = Context.newDefault().withRetryPolicy(RetryPolicy.defaults()
+                .withBackoff(Duration.ofSeconds(3), Duration.ofSeconds(3)));
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, slowRetry, true);
+        KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
+        s.write(cpu(0, 10));
+        CompletableFuture<WriteOk> done = s.completed();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (s.replays() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(1, s.replays(), "a replay is waiting on its backoff");
+        s.cancel();
+        assertThrows(CompletionException.class, () -> done.orTimeout(1, TimeUnit.SECONDS).join());
     }
 
     @Test

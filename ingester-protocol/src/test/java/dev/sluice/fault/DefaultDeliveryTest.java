@@ -13,6 +13,7 @@ import dev.sluice.GreptimeOptions;
 import dev.sluice.Result;
 import dev.sluice.RetryPolicy;
 import dev.sluice.StatusCode;
+import dev.sluice.StreamWriter;
 import dev.sluice.Table;
 import dev.sluice.TableSchema;
 import dev.sluice.WriteOk;
@@ -45,8 +46,11 @@ class DefaultDeliveryTest {
             .addTimestamp("ts", DataType.TimestampMillisecond).build();
     static final int BATCH = 1_000;
 
+    /** Batches per stream on the stream path: a stream is answered (and replayed) as a whole. */
+    static final int STREAM_BATCHES = 5;
+
     /** The ways of writing; each writes {@code batches} batches of {@link #BATCH} rows and tallies outcomes. */
-    enum Path { REGULAR, BULK, BATCHING_REGULAR, BATCHING_BULK }
+    enum Path { REGULAR, STREAM, BULK, BATCHING_REGULAR, BATCHING_BULK }
 
     /** What the futures said. */
     record Outcome(long sent, long acked, long failed, String firstError) {
@@ -91,6 +95,32 @@ class DefaultDeliveryTest {
                     } else {
                         failed += BATCH;
                         firstError = firstError != null ? firstError : r.getErr().toString();
+                    }
+                }
+            }
+            case STREAM -> {
+                List<CompletableFuture<WriteOk>> streams = new ArrayList<>();
+                StreamWriter<Table, WriteOk> s = null;
+                for (int b = 0; b < batches; b++) {
+                    if (b == batches / 3) {
+                        during.run();
+                    }
+                    if (s == null) {
+                        s = db.streamWriter(0, Context.newDefault());
+                    }
+                    s.write(batch(b));
+                    if ((b + 1) % STREAM_BATCHES == 0 || b == batches - 1) {
+                        streams.add(s.completed());
+                        s = null;
+                    }
+                }
+                for (int i = 0; i < streams.size(); i++) {
+                    long rows = (long) Math.min(STREAM_BATCHES, batches - i * STREAM_BATCHES) * BATCH;
+                    try {
+                        acked += streams.get(i).orTimeout(200, TimeUnit.SECONDS).join().affectedRows();
+                    } catch (CompletionException e) {
+                        failed += rows;
+                        firstError = firstError != null ? firstError : e.getCause().toString();
                     }
                 }
             }
@@ -189,6 +219,11 @@ class DefaultDeliveryTest {
     }
 
     @Test
+    void streamStoresEveryRowWhenEveryTenthRequestIsRateLimited() {
+        everyTenthRequestRateLimited(Path.STREAM);
+    }
+
+    @Test
     void bulkStoresEveryRowWhenEveryTenthRequestIsRateLimited() {
         everyTenthRequestRateLimited(Path.BULK);
     }
@@ -235,6 +270,11 @@ class DefaultDeliveryTest {
     @Test
     void regularSurvivesTheOnlyServerDownForTenSeconds() {
         serverDownTenSeconds(Path.REGULAR);
+    }
+
+    @Test
+    void streamSurvivesTheOnlyServerDownForTenSeconds() {
+        serverDownTenSeconds(Path.STREAM);
     }
 
     @Test

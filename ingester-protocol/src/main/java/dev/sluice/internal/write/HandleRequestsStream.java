@@ -1,6 +1,7 @@
 package dev.sluice.internal.write;
 
 import dev.sluice.Err;
+import dev.sluice.RetryPolicy;
 import dev.sluice.StreamWriteException;
 import dev.sluice.StreamWriter;
 import dev.sluice.Table;
@@ -39,10 +40,17 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     private final java.util.function.Supplier<Channel> channels;
     private final CallOptions callOptions;
     private final long replayBudget;
-    private final int maxReplays;
-    private final List<RequestEncoder> replayable = new ArrayList<>();
-    private int generation;
+    private final RetryPolicy policy;
+    /** Messages sent and kept for a replay, each still holding its share of the budget. Guarded by this. */
+    private final ArrayDeque<Queued> kept = new ArrayDeque<>();
+    private long keptBytes;
+    /** False once the stream could not keep every message (or replay is off): a failure is then final. */
+    private boolean keeping;
+    /** Tags a call and everything scheduled for it, so that nothing of an earlier call touches a later one. */
+    private volatile int generation;
     private int replays;
+    private long firstFailure;
+    private boolean reopening;
     private boolean userCancelled;
     private final byte[] header;
     private final long maxQueuedBytes;
@@ -84,16 +92,17 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      * @param limiter the client-wide budget queued messages count against
      * @param metrics where the outcome is reported
      * @param replayBudget bytes of sent messages kept for replaying the stream after a failure, 0 for no replay
-     * @param maxReplays stream reopenings allowed
+     * @param policy how often and for how long a broken stream is reopened and replayed
      */
     public HandleRequestsStream(java.util.function.Supplier<Channel> channels, CallOptions options, byte[] header,
                                 long maxQueuedBytes, long timeoutMillis, double rowsPerSecond, int maxMessageSize,
                                 ScheduledExecutorService timer, InFlightLimiter limiter, ClientMetrics metrics,
-                                long replayBudget, int maxReplays) {
+                                long replayBudget, RetryPolicy policy) {
         this.channels = channels;
         this.callOptions = options;
         this.replayBudget = replayBudget;
-        this.maxReplays = maxReplays;
+        this.policy = policy;
+        this.keeping = replayBudget > 0 && policy.maxAttempts() > 1;
         this.metrics = metrics;
         this.started = System.nanoTime();
         this.timer = timer;
@@ -104,13 +113,12 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         this.rowsPerSecond = rowsPerSecond;
         this.maxMessageSize = maxMessageSize;
         synchronized (this) {
-            openCall();
+            openCall(++generation);
         }
     }
 
-    /** Opens a call on the next endpoint; caller holds the lock. */
-    private void openCall() {
-        int gen = ++generation;
+    /** Opens a call on the next endpoint for generation {@code gen}; caller holds the lock. */
+    private void openCall(int gen) {
         ClientCall<RequestEncoder, GreptimeResponse> c = channels.get().newCall(WriteMethods.HANDLE_REQUESTS, callOptions);
         call = c;
         halfClosed = false;
@@ -200,13 +208,12 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                     throw new StreamWriteException("interrupted while waiting to send", null, List.copyOf(sentTables), e);
                 }
             }
-            if (replayBudget > 0) {
-                if (sentBytes + encoder.size() > replayBudget) {
-                    throw new StreamWriteException("the stream keeps " + sentBytes + " bytes for replay and this message"
-                            + " would pass the replay budget of " + replayBudget + " bytes; complete it and open a new one",
-                            null, List.copyOf(sentTables), null);
-                }
-                replayable.add(encoder);
+            if (keeping && keptBytes + queuedBytes + encoder.size() > replayBudget) {
+                LOG.warn("stream keeps {} bytes for replay and a message of {} bytes would pass its replay budget of {}"
+                        + " bytes: from now on a failure of this stream is final (complete streams sooner to keep them"
+                        + " replayable)", keptBytes + queuedBytes, encoder.size(), replayBudget);
+                keeping = false;
+                releaseKept();
             }
             outbox.add(new Queued(encoder, permit));
             sentBytes += encoder.size();
@@ -223,6 +230,16 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         }
         outbox.clear();
         queuedBytes = 0;
+        releaseKept();
+    }
+
+    /** Gives back the budget of the messages kept for a replay; holds the lock. */
+    private void releaseKept() {
+        for (Queued q : kept) {
+            q.permit().release();
+        }
+        kept.clear();
+        keptBytes = 0;
     }
 
     private void checkUsable() {
@@ -263,13 +280,22 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             clearOutbox();
             return;
         }
+        if (reopening) {
+            return; // the replay resends everything once the backoff is over
+        }
         while (!outbox.isEmpty() && call.isReady()) {
             Queued q = outbox.poll();
             queuedBytes -= q.encoder().size();
+            boolean keep = keeping;
             try {
                 call.sendMessage(q.encoder());
             } finally {
-                q.permit().release();
+                if (keep) {
+                    kept.add(q);
+                    keptBytes += q.encoder().size();
+                } else {
+                    q.permit().release();
+                }
             }
         }
         notifyAll();
@@ -290,27 +316,49 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         }
         drain();
         if (first) {
-            try {
-                timer.schedule(this::answerTimedOut, timeoutNanos, TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                answerTimedOut();
-            }
+            scheduleAnswerTimeout(generation);
         }
         return result;
     }
 
-    private void answerTimedOut() {
+    /** Bounds the wait for the answer of the call of generation {@code gen} once it is half-closed. */
+    private void scheduleAnswerTimeout(int gen) {
+        try {
+            timer.schedule(() -> answerTimedOut(gen), timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            answerTimedOut(gen);
+        }
+    }
+
+    private void answerTimedOut(int gen) {
         if (result.isDone()) {
             return;
         }
         synchronized (this) {
+            if (gen != generation) {
+                return; // a timer of a call a replay has replaced
+            }
             if (failure == null) {
                 failure = new StreamWriteException("no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
                         + " ms of completing the stream", null, List.copyOf(sentTables), null);
             }
             finished = true;
+            if (reopening) {
+                endWithoutCall();
+                return;
+            }
         }
         call.cancel("no answer in time", null);
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (halfClosePending || finished) {
+                return;
+            }
+        }
+        cancel();
     }
 
     @Override
@@ -323,33 +371,87 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             userCancelled = true;
             clearOutbox();
             notifyAll();
+            if (reopening) {
+                endWithoutCall();
+                return;
+            }
         }
         call.cancel("cancelled by the caller", null);
     }
 
     /**
-     * Reopens the stream and resends every message, when replay is on and the failure may pass; caller holds the lock.
+     * Schedules a new call after the policy's backoff that resends every message, when the stream kept them all
+     * and the failure may pass within the policy's attempts and deadline (counted from the first failure); caller
+     * holds the lock.
      *
-     * @return true when a replay started
+     * @return true when a replay was scheduled
      */
     private boolean replay(Status status, Metadata trailers) {
-        if (replayBudget <= 0 || userCancelled || replays >= maxReplays || finished && failure != null) {
+        if (!keeping || userCancelled || finished && failure != null) {
             return false;
         }
         Err err = GrpcErrors.fromThrowable(status.asRuntimeException(trailers), List.of());
         if (!err.retryable()) {
             return false;
         }
+        long now = System.nanoTime();
+        if (replays == 0) {
+            firstFailure = now;
+        }
+        long wait = policy.backoff(replays + 2).toNanos();
+        if (replays + 1 >= policy.maxAttempts() || now + wait - firstFailure > policy.deliveryTimeout().toNanos()) {
+            return false;
+        }
+        int gen = ++generation; // retires the broken call's listener and timers now
+        reopening = true;
+        try {
+            timer.schedule(() -> reopen(gen), wait, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            reopening = false;
+            return false;
+        }
         replays++;
         metrics.retry("stream");
-        LOG.info("stream broke ({}); replaying its {} messages on a new stream", status.getCode(), replayable.size());
-        clearOutbox();
-        openCall();
-        for (RequestEncoder e : replayable) {
-            outbox.add(new Queued(e, limiter.acquire(0, false)));
-            queuedBytes += e.size();
-        }
+        LOG.info("stream broke ({}); replaying its {} messages on a new stream", status.getCode(), kept.size() + outbox.size());
         return true;
+    }
+
+    /**
+     * Ends the stream while no call is open (a replay waits on its backoff): no {@code onClose} will come, so the
+     * result is completed here; holds the lock.
+     */
+    private void endWithoutCall() {
+        reopening = false;
+        generation++; // the pending reopen finds a newer generation and does nothing
+        clearOutbox();
+        notifyAll();
+        result.completeExceptionally(failure);
+    }
+
+    /** Opens the replacement call and puts every kept message back in front of the unsent ones. */
+    private void reopen(int gen) {
+        synchronized (this) {
+            if (gen != generation || finished) {
+                return;
+            }
+            reopening = false;
+            ArrayDeque<Queued> again = new ArrayDeque<>(kept);
+            again.addAll(outbox);
+            kept.clear();
+            keptBytes = 0;
+            outbox.clear();
+            outbox.addAll(again);
+            queuedBytes = 0;
+            for (Queued q : outbox) {
+                queuedBytes += q.encoder().size();
+            }
+            halfClosed = false;
+            openCall(gen);
+            if (halfClosePending) {
+                scheduleAnswerTimeout(gen);
+            }
+        }
+        drain();
     }
 
     private final class Listener extends ClientCall.Listener<GreptimeResponse> {
@@ -361,8 +463,10 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
 
         @Override
         public void onMessage(GreptimeResponse message) {
-            if (gen == generation) {
-                response = message;
+            synchronized (HandleRequestsStream.this) {
+                if (gen == generation) {
+                    response = message;
+                }
             }
         }
 
@@ -380,13 +484,8 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                     return;
                 }
                 if (!status.isOk() && replay(status, trailers)) {
-                    // resent below, outside the lock
-                    status = null;
+                    return; // resent by reopen() after the backoff
                 }
-            }
-            if (status == null) {
-                drain();
-                return;
             }
             List<String> tables;
             synchronized (HandleRequestsStream.this) {

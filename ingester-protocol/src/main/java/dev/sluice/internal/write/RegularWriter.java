@@ -431,9 +431,20 @@ public final class RegularWriter {
         }
         CallOptions o = callOptions(ctx).withDeadline(null);
         // A few messages may wait for flow control; beyond that the writer waits (bounded) instead of piling up memory.
+        RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         return new HandleRequestsStream(endpoints::pick, o, headerBytes, 16L << 20,
                 options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter, metrics,
-                replay ? options.maxInFlightBytes() : 0, replay ? 5 : 0);
+                replay ? replayBudget() : 0, policy);
+    }
+
+    /**
+     * The bytes one stream may keep for a replay: a quarter of the client-wide budget, which the kept messages
+     * hold until the stream is answered, so that a few streams cannot starve the other paths.
+     *
+     * @return bytes
+     */
+    public long replayBudget() {
+        return options.maxInFlightBytes() / 4;
     }
 
     /**
