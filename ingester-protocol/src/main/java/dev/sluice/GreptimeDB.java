@@ -39,7 +39,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * db.shutdownGracefully();
  * }</pre>
  *
- * <p>Every write returns at once. Its future always completes normally, with {@link WriteOk} or an
+ * <p>A write encodes its tables on the calling thread and returns once the request has room in the client's
+ * {@code maxInFlightBytes} budget: at once while there is room; when the budget is used up, under the default
+ * {@code Block} limit policy it waits (first come, first served) at most {@code limitWait} (10 s by default) and
+ * then fails, and under {@code FailFast} it fails at once. It never waits for the server. Its future always
+ * completes normally, with {@link WriteOk} or an
  * {@link Err} saying what the server or the transport reported and whether retrying may help: server and
  * network problems never surface as exceptions. Futures complete on the callback executor, never on a gRPC
  * I/O thread, so dependent actions may block briefly, but long work belongs on an executor of the caller's.

@@ -23,7 +23,9 @@ import java.util.concurrent.Executor;
  *   <tr><td>retryPolicy</td><td>{@link RetryPolicy#defaults()}</td><td>retries of failed writes (per call: {@link Context#withRetryPolicy})</td></tr>
  *   <tr><td>healthCheckInterval</td><td>5 s</td><td>how often each endpoint is checked; 0 turns checks off</td></tr>
  *   <tr><td>tls</td><td>none (plaintext)</td><td>{@link TlsConfig}: trust, mutual TLS, server name</td></tr>
- *   <tr><td>maxInFlightBytes</td><td>256 MiB</td><td>encoded bytes of every path waiting to be sent or in flight, client-wide</td></tr>
+ *   <tr><td>maxInFlightBytes</td><td>256 MiB</td><td>encoded bytes waiting to be sent or unanswered, client-wide: regular
+ *       requests (retries included) until answered, stream messages until sent or, when kept for a replay, until
+ *       the stream is answered, and bulk batches until answered. A message larger than the budget takes all of it</td></tr>
  *   <tr><td>maxInFlightRequests</td><td>1,024</td><td>regular requests in flight (0 for no cap)</td></tr>
  *   <tr><td>limitPolicy</td><td>Block</td><td>when a limit is reached: wait for room (up to limitWait) or fail at once</td></tr>
  *   <tr><td>meterRegistry</td><td>none</td><td>a Micrometer {@code MeterRegistry} to publish {@code sluice.*} meters to</td></tr>
