@@ -142,7 +142,10 @@ public final class BenchMain implements Callable<Integer> {
             System.out.println("jvm: " + NETTY_UNZEROED + "=" + System.getProperty(NETTY_UNZEROED)
                     + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
             GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(new String[] {target.endpoint()}, database)
-                    .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20);
+                    .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20)
+                    // Unanswered bulk batches (kept for resending) count against this budget: room for the
+                    // writers' batches in flight, 150 MB each on the logs workload.
+                    .maxInFlightBytes(Integer.MAX_VALUE);
             if (user != null) {
                 ob.authInfo(new AuthInfo(user, password == null ? "" : password));
             }
