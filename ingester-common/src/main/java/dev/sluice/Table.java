@@ -1,7 +1,10 @@
 package dev.sluice;
 
 import dev.sluice.internal.model.ArrayColumn;
+import dev.sluice.internal.model.ColumnSink;
+import dev.sluice.internal.model.RowTarget;
 import dev.sluice.internal.model.RowWriter;
+import dev.sluice.internal.model.TypedRowAppender;
 
 /**
  * Rows for one table, checked as they are added and stored column by column in primitive arrays.
@@ -18,6 +21,7 @@ public final class Table {
     private final ArrayColumn[] columns;
     private int rowCount;
     private volatile boolean completed;
+    private RowAppender appender;
 
     private Table(TableSchema schema, int capacity) {
         this.schema = schema;
@@ -71,6 +75,47 @@ public final class Table {
         RowWriter.write(schema, columns, row, values);
         rowCount = row + 1;
         return this;
+    }
+
+    /**
+     * Returns this table's typed row appender: rows added value by value, without an {@code Object[]} per row
+     * or boxing, checked as {@link #addRow(Object...)} checks them. The same appender is returned every time;
+     * it may be mixed with {@code addRow} between rows.
+     *
+     * @return the appender
+     */
+    public RowAppender appender() {
+        if (appender == null) {
+            appender = new TypedRowAppender(new RowTarget() {
+                @Override
+                public TableSchema schema() {
+                    return schema;
+                }
+
+                @Override
+                public ColumnSink[] sinks() {
+                    return columns;
+                }
+
+                @Override
+                public int openRow() {
+                    if (completed) {
+                        throw new InvalidDataException(schema.tableName(), null, rowCount,
+                                "the table is completed; create a new Table for more rows");
+                    }
+                    for (ArrayColumn c : columns) {
+                        c.ensureCapacity(rowCount);
+                    }
+                    return rowCount;
+                }
+
+                @Override
+                public void commitRow() {
+                    rowCount++;
+                }
+            });
+        }
+        return appender;
     }
 
     /**

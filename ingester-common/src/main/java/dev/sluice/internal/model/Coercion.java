@@ -152,11 +152,65 @@ public final class Coercion {
         if (!isIntegralBox(v)) {
             throw reject(v, type);
         }
-        long l = ((Number) v).longValue();
+        return inRange(type, ((Number) v).longValue(), min, max);
+    }
+
+    private static long inRange(DataType type, long l, long min, long max) {
         if (l < min || l > max) {
             throw new Rejection(l + " is outside the " + type + " range " + min + ".." + max);
         }
         return l;
+    }
+
+    /**
+     * Checks a primitive long for a long-backed column, as {@link #toLong} checks a boxed one: the same ranges
+     * and messages, without boxing.
+     *
+     * @param type a long-backed type
+     * @param l the value (dates as days, times and timestamps as counts of the column's unit)
+     * @return the value to store
+     */
+    public static long fromLong(DataType type, long l) {
+        switch (type) {
+            case Int8: return inRange(type, l, Byte.MIN_VALUE, Byte.MAX_VALUE);
+            case Int16: return inRange(type, l, Short.MIN_VALUE, Short.MAX_VALUE);
+            case Int32: return inRange(type, l, Integer.MIN_VALUE, Integer.MAX_VALUE);
+            case UInt8: return inRange(type, l, 0, 255);
+            case UInt16: return inRange(type, l, 0, 65_535);
+            case UInt32: return inRange(type, l, 0, 4_294_967_295L);
+            case UInt64:
+                if (l < 0) {
+                    throw new Rejection(l + " is negative; UInt64 takes 0..2^64-1 (use BigInteger above 2^63-1)");
+                }
+                return l;
+            case Date: return inRange(type, l, Integer.MIN_VALUE, Integer.MAX_VALUE);
+            default:
+                if (type == DataType.Int64 || type.isTimestamp() || type.isTime()) {
+                    return l;
+                }
+                throw new Rejection("a long does not fit a " + type + " column; it takes " + accepted(type));
+        }
+    }
+
+    /**
+     * Checks a primitive double for a Float32 or Float64 column, as {@link #toDouble} checks a boxed one.
+     *
+     * @param type Float32 or Float64
+     * @param d the value
+     * @return the value to store
+     */
+    public static double fromDouble(DataType type, double d) {
+        if (type == DataType.Float32) {
+            float f = (float) d;
+            if (Float.isInfinite(f) && !Double.isInfinite(d)) {
+                throw new Rejection(d + " is outside the Float32 range");
+            }
+            return f;
+        }
+        if (type != DataType.Float64) {
+            throw new Rejection("a double does not fit a " + type + " column; it takes " + accepted(type));
+        }
+        return d;
     }
 
     private static long timestamp(DataType type, Object v) {
@@ -208,20 +262,10 @@ public final class Coercion {
      * @return the value; for Float32 one exactly representable as a float
      */
     public static double toDouble(DataType type, Object v) {
-        double d;
         if (v instanceof Double || v instanceof Float || isIntegralBox(v)) {
-            d = ((Number) v).doubleValue();
-        } else {
-            throw reject(v, type);
+            return fromDouble(type, ((Number) v).doubleValue());
         }
-        if (type == DataType.Float32) {
-            float f = (float) d;
-            if (Float.isInfinite(f) && !Double.isInfinite(d)) {
-                throw new Rejection(d + " is outside the Float32 range");
-            }
-            return f;
-        }
-        return d;
+        throw reject(v, type);
     }
 
     /**

@@ -55,7 +55,16 @@ public final class RowWriter {
         }
     }
 
-    private static void writeValue(TableSchema.Column col, ColumnSink sink, int row, Object v) {
+    /**
+     * Converts and stores one non-null value, as {@link #write} does for each value of a row.
+     *
+     * @param col the column
+     * @param sink the column's storage
+     * @param row the row index
+     * @param v the value
+     * @throws Coercion.Rejection when the value does not fit the column
+     */
+    static void writeValue(TableSchema.Column col, ColumnSink sink, int row, Object v) {
         DataType type = col.dataType();
         switch (type) {
             case Bool:

@@ -1,0 +1,242 @@
+package dev.sluice.internal.model;
+
+import dev.sluice.DataType;
+import dev.sluice.InvalidDataException;
+import dev.sluice.RowAppender;
+import dev.sluice.TableSchema;
+import java.math.BigDecimal;
+import java.time.Instant;
+
+/**
+ * {@link RowAppender} over a {@link RowTarget}: values go straight into the target's column storage, checked
+ * with the same {@link Coercion} rules as {@code addRow}; a bit per column records what the row has set.
+ */
+public final class TypedRowAppender implements RowAppender {
+    private final RowTarget target;
+    private final TableSchema schema;
+    private final ColumnSink[] sinks;
+    private final DataType[] types;
+    private final int timeIndex;
+    private final long[] set;
+    /** The row being built, or -1 before its first value. */
+    private int row = -1;
+
+    /**
+     * Creates the appender.
+     *
+     * @param target where rows go
+     */
+    public TypedRowAppender(RowTarget target) {
+        this.target = target;
+        this.schema = target.schema();
+        this.sinks = target.sinks();
+        this.types = new DataType[schema.columnCount()];
+        for (int i = 0; i < types.length; i++) {
+            types[i] = schema.column(i).dataType();
+        }
+        this.timeIndex = schema.timestampIndex();
+        this.set = new long[(types.length + 63) >>> 6];
+    }
+
+    /** The row being built, opening it on the first value; checks the column index. */
+    private int begin(int column) {
+        if (column < 0 || column >= types.length) {
+            cancelRow();
+            throw new IndexOutOfBoundsException("table '" + schema.tableName() + "' has no column " + column
+                    + " (it has " + types.length + ")");
+        }
+        if (row < 0) {
+            row = target.openRow();
+        }
+        set[column >>> 6] |= 1L << column;
+        return row;
+    }
+
+    private InvalidDataException refuse(int column, String reason) {
+        int at = row;
+        cancelRow();
+        return new InvalidDataException(schema.tableName(), schema.column(column).name(), at, reason);
+    }
+
+    private RuntimeException storage(RuntimeException e) {
+        int at = row;
+        cancelRow();
+        return target.storageFailure(e, at);
+    }
+
+    @Override
+    public RowAppender setBoolean(int column, boolean value) {
+        int r = begin(column);
+        if (types[column] != DataType.Bool) {
+            throw refuse(column, "a boolean does not fit a " + types[column] + " column; it takes "
+                    + Coercion.accepted(types[column]));
+        }
+        try {
+            sinks[column].setBool(r, value);
+        } catch (RuntimeException e) {
+            throw storage(e);
+        }
+        return this;
+    }
+
+    @Override
+    public RowAppender setLong(int column, long value) {
+        int r = begin(column);
+        DataType t = types[column];
+        try {
+            if (t.isLongBacked()) {
+                long v = Coercion.fromLong(t, value);
+                sinks[column].setLong(r, v);
+            } else if (t.isDoubleBacked()) {
+                sinks[column].setDouble(r, Coercion.fromDouble(t, value));
+            } else if (t == DataType.Decimal128) {
+                RowWriter.writeValue(schema.column(column), sinks[column], r, value);
+            } else {
+                throw refuse(column, "a long does not fit a " + t + " column; it takes " + Coercion.accepted(t));
+            }
+        } catch (Coercion.Rejection e) {
+            throw refuse(column, e.getMessage());
+        } catch (InvalidDataException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw storage(e);
+        }
+        return this;
+    }
+
+    @Override
+    public RowAppender setDouble(int column, double value) {
+        int r = begin(column);
+        try {
+            sinks[column].setDouble(r, Coercion.fromDouble(types[column], value));
+        } catch (Coercion.Rejection e) {
+            throw refuse(column, e.getMessage());
+        } catch (RuntimeException e) {
+            throw storage(e);
+        }
+        return this;
+    }
+
+    @Override
+    public RowAppender setString(int column, CharSequence value) {
+        if (value == null) {
+            return setNull(column);
+        }
+        int r = begin(column);
+        DataType t = types[column];
+        if (t != DataType.String && t != DataType.Json) {
+            throw refuse(column, "text does not fit a " + t + " column; it takes " + Coercion.accepted(t));
+        }
+        try {
+            sinks[column].setText(r, t == DataType.Json ? Coercion.toText(t, value) : value.toString());
+        } catch (Coercion.Rejection e) {
+            throw refuse(column, e.getMessage());
+        } catch (RuntimeException e) {
+            throw storage(e);
+        }
+        return this;
+    }
+
+    @Override
+    public RowAppender setBytes(int column, byte[] value) {
+        if (value == null) {
+            return setNull(column);
+        }
+        int r = begin(column);
+        if (types[column] != DataType.Binary) {
+            throw refuse(column, "bytes do not fit a " + types[column] + " column; it takes "
+                    + Coercion.accepted(types[column]));
+        }
+        try {
+            sinks[column].setBytes(r, value);
+        } catch (RuntimeException e) {
+            throw storage(e);
+        }
+        return this;
+    }
+
+    @Override
+    public RowAppender setTimestamp(int column, Instant value) {
+        if (!types[column].isTimestamp()) {
+            begin(column);
+            throw refuse(column, "an Instant does not fit a " + types[column] + " column; it takes "
+                    + Coercion.accepted(types[column]));
+        }
+        return setValue(column, value);
+    }
+
+    @Override
+    public RowAppender setDecimal(int column, BigDecimal value) {
+        return setValue(column, value);
+    }
+
+    @Override
+    public RowAppender setValue(int column, Object value) {
+        if (value == null) {
+            return setNull(column);
+        }
+        int r = begin(column);
+        try {
+            RowWriter.writeValue(schema.column(column), sinks[column], r, value);
+        } catch (Coercion.Rejection e) {
+            throw refuse(column, e.getMessage());
+        } catch (RuntimeException e) {
+            throw storage(e);
+        }
+        return this;
+    }
+
+    @Override
+    public RowAppender setNull(int column) {
+        int r = begin(column);
+        if (column == timeIndex) {
+            throw refuse(column, "the time index cannot be null");
+        }
+        try {
+            sinks[column].setNull(r);
+        } catch (RuntimeException e) {
+            throw storage(e);
+        }
+        return this;
+    }
+
+    @Override
+    public int columnIndex(String name) {
+        int i = schema.indexOf(name);
+        if (i < 0) {
+            throw new IllegalArgumentException("table '" + schema.tableName() + "' has no column '" + name + "'");
+        }
+        return i;
+    }
+
+    @Override
+    public void endRow() {
+        if (row < 0) {
+            row = target.openRow(); // a row of NULLs: refused below for its missing time index
+        }
+        if ((set[timeIndex >>> 6] & (1L << timeIndex)) == 0) {
+            throw refuse(timeIndex, "the time index was not set");
+        }
+        try {
+            for (int c = 0; c < types.length; c++) {
+                if ((set[c >>> 6] & (1L << c)) == 0) {
+                    sinks[c].setNull(row);
+                }
+            }
+        } catch (RuntimeException e) {
+            throw storage(e);
+        }
+        target.commitRow();
+        clear();
+    }
+
+    @Override
+    public void cancelRow() {
+        clear();
+    }
+
+    private void clear() {
+        row = -1;
+        java.util.Arrays.fill(set, 0L);
+    }
+}
