@@ -78,6 +78,22 @@ public final class Table {
     }
 
     /**
+     * Empties the table so that it can be filled again, keeping its buffers (no garbage per batch). Call it only
+     * once every write that took this table has completed: the regular path reads the table's columns until its
+     * request is encoded, and a retry encodes it again.
+     *
+     * @return this, with no rows and not completed
+     */
+    public Table reset() {
+        if (appender != null) {
+            appender.cancelRow();
+        }
+        rowCount = 0;
+        completed = false;
+        return this;
+    }
+
+    /**
      * Returns this table's typed row appender: rows added value by value, without an {@code Object[]} per row
      * or boxing, checked as {@link #addRow(Object...)} checks them. The same appender is returned every time;
      * it may be mixed with {@code addRow} between rows.

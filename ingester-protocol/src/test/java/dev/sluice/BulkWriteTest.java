@@ -210,6 +210,33 @@ class BulkWriteTest extends DefaultTestkitTest {
     }
 
     @Test
+    void typedAppenderRowsAreStoredLikeAddRowRowsAcrossBothVectorSets() {
+        TableSchema typed = TableSchema.newBuilder("typed_bulk").addTag("host", DataType.String)
+                .addField("msg", DataType.String).addField("v", DataType.Float64)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        try (BulkStreamWriter a = db.bulkStreamWriter(typed, CONFIG, Context.newDefault());
+             BulkStreamWriter b = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault())) {
+            TableBufferRoot ra = a.tableBufferRoot(8);
+            TableBufferRoot rb = b.tableBufferRoot(8);
+            RowAppender app = ra.appender();
+            for (int batch = 0; batch < 4; batch++) {
+                for (int i = 0; i < 20; i++) {
+                    long ts = batch * 100L + i;
+                    String msg = i % 3 == 0 ? null : "m" + ts;
+                    app.setString(0, "h" + (i % 4)).setString(1, msg).setDouble(2, ts * 0.5).setLong(3, ts).endRow();
+                    rb.addRow("h" + (i % 4), msg, ts * 0.5, ts);
+                }
+                app.setString(0, "dropped"); // a row still being built when the batch is sent is dropped
+                assertEquals(20, a.writeNext().join());
+                assertEquals(20, b.writeNext().join());
+            }
+            assertEquals(80, a.completed());
+            assertEquals(80, b.completed());
+        }
+        assertEquals(server.rows("bulk_logs"), server.rows("typed_bulk"));
+    }
+
+    @Test
     void compressionNoneZstdAndLz4StoreIdenticalData() {
         List<List<Map<String, Object>>> stored = new ArrayList<>();
         for (Compression c : List.of(Compression.None, Compression.Zstd, Compression.Lz4, Compression.Gzip)) {

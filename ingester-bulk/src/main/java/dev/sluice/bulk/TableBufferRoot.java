@@ -1,11 +1,14 @@
 package dev.sluice.bulk;
 
 import dev.sluice.InvalidDataException;
+import dev.sluice.RowAppender;
 import dev.sluice.TableSchema;
 import dev.sluice.bulk.internal.ArrowColumnSink;
 import dev.sluice.bulk.internal.ArrowTypes;
 import dev.sluice.internal.model.ColumnSink;
+import dev.sluice.internal.model.RowTarget;
 import dev.sluice.internal.model.RowWriter;
+import dev.sluice.internal.model.TypedRowAppender;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -32,6 +35,7 @@ public final class TableBufferRoot {
     private int current;
     private VectorSchemaRoot root;
     private ColumnSink[] sinks;
+    private RowAppender appender;
     private final long maxAllocation;
     private final int initialCapacity;
     private int rowCount;
@@ -175,6 +179,49 @@ public final class TableBufferRoot {
     }
 
     /**
+     * Returns this batch's typed row appender: rows added value by value straight into the Arrow vectors, with
+     * no {@code Object[]} or boxing, checked as {@link #addRow(Object...)} checks them. A row still being built
+     * when the batch is sent is dropped.
+     *
+     * @return the appender, the same one every time
+     */
+    public RowAppender appender() {
+        if (appender == null) {
+            appender = new TypedRowAppender(new RowTarget() {
+                @Override
+                public TableSchema schema() {
+                    return schema;
+                }
+
+                @Override
+                public ColumnSink[] sinks() {
+                    return sinks;
+                }
+
+                @Override
+                public int openRow() {
+                    if (completed) {
+                        throw new InvalidDataException(schema.tableName(), null, rowCount,
+                                "the batch is completed; call writeNext() to send it before adding rows");
+                    }
+                    return rowCount;
+                }
+
+                @Override
+                public void commitRow() {
+                    rowCount++;
+                }
+
+                @Override
+                public RuntimeException storageFailure(RuntimeException e, int row) {
+                    return e instanceof OutOfMemoryException ? limit(row, (OutOfMemoryException) e) : e;
+                }
+            });
+        }
+        return appender;
+    }
+
+    /**
      * Appends every row of a table with the same schema, column by column (no per-row conversion: the table's
      * rows were checked when they were added).
      *
@@ -267,6 +314,9 @@ public final class TableBufferRoot {
      * buffer per batch, as {@code FieldVector.reset()} does, would cost as much as copying the text into it).
      */
     void reset() {
+        if (appender != null) {
+            appender.cancelRow();
+        }
         for (FieldVector v : root.getFieldVectors()) {
             ArrowBuf validity = v.getValidityBuffer();
             validity.setZero(0, validity.capacity());

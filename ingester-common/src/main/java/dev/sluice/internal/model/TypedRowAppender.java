@@ -14,7 +14,8 @@ import java.time.Instant;
 public final class TypedRowAppender implements RowAppender {
     private final RowTarget target;
     private final TableSchema schema;
-    private final ColumnSink[] sinks;
+    /** The target's storage, read again at each row (an off-heap batch switches vector sets between sends). */
+    private ColumnSink[] sinks;
     private final DataType[] types;
     private final int timeIndex;
     private final long[] set;
@@ -47,6 +48,7 @@ public final class TypedRowAppender implements RowAppender {
         }
         if (row < 0) {
             row = target.openRow();
+            sinks = target.sinks();
         }
         set[column >>> 6] |= 1L << column;
         return row;
@@ -213,6 +215,7 @@ public final class TypedRowAppender implements RowAppender {
     public void endRow() {
         if (row < 0) {
             row = target.openRow(); // a row of NULLs: refused below for its missing time index
+            sinks = target.sinks();
         }
         if ((set[timeIndex >>> 6] & (1L << timeIndex)) == 0) {
             throw refuse(timeIndex, "the time index was not set");
