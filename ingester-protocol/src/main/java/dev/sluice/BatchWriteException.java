@@ -1,9 +1,8 @@
 package dev.sluice;
 
 /** A batch of a {@link BatchingWriter} that the server refused or that could not be delivered. */
-public final class BatchWriteException extends RuntimeException {
+public final class BatchWriteException extends WriteException {
     private static final long serialVersionUID = 1L;
-    private final transient Err err;
     private final int rows;
 
     /**
@@ -15,15 +14,10 @@ public final class BatchWriteException extends RuntimeException {
      * @param cause the cause, or null
      */
     public BatchWriteException(String message, Err err, int rows, Throwable cause) {
-        super(message, cause);
-        this.err = err;
+        super(message, err, io.grpc.Status.Code.UNAVAILABLE, true, java.util.List.of(), cause);
         this.rows = rows;
     }
 
-    /** @return what the server or transport said, or null */
-    public Err err() {
-        return err;
-    }
 
     /** @return rows in the failed batch */
     public int rows() {

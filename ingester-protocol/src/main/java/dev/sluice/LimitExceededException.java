@@ -1,7 +1,7 @@
 package dev.sluice;
 
 /** A client-side limit was reached and the bounded wait for room ran out; nothing was dropped or sent. */
-public final class LimitExceededException extends RuntimeException {
+public final class LimitExceededException extends WriteException {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -10,6 +10,6 @@ public final class LimitExceededException extends RuntimeException {
      * @param message which limit, and how long the caller waited
      */
     public LimitExceededException(String message) {
-        super(message);
+        super(message, null, io.grpc.Status.Code.RESOURCE_EXHAUSTED, true, java.util.List.of(), null);
     }
 }

@@ -9,9 +9,8 @@ import java.util.List;
  * be told. So every table listed may or may not have been stored; resend them (harmless on tables without
  * {@code append_mode}, where the last write of a row wins) or check them.
  */
-public final class StreamWriteException extends RuntimeException {
+public final class StreamWriteException extends WriteException {
     private static final long serialVersionUID = 1L;
-    private final transient Err err;
     private final List<String> unconfirmedTables;
 
     /**
@@ -24,19 +23,10 @@ public final class StreamWriteException extends RuntimeException {
      * @param cause the cause, or null
      */
     public StreamWriteException(String message, Err err, List<String> unconfirmedTables, Throwable cause) {
-        super(message, cause);
-        this.err = err;
+        super(message, err, io.grpc.Status.Code.FAILED_PRECONDITION, false, unconfirmedTables, cause);
         this.unconfirmedTables = List.copyOf(unconfirmedTables);
     }
 
-    /**
-     * Returns what the server or transport said.
-     *
-     * @return the error, or null
-     */
-    public Err err() {
-        return err;
-    }
 
     /**
      * Lists the tables sent and not confirmed: each may or may not have been stored (see the class comment).

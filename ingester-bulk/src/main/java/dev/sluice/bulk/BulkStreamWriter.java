@@ -258,10 +258,11 @@ public final class BulkStreamWriter implements AutoCloseable {
         if (!acquireSlot()) {
             root.reset();
             failed.incrementAndGet();
-            return CompletableFuture.failedFuture(new BulkWriteException("no answer slot freed: "
-                    + config.maxRequestsInFlight() + " batches of '" + schema.tableName() + "' unanswered"
-                    + (config.whenFull() == BulkWrite.WhenFull.Block ? " for " + config.timeoutMsPerMessage() + " ms" : ""),
-                    null, null));
+            String why = "no answer slot freed: " + config.maxRequestsInFlight() + " batches of '" + schema.tableName()
+                    + "' unanswered" + (config.whenFull() == BulkWrite.WhenFull.Block ? " for " + config.timeoutMsPerMessage()
+                    + " ms" : "");
+            return CompletableFuture.failedFuture(new BulkWriteException(why,
+                    GrpcErrors.local(Status.Code.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
         }
         long id = ++nextId;
         byte[] copy = null;

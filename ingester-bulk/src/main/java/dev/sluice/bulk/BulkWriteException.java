@@ -3,9 +3,8 @@ package dev.sluice.bulk;
 import dev.sluice.Err;
 
 /** A bulk write that failed: a batch, the stream, or the writer's memory limit. */
-public final class BulkWriteException extends RuntimeException {
+public final class BulkWriteException extends dev.sluice.WriteException {
     private static final long serialVersionUID = 1L;
-    private final transient Err err;
 
     /**
      * Creates the exception.
@@ -15,16 +14,7 @@ public final class BulkWriteException extends RuntimeException {
      * @param cause the cause, or null
      */
     public BulkWriteException(String message, Err err, Throwable cause) {
-        super(message, cause);
-        this.err = err;
+        super(message, err, io.grpc.Status.Code.UNKNOWN, false, java.util.List.of(), cause);
     }
 
-    /**
-     * Returns what the server or transport said.
-     *
-     * @return the error, or null when the writer itself failed (timeout, memory limit, closed)
-     */
-    public Err err() {
-        return err;
-    }
 }

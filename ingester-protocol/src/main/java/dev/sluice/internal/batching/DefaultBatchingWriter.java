@@ -360,9 +360,10 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             if (t == null) {
                 finish(List.of(b), null, null);
             } else {
-                finish(List.of(b), null, new BatchWriteException("the bulk batch failed: " + t.getMessage(),
-                        t instanceof dev.sluice.bulk.BulkWriteException ? ((dev.sluice.bulk.BulkWriteException) t).err() : null,
-                        b.table.rowCount(), t));
+                Throwable cause = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+                finish(List.of(b), null, new BatchWriteException("the bulk batch failed: " + cause.getMessage(),
+                        cause instanceof dev.sluice.WriteException ? ((dev.sluice.WriteException) cause).err() : null,
+                        b.table.rowCount(), cause));
             }
         });
         if (writer.failedBatches() > 0) {
