@@ -5,10 +5,10 @@ import dev.sluice.DataType;
 import dev.sluice.SemanticType;
 import dev.sluice.StatusCode;
 import dev.sluice.TableSchema;
-import dev.sluice.bulk.internal.ArrowSupport;
-import dev.sluice.bulk.internal.ArrowTypes;
-import dev.sluice.bulk.internal.FlightMessages;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonParser;
 import dev.sluice.testkit.internal.ServerError;
+import dev.sluice.testkit.internal.ServerTypes;
 import dev.sluice.testkit.internal.Storage;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -35,6 +35,7 @@ import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DecimalVector;
@@ -59,8 +60,8 @@ final class BulkService {
     private final Faults faults;
     private final RequestLog log;
     private final boolean allowAutoCreate;
-    /** Batch bodies are released after every batch; up to 1 GiB of them is kept for the next ones. */
-    private final BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 1L << 30);
+    /** Holds each batch's body while it is decoded; released after every batch. */
+    private final BufferAllocator allocator = new RootAllocator();
     private final ScheduledExecutorService acks = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "testkit-bulk-acks");
         t.setDaemon(true);
@@ -330,7 +331,7 @@ final class BulkService {
 
         private void batch(Incoming data, ArrowBuf body) throws Exception {
             long started = System.nanoTime();
-            long id = FlightMessages.requestId(data.appMetadata());
+            long id = requestId(data.appMetadata());
             String outcomeTable = table;
             Faults.Injected fault = faults.nextBulk();
             if (fault != null) {
@@ -384,7 +385,7 @@ final class BulkService {
         private List<TableSchema.Column> fromMetadata() {
             List<TableSchema.Column> cols = new ArrayList<>();
             for (Field f : schema.getFields()) {
-                TableSchema.Column c = ArrowTypes.column(f);
+                TableSchema.Column c = ServerTypes.columnOf(f);
                 if (c == null) {
                     return null;
                 }
@@ -413,7 +414,7 @@ final class BulkService {
                 if (tc == null) {
                     continue; // unknown columns are ignored, as on the server
                 }
-                ArrowType expected = ArrowTypes.arrowType(tc);
+                ArrowType expected = ServerTypes.arrowType(tc);
                 if (!expected.equals(v.getField().getType())) {
                     throw new ServerError(StatusCode.InvalidArguments, "Column " + tc.name() + " of table " + table
                             + " expects Arrow type " + expected + ", given " + v.getField().getType());
@@ -471,6 +472,23 @@ final class BulkService {
             }
             done = true;
             out.onCompleted();
+        }
+    }
+
+    /**
+     * Reads the batch's {@code request_id} from its {@code app_metadata} JSON as the server does
+     * ({@code src/common/grpc/src/flight/do_put.rs}): metadata that is missing or does not parse means id 0.
+     */
+    static long requestId(byte[] appMetadata) {
+        if (appMetadata == null || appMetadata.length == 0) {
+            return 0;
+        }
+        try {
+            JsonElement json = JsonParser.parseString(new String(appMetadata, StandardCharsets.UTF_8));
+            JsonElement id = json.isJsonObject() ? json.getAsJsonObject().get("request_id") : null;
+            return id != null && id.isJsonPrimitive() && id.getAsJsonPrimitive().isNumber() ? id.getAsLong() : 0;
+        } catch (RuntimeException e) {
+            return 0;
         }
     }
 

@@ -1,16 +1,13 @@
 package dev.sluice.testkit;
 
 import dev.sluice.TableSchema;
-import dev.sluice.internal.compression.ZstdGrpcCodec;
 import dev.sluice.testkit.internal.Storage;
+import dev.sluice.testkit.internal.ZstdCodec;
 import io.grpc.DecompressorRegistry;
 import io.grpc.CompressorRegistry;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
-import dev.sluice.internal.memory.ReuseCache;
-import dev.sluice.internal.memory.ReusingDirectAllocator;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
@@ -60,15 +57,6 @@ public final class GreptimeTestServer implements AutoCloseable {
     private final Path tlsClientCa;
     private volatile BulkService bulk;
     private final SqlHttpEndpoint http;
-    /**
-     * Large receive buffers are reused across requests, as on the client (see {@link ReusingDirectAllocator}).
-     * One allocator serves every server in the process, so that many servers in one test JVM stay within one
-     * budget (at most a quarter of the direct memory limit); idle buffers are freed after 30 s.
-     */
-    private static final class Buffers {
-        static final ReusingDirectAllocator SHARED = ReusingDirectAllocator.withDefaults(ReuseCache.sharedSweeper());
-    }
-
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("testkit-boss", true));
     private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("testkit-io", true));
     private final ExecutorService executor = Executors.newCachedThreadPool(new ThreadFactory() {
@@ -127,9 +115,8 @@ public final class GreptimeTestServer implements AutoCloseable {
                 .channelType(NioServerSocketChannel.class)
                 .executor(executor)
                 .maxInboundMessageSize(512 * 1024 * 1024)
-                .withChildOption(ChannelOption.ALLOCATOR, Buffers.SHARED)
                 .compressorRegistry(registryWithZstd())
-                .decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(ZstdGrpcCodec.INSTANCE, true))
+                .decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(ZstdCodec.INSTANCE, true))
                 .addService(ServerInterceptors.intercept(new DatabaseService(processor, faults, log),
                         new DatabaseService.MetadataInterceptor()))
                 .addService(new DatabaseService.Health(log));
@@ -160,7 +147,7 @@ public final class GreptimeTestServer implements AutoCloseable {
         CompressorRegistry r = CompressorRegistry.newEmptyInstance();
         r.register(io.grpc.Codec.Identity.NONE);
         r.register(new io.grpc.Codec.Gzip());
-        r.register(ZstdGrpcCodec.INSTANCE);
+        r.register(ZstdCodec.INSTANCE);
         return r;
     }
 

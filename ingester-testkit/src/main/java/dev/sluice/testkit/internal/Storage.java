@@ -5,8 +5,6 @@ import dev.sluice.DecimalType;
 import dev.sluice.SemanticType;
 import dev.sluice.StatusCode;
 import dev.sluice.TableSchema;
-import dev.sluice.internal.model.Coercion;
-import dev.sluice.internal.model.JsonText;
 import dev.sluice.internal.wire.ColumnDataTypeExtension;
 import dev.sluice.internal.wire.ColumnDef;
 import dev.sluice.internal.wire.ColumnSchema;
@@ -14,7 +12,6 @@ import dev.sluice.internal.wire.CreateTableExpr;
 import dev.sluice.internal.wire.Row;
 import dev.sluice.internal.wire.Rows;
 import dev.sluice.internal.wire.Value;
-import dev.sluice.internal.wire.ValueFields;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.LocalDate;
@@ -434,7 +431,7 @@ public final class Storage {
             }
             return null;
         }
-        if (kase != ValueFields.of(column.dataType())) {
+        if (kase != ServerTypes.valueCase(column.dataType()).getNumber()) {
             throw new ServerError(StatusCode.InvalidArguments, "Invalid request to region, reason: column "
                     + column.name() + " expect type " + typeName(column) + ", given value of "
                     + v.getValueDataCase());
@@ -454,9 +451,8 @@ public final class Storage {
             case Binary: return v.getBinaryValue().toByteArray();
             case String: return v.getStringValue();
             case Json:
-                String problem = JsonText.check(v.getStringValue());
-                if (problem != null) {
-                    throw new ServerError(StatusCode.InvalidArguments, "Invalid JSON in column " + column.name() + ": " + problem);
+                if (!ServerTypes.isJson(v.getStringValue())) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Invalid json text: " + v.getStringValue());
                 }
                 return v.getStringValue();
             case Date: return LocalDate.ofEpochDay(v.getDateValue());
@@ -469,7 +465,7 @@ public final class Storage {
             case TimeMicrosecond: return v.getTimeMicrosecondValue();
             case TimeNanosecond: return v.getTimeNanosecondValue();
             case Decimal128:
-                BigInteger unscaled = Coercion.fromHalves(v.getDecimal128Value().getHi(), v.getDecimal128Value().getLo());
+                BigInteger unscaled = ServerTypes.unscaled(v.getDecimal128Value().getHi(), v.getDecimal128Value().getLo());
                 return new BigDecimal(unscaled, column.decimalType().scale());
             default: throw new IllegalStateException(column.dataType().toString());
         }
