@@ -52,6 +52,7 @@ public final class GreptimeTestServer implements AutoCloseable {
     private final Faults faults = new Faults();
     private final RequestLog log;
     private final boolean allowBulkAutoCreate;
+    private final int maxMessageBytes;
     private final Path tlsCertChain;
     private final Path tlsKey;
     private final Path tlsClientCa;
@@ -79,6 +80,7 @@ public final class GreptimeTestServer implements AutoCloseable {
         this.log = new RequestLog(b.requestLogCapacity);
         this.port = b.port;
         this.allowBulkAutoCreate = b.allowBulkAutoCreate;
+        this.maxMessageBytes = b.maxMessageBytes;
         this.tlsCertChain = b.tlsCertChain;
         this.tlsKey = b.tlsKey;
         this.tlsClientCa = b.tlsClientCa;
@@ -114,14 +116,15 @@ public final class GreptimeTestServer implements AutoCloseable {
                 .workerEventLoopGroup(workers)
                 .channelType(NioServerSocketChannel.class)
                 .executor(executor)
-                .maxInboundMessageSize(512 * 1024 * 1024)
+                // The transport lets every message through; the services answer one over the limit as the server does.
+                .maxInboundMessageSize(Integer.MAX_VALUE)
                 .compressorRegistry(registryWithZstd())
                 .decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(ZstdCodec.INSTANCE, true))
-                .addService(ServerInterceptors.intercept(new DatabaseService(processor, faults, log),
+                .addService(ServerInterceptors.intercept(new DatabaseService(processor, faults, log, maxMessageBytes),
                         new DatabaseService.MetadataInterceptor()))
                 .addService(new DatabaseService.Health(log));
         if (bulk == null) {
-            bulk = new BulkService(storage, processor, faults, log, allowBulkAutoCreate);
+            bulk = new BulkService(storage, processor, faults, log, allowBulkAutoCreate, maxMessageBytes);
         }
         nb.addService(ServerInterceptors.intercept(bulk.definition(), new DatabaseService.MetadataInterceptor()));
         if (tlsCertChain != null) {
@@ -436,8 +439,25 @@ public final class GreptimeTestServer implements AutoCloseable {
         private Path tlsKey;
         private Path tlsClientCa;
         private int httpPort = -1;
+        private int maxMessageBytes = 512 * 1024 * 1024;
 
         private Builder() {
+        }
+
+        /**
+         * Sets the largest message the server accepts, as GreptimeDB's {@code grpc.max_recv_message_size}
+         * (default 512 MiB). A larger one is answered OUT_OF_RANGE without GreptimeDB trailers, as the server's
+         * transport does.
+         *
+         * @param bytes the limit in bytes, at least 1
+         * @return this
+         */
+        public Builder maxMessageBytes(int bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxMessageBytes must be at least 1, got " + bytes);
+            }
+            this.maxMessageBytes = bytes;
+            return this;
         }
 
         /**
@@ -545,7 +565,12 @@ public final class GreptimeTestServer implements AutoCloseable {
          */
         public GreptimeTestServer start() {
             GreptimeTestServer s = new GreptimeTestServer(this);
-            s.bind();
+            try {
+                s.bind();
+            } catch (RuntimeException e) {
+                s.close(); // the HTTP endpoint and thread pools must not outlive a failed start
+                throw e;
+            }
             return s;
         }
     }

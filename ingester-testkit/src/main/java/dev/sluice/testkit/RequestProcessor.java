@@ -1,11 +1,14 @@
 package dev.sluice.testkit;
 
 import dev.sluice.StatusCode;
+import dev.sluice.testkit.internal.ColumnWise;
 import dev.sluice.testkit.internal.Hints;
 import dev.sluice.testkit.internal.ServerError;
 import dev.sluice.testkit.internal.Storage;
 import dev.sluice.internal.wire.GreptimeRequest;
 import dev.sluice.internal.wire.RequestHeader;
+import dev.sluice.internal.wire.DeleteRequest;
+import dev.sluice.internal.wire.InsertRequest;
 import dev.sluice.internal.wire.RowDeleteRequest;
 import dev.sluice.internal.wire.RowInsertRequest;
 import io.grpc.Metadata;
@@ -51,6 +54,16 @@ final class RequestProcessor {
                 tables.add(r.getTableName());
                 rows += r.getRows().getRowsCount();
             }
+        } else if (request.hasInserts()) {
+            for (InsertRequest r : request.getInserts().getInsertsList()) {
+                tables.add(r.getTableName());
+                rows += r.getRowCount();
+            }
+        } else if (request.hasDeletes()) {
+            for (DeleteRequest r : request.getDeletes().getDeletesList()) {
+                tables.add(r.getTableName());
+                rows += r.getRowCount();
+            }
         } else if (request.hasDdl() && request.getDdl().hasCreateTable()) {
             tables.add(request.getDdl().getCreateTable().getTableName());
         }
@@ -60,6 +73,10 @@ final class RequestProcessor {
         boolean hold = false;
         try {
             hints = Hints.parse(md);
+            if (request.getRequestCase() == GreptimeRequest.RequestCase.REQUEST_NOT_SET) {
+                // Checked before auth: src/servers/src/grpc/greptime_handler.rs (InvalidQuery, InvalidArguments).
+                throw new ServerError(StatusCode.InvalidArguments, "Invalid query: Expecting non-empty GreptimeRequest.");
+            }
             checkAuth(header);
             db = database(header);
             Faults.Injected fault = faults.next();
@@ -95,6 +112,26 @@ final class RequestProcessor {
                 }
                 return n;
             }
+            case INSERTS: {
+                int n = 0;
+                for (InsertRequest r : request.getInserts().getInsertsList()) {
+                    n += storage.insert(db, r.getTableName(),
+                            ColumnWise.toRows(r.getTableName(), r.getColumnsList(), r.getRowCount()), hints);
+                }
+                return n;
+            }
+            case DELETES: {
+                int n = 0;
+                for (DeleteRequest r : request.getDeletes().getDeletesList()) {
+                    n += storage.delete(db, r.getTableName(),
+                            ColumnWise.toRows(r.getTableName(), r.getKeyColumnsList(), r.getRowCount()));
+                }
+                return n;
+            }
+            case QUERY:
+                // The frontend does not serve queries through Handle: a plain UNIMPLEMENTED, no code trailer
+                // (verified on 1.2, issue 13).
+                throw ServerError.withoutTrailers(StatusCode.Unsupported, "GreptimeDatabase::Handle for query");
             case DDL:
                 if (request.getDdl().hasCreateTable()) {
                     return storage.createTable(db, request.getDdl().getCreateTable());
@@ -113,7 +150,9 @@ final class RequestProcessor {
     private static String kind(GreptimeRequest request) {
         switch (request.getRequestCase()) {
             case ROW_INSERTS: return "insert";
-            case ROW_DELETES: return "delete";
+            case ROW_DELETES: case DELETES: return "delete";
+            case INSERTS: return "insert";
+            case QUERY: return "query";
             case DDL: return "ddl";
             default: return "other";
         }

@@ -15,6 +15,7 @@ import java.util.Map;
  * unless the table is in append mode, where every row is kept. Guarded by the owning {@link Storage}.
  */
 final class StoredTable {
+    final long id;
     final String name;
     final List<TableSchema.Column> columns = new ArrayList<>();
     final Map<String, String> options;
@@ -25,13 +26,27 @@ final class StoredTable {
     private final List<Object[]> appended = new ArrayList<>();
     private long countOnly;
 
-    StoredTable(String name, List<TableSchema.Column> columns, Map<String, String> options, boolean retainRows) {
+    StoredTable(long id, String name, List<TableSchema.Column> columns, Map<String, String> options, boolean retainRows) {
+        this.id = id;
         this.name = name;
         this.columns.addAll(columns);
         this.options = Collections.unmodifiableMap(new LinkedHashMap<>(options));
         this.appendMode = "true".equalsIgnoreCase(options.get("append_mode"));
         this.mergeNonNull = "last_non_null".equalsIgnoreCase(options.get("merge_mode"));
         this.retainRows = retainRows;
+    }
+
+    /**
+     * How the server opens an error about this table's (only) region: {@code Invalid request to region
+     * <region id>(<table id>, <region number>), reason: }, the region id being {@code table_id << 32 | region}
+     * (src/store-api/src/storage/descriptors.rs, RegionId's Display; src/mito2/src/error.rs, InvalidRequest).
+     */
+    String regionPrefix() {
+        return "Invalid request to region " + (id << 32) + "(" + id + ", 0), reason: ";
+    }
+
+    void addColumns(List<TableSchema.Column> added) {
+        columns.addAll(added);
     }
 
     int indexOf(String column) {
