@@ -7,7 +7,12 @@ import dev.sluice.testkit.internal.ServerError;
 import dev.sluice.testkit.internal.Storage;
 import dev.sluice.internal.wire.GreptimeRequest;
 import dev.sluice.internal.wire.RequestHeader;
+import dev.sluice.internal.wire.AddColumn;
+import dev.sluice.internal.wire.AlterTableExpr;
+import dev.sluice.internal.wire.ColumnDef;
 import dev.sluice.internal.wire.DeleteRequest;
+import dev.sluice.internal.wire.DropTableExpr;
+import dev.sluice.internal.wire.TruncateTableExpr;
 import dev.sluice.internal.wire.InsertRequest;
 import dev.sluice.internal.wire.RowDeleteRequest;
 import dev.sluice.internal.wire.RowInsertRequest;
@@ -66,6 +71,12 @@ final class RequestProcessor {
             }
         } else if (request.hasDdl() && request.getDdl().hasCreateTable()) {
             tables.add(request.getDdl().getCreateTable().getTableName());
+        } else if (request.hasDdl() && request.getDdl().hasAlterTable()) {
+            tables.add(request.getDdl().getAlterTable().getTableName());
+        } else if (request.hasDdl() && request.getDdl().hasDropTable()) {
+            tables.add(request.getDdl().getDropTable().getTableName());
+        } else if (request.hasDdl() && request.getDdl().hasTruncateTable()) {
+            tables.add(request.getDdl().getTruncateTable().getTableName());
         }
         String user = header.getAuthorization().hasBasic() ? header.getAuthorization().getBasic().getUsername() : null;
         int affected = 0;
@@ -140,11 +151,32 @@ final class RequestProcessor {
                     storage.createDatabase(request.getDdl().getCreateDatabase().getSchemaName());
                     return 1;
                 }
+                if (request.getDdl().hasAlterTable() && request.getDdl().getAlterTable().hasAddColumns()) {
+                    AlterTableExpr alter = request.getDdl().getAlterTable();
+                    List<Map.Entry<ColumnDef, Boolean>> defs = new ArrayList<>();
+                    for (AddColumn add : alter.getAddColumns().getAddColumnsList()) {
+                        defs.add(Map.entry(add.getColumnDef(), add.getAddIfNotExists()));
+                    }
+                    return storage.addColumns(ddlDb(db, alter.getSchemaName()), alter.getTableName(), defs);
+                }
+                if (request.getDdl().hasDropTable()) {
+                    DropTableExpr drop = request.getDdl().getDropTable();
+                    return storage.dropTable(ddlDb(db, drop.getSchemaName()), drop.getTableName(), drop.getDropIfExists());
+                }
+                if (request.getDdl().hasTruncateTable()) {
+                    TruncateTableExpr truncate = request.getDdl().getTruncateTable();
+                    return storage.truncate(ddlDb(db, truncate.getSchemaName()), truncate.getTableName());
+                }
                 throw new ServerError(StatusCode.Unsupported, "Unsupported DDL request in the Sluice testkit");
             default:
                 throw new ServerError(StatusCode.Unsupported, "Unsupported request: " + request.getRequestCase()
                         + " (the Sluice testkit serves row inserts, row deletes and create DDL)");
         }
+    }
+
+    /** A DDL expression's own schema name wins over the request's database. */
+    private static String ddlDb(String db, String schemaName) {
+        return schemaName.isEmpty() ? db : schemaName;
     }
 
     private static String kind(GreptimeRequest request) {

@@ -166,6 +166,50 @@ class ServerAnswersTest {
         assertEquals("Invalid query: Expecting non-empty GreptimeRequest.", description(e));
     }
 
+    // ---- 9: gRPC DDL ----
+
+    static GreptimeRequest ddl(dev.sluice.internal.wire.DdlRequest.Builder ddl) {
+        return GreptimeRequest.newBuilder().setHeader(RequestHeader.newBuilder().setDbname("public")).setDdl(ddl).build();
+    }
+
+    @Test
+    void alterAddColumnDropAndTruncateAreServedOverGrpc() {
+        stub.handle(insert("a", List.of(HOST, TS), row(s("x"), ts(1))));
+        dev.sluice.internal.wire.ColumnDef region = dev.sluice.internal.wire.ColumnDef.newBuilder().setName("region")
+                .setDataType(ColumnDataType.STRING).setSemanticType(SemanticType.TAG).setIsNullable(true).build();
+        dev.sluice.internal.wire.ColumnDef cpu = dev.sluice.internal.wire.ColumnDef.newBuilder().setName("cpu")
+                .setDataType(ColumnDataType.FLOAT64).setSemanticType(SemanticType.FIELD).setIsNullable(true).build();
+        dev.sluice.internal.wire.AlterTableExpr.Builder alter = dev.sluice.internal.wire.AlterTableExpr.newBuilder()
+                .setTableName("a").setAddColumns(dev.sluice.internal.wire.AddColumns.newBuilder()
+                        .addAddColumns(dev.sluice.internal.wire.AddColumn.newBuilder().setColumnDef(region))
+                        .addAddColumns(dev.sluice.internal.wire.AddColumn.newBuilder().setColumnDef(cpu)));
+        assertEquals(0, stub.handle(ddl(dev.sluice.internal.wire.DdlRequest.newBuilder().setAlterTable(alter)))
+                .getAffectedRows().getValue());
+        assertEquals(List.of("host", "ts", "region", "cpu"), server.schema("a").columns().stream()
+                .map(dev.sluice.TableSchema.Column::name).toList());
+        assertNull(server.rows("a").get(0).get("region"), "older rows read NULL in an added column");
+        StatusRuntimeException again = fails(ddl(dev.sluice.internal.wire.DdlRequest.newBuilder().setAlterTable(alter)),
+                Status.Code.ALREADY_EXISTS, 4003);
+        assertEquals("Column region already exists in table a", description(again));
+
+        stub.handle(insert("a", List.of(HOST, col("region", ColumnDataType.STRING, SemanticType.TAG), TS),
+                row(s("x"), s("eu"), ts(1))));
+        assertEquals(2, server.rowCount("a"), "the added tag is part of the key");
+        stub.handle(ddl(dev.sluice.internal.wire.DdlRequest.newBuilder().setTruncateTable(
+                dev.sluice.internal.wire.TruncateTableExpr.newBuilder().setTableName("a"))));
+        assertEquals(0, server.rowCount("a"));
+        assertEquals(List.of("a"), server.tables());
+
+        stub.handle(ddl(dev.sluice.internal.wire.DdlRequest.newBuilder().setDropTable(
+                dev.sluice.internal.wire.DropTableExpr.newBuilder().setTableName("a"))));
+        assertEquals(List.of(), server.tables());
+        StatusRuntimeException missing = fails(ddl(dev.sluice.internal.wire.DdlRequest.newBuilder().setDropTable(
+                dev.sluice.internal.wire.DropTableExpr.newBuilder().setTableName("a"))), Status.Code.NOT_FOUND, 4001);
+        assertEquals("Table not found: greptime.public.a", description(missing));
+        stub.handle(ddl(dev.sluice.internal.wire.DdlRequest.newBuilder().setDropTable(
+                dev.sluice.internal.wire.DropTableExpr.newBuilder().setTableName("a").setDropIfExists(true))));
+    }
+
     // ---- 4: delete counts ----
 
     @Test

@@ -583,6 +583,79 @@ public final class Storage {
         return t != null && t.remove(table) != null;
     }
 
+    private StoredTable existing(String db, String table) {
+        StoredTable stored = database(db).get(table);
+        if (stored == null) {
+            throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+        }
+        return stored;
+    }
+
+    /**
+     * Drops a table (DDL): a missing one is 4001 unless {@code if exists}.
+     *
+     * @param db the database
+     * @param table the table
+     * @param ifExists whether a missing table is fine
+     * @return 0, as the server answers
+     */
+    public synchronized int dropTable(String db, String table, boolean ifExists) {
+        if (!ifExists) {
+            existing(db, table);
+        }
+        dropTable(db, table);
+        return 0;
+    }
+
+    /**
+     * Removes every row of a table, keeping it (DDL {@code TRUNCATE}).
+     *
+     * @param db the database
+     * @param table the table
+     * @return 0, as the server answers
+     */
+    public synchronized int truncate(String db, String table) {
+        existing(db, table).truncate();
+        return 0;
+    }
+
+    /**
+     * Adds columns to a table (DDL {@code ALTER TABLE ... ADD COLUMN}): new tags extend the primary key, fields
+     * are nullable; a time index cannot be added; an existing name is 4003 unless {@code add_if_not_exists}.
+     *
+     * @param db the database
+     * @param table the table
+     * @param defs the columns, each with its add-if-not-exists flag
+     * @return 0, as the server answers
+     */
+    public synchronized int addColumns(String db, String table, List<Map.Entry<ColumnDef, Boolean>> defs) {
+        StoredTable stored = existing(db, table);
+        List<TableSchema.Column> added = new ArrayList<>();
+        for (Map.Entry<ColumnDef, Boolean> e : defs) {
+            ColumnDef def = e.getKey();
+            if (stored.indexOf(def.getName()) >= 0 || added.stream().anyMatch(c -> c.name().equals(def.getName()))) {
+                if (e.getValue()) {
+                    continue;
+                }
+                throw new ServerError(StatusCode.TableColumnExists, "Column " + def.getName()
+                        + " already exists in table " + table);
+            }
+            SemanticType semantic = def.getSemanticTypeValue() == 0 ? SemanticType.Tag
+                    : def.getSemanticTypeValue() == 2 ? SemanticType.Timestamp : SemanticType.Field;
+            if (semantic == SemanticType.Timestamp) {
+                throw new ServerError(StatusCode.InvalidArguments, "Table " + table + " already has time index "
+                        + stored.timeIndex().name() + ", cannot add timestamp column " + def.getName());
+            }
+            DataType type = dataType(table, def.getName(), def.getDataTypeValue());
+            TableSchema.Column c = new TableSchema.Column(def.getName(), semantic, type,
+                    decimal(type, def.hasDatatypeExtension() ? def.getDatatypeExtension() : null));
+            checkCreatable(table, c);
+            added.add(c);
+        }
+        stored.addColumns(added);
+        return 0;
+    }
+
     /** Drops every table of every database and recreates the default database. */
     public synchronized void clear() {
         databases.clear();

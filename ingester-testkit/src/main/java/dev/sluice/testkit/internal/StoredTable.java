@@ -122,6 +122,21 @@ final class StoredTable {
         compactIfSparse();
     }
 
+    /** Removes every row; columns and options stay. */
+    void truncate() {
+        List<ColumnStore> fresh = new ArrayList<>(columns.size());
+        for (TableSchema.Column c : columns) {
+            fresh.add(new ColumnStore(c, 0));
+        }
+        stores = fresh;
+        dead = new BitSet();
+        size = 0;
+        live = 0;
+        slots = new int[16];
+        used = 0;
+        countOnly = 0;
+    }
+
     /** Counts rows that are not kept. */
     void count(int rows) {
         countOnly += rows;
