@@ -85,7 +85,8 @@ public final class GreptimeTestServer implements AutoCloseable {
         this.tlsKey = b.tlsKey;
         this.tlsClientCa = b.tlsClientCa;
         try {
-            this.http = b.httpPort < 0 ? null : new SqlHttpEndpoint(host, b.httpPort, storage);
+            this.http = b.httpPort < 0 ? null : new SqlHttpEndpoint(host, b.httpPort, storage,
+                    new RequestProcessor(storage, users, faults, log));
         } catch (IOException e) {
             throw new UncheckedIOException("testkit could not serve HTTP on " + host + ":" + b.httpPort, e);
         }
@@ -173,7 +174,7 @@ public final class GreptimeTestServer implements AutoCloseable {
     }
 
     /**
-     * Returns the HTTP endpoint ({@code /health} and {@code /v1/sql} counts), when one was asked for.
+     * Returns the HTTP endpoint ({@code /health} and {@code /v1/sql}), when one was asked for.
      *
      * @return {@code host:port}, or null
      */
@@ -461,8 +462,10 @@ public final class GreptimeTestServer implements AutoCloseable {
         }
 
         /**
-         * Also serves the HTTP slice tools use to check writes: {@code GET /health}, and {@code POST /v1/sql}
-         * with {@code SELECT count(*) FROM t} or {@code DROP TABLE [IF EXISTS] t}.
+         * Also serves GreptimeDB's HTTP API slice: {@code GET /health}, and {@code POST /v1/sql} with GreptimeDB's DDL
+         * ({@code CREATE TABLE ... TIME INDEX ... PRIMARY KEY ... WITH(...)}, {@code CREATE DATABASE}, {@code DROP
+         * TABLE}, {@code TRUNCATE}, {@code SHOW TABLES|DATABASES}, {@code DESC TABLE}) and {@code SELECT} queries
+         * (run by an embedded SQL engine); basic auth when users are configured.
          *
          * @param port the port, 0 for a free one
          * @return this
