@@ -99,6 +99,10 @@ class SqlHttpEndpointTest {
             assertEquals("[\"host\",\"String\",\"PRI\",\"YES\",\"\",\"TAG\"]", desc.get(0).toString());
             assertEquals("[\"ts\",\"TimestampMillisecond\",\"TIME INDEX\",\"NO\",\"\",\"TIMESTAMP\"]", desc.get(5).toString());
 
+            HttpResponse<String> noDb = sql(s, "nodb", "SHOW TABLES", null);
+            assertEquals(400, noDb.statusCode());
+            assertEquals("4004", noDb.headers().firstValue("x-greptime-err-code").orElse(null));
+
             HttpResponse<String> dup = sql(s, "CREATE TABLE cpu (ts TIMESTAMP TIME INDEX)");
             assertEquals(400, dup.statusCode());
             assertEquals("4000", dup.headers().firstValue("x-greptime-err-code").orElse(null));

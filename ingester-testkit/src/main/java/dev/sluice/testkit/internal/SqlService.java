@@ -71,6 +71,14 @@ public final class SqlService {
      * @throws ServerError with GreptimeDB's code when the statement fails
      */
     public Result execute(String db, String sql) {
+        SqlTokens t = new SqlTokens(sql);
+        if (t.accept("create", "database") || t.accept("create", "schema")) {
+            return createDatabase(t);
+        }
+        if (!storage.databases().contains(db)) {
+            // The ?db= of a request must exist; an unknown one is DatabaseNotFound (4004) before any statement runs.
+            throw new ServerError(StatusCode.DatabaseNotFound, "Database not found: " + db);
+        }
         Matcher count = COUNT_ALL.matcher(sql);
         if (count.matches()) {
             // The answer H2 would give, without copying a table of millions of rows (benchmarks count often).
@@ -81,21 +89,8 @@ public final class SqlService {
             return new Result(null, List.of("count(*)"), List.of("Int64"),
                     List.of(List.of(storage.rowCount(name[0], name[1]))));
         }
-        SqlTokens t = new SqlTokens(sql);
         if (t.accept("create", "table")) {
             return createTable(db, t);
-        }
-        if (t.accept("create", "database") || t.accept("create", "schema")) {
-            boolean ifNotExists = t.accept("if", "not", "exists");
-            String name = t.identifier();
-            if (storage.databases().contains(name)) {
-                if (ifNotExists) {
-                    return Result.affected(1);
-                }
-                throw new ServerError(StatusCode.DatabaseAlreadyExists, "Schema " + name + " already exists");
-            }
-            storage.createDatabase(name);
-            return Result.affected(1);
         }
         if (t.accept("drop", "table")) {
             boolean ifExists = t.accept("if", "exists");
@@ -128,6 +123,19 @@ public final class SqlService {
             return query(db, sql);
         }
         throw new ServerError(StatusCode.Unsupported, "The Sluice testkit does not run this statement over HTTP: " + sql);
+    }
+
+    private Result createDatabase(SqlTokens t) {
+        boolean ifNotExists = t.accept("if", "not", "exists");
+        String name = t.identifier();
+        if (storage.databases().contains(name)) {
+            if (ifNotExists) {
+                return Result.affected(1);
+            }
+            throw new ServerError(StatusCode.DatabaseAlreadyExists, "Schema " + name + " already exists");
+        }
+        storage.createDatabase(name);
+        return Result.affected(1);
     }
 
     private static String[] split(String db, String name) {

@@ -350,6 +350,53 @@ final class ConformanceCases {
             assertEquals(2, c.ok(r));
             assertEquals(List.of(Arrays.asList("a", null), List.of("b", "2.5")), c.select(c.t("cw"), "host,v", "ts"));
         }));
+        cases.add(new Case("everyWritableTypeOverHandle", "one row holding every type a write can create is stored", c -> {
+            ColumnSchema dec = ColumnSchema.newBuilder(col("c_dec", ColumnDataType.DECIMAL128, SemanticType.FIELD))
+                    .setDatatypeExtension(ColumnDataTypeExtension.newBuilder().setDecimalType(
+                            DecimalTypeExtension.newBuilder().setPrecision(20).setScale(4))).build();
+            List<ColumnSchema> schema = List.of(col("c_bool", ColumnDataType.BOOLEAN, SemanticType.FIELD),
+                    col("c_i8", ColumnDataType.INT8, SemanticType.FIELD), col("c_i16", ColumnDataType.INT16, SemanticType.FIELD),
+                    col("c_i32", ColumnDataType.INT32, SemanticType.FIELD), col("c_i64", ColumnDataType.INT64, SemanticType.FIELD),
+                    col("c_u8", ColumnDataType.UINT8, SemanticType.FIELD), col("c_u16", ColumnDataType.UINT16, SemanticType.FIELD),
+                    col("c_u32", ColumnDataType.UINT32, SemanticType.FIELD), col("c_u64", ColumnDataType.UINT64, SemanticType.FIELD),
+                    col("c_f32", ColumnDataType.FLOAT32, SemanticType.FIELD), col("c_f64", ColumnDataType.FLOAT64, SemanticType.FIELD),
+                    col("c_bin", ColumnDataType.BINARY, SemanticType.FIELD), col("c_str", ColumnDataType.STRING, SemanticType.FIELD),
+                    col("c_date", ColumnDataType.DATE, SemanticType.FIELD),
+                    col("c_ts_s", ColumnDataType.TIMESTAMP_SECOND, SemanticType.FIELD),
+                    col("c_ts_us", ColumnDataType.TIMESTAMP_MICROSECOND, SemanticType.FIELD),
+                    col("c_ts_ns", ColumnDataType.TIMESTAMP_NANOSECOND, SemanticType.FIELD),
+                    col("c_t_s", ColumnDataType.TIME_SECOND, SemanticType.FIELD),
+                    col("c_t_ms", ColumnDataType.TIME_MILLISECOND, SemanticType.FIELD),
+                    col("c_t_us", ColumnDataType.TIME_MICROSECOND, SemanticType.FIELD),
+                    col("c_t_ns", ColumnDataType.TIME_NANOSECOND, SemanticType.FIELD), dec, json, TS);
+            Row r = row(Value.newBuilder().setBoolValue(true).build(), Value.newBuilder().setI8Value(-8).build(),
+                    Value.newBuilder().setI16Value(-16).build(), Value.newBuilder().setI32Value(-32).build(),
+                    Value.newBuilder().setI64Value(-64).build(), Value.newBuilder().setU8Value(8).build(),
+                    Value.newBuilder().setU16Value(16).build(), Value.newBuilder().setU32Value(32).build(),
+                    Value.newBuilder().setU64Value(64).build(), Value.newBuilder().setF32Value(0.5f).build(), f(0.25),
+                    Value.newBuilder().setBinaryValue(ByteString.copyFromUtf8("b")).build(), s("text"),
+                    Value.newBuilder().setDateValue(19_000).build(), Value.newBuilder().setTimestampSecondValue(1).build(),
+                    Value.newBuilder().setTimestampMicrosecondValue(1).build(),
+                    Value.newBuilder().setTimestampNanosecondValue(1).build(), Value.newBuilder().setTimeSecondValue(1).build(),
+                    Value.newBuilder().setTimeMillisecondValue(1).build(), Value.newBuilder().setTimeMicrosecondValue(1).build(),
+                    Value.newBuilder().setTimeNanosecondValue(1).build(),
+                    Value.newBuilder().setDecimal128Value(Decimal128.newBuilder().setLo(12_345)).build(), s("{\"a\":1}"), ts(T0));
+            assertEquals(1, c.ok(c.insert(c.t("types"), schema, r)));
+            assertEquals(List.of(List.of("-8", "-64", "64", "0.25", "text")), c.select(c.t("types"), "c_i8,c_i64,c_u64,c_f64,c_str", "ts"));
+        }));
+        cases.add(new Case("newColumnIsAdded", "a write with a new column adds it; older rows read NULL there", c -> {
+            c.ok(c.insert(c.t("nc"), List.of(HOST, TS), row(s("a"), ts(T0))));
+            c.ok(c.insert(c.t("nc"), List.of(HOST, V, TS), row(s("b"), f(1.5), ts(T0))));
+            assertEquals(List.of(Arrays.asList("a", null), List.of("b", "1.5")), c.select(c.t("nc"), "host,v", "host"));
+        }));
+        cases.add(new Case("nullTimeIndex", "a NULL time index is 1004 and creates nothing", c -> {
+            c.fails(c.insert(c.t("nt"), List.of(HOST, TS), row(s("a"), NULL)), Status.Code.INVALID_ARGUMENT, 1004);
+            assertFalse(c.target.exists(c.t("nt")));
+        }));
+        cases.add(new Case("emptyRequest", "a request with no body is an invalid query, 1004", c -> {
+            assertEquals("Invalid query: Expecting non-empty GreptimeRequest.", c.fails(GreptimeRequest.newBuilder()
+                    .setHeader(c.header()).build(), Status.Code.INVALID_ARGUMENT, 1004));
+        }));
         cases.add(new Case("authMissing", "no credentials is 7003 UNAUTHENTICATED", c -> {
             GreptimeRequest r = c.insert(c.t("au"), List.of(TS), row(ts(T0))).toBuilder()
                     .setHeader(RequestHeader.newBuilder().setDbname("public")).build();
