@@ -273,8 +273,9 @@ public final class GreptimeTestServer implements AutoCloseable {
      * overwritten by a later write with the same tags and time index takes the later position).
      * Values: {@code Long} for Int8..Int64, UInt8..UInt32, timestamps and times (in the column's unit);
      * {@code BigInteger} for UInt64; {@code Float}, {@code Double}, {@code Boolean}, {@code String} (also JSON
-     * text), {@code byte[]} (a copy), {@code LocalDate} for dates, {@code BigDecimal} at the column's scale;
-     * null for NULL.
+     * text), {@code byte[]} (a copy; also a JSON value written by DoPut, which the open-source server stores
+     * unconverted), {@code LocalDate} for dates, {@code BigDecimal} at the column's scale; null for NULL.
+     * Small integers are stored as the server narrows them (an {@code i8_value} of 1002 reads back -22).
      *
      * @param database database name
      * @param table table name
