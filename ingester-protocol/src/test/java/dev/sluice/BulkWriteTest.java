@@ -393,7 +393,7 @@ class BulkWriteTest extends DefaultTestkitTest {
             w.writeNext().join();
             w.completed();
         }
-        assertEquals("7d", server.tableOptions("public", "bulk_logs").get("ttl"));
+        assertEquals("7days", server.tableOptions("public", "bulk_logs").get("ttl"), "the server stores ttl normalised");
         assertTrue(server.requests().stream().anyMatch(r -> r.kind().equals("ddl")));
     }
 

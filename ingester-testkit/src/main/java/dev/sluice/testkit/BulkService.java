@@ -5,10 +5,10 @@ import dev.sluice.DataType;
 import dev.sluice.SemanticType;
 import dev.sluice.StatusCode;
 import dev.sluice.TableSchema;
-import dev.sluice.bulk.internal.ArrowSupport;
-import dev.sluice.bulk.internal.ArrowTypes;
-import dev.sluice.bulk.internal.FlightMessages;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonParser;
 import dev.sluice.testkit.internal.ServerError;
+import dev.sluice.testkit.internal.ServerTypes;
 import dev.sluice.testkit.internal.Storage;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -35,6 +35,7 @@ import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DecimalVector;
@@ -59,8 +60,8 @@ final class BulkService {
     private final Faults faults;
     private final RequestLog log;
     private final boolean allowAutoCreate;
-    /** Batch bodies are released after every batch; up to 1 GiB of them is kept for the next ones. */
-    private final BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 1L << 30);
+    /** Holds each batch's body while it is decoded; released after every batch. */
+    private final BufferAllocator allocator = new RootAllocator();
     private final ScheduledExecutorService acks = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "testkit-bulk-acks");
         t.setDaemon(true);
@@ -69,7 +70,11 @@ final class BulkService {
     private final AtomicInteger unanswered = new AtomicInteger();
     private final AtomicInteger maxUnanswered = new AtomicInteger();
 
-    BulkService(Storage storage, RequestProcessor auth, Faults faults, RequestLog log, boolean allowAutoCreate) {
+    private final int maxMessageBytes;
+
+    BulkService(Storage storage, RequestProcessor auth, Faults faults, RequestLog log, boolean allowAutoCreate,
+                int maxMessageBytes) {
+        this.maxMessageBytes = maxMessageBytes;
         this.storage = storage;
         this.auth = auth;
         this.faults = faults;
@@ -86,7 +91,7 @@ final class BulkService {
     }
 
     /** One FlightData message, its body read straight into Arrow memory (owned by whoever takes it). */
-    record Incoming(Flight.FlightDescriptor descriptor, byte[] header, byte[] appMetadata, ArrowBuf body) {
+    record Incoming(Flight.FlightDescriptor descriptor, byte[] header, byte[] appMetadata, ArrowBuf body, int size) {
     }
 
     /**
@@ -124,6 +129,7 @@ final class BulkService {
     }
 
     private Incoming read(java.io.InputStream in) throws java.io.IOException {
+        int size = in.available(); // gRPC hands over the whole message: its length
         Flight.FlightDescriptor descriptor = null;
         byte[] header = new byte[0];
         byte[] app = new byte[0];
@@ -162,7 +168,7 @@ final class BulkService {
             }
             throw e;
         }
-        return new Incoming(descriptor, header, app, body);
+        return new Incoming(descriptor, header, app, body, size);
     }
 
     /**
@@ -280,6 +286,12 @@ final class BulkService {
                 }
             }
             try {
+                if (data.size() > maxMessageBytes) {
+                    if (data.body() != null) {
+                        data.body().close();
+                    }
+                    throw DatabaseService.tooLarge(data.size(), maxMessageBytes);
+                }
                 if (schema == null) {
                     if (data.body() != null) {
                         data.body().close();
@@ -330,7 +342,7 @@ final class BulkService {
 
         private void batch(Incoming data, ArrowBuf body) throws Exception {
             long started = System.nanoTime();
-            long id = FlightMessages.requestId(data.appMetadata());
+            long id = requestId(data.appMetadata());
             String outcomeTable = table;
             Faults.Injected fault = faults.nextBulk();
             if (fault != null) {
@@ -384,7 +396,7 @@ final class BulkService {
         private List<TableSchema.Column> fromMetadata() {
             List<TableSchema.Column> cols = new ArrayList<>();
             for (Field f : schema.getFields()) {
-                TableSchema.Column c = ArrowTypes.column(f);
+                TableSchema.Column c = ServerTypes.columnOf(f);
                 if (c == null) {
                     return null;
                 }
@@ -405,18 +417,24 @@ final class BulkService {
             }
             for (FieldVector v : root.getFieldVectors()) {
                 TableSchema.Column tc = null;
-                for (TableSchema.Column c : tableColumns) {
-                    if (c.name().equals(v.getName())) {
-                        tc = c;
+                int tableIndex = -1;
+                for (int i = 0; i < tableColumns.size(); i++) {
+                    if (tableColumns.get(i).name().equals(v.getName())) {
+                        tc = tableColumns.get(i);
+                        tableIndex = i;
                     }
                 }
                 if (tc == null) {
                     continue; // unknown columns are ignored, as on the server
                 }
-                ArrowType expected = ArrowTypes.arrowType(tc);
+                ArrowType expected = ServerTypes.arrowType(tc);
                 if (!expected.equals(v.getField().getType())) {
-                    throw new ServerError(StatusCode.InvalidArguments, "Column " + tc.name() + " of table " + table
-                            + " expects Arrow type " + expected + ", given " + v.getField().getType());
+                    // The server builds an arrow-rs RecordBatch in the table's schema from the batch's columns and
+                    // reports arrow's own error as Unexpected (verified on 1.2, issue 13; src/operator/src/bulk_insert.rs).
+                    throw new ServerError(StatusCode.Unexpected, "Failed to create RecordBatch from vectors: Invalid"
+                            + " argument error: column types must match schema types, expected "
+                            + ServerTypes.arrowTypeName(expected) + " but found "
+                            + ServerTypes.arrowTypeName(v.getField().getType()) + " at column index " + tableIndex);
                 }
                 matched.add(tc);
                 vectors.add(v);
@@ -474,6 +492,23 @@ final class BulkService {
         }
     }
 
+    /**
+     * Reads the batch's {@code request_id} from its {@code app_metadata} JSON as the server does
+     * ({@code src/common/grpc/src/flight/do_put.rs}): metadata that is missing or does not parse means id 0.
+     */
+    static long requestId(byte[] appMetadata) {
+        if (appMetadata == null || appMetadata.length == 0) {
+            return 0;
+        }
+        try {
+            JsonElement json = JsonParser.parseString(new String(appMetadata, StandardCharsets.UTF_8));
+            JsonElement id = json.isJsonObject() ? json.getAsJsonObject().get("request_id") : null;
+            return id != null && id.isJsonPrimitive() && id.getAsJsonPrimitive().isNumber() ? id.getAsLong() : 0;
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
     static Object value(DataType type, FieldVector v, int r) {
         if (v.isNull(r)) {
             return null;
@@ -481,7 +516,9 @@ final class BulkService {
         switch (type) {
             case Bool: return ((BitVector) v).get(r) == 1;
             case String: return new String(((VarCharVector) v).get(r), StandardCharsets.UTF_8);
-            case Binary: return ((VarBinaryVector) v).get(r);
+            // JSON columns are Binary on this path; the open-source server stores the bytes unconverted (JSONB
+            // expected), so they read back as the bytes sent.
+            case Binary: case Json: return ((VarBinaryVector) v).get(r);
             case Decimal128: return ((DecimalVector) v).getObject(r);
             case Float32: return ((BaseFixedWidthVector) v).getDataBuffer().getFloat((long) r * 4);
             case Float64: return ((BaseFixedWidthVector) v).getDataBuffer().getDouble((long) r * 8);
@@ -509,25 +546,26 @@ final class BulkService {
         }
         String header = md.get(AUTH);
         if (header == null) {
-            throw Status.UNAUTHENTICATED.withDescription("Not found http or grpc authorization header").asRuntimeException();
+            throw new ServerError(StatusCode.AuthHeaderNotFound, "Not found http or grpc authorization header").toStatus();
         }
         String b64 = header.startsWith("Basic ") ? header.substring(6).trim() : header.trim();
         String decoded;
         try {
             decoded = new String(Base64.getDecoder().decode(b64), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            throw Status.UNAUTHENTICATED.withDescription("Invalid authorization header").asRuntimeException();
+            throw ServerError.withoutTrailers(StatusCode.InvalidAuthHeader, "auth failed").toStatus();
         }
         int colon = decoded.indexOf(':');
         if (colon < 0) {
-            throw Status.UNAUTHENTICATED.withDescription("Invalid authorization header").asRuntimeException();
+            throw ServerError.withoutTrailers(StatusCode.InvalidAuthHeader, "auth failed").toStatus();
         }
         String user = decoded.substring(0, colon);
         try {
             auth.checkUser(user, decoded.substring(colon + 1));
         } catch (ServerError e) {
-            // DoPut auth failures carry no code trailer.
-            throw Status.fromCode(e.code().grpcCode()).withDescription(e.getMessage()).asRuntimeException();
+            // DoPut answers a wrong password and an unknown user alike, without a code trailer (verified on 1.2,
+            // issue 13; src/servers/src/grpc/flight.rs authenticates before its error conversion).
+            throw ServerError.withoutTrailers(StatusCode.UserPasswordMismatch, "auth failed").toStatus();
         }
         return user;
     }

@@ -27,7 +27,10 @@ final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBas
     private final Faults faults;
     private final RequestLog log;
 
-    DatabaseService(RequestProcessor processor, Faults faults, RequestLog log) {
+    private final int maxMessageBytes;
+
+    DatabaseService(RequestProcessor processor, Faults faults, RequestLog log, int maxMessageBytes) {
+        this.maxMessageBytes = maxMessageBytes;
         this.processor = processor;
         this.faults = faults;
         this.log = log;
@@ -67,8 +70,22 @@ final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBas
                 .setAffectedRows(AffectedRows.newBuilder().setValue(affected)).build();
     }
 
+    /**
+     * The server's transport (tonic) refuses a message over its limit while decoding, before any handler: OUT_OF_RANGE
+     * with tonic's wording and no GreptimeDB trailers (the limit is 512 MiB unless configured).
+     */
+    static io.grpc.StatusRuntimeException tooLarge(int size, int limit) {
+        return io.grpc.Status.OUT_OF_RANGE.withDescription("Error, decoded message length too large: found " + size
+                + " bytes, the limit is: " + limit + " bytes").asRuntimeException();
+    }
+
     @Override
     public void handle(GreptimeRequest request, StreamObserver<GreptimeResponse> observer) {
+        int size = request.getSerializedSize();
+        if (size > maxMessageBytes) {
+            observer.onError(tooLarge(size, maxMessageBytes));
+            return;
+        }
         RequestProcessor.Outcome o = processor.process("Handle", request, metadata());
         if (o.hold()) {
             return;
@@ -92,6 +109,12 @@ final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBas
             @Override
             public void onNext(GreptimeRequest request) {
                 if (done) {
+                    return;
+                }
+                int size = request.getSerializedSize();
+                if (size > maxMessageBytes) {
+                    done = true;
+                    observer.onError(tooLarge(size, maxMessageBytes));
                     return;
                 }
                 RequestProcessor.Outcome o = processor.process("HandleRequests", request, md);

@@ -1,16 +1,13 @@
 package dev.sluice.testkit;
 
 import dev.sluice.TableSchema;
-import dev.sluice.internal.compression.ZstdGrpcCodec;
 import dev.sluice.testkit.internal.Storage;
+import dev.sluice.testkit.internal.ZstdCodec;
 import io.grpc.DecompressorRegistry;
 import io.grpc.CompressorRegistry;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
-import dev.sluice.internal.memory.ReuseCache;
-import dev.sluice.internal.memory.ReusingDirectAllocator;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
@@ -55,20 +52,12 @@ public final class GreptimeTestServer implements AutoCloseable {
     private final Faults faults = new Faults();
     private final RequestLog log;
     private final boolean allowBulkAutoCreate;
+    private final int maxMessageBytes;
     private final Path tlsCertChain;
     private final Path tlsKey;
     private final Path tlsClientCa;
     private volatile BulkService bulk;
     private final SqlHttpEndpoint http;
-    /**
-     * Large receive buffers are reused across requests, as on the client (see {@link ReusingDirectAllocator}).
-     * One allocator serves every server in the process, so that many servers in one test JVM stay within one
-     * budget (at most a quarter of the direct memory limit); idle buffers are freed after 30 s.
-     */
-    private static final class Buffers {
-        static final ReusingDirectAllocator SHARED = ReusingDirectAllocator.withDefaults(ReuseCache.sharedSweeper());
-    }
-
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("testkit-boss", true));
     private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("testkit-io", true));
     private final ExecutorService executor = Executors.newCachedThreadPool(new ThreadFactory() {
@@ -91,11 +80,13 @@ public final class GreptimeTestServer implements AutoCloseable {
         this.log = new RequestLog(b.requestLogCapacity);
         this.port = b.port;
         this.allowBulkAutoCreate = b.allowBulkAutoCreate;
+        this.maxMessageBytes = b.maxMessageBytes;
         this.tlsCertChain = b.tlsCertChain;
         this.tlsKey = b.tlsKey;
         this.tlsClientCa = b.tlsClientCa;
         try {
-            this.http = b.httpPort < 0 ? null : new SqlHttpEndpoint(host, b.httpPort, storage);
+            this.http = b.httpPort < 0 ? null : new SqlHttpEndpoint(host, b.httpPort, storage,
+                    new RequestProcessor(storage, users, faults, log));
         } catch (IOException e) {
             throw new UncheckedIOException("testkit could not serve HTTP on " + host + ":" + b.httpPort, e);
         }
@@ -126,15 +117,15 @@ public final class GreptimeTestServer implements AutoCloseable {
                 .workerEventLoopGroup(workers)
                 .channelType(NioServerSocketChannel.class)
                 .executor(executor)
-                .maxInboundMessageSize(512 * 1024 * 1024)
-                .withChildOption(ChannelOption.ALLOCATOR, Buffers.SHARED)
+                // The transport lets every message through; the services answer one over the limit as the server does.
+                .maxInboundMessageSize(Integer.MAX_VALUE)
                 .compressorRegistry(registryWithZstd())
-                .decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(ZstdGrpcCodec.INSTANCE, true))
-                .addService(ServerInterceptors.intercept(new DatabaseService(processor, faults, log),
+                .decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(ZstdCodec.INSTANCE, true))
+                .addService(ServerInterceptors.intercept(new DatabaseService(processor, faults, log, maxMessageBytes),
                         new DatabaseService.MetadataInterceptor()))
                 .addService(new DatabaseService.Health(log));
         if (bulk == null) {
-            bulk = new BulkService(storage, processor, faults, log, allowBulkAutoCreate);
+            bulk = new BulkService(storage, processor, faults, log, allowBulkAutoCreate, maxMessageBytes);
         }
         nb.addService(ServerInterceptors.intercept(bulk.definition(), new DatabaseService.MetadataInterceptor()));
         if (tlsCertChain != null) {
@@ -160,7 +151,7 @@ public final class GreptimeTestServer implements AutoCloseable {
         CompressorRegistry r = CompressorRegistry.newEmptyInstance();
         r.register(io.grpc.Codec.Identity.NONE);
         r.register(new io.grpc.Codec.Gzip());
-        r.register(ZstdGrpcCodec.INSTANCE);
+        r.register(ZstdCodec.INSTANCE);
         return r;
     }
 
@@ -183,7 +174,7 @@ public final class GreptimeTestServer implements AutoCloseable {
     }
 
     /**
-     * Returns the HTTP endpoint ({@code /health} and {@code /v1/sql} counts), when one was asked for.
+     * Returns the HTTP endpoint ({@code /health} and {@code /v1/sql}), when one was asked for.
      *
      * @return {@code host:port}, or null
      */
@@ -282,8 +273,9 @@ public final class GreptimeTestServer implements AutoCloseable {
      * overwritten by a later write with the same tags and time index takes the later position).
      * Values: {@code Long} for Int8..Int64, UInt8..UInt32, timestamps and times (in the column's unit);
      * {@code BigInteger} for UInt64; {@code Float}, {@code Double}, {@code Boolean}, {@code String} (also JSON
-     * text), {@code byte[]} (a copy), {@code LocalDate} for dates, {@code BigDecimal} at the column's scale;
-     * null for NULL.
+     * text), {@code byte[]} (a copy; also a JSON value written by DoPut, which the open-source server stores
+     * unconverted), {@code LocalDate} for dates, {@code BigDecimal} at the column's scale; null for NULL.
+     * Small integers are stored as the server narrows them (an {@code i8_value} of 1002 reads back -22).
      *
      * @param database database name
      * @param table table name
@@ -449,13 +441,32 @@ public final class GreptimeTestServer implements AutoCloseable {
         private Path tlsKey;
         private Path tlsClientCa;
         private int httpPort = -1;
+        private int maxMessageBytes = 512 * 1024 * 1024;
 
         private Builder() {
         }
 
         /**
-         * Also serves the HTTP slice tools use to check writes: {@code GET /health}, and {@code POST /v1/sql}
-         * with {@code SELECT count(*) FROM t} or {@code DROP TABLE [IF EXISTS] t}.
+         * Sets the largest message the server accepts, as GreptimeDB's {@code grpc.max_recv_message_size}
+         * (default 512 MiB). A larger one is answered OUT_OF_RANGE without GreptimeDB trailers, as the server's
+         * transport does.
+         *
+         * @param bytes the limit in bytes, at least 1
+         * @return this
+         */
+        public Builder maxMessageBytes(int bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxMessageBytes must be at least 1, got " + bytes);
+            }
+            this.maxMessageBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Also serves GreptimeDB's HTTP API slice: {@code GET /health}, and {@code POST /v1/sql} with GreptimeDB's DDL
+         * ({@code CREATE TABLE ... TIME INDEX ... PRIMARY KEY ... WITH(...)}, {@code CREATE DATABASE}, {@code DROP
+         * TABLE}, {@code TRUNCATE}, {@code SHOW TABLES|DATABASES}, {@code DESC TABLE}) and {@code SELECT} queries
+         * (run by an embedded SQL engine); basic auth when users are configured.
          *
          * @param port the port, 0 for a free one
          * @return this
@@ -558,7 +569,12 @@ public final class GreptimeTestServer implements AutoCloseable {
          */
         public GreptimeTestServer start() {
             GreptimeTestServer s = new GreptimeTestServer(this);
-            s.bind();
+            try {
+                s.bind();
+            } catch (RuntimeException e) {
+                s.close(); // the HTTP endpoint and thread pools must not outlive a failed start
+                throw e;
+            }
             return s;
         }
     }

@@ -4,7 +4,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the testkit as a standalone server: {@code java -jar ingester-testkit-<version>-all.jar --port 4001
- * [--host 0.0.0.0] [--http-port 4000] [--user U --password P]}. Serves until killed.
+ * [--host 0.0.0.0] [--http-port 4000] [--user U --password P]}. Serves until killed; prints the ports it bound
+ * ({@code grpc-port=N}, {@code http-port=N}) and exits with status 1, naming the reason, when it cannot listen.
  */
 public final class Main {
     private Main() {
@@ -54,10 +55,24 @@ public final class Main {
         if (user != null) {
             b.user(user, password);
         }
-        GreptimeTestServer server = b.start();
+        GreptimeTestServer server;
+        try {
+            server = b.start();
+        } catch (RuntimeException e) {
+            System.err.println("Sluice testkit could not start: " + e.getMessage()
+                    + (e.getCause() != null ? " (" + e.getCause().getMessage() + ")" : ""));
+            System.exit(1);
+            return;
+        }
         System.out.println("Sluice testkit (GreptimeDB protocol) listening on " + server.endpoint()
                 + (server.httpEndpoint() != null ? ", HTTP on " + server.httpEndpoint() : "")
                 + (user != null ? " with basic auth" : "") + "; Ctrl-C to stop");
+        System.out.println("grpc-port=" + server.port());
+        if (server.httpEndpoint() != null) {
+            String http = server.httpEndpoint();
+            System.out.println("http-port=" + http.substring(http.lastIndexOf(':') + 1));
+        }
+        System.out.flush();
         CountDownLatch forever = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();

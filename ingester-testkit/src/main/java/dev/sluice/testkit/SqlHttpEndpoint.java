@@ -2,37 +2,55 @@ package dev.sluice.testkit;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
+import dev.sluice.StatusCode;
+import dev.sluice.testkit.internal.ServerError;
+import dev.sluice.testkit.internal.SqlService;
 import dev.sluice.testkit.internal.Storage;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
+import java.util.Base64;
+import java.util.List;
 import java.util.concurrent.Executors;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * The slice of GreptimeDB's HTTP API that tools use to check what was written: {@code GET /health}, and
- * {@code POST /v1/sql} with {@code SELECT count(*) FROM t} or {@code DROP TABLE [IF EXISTS] t}. Anything else
- * answers 400 with code 1001 (Unsupported).
+ * GreptimeDB's HTTP SQL API as the testkit serves it: {@code GET /health}, and {@code POST|GET /v1/sql} with
+ * {@code sql} (form or query) and an optional {@code db} ({@code ?db=} or form; {@code catalog-schema} allowed).
+ * Statements run through {@link SqlService}. With users configured, every SQL call needs HTTP basic auth, and a
+ * failure answers 401 with 7003 (no header), 7002 (wrong password) or 7000 (unknown user), as the server does.
+ * Answers use the server's JSON shape; errors are {@code {"code":..,"error":..,"execution_time_ms":..}} with the
+ * {@code x-greptime-err-code} header, and HTTP 400 for request errors, 401 for auth, 500 otherwise
+ * (src/servers/src/http/result/error_result.rs, status_code_to_http_status).
  */
 final class SqlHttpEndpoint {
-    private static final Pattern COUNT = Pattern.compile("(?i)\\s*select\\s+count\\(\\s*\\*\\s*\\)\\s+from\\s+([\\w.:@#-]+)\\s*;?\\s*");
-    private static final Pattern DROP = Pattern.compile("(?i)\\s*drop\\s+table\\s+(if\\s+exists\\s+)?([\\w.:@#-]+)\\s*;?\\s*");
-
     private final HttpServer server;
 
-    SqlHttpEndpoint(String host, int port, Storage storage) throws IOException {
+    SqlHttpEndpoint(String host, int port, Storage storage, RequestProcessor auth) throws IOException {
         server = HttpServer.create(new InetSocketAddress(host, port), 0);
         server.setExecutor(Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "testkit-http");
             t.setDaemon(true);
             return t;
         }));
-        server.createContext("/health", ex -> answer(ex, 200, "{}"));
-        server.createContext("/v1/sql", ex -> sql(ex, storage));
+        SqlService sql = new SqlService(storage);
+        server.createContext("/health", ex -> answer(ex, 200, "{}", null));
+        server.createContext("/v1/sql", ex -> {
+            long started = System.nanoTime();
+            try {
+                sql(ex, sql, auth, started);
+            } catch (ServerError e) {
+                error(ex, e, started);
+            } catch (RuntimeException e) {
+                error(ex, new ServerError(StatusCode.Internal, "Internal error: " + e), started);
+            }
+        });
         server.start();
     }
 
@@ -40,7 +58,7 @@ final class SqlHttpEndpoint {
         return server.getAddress().getPort();
     }
 
-    private static void sql(HttpExchange ex, Storage storage) throws IOException {
+    private static void sql(HttpExchange ex, SqlService service, RequestProcessor auth, long started) throws IOException {
         String db = "public";
         String query = ex.getRequestURI().getRawQuery();
         String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
@@ -63,37 +81,131 @@ final class SqlHttpEndpoint {
                 }
             }
         }
-        if (sql == null) {
-            answer(ex, 400, "{\"code\":1004,\"error\":\"sql parameter is required\"}");
+        checkAuth(ex, auth);
+        int dash = db.indexOf('-');
+        if (dash > 0) {
+            if (!db.substring(0, dash).equals("greptime")) {
+                throw new ServerError(StatusCode.DatabaseNotFound, "Database not found: " + db);
+            }
+            db = db.substring(dash + 1);
+        }
+        if (sql == null || sql.isBlank()) {
+            throw new ServerError(StatusCode.InvalidArguments, "sql parameter is required.");
+        }
+        SqlService.Result r = service.execute(db, sql);
+        JsonObject out = new JsonObject();
+        if (r.affectedRows() != null) {
+            out.addProperty("affectedrows", r.affectedRows());
+        } else {
+            JsonArray schemas = new JsonArray();
+            for (int i = 0; i < r.names().size(); i++) {
+                JsonObject c = new JsonObject();
+                c.addProperty("name", r.names().get(i));
+                c.addProperty("data_type", r.types().get(i));
+                schemas.add(c);
+            }
+            JsonArray rows = new JsonArray();
+            for (List<Object> row : r.rows()) {
+                JsonArray line = new JsonArray();
+                for (Object v : row) {
+                    line.add(json(v));
+                }
+                rows.add(line);
+            }
+            JsonObject schema = new JsonObject();
+            schema.add("column_schemas", schemas);
+            JsonObject records = new JsonObject();
+            records.add("schema", schema);
+            records.add("rows", rows);
+            records.addProperty("total_rows", r.rows().size());
+            out.add("records", records);
+        }
+        JsonArray output = new JsonArray();
+        output.add(out);
+        JsonObject answer = new JsonObject();
+        answer.add("output", output);
+        answer.addProperty("execution_time_ms", (System.nanoTime() - started) / 1_000_000);
+        answer(ex, 200, answer.toString(), null);
+    }
+
+    private static JsonElement json(Object v) {
+        if (v == null) {
+            return JsonNull.INSTANCE;
+        }
+        if (v instanceof Boolean) {
+            return new JsonPrimitive((Boolean) v);
+        }
+        if (v instanceof java.math.BigDecimal) {
+            return new JsonPrimitive(v.toString()); // decimals are strings in GreptimeDB's JSON
+        }
+        if (v instanceof Number) {
+            return new JsonPrimitive((Number) v);
+        }
+        if (v instanceof byte[]) {
+            JsonArray a = new JsonArray();
+            for (byte b : (byte[]) v) {
+                a.add(b & 0xFF);
+            }
+            return a;
+        }
+        return new JsonPrimitive(v.toString());
+    }
+
+    /** HTTP basic auth against the server's users (only when it has some). */
+    private static void checkAuth(HttpExchange ex, RequestProcessor auth) {
+        if (!auth.authRequired()) {
             return;
         }
-        Matcher count = COUNT.matcher(sql);
-        Matcher drop = DROP.matcher(sql);
-        if (count.matches()) {
-            String table = count.group(1);
-            if (!storage.tables(db).contains(table)) {
-                answer(ex, 400, "{\"code\":4001,\"error\":\"Table not found: greptime." + db + "." + table + "\"}");
-                return;
-            }
-            answer(ex, 200, "{\"output\":[{\"records\":{\"schema\":{\"column_schemas\":[{\"name\":\"count(*)\","
-                    + "\"data_type\":\"Int64\"}]},\"rows\":[[" + storage.rowCount(db, table) + "]],\"total_rows\":1}}],"
-                    + "\"execution_time_ms\":0}");
-        } else if (drop.matches()) {
-            boolean existed = storage.dropTable(db, drop.group(2));
-            if (!existed && drop.group(1) == null) {
-                answer(ex, 400, "{\"code\":4001,\"error\":\"Table not found: " + drop.group(2) + "\"}");
-                return;
-            }
-            answer(ex, 200, "{\"output\":[{\"affectedrows\":0}],\"execution_time_ms\":0}");
-        } else {
-            answer(ex, 400, "{\"code\":1001,\"error\":\"the Sluice testkit answers only SELECT count(*) FROM t and"
-                    + " DROP TABLE over HTTP, not: " + sql.replace("\"", "'").toLowerCase(Locale.ROOT) + "\"}");
+        String header = ex.getRequestHeaders().getFirst("Authorization");
+        if (header == null) {
+            throw new ServerError(StatusCode.AuthHeaderNotFound, "Not found http or grpc authorization header");
+        }
+        if (!header.regionMatches(true, 0, "Basic ", 0, 6)) {
+            throw new ServerError(StatusCode.InvalidAuthHeader, "Invalid authorization header");
+        }
+        String decoded;
+        try {
+            decoded = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new ServerError(StatusCode.InvalidAuthHeader, "Invalid authorization header");
+        }
+        int colon = decoded.indexOf(':');
+        if (colon < 0) {
+            throw new ServerError(StatusCode.InvalidAuthHeader, "Invalid authorization header");
+        }
+        auth.checkUser(decoded.substring(0, colon), decoded.substring(colon + 1));
+    }
+
+    static int httpStatus(StatusCode code) {
+        switch (code) {
+            case Success: return 200;
+            case Cancelled: case DeadlineExceeded: return 504;
+            case Unsupported: case InvalidArguments: case InvalidSyntax: case RequestOutdated: case RegionAlreadyExists:
+            case TableColumnExists: case TableAlreadyExists: case RegionNotFound: case DatabaseNotFound:
+            case TableNotFound: case TableColumnNotFound: case PlanQuery: case DatabaseAlreadyExists:
+                return 400;
+            case AuthHeaderNotFound: case InvalidAuthHeader: case UserNotFound: case UnsupportedPasswordType:
+            case UserPasswordMismatch:
+                return 401;
+            case AccessDenied: case PermissionDenied: return 403;
+            default: return 500;
         }
     }
 
-    private static void answer(HttpExchange ex, int status, String json) throws IOException {
+    private static void error(HttpExchange ex, ServerError e, long started) throws IOException {
+        JsonObject body = new JsonObject();
+        body.addProperty("code", e.code().code());
+        body.addProperty("error", e.getMessage());
+        body.addProperty("execution_time_ms", (System.nanoTime() - started) / 1_000_000);
+        answer(ex, httpStatus(e.code()), body.toString(), e.code());
+    }
+
+    private static void answer(HttpExchange ex, int status, String json, StatusCode code) throws IOException {
         byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", "application/json");
+        if (code != null) {
+            ex.getResponseHeaders().set("x-greptime-err-code", Integer.toString(code.code()));
+        }
         ex.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = ex.getResponseBody()) {
             out.write(bytes);

@@ -171,7 +171,7 @@ class TestkitProtocolTest {
         md.put(Metadata.Key.of("x-greptime-hint-ttl", Metadata.ASCII_STRING_MARSHALLER), "1d");
         md.put(Metadata.Key.of("x-greptime-hints", Metadata.ASCII_STRING_MARSHALLER), " ttl = 7d , append_mode=true");
         stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md)).handle(insert("t", List.of(TS), row(ts(1))));
-        assertEquals("7d", server.tableOptions("public", "t").get("ttl"));
+        assertEquals("7days", server.tableOptions("public", "t").get("ttl"), "stored normalised, as the server prints it");
         assertEquals("true", server.tableOptions("public", "t").get("append_mode"));
     }
 
@@ -282,7 +282,8 @@ class TestkitProtocolTest {
     }
 
     @Test
-    void unsupportedRequestsAnswerUnsupported() {
-        fails(GreptimeRequest.newBuilder().setHeader(RequestHeader.newBuilder().setDbname("public")).build(), 1001);
+    void unsupportedDdlAnswersUnsupported() {
+        fails(GreptimeRequest.newBuilder().setHeader(RequestHeader.newBuilder().setDbname("public"))
+                .setDdl(dev.sluice.internal.wire.DdlRequest.getDefaultInstance()).build(), 1001);
     }
 }

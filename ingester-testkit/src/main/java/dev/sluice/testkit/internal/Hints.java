@@ -43,6 +43,28 @@ public final class Hints {
         return Collections.unmodifiableMap(out);
     }
 
+    /** Hints that steer the write and are not stored as table options. */
+    private static final java.util.Set<String> NOT_TABLE_OPTIONS = java.util.Set.of("auto_create_table",
+            "physical_table", "read_preference", "query_timeout");
+
+    /**
+     * The table options a creating write's hints (or a DDL's options) give the new table: every hint but the
+     * request-only ones, with {@code ttl} checked and stored normalised as the server does.
+     *
+     * @param hints hints or DDL options
+     * @return the options to store
+     * @throws ServerError 1004 {@code Failed to parse table option, key: ttl, value: <v>} for a bad ttl
+     */
+    public static Map<String, String> tableOptions(Map<String, String> hints) {
+        Map<String, String> out = new LinkedHashMap<>();
+        hints.forEach((k, v) -> {
+            if (!NOT_TABLE_OPTIONS.contains(k)) {
+                out.put(k, k.equals("ttl") ? Ttl.normalise(v) : v);
+            }
+        });
+        return out;
+    }
+
     /**
      * Reads {@code auto_create_table}: absent means true; anything but exactly true/false is an error.
      *

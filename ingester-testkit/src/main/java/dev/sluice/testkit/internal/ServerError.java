@@ -15,6 +15,7 @@ public final class ServerError extends RuntimeException {
 
     private final StatusCode code;
     private final Boolean retryable;
+    private final boolean trailers;
 
     /**
      * Creates an error with the server's own retry judgement for the code.
@@ -34,9 +35,26 @@ public final class ServerError extends RuntimeException {
      * @param retryable the retry hint to send, or null for the code's usual one
      */
     public ServerError(StatusCode code, String message, Boolean retryable) {
+        this(code, message, retryable, true);
+    }
+
+    private ServerError(StatusCode code, String message, Boolean retryable, boolean trailers) {
         super(message, null, false, false);
         this.code = code;
         this.retryable = retryable;
+        this.trailers = trailers;
+    }
+
+    /**
+     * Creates an error the server answers without its {@code x-greptime-err-*} trailers (answers that do not go
+     * through its error conversion, such as a gRPC query's UNIMPLEMENTED or DoPut's "auth failed").
+     *
+     * @param code the status code (its gRPC code is used)
+     * @param message the description
+     * @return the error
+     */
+    public static ServerError withoutTrailers(StatusCode code, String message) {
+        return new ServerError(code, message, null, false);
     }
 
     /**
@@ -54,6 +72,9 @@ public final class ServerError extends RuntimeException {
      * @return the exception to hand to a response observer
      */
     public StatusRuntimeException toStatus() {
+        if (!this.trailers) {
+            return Status.fromCode(code.grpcCode()).withDescription(getMessage()).asRuntimeException();
+        }
         Metadata trailers = new Metadata();
         trailers.put(ERR_CODE, Integer.toString(code.code()));
         boolean retry = retryable != null ? retryable : code.serverRetryable();

@@ -5,8 +5,6 @@ import dev.sluice.DecimalType;
 import dev.sluice.SemanticType;
 import dev.sluice.StatusCode;
 import dev.sluice.TableSchema;
-import dev.sluice.internal.model.Coercion;
-import dev.sluice.internal.model.JsonText;
 import dev.sluice.internal.wire.ColumnDataTypeExtension;
 import dev.sluice.internal.wire.ColumnDef;
 import dev.sluice.internal.wire.ColumnSchema;
@@ -14,7 +12,6 @@ import dev.sluice.internal.wire.CreateTableExpr;
 import dev.sluice.internal.wire.Row;
 import dev.sluice.internal.wire.Rows;
 import dev.sluice.internal.wire.Value;
-import dev.sluice.internal.wire.ValueFields;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.LocalDate;
@@ -35,12 +32,11 @@ import java.util.regex.Pattern;
 public final class Storage {
     private static final Pattern TABLE_NAME = Pattern.compile("^[a-zA-Z_:-][a-zA-Z0-9_:\\-.@#]*$");
     private static final Set<String> RESERVED = Set.of("__sequence", "__op_type", "__primary_key");
-    /** Options a write's hints may set on the tables it creates. */
-    private static final Set<String> NOT_TABLE_OPTIONS = Set.of("auto_create_table", "physical_table",
-            "read_preference", "query_timeout");
 
     private final Map<String, Map<String, StoredTable>> databases = new TreeMap<>();
     private final boolean retainRows;
+    /** User tables get ids from 1024 up, as on the server (MIN_USER_TABLE_ID); one region (0) each. */
+    private long nextTableId = 1024;
 
     /**
      * Creates storage holding the default database {@code public}.
@@ -86,13 +82,18 @@ public final class Storage {
         StoredTable stored = tables.get(table);
         boolean autoCreate = Hints.autoCreate(hints);
         List<TableSchema.Column> toAdd = new ArrayList<>();
+        Map<String, String> createOptions = null;
         if (stored == null) {
             if (!autoCreate) {
-                throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+                // src/operator/src/insert.rs: a missing table with creation disabled is an invalid insert request.
+                throw new ServerError(StatusCode.InvalidArguments, "Invalid InsertRequest, reason: Table `" + table
+                        + "` does not exist, and `auto_create_table` hint is disabled");
             }
             checkNewTableColumns(table, requestColumns);
+            createOptions = Hints.tableOptions(hints);
         } else {
             boolean hasTimeIndex = false;
+            List<String> unknown = new ArrayList<>();
             for (TableSchema.Column rc : requestColumns) {
                 int i = stored.indexOf(rc.name());
                 if (i < 0) {
@@ -101,24 +102,23 @@ public final class Storage {
                                 + stored.timeIndex().name() + ", cannot add timestamp column " + rc.name());
                     }
                     if (!autoCreate) {
-                        throw new ServerError(StatusCode.TableColumnNotFound, "Column " + rc.name()
-                                + " not found in table " + table);
+                        unknown.add(rc.name());
+                        continue;
                     }
                     checkCreatable(table, rc);
                     toAdd.add(rc);
                     continue;
                 }
-                TableSchema.Column tc = stored.columns.get(i);
-                if (tc.dataType() != rc.dataType() || !java.util.Objects.equals(tc.decimalType(), rc.decimalType())) {
-                    throw new ServerError(StatusCode.InvalidArguments, "Invalid request to region, reason: column "
-                            + rc.name() + " expect type " + typeName(tc) + ", given: " + wireName(rc.dataType())
-                            + "(" + rc.dataType().wireNumber() + ")");
+                checkAgainstTable(stored, stored.columns.get(i), rc);
+                hasTimeIndex |= stored.columns.get(i).semanticType() == SemanticType.Timestamp;
+            }
+            if (!unknown.isEmpty()) {
+                // The region refuses columns it does not have (src/mito2/src/request.rs), listed as a Rust Vec<String>.
+                StringBuilder list = new StringBuilder("[");
+                for (String u : unknown) {
+                    list.append(list.length() > 1 ? ", " : "").append('"').append(u).append('"');
                 }
-                if (tc.semanticType() != rc.semanticType()) {
-                    throw new ServerError(StatusCode.InvalidArguments, "Invalid request to region, reason: column "
-                            + rc.name() + " expect semantic type " + tc.semanticType() + ", given: " + rc.semanticType());
-                }
-                hasTimeIndex |= tc.semanticType() == SemanticType.Timestamp;
+                throw new ServerError(StatusCode.InvalidArguments, stored.regionPrefix() + "unknown columns: " + list + "]");
             }
             if (!hasTimeIndex) {
                 throw new ServerError(StatusCode.InvalidArguments, "Missing time index column "
@@ -127,16 +127,10 @@ public final class Storage {
         }
         List<Object[]> decoded = decodeRows(table, requestColumns, rows.getRowsList());
         if (stored == null) {
-            Map<String, String> options = new LinkedHashMap<>();
-            hints.forEach((k, v) -> {
-                if (!NOT_TABLE_OPTIONS.contains(k)) {
-                    options.put(k, v);
-                }
-            });
-            stored = new StoredTable(table, requestColumns, options, retainRows);
+            stored = new StoredTable(nextTableId++, table, requestColumns, createOptions, retainRows);
             tables.put(table, stored);
         } else {
-            stored.columns.addAll(toAdd);
+            stored.addColumns(toAdd);
         }
         int[] target = new int[requestColumns.size()];
         for (int i = 0; i < target.length; i++) {
@@ -153,12 +147,28 @@ public final class Storage {
     }
 
     /**
+     * The region's schema check for one requested column against the table's (src/mito2/src/request.rs,
+     * {@code check_schema}): same type (timestamp unit and decimal precision/scale included), same semantic type.
+     */
+    private static void checkAgainstTable(StoredTable stored, TableSchema.Column tc, TableSchema.Column rc) {
+        if (tc.dataType() != rc.dataType() || !java.util.Objects.equals(tc.decimalType(), rc.decimalType())) {
+            throw new ServerError(StatusCode.InvalidArguments, stored.regionPrefix() + "column " + rc.name()
+                    + " expect type " + ServerTypes.serverTypeName(tc) + ", given: "
+                    + ServerTypes.wireName(rc.dataType().wireNumber()));
+        }
+        if (tc.semanticType() != rc.semanticType()) {
+            throw new ServerError(StatusCode.InvalidArguments, stored.regionPrefix() + "column " + rc.name()
+                    + " has semantic type " + tc.semanticType() + ", given: " + ServerTypes.wireName(rc.semanticType()));
+        }
+    }
+
+    /**
      * Deletes rows by tags and time index.
      *
      * @param db the database
      * @param table the table name
      * @param rows rows holding every tag and the time index
-     * @return rows removed
+     * @return the number of delete rows sent, present or not (as the server answers, verified on 1.2)
      */
     public synchronized int delete(String db, String table, Rows rows) {
         Map<String, StoredTable> tables = database(db);
@@ -172,12 +182,7 @@ public final class Storage {
             if (i < 0) {
                 throw new ServerError(StatusCode.TableColumnNotFound, "Column " + rc.name() + " not found in table " + table);
             }
-            TableSchema.Column tc = stored.columns.get(i);
-            if (tc.dataType() != rc.dataType() || !java.util.Objects.equals(tc.decimalType(), rc.decimalType())) {
-                throw new ServerError(StatusCode.InvalidArguments, "Invalid request to region, reason: column "
-                        + rc.name() + " expect type " + typeName(tc) + ", given: " + wireName(rc.dataType())
-                        + "(" + rc.dataType().wireNumber() + ")");
-            }
+            checkAgainstTable(stored, stored.columns.get(i), rc);
         }
         for (TableSchema.Column tc : stored.columns) {
             if (tc.semanticType() != SemanticType.Field && requestColumns.stream().noneMatch(c -> c.name().equals(tc.name()))) {
@@ -186,15 +191,14 @@ public final class Storage {
             }
         }
         List<Object[]> decoded = decodeRows(table, requestColumns, rows.getRowsList());
-        int removed = 0;
         for (Object[] values : decoded) {
             Object[] row = new Object[stored.columns.size()];
             for (int i = 0; i < values.length; i++) {
                 row[stored.indexOf(requestColumns.get(i).name())] = values[i];
             }
-            removed += stored.delete(row);
+            stored.delete(row);
         }
-        return removed;
+        return decoded.size();
     }
 
     /**
@@ -244,7 +248,7 @@ public final class Storage {
             columns.stream().filter(c -> c.name().equals(pk)).findFirst().ifPresent(ordered::add);
         }
         columns.stream().filter(c -> !ordered.contains(c)).forEach(ordered::add);
-        tables.put(table, new StoredTable(table, ordered, expr.getTableOptionsMap(), retainRows));
+        tables.put(table, new StoredTable(nextTableId++, table, ordered, Hints.tableOptions(expr.getTableOptionsMap()), retainRows));
         return 0;
     }
 
@@ -257,7 +261,11 @@ public final class Storage {
      * @return the table's columns
      */
     public synchronized List<TableSchema.Column> bulkTarget(String db, String table, List<TableSchema.Column> columnsForCreate) {
-        Map<String, StoredTable> tables = database(db);
+        Map<String, StoredTable> tables = databases.get(db);
+        if (tables == null) {
+            // DoPut looks the table up by its full name: a missing database is a missing table (verified on 1.2).
+            throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+        }
         StoredTable stored = tables.get(table);
         if (stored == null) {
             if (columnsForCreate == null) {
@@ -265,7 +273,7 @@ public final class Storage {
             }
             checkTableName(table);
             checkNewTableColumns(table, columnsForCreate);
-            stored = new StoredTable(table, columnsForCreate, Map.of(), retainRows);
+            stored = new StoredTable(nextTableId++, table, columnsForCreate, Map.of(), retainRows);
             tables.put(table, stored);
         }
         return List.copyOf(stored.columns);
@@ -344,7 +352,7 @@ public final class Storage {
         }
         if (!ts.dataType().isTimestamp()) {
             throw new ServerError(StatusCode.InvalidArguments, "Time index column " + ts.name()
-                    + " must be a timestamp type, given " + wireName(ts.dataType()));
+                    + " must be a timestamp type, given " + ServerTypes.wireName(ts.dataType().wireNumber()));
         }
     }
 
@@ -358,6 +366,7 @@ public final class Storage {
         List<TableSchema.Column> out = new ArrayList<>(schema.size());
         Set<String> names = new HashSet<>();
         int timestamps = 0;
+        String firstTimestamp = null;
         for (ColumnSchema cs : schema) {
             if (!names.add(cs.getColumnName())) {
                 throw new ServerError(StatusCode.InvalidArguments, "Duplicated column name in insert request: "
@@ -374,8 +383,12 @@ public final class Storage {
                 default: throw new ServerError(StatusCode.InvalidArguments, "Unknown semantic type " + cs.getSemanticTypeValue());
             }
             if (timestamps > 1) {
-                throw new ServerError(StatusCode.InvalidArguments, "Duplicated timestamp column in insert request: "
-                        + cs.getColumnName() + ", table " + table);
+                // src/operator/src/req_convert (row schema check): names the first time index and the second.
+                throw new ServerError(StatusCode.InvalidArguments, "Duplicated timestamp column in gRPC requests, exists "
+                        + firstTimestamp + ", duplicated: " + cs.getColumnName());
+            }
+            if (semantic == SemanticType.Timestamp) {
+                firstTimestamp = cs.getColumnName();
             }
             DataType type = dataType(table, cs.getColumnName(), cs.getDatatypeValue());
             out.add(new TableSchema.Column(cs.getColumnName(), semantic, type,
@@ -426,27 +439,34 @@ public final class Storage {
     }
 
     private static Object decode(String table, TableSchema.Column column, Value v) {
-        int kase = v.getValueDataCase().getNumber();
-        if (kase == 0) {
+        Value.ValueDataCase kase = v.getValueDataCase();
+        if (kase == Value.ValueDataCase.VALUEDATA_NOT_SET) {
             if (column.semanticType() == SemanticType.Timestamp) {
                 throw new ServerError(StatusCode.InvalidArguments, "Time index column " + column.name()
                         + " of table " + table + " cannot be null");
             }
             return null;
         }
-        if (kase != ValueFields.of(column.dataType())) {
-            throw new ServerError(StatusCode.InvalidArguments, "Invalid request to region, reason: column "
-                    + column.name() + " expect type " + typeName(column) + ", given value of "
-                    + v.getValueDataCase());
+        if (column.dataType() == DataType.Json && kase == Value.ValueDataCase.JSON_VALUE) {
+            // A 1.2 server converts a JSON column's value only from a string and fails otherwise (verified, issue 13):
+            // never accept a json_value that would then be dropped.
+            throw new ServerError(StatusCode.Unexpected, "Unexpected, violated: Expected to value data to be a string.");
+        }
+        if (kase != ServerTypes.valueCase(column.dataType())) {
+            throw new ServerError(StatusCode.InvalidArguments, "Invalid request, reason: column " + column.name()
+                    + " of table " + table + " expect type " + ServerTypes.serverTypeName(column) + ", given value "
+                    + kase.name().toLowerCase(java.util.Locale.ROOT));
         }
         switch (column.dataType()) {
             case Bool: return v.getBoolValue();
-            case Int8: return (long) v.getI8Value();
-            case Int16: return (long) v.getI16Value();
+            // Small integers travel in 32-bit fields; the server narrows them with a Rust `as` cast, which wraps
+            // (i8_value 1002 is stored as -22): src/api/src/helper.rs (pb value to Value).
+            case Int8: return (long) (byte) v.getI8Value();
+            case Int16: return (long) (short) v.getI16Value();
             case Int32: return (long) v.getI32Value();
             case Int64: return v.getI64Value();
-            case UInt8: return Integer.toUnsignedLong(v.getU8Value());
-            case UInt16: return Integer.toUnsignedLong(v.getU16Value());
+            case UInt8: return (long) (v.getU8Value() & 0xFF);
+            case UInt16: return (long) (v.getU16Value() & 0xFFFF);
             case UInt32: return Integer.toUnsignedLong(v.getU32Value());
             case UInt64: return new BigInteger(Long.toUnsignedString(v.getU64Value()));
             case Float32: return v.getF32Value();
@@ -454,9 +474,8 @@ public final class Storage {
             case Binary: return v.getBinaryValue().toByteArray();
             case String: return v.getStringValue();
             case Json:
-                String problem = JsonText.check(v.getStringValue());
-                if (problem != null) {
-                    throw new ServerError(StatusCode.InvalidArguments, "Invalid JSON in column " + column.name() + ": " + problem);
+                if (!ServerTypes.isJson(v.getStringValue())) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Invalid json text: " + v.getStringValue());
                 }
                 return v.getStringValue();
             case Date: return LocalDate.ofEpochDay(v.getDateValue());
@@ -469,21 +488,10 @@ public final class Storage {
             case TimeMicrosecond: return v.getTimeMicrosecondValue();
             case TimeNanosecond: return v.getTimeNanosecondValue();
             case Decimal128:
-                BigInteger unscaled = Coercion.fromHalves(v.getDecimal128Value().getHi(), v.getDecimal128Value().getLo());
+                BigInteger unscaled = ServerTypes.unscaled(v.getDecimal128Value().getHi(), v.getDecimal128Value().getLo());
                 return new BigDecimal(unscaled, column.decimalType().scale());
             default: throw new IllegalStateException(column.dataType().toString());
         }
-    }
-
-    private static String typeName(TableSchema.Column c) {
-        if (c.dataType() == DataType.Decimal128) {
-            return "Decimal128(" + c.decimalType().precision() + ", " + c.decimalType().scale() + ")";
-        }
-        return c.dataType() + "(" + c.dataType() + "Type)";
-    }
-
-    private static String wireName(DataType t) {
-        return dev.sluice.internal.wire.ColumnDataType.forNumber(t.wireNumber()).name();
     }
 
     // ---- read-back ----
@@ -573,6 +581,79 @@ public final class Storage {
     public synchronized boolean dropTable(String db, String table) {
         Map<String, StoredTable> t = databases.get(db);
         return t != null && t.remove(table) != null;
+    }
+
+    private StoredTable existing(String db, String table) {
+        StoredTable stored = database(db).get(table);
+        if (stored == null) {
+            throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+        }
+        return stored;
+    }
+
+    /**
+     * Drops a table (DDL): a missing one is 4001 unless {@code if exists}.
+     *
+     * @param db the database
+     * @param table the table
+     * @param ifExists whether a missing table is fine
+     * @return 0, as the server answers
+     */
+    public synchronized int dropTable(String db, String table, boolean ifExists) {
+        if (!ifExists) {
+            existing(db, table);
+        }
+        dropTable(db, table);
+        return 0;
+    }
+
+    /**
+     * Removes every row of a table, keeping it (DDL {@code TRUNCATE}).
+     *
+     * @param db the database
+     * @param table the table
+     * @return 0, as the server answers
+     */
+    public synchronized int truncate(String db, String table) {
+        existing(db, table).truncate();
+        return 0;
+    }
+
+    /**
+     * Adds columns to a table (DDL {@code ALTER TABLE ... ADD COLUMN}): new tags extend the primary key, fields
+     * are nullable; a time index cannot be added; an existing name is 4003 unless {@code add_if_not_exists}.
+     *
+     * @param db the database
+     * @param table the table
+     * @param defs the columns, each with its add-if-not-exists flag
+     * @return 0, as the server answers
+     */
+    public synchronized int addColumns(String db, String table, List<Map.Entry<ColumnDef, Boolean>> defs) {
+        StoredTable stored = existing(db, table);
+        List<TableSchema.Column> added = new ArrayList<>();
+        for (Map.Entry<ColumnDef, Boolean> e : defs) {
+            ColumnDef def = e.getKey();
+            if (stored.indexOf(def.getName()) >= 0 || added.stream().anyMatch(c -> c.name().equals(def.getName()))) {
+                if (e.getValue()) {
+                    continue;
+                }
+                throw new ServerError(StatusCode.TableColumnExists, "Column " + def.getName()
+                        + " already exists in table " + table);
+            }
+            SemanticType semantic = def.getSemanticTypeValue() == 0 ? SemanticType.Tag
+                    : def.getSemanticTypeValue() == 2 ? SemanticType.Timestamp : SemanticType.Field;
+            if (semantic == SemanticType.Timestamp) {
+                throw new ServerError(StatusCode.InvalidArguments, "Table " + table + " already has time index "
+                        + stored.timeIndex().name() + ", cannot add timestamp column " + def.getName());
+            }
+            DataType type = dataType(table, def.getName(), def.getDataTypeValue());
+            TableSchema.Column c = new TableSchema.Column(def.getName(), semantic, type,
+                    decimal(type, def.hasDatatypeExtension() ? def.getDatatypeExtension() : null));
+            checkCreatable(table, c);
+            added.add(c);
+        }
+        stored.addColumns(added);
+        return 0;
     }
 
     /** Drops every table of every database and recreates the default database. */

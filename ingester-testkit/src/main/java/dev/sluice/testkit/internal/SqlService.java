@@ -1,0 +1,502 @@
+package dev.sluice.testkit.internal;
+
+import dev.sluice.DataType;
+import dev.sluice.SemanticType;
+import dev.sluice.StatusCode;
+import dev.sluice.TableSchema;
+import dev.sluice.internal.wire.ColumnDataTypeExtension;
+import dev.sluice.internal.wire.ColumnDef;
+import dev.sluice.internal.wire.CreateTableExpr;
+import dev.sluice.internal.wire.DecimalTypeExtension;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The SQL the testkit answers over HTTP. GreptimeDB's own statements are parsed here ({@code CREATE TABLE ...
+ * TIME INDEX ... PRIMARY KEY ... ENGINE=... WITH(...)}, {@code CREATE DATABASE}, {@code DROP TABLE},
+ * {@code TRUNCATE}, {@code SHOW TABLES|DATABASES}, {@code DESC TABLE}) and run on the testkit's storage, the same
+ * paths as gRPC DDL. Queries ({@code SELECT}) run on an embedded H2 database holding a copy of the tables the
+ * query names, so projections, WHERE, ORDER BY, LIMIT, aggregates and GROUP BY behave as a SQL engine's do.
+ * Timestamps are H2 TIMESTAMPs (UTC) while the query runs and come back as epoch numbers in the column's unit,
+ * as GreptimeDB's JSON output gives them.
+ */
+public final class SqlService {
+    private static final Pattern COUNT_ALL = Pattern.compile(
+            "(?i)\\s*select\\s+count\\(\\s*\\*\\s*\\)\\s+from\\s+([\\w:@#-]+(?:\\.[\\w:@#-]+)?)\\s*;?\\s*");
+    private static final Pattern WORD = Pattern.compile("[A-Za-z_][\\w:@#-]*");
+
+    private final Storage storage;
+
+    /**
+     * Creates the service.
+     *
+     * @param storage the testkit's storage
+     */
+    public SqlService(Storage storage) {
+        this.storage = storage;
+    }
+
+    /** What a statement answers: affected rows, or records. */
+    public record Result(Integer affectedRows, List<String> names, List<String> types, List<List<Object>> rows) {
+        static Result affected(int n) {
+            return new Result(n, null, null, null);
+        }
+    }
+
+    /**
+     * Runs one statement.
+     *
+     * @param db the database from {@code ?db=} ({@code public} when absent)
+     * @param sql the statement
+     * @return the answer
+     * @throws ServerError with GreptimeDB's code when the statement fails
+     */
+    public Result execute(String db, String sql) {
+        SqlTokens t = new SqlTokens(sql);
+        if (t.accept("create", "database") || t.accept("create", "schema")) {
+            return createDatabase(t);
+        }
+        if (!storage.databases().contains(db)) {
+            // The ?db= of a request must exist; an unknown one is DatabaseNotFound (4004) before any statement runs.
+            throw new ServerError(StatusCode.DatabaseNotFound, "Database not found: " + db);
+        }
+        Matcher count = COUNT_ALL.matcher(sql);
+        if (count.matches()) {
+            // The answer H2 would give, without copying a table of millions of rows (benchmarks count often).
+            String[] name = split(db, count.group(1));
+            if (!storage.tables(name[0]).contains(name[1])) {
+                throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + name[0] + "." + name[1]);
+            }
+            return new Result(null, List.of("count(*)"), List.of("Int64"),
+                    List.of(List.of(storage.rowCount(name[0], name[1]))));
+        }
+        if (t.accept("create", "table")) {
+            return createTable(db, t);
+        }
+        if (t.accept("drop", "table")) {
+            boolean ifExists = t.accept("if", "exists");
+            String[] name = qualified(db, t.qualifiedName());
+            return Result.affected(storage.dropTable(name[0], name[1], ifExists));
+        }
+        if (t.accept("truncate")) {
+            t.accept("table");
+            String[] name = qualified(db, t.qualifiedName());
+            return Result.affected(storage.truncate(name[0], name[1]));
+        }
+        if (t.accept("show", "tables")) {
+            List<List<Object>> rows = new ArrayList<>();
+            storage.tables(db).stream().sorted().forEach(n -> rows.add(List.of(n)));
+            return new Result(null, List.of("Tables"), List.of("String"), rows);
+        }
+        if (t.accept("show", "databases")) {
+            List<List<Object>> rows = new ArrayList<>();
+            List<String> names = new ArrayList<>(storage.databases());
+            names.add("information_schema");
+            names.stream().sorted().forEach(n -> rows.add(List.of(n)));
+            return new Result(null, List.of("Database"), List.of("String"), rows);
+        }
+        if (t.accept("desc") || t.accept("describe")) {
+            t.accept("table");
+            String[] name = qualified(db, t.qualifiedName());
+            return describe(name[0], name[1]);
+        }
+        if (t.accept("select") || t.accept("with")) {
+            return query(db, sql);
+        }
+        throw new ServerError(StatusCode.Unsupported, "The Sluice testkit does not run this statement over HTTP: " + sql);
+    }
+
+    private Result createDatabase(SqlTokens t) {
+        boolean ifNotExists = t.accept("if", "not", "exists");
+        String name = t.identifier();
+        if (storage.databases().contains(name)) {
+            if (ifNotExists) {
+                return Result.affected(1);
+            }
+            throw new ServerError(StatusCode.DatabaseAlreadyExists, "Schema " + name + " already exists");
+        }
+        storage.createDatabase(name);
+        return Result.affected(1);
+    }
+
+    private static String[] split(String db, String name) {
+        int dot = name.indexOf('.');
+        return dot < 0 ? new String[] {db, name} : new String[] {name.substring(0, dot), name.substring(dot + 1)};
+    }
+
+    private static String[] qualified(String db, String[] name) {
+        return new String[] {name[0] == null ? db : name[0], name[1]};
+    }
+
+    // ---- CREATE TABLE ----
+
+    private Result createTable(String db, SqlTokens t) {
+        boolean ifNotExists = t.accept("if", "not", "exists");
+        String[] name = qualified(db, t.qualifiedName());
+        CreateTableExpr.Builder expr = CreateTableExpr.newBuilder().setSchemaName(name[0]).setTableName(name[1])
+                .setCreateIfNotExists(ifNotExists);
+        List<String> primaryKeys = new ArrayList<>();
+        String timeIndex = null;
+        t.expect("(");
+        do {
+            if (t.accept("time", "index")) {
+                t.expect("(");
+                timeIndex = t.identifier();
+                t.expect(")");
+            } else if (t.accept("primary", "key")) {
+                t.expect("(");
+                do {
+                    primaryKeys.add(t.identifier());
+                } while (t.accept(","));
+                t.expect(")");
+            } else {
+                String column = t.identifier();
+                ColumnDef.Builder def = ColumnDef.newBuilder().setName(column).setIsNullable(true);
+                type(t, def);
+                while (t.peek() != null && !t.peek().text().equals(",") && !t.peek().text().equals(")")) {
+                    if (t.accept("not", "null")) {
+                        def.setIsNullable(false);
+                    } else if (t.accept("null")) {
+                        def.setIsNullable(true);
+                    } else if (t.accept("time", "index")) {
+                        timeIndex = column;
+                    } else if (t.accept("primary", "key")) {
+                        primaryKeys.add(column);
+                    } else {
+                        t.skipToListEnd(); // DEFAULT, COMMENT, index options: not modelled by the testkit
+                    }
+                }
+                expr.addColumnDefs(def);
+            }
+        } while (t.accept(","));
+        t.expect(")");
+        Map<String, String> options = new LinkedHashMap<>();
+        while (!t.done()) {
+            if (t.accept("engine")) {
+                t.expect("=");
+                expr.setEngine(t.identifier());
+            } else if (t.accept("with")) {
+                t.expect("(");
+                do {
+                    StringBuilder key = new StringBuilder(t.next().text());
+                    while (t.accept(".")) {
+                        key.append('.').append(t.next().text());
+                    }
+                    t.expect("=");
+                    options.put(key.toString(), t.next().text());
+                } while (t.accept(","));
+                t.expect(")");
+            } else if (t.accept("partition")) {
+                t.skipToListEnd();
+            } else {
+                throw new ServerError(StatusCode.InvalidSyntax, "Invalid SQL syntax: unexpected " + t.next().text());
+            }
+        }
+        if (timeIndex == null) {
+            throw new ServerError(StatusCode.InvalidArguments, "Missing time index constraint");
+        }
+        for (int i = 0; i < expr.getColumnDefsCount(); i++) {
+            ColumnDef.Builder def = expr.getColumnDefsBuilder(i);
+            int semantic = def.getName().equals(timeIndex) ? 2 : primaryKeys.contains(def.getName()) ? 0 : 1;
+            def.setSemanticTypeValue(semantic);
+        }
+        expr.setTimeIndex(timeIndex).addAllPrimaryKeys(primaryKeys).putAllTableOptions(options);
+        return Result.affected(storage.createTable(db, expr.build()));
+    }
+
+    /** GreptimeDB's SQL type names (src/sql/src/statements.rs, sql_data_type_to_concrete_data_type). */
+    private static void type(SqlTokens t, ColumnDef.Builder def) {
+        String name = t.identifier();
+        List<Integer> args = new ArrayList<>();
+        if (t.accept("(")) {
+            do {
+                args.add(Integer.parseInt(t.next().text()));
+            } while (t.accept(","));
+            t.expect(")");
+        }
+        boolean unsigned = t.accept("unsigned");
+        DataType type;
+        switch (name) {
+            case "string": case "text": case "varchar": case "char": case "tinytext": case "mediumtext": case "longtext":
+                type = DataType.String; break;
+            case "binary": case "varbinary": case "blob": case "tinyblob": case "mediumblob": case "longblob": case "bytea":
+                type = DataType.Binary; break;
+            case "tinyint": case "int8": type = unsigned ? DataType.UInt8 : DataType.Int8; break;
+            case "smallint": case "int16": type = unsigned ? DataType.UInt16 : DataType.Int16; break;
+            case "int": case "integer": case "int32": type = unsigned ? DataType.UInt32 : DataType.Int32; break;
+            case "bigint": case "int64": type = unsigned ? DataType.UInt64 : DataType.Int64; break;
+            case "uint8": type = DataType.UInt8; break;
+            case "uint16": type = DataType.UInt16; break;
+            case "uint32": type = DataType.UInt32; break;
+            case "uint64": type = DataType.UInt64; break;
+            case "float": case "float32": case "real": type = DataType.Float32; break;
+            case "double": case "float64": type = DataType.Float64; break;
+            case "boolean": case "bool": type = DataType.Bool; break;
+            case "date": type = DataType.Date; break;
+            case "json": type = DataType.Json; break;
+            case "timestamp_s": case "timestamp_sec": case "timestampsecond": type = DataType.TimestampSecond; break;
+            case "timestamp_ms": case "timestampmillisecond": type = DataType.TimestampMillisecond; break;
+            case "timestamp_us": case "timestampmicrosecond": case "datetime": type = DataType.TimestampMicrosecond; break;
+            case "timestamp_ns": case "timestampnanosecond": type = DataType.TimestampNanosecond; break;
+            case "timestamp": {
+                int p = args.isEmpty() ? 3 : args.get(0);
+                type = p == 0 ? DataType.TimestampSecond : p == 3 ? DataType.TimestampMillisecond
+                        : p == 6 ? DataType.TimestampMicrosecond : p == 9 ? DataType.TimestampNanosecond : null;
+                if (type == null) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Unsupported timestamp precision " + p
+                            + " of column " + def.getName());
+                }
+                break;
+            }
+            case "decimal": case "numeric":
+                type = DataType.Decimal128;
+                def.setDatatypeExtension(ColumnDataTypeExtension.newBuilder().setDecimalType(DecimalTypeExtension.newBuilder()
+                        .setPrecision(args.isEmpty() ? 38 : args.get(0)).setScale(args.size() < 2 ? 10 : args.get(1))));
+                break;
+            default:
+                throw new ServerError(StatusCode.InvalidArguments, "Unsupported data type " + name + " of column "
+                        + def.getName() + " in the Sluice testkit");
+        }
+        def.setDataTypeValue(type.wireNumber());
+    }
+
+    // ---- DESC ----
+
+    private Result describe(String db, String table) {
+        if (!storage.tables(db).contains(table)) {
+            throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+        }
+        List<List<Object>> rows = new ArrayList<>();
+        for (TableSchema.Column c : storage.columns(db, table)) {
+            String key = c.semanticType() == SemanticType.Tag ? "PRI" : c.semanticType() == SemanticType.Timestamp ? "TIME INDEX" : "";
+            String semantic = c.semanticType() == SemanticType.Tag ? "TAG" : c.semanticType() == SemanticType.Timestamp
+                    ? "TIMESTAMP" : "FIELD";
+            rows.add(List.of(c.name(), typeName(c), key, c.semanticType() == SemanticType.Timestamp ? "NO" : "YES", "",
+                    semantic));
+        }
+        return new Result(null, List.of("Column", "Type", "Key", "Null", "Default", "Semantic Type"),
+                List.of("String", "String", "String", "String", "String", "String"), rows);
+    }
+
+    /** How GreptimeDB names a column type in its SQL answers ({@code ConcreteDataType::name}). */
+    static String typeName(TableSchema.Column c) {
+        switch (c.dataType()) {
+            case Bool: return "Boolean";
+            case Decimal128: return "Decimal(" + c.decimalType().precision() + ", " + c.decimalType().scale() + ")";
+            default: return c.dataType().toString();
+        }
+    }
+
+    // ---- SELECT through H2 ----
+
+    private Result query(String db, String sql) {
+        try (Connection h2 = DriverManager.getConnection("jdbc:h2:mem:;DATABASE_TO_LOWER=TRUE;MODE=Regular")) {
+            Map<String, TableSchema.Column> byName = new LinkedHashMap<>();
+            mirror(h2, db, sql, byName);
+            try (Statement st = h2.createStatement()) {
+                st.execute("SET SCHEMA " + quote(db));
+                try (ResultSet rs = st.executeQuery(sql)) {
+                    ResultSetMetaData md = rs.getMetaData();
+                    int n = md.getColumnCount();
+                    List<String> names = new ArrayList<>();
+                    List<String> types = new ArrayList<>();
+                    List<TableSchema.Column> sources = new ArrayList<>();
+                    // H2 widens aggregates of numbers to NUMERIC/DECFLOAT; GreptimeDB keeps Int64 and Float64.
+                    boolean[] toLong = new boolean[n + 1];
+                    boolean[] toDouble = new boolean[n + 1];
+                    for (int i = 1; i <= n; i++) {
+                        String label = md.getColumnLabel(i);
+                        TableSchema.Column source = byName.get(label);
+                        names.add(label);
+                        sources.add(source);
+                        String h2Type = md.getColumnTypeName(i);
+                        if (source == null && "DECFLOAT".equalsIgnoreCase(h2Type)) {
+                            toDouble[i] = true;
+                            types.add("Float64");
+                        } else if (source == null && "NUMERIC".equalsIgnoreCase(h2Type) && md.getScale(i) == 0) {
+                            toLong[i] = true;
+                            types.add("Int64");
+                        } else {
+                            types.add(source != null ? typeName(source) : jdbcTypeName(md.getColumnType(i)));
+                        }
+                    }
+                    List<List<Object>> rows = new ArrayList<>();
+                    while (rs.next()) {
+                        List<Object> row = new ArrayList<>(n);
+                        for (int i = 1; i <= n; i++) {
+                            Object v = rs.getObject(i);
+                            if (v instanceof BigDecimal && toDouble[i]) {
+                                v = ((BigDecimal) v).doubleValue();
+                            } else if (v instanceof BigDecimal && toLong[i] && ((BigDecimal) v).toBigInteger().bitLength() < 64) {
+                                v = ((BigDecimal) v).longValueExact();
+                            }
+                            row.add(output(v, sources.get(i - 1)));
+                        }
+                        rows.add(row);
+                    }
+                    return new Result(null, names, types, rows);
+                }
+            }
+        } catch (SQLException e) {
+            throw translate(db, e);
+        }
+    }
+
+    /** Copies every table the statement names (by word, in {@code db} or qualified) into H2. */
+    private void mirror(Connection h2, String db, String sql, Map<String, TableSchema.Column> byName) throws SQLException {
+        List<String> databases = storage.databases();
+        try (Statement st = h2.createStatement()) {
+            for (String d : databases) {
+                st.execute("CREATE SCHEMA IF NOT EXISTS " + quote(d));
+            }
+            if (!databases.contains(db)) {
+                st.execute("CREATE SCHEMA IF NOT EXISTS " + quote(db));
+            }
+        }
+        Matcher words = WORD.matcher(sql);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        while (words.find()) {
+            String w = words.group();
+            for (String d : databases) {
+                for (String table : storage.tables(d)) {
+                    if (table.equalsIgnoreCase(w) && seen.add(d + "." + table)) {
+                        copy(h2, d, table, byName);
+                    }
+                }
+            }
+        }
+    }
+
+    private void copy(Connection h2, String db, String table, Map<String, TableSchema.Column> byName) throws SQLException {
+        List<TableSchema.Column> columns = storage.columns(db, table);
+        StringBuilder ddl = new StringBuilder("CREATE TABLE ").append(quote(db)).append('.').append(quote(table)).append(" (");
+        StringBuilder insert = new StringBuilder("INSERT INTO ").append(quote(db)).append('.').append(quote(table)).append(" VALUES (");
+        for (int i = 0; i < columns.size(); i++) {
+            TableSchema.Column c = columns.get(i);
+            byName.putIfAbsent(c.name(), c);
+            ddl.append(i == 0 ? "" : ", ").append(quote(c.name())).append(' ').append(h2Type(c));
+            insert.append(i == 0 ? "?" : ", ?");
+        }
+        try (Statement st = h2.createStatement()) {
+            st.execute(ddl.append(')').toString());
+        }
+        try (PreparedStatement ps = h2.prepareStatement(insert.append(')').toString())) {
+            int batch = 0;
+            for (Map<String, Object> row : storage.rows(db, table)) {
+                for (int i = 0; i < columns.size(); i++) {
+                    ps.setObject(i + 1, input(row.get(columns.get(i).name()), columns.get(i)));
+                }
+                ps.addBatch();
+                if (++batch % 10_000 == 0) {
+                    ps.executeBatch();
+                }
+            }
+            ps.executeBatch();
+        }
+    }
+
+    private static String quote(String identifier) {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
+    }
+
+    private static String h2Type(TableSchema.Column c) {
+        switch (c.dataType()) {
+            case Bool: return "BOOLEAN";
+            case Float32: return "REAL";
+            case Float64: return "DOUBLE PRECISION";
+            case UInt64: return "NUMERIC(20, 0)";
+            case String: case Json: return "VARCHAR";
+            case Binary: return "VARBINARY";
+            case Date: return "DATE";
+            case TimestampSecond: case TimestampMillisecond: case TimestampMicrosecond: case TimestampNanosecond:
+                return "TIMESTAMP(9)";
+            case Decimal128: return "NUMERIC(" + c.decimalType().precision() + ", " + c.decimalType().scale() + ")";
+            default: return "BIGINT";
+        }
+    }
+
+    private static Object input(Object v, TableSchema.Column c) {
+        if (v == null) {
+            return null;
+        }
+        if (c.dataType().isTimestamp()) {
+            long units = (Long) v;
+            long per = c.dataType().unitsPerSecond();
+            long seconds = Math.floorDiv(units, per);
+            long nanos = Math.floorMod(units, per) * (1_000_000_000L / per);
+            return LocalDateTime.ofEpochSecond(seconds, (int) nanos, ZoneOffset.UTC);
+        }
+        if (v instanceof BigInteger) {
+            return new BigDecimal((BigInteger) v);
+        }
+        if (c.dataType() == DataType.Json && v instanceof byte[]) {
+            return new String((byte[]) v, java.nio.charset.StandardCharsets.UTF_8);
+        }
+        return v;
+    }
+
+    /** A value as GreptimeDB's JSON output gives it: timestamps as epoch numbers in the column's unit. */
+    private static Object output(Object v, TableSchema.Column source) {
+        if (v instanceof java.sql.Timestamp || v instanceof LocalDateTime) {
+            Instant at = v instanceof LocalDateTime ? ((LocalDateTime) v).toInstant(ZoneOffset.UTC)
+                    : ((java.sql.Timestamp) v).toLocalDateTime().toInstant(ZoneOffset.UTC);
+            long per = source != null && source.dataType().isTimestamp() ? source.dataType().unitsPerSecond() : 1000;
+            return at.getEpochSecond() * per + at.getNano() / (1_000_000_000L / per);
+        }
+        if (v instanceof java.sql.Date) {
+            return ((java.sql.Date) v).toLocalDate().toString();
+        }
+        if (v instanceof LocalDate) {
+            return v.toString();
+        }
+        return v;
+    }
+
+    private static String jdbcTypeName(int type) {
+        switch (type) {
+            case Types.BIGINT: case Types.INTEGER: case Types.SMALLINT: case Types.TINYINT: return "Int64";
+            case Types.DOUBLE: case Types.FLOAT: return "Float64";
+            case Types.REAL: return "Float32";
+            case Types.BOOLEAN: return "Boolean";
+            case Types.DATE: return "Date";
+            case Types.TIMESTAMP: return "TimestampMillisecond";
+            case Types.NUMERIC: case Types.DECIMAL: return "Decimal(38, 10)";
+            case Types.VARBINARY: case Types.BINARY: return "Binary";
+            default: return "String";
+        }
+    }
+
+    /** H2's failures in GreptimeDB's codes: a missing table 4001, syntax 2000, planning 3000, else 3001. */
+    private static ServerError translate(String db, SQLException e) {
+        String message = e.getMessage() == null ? e.toString() : e.getMessage().split("; SQL statement:")[0];
+        switch (e.getErrorCode()) {
+            case 42102: case 42103: case 42104: case 90079: {
+                Matcher m = Pattern.compile("\"([^\"]+)\"").matcher(message);
+                String table = m.find() ? m.group(1) : "?";
+                return new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table.toLowerCase(Locale.ROOT));
+            }
+            case 42000: case 42001: return new ServerError(StatusCode.InvalidSyntax, "Invalid SQL syntax: " + message);
+            case 42122: case 90022: case 90008: return new ServerError(StatusCode.PlanQuery, "Failed to plan SQL: " + message);
+            default: return new ServerError(StatusCode.EngineExecuteQuery, "Failed to execute query: " + message);
+        }
+    }
+}
