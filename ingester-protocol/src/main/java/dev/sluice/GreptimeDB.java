@@ -234,7 +234,18 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public BatchingWriter batchingWriter(BatchingWriter.Config config) {
         RetryPolicy policy = config.context().retryPolicy() != null ? config.context().retryPolicy() : options.retryPolicy();
-        DefaultBatchingWriter w = new DefaultBatchingWriter(this, config, timer, options.defaultTimeout(),
+        DefaultBatchingWriter.Paths paths = new DefaultBatchingWriter.Paths() {
+            @Override
+            public CompletableFuture<Result<WriteOk, Err>> write(List<Table> tables, WriteOp op, Context ctx) {
+                return GreptimeDB.this.write(tables, op, ctx);
+            }
+
+            @Override
+            public BulkStreamWriter bulk(TableSchema schema, BulkWrite.Config bulkConfig, Context ctx) {
+                return bulkStreamWriter(schema, bulkConfig, ctx);
+            }
+        };
+        DefaultBatchingWriter w = new DefaultBatchingWriter(paths, config, timer, options.defaultTimeout(),
                 saturatedSum(policy.deliveryTimeout(), options.defaultTimeout()), batchingWriters::remove);
         batchingWriters.add(w);
         return w;

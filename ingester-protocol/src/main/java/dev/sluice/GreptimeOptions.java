@@ -46,17 +46,9 @@ public final class GreptimeOptions {
     private final TlsConfig tls;
     private final long maxInFlightBytes;
     private final int maxInFlightRequests;
-    private final LimitPolicy limitPolicy;
+    private final WhenFull limitPolicy;
     private final Duration limitWait;
     private final Object meterRegistry;
-
-    /** What a write does when a client-wide limit is reached. */
-    public enum LimitPolicy {
-        /** Wait for room, fairly (first come, first served), at most {@code limitWait}. */
-        Block,
-        /** Fail at once. */
-        FailFast
-    }
 
     private GreptimeOptions(Builder b) {
         this.retryPolicy = b.retryPolicy;
@@ -154,7 +146,7 @@ public final class GreptimeOptions {
     }
 
     /** @return what happens at a limit */
-    public LimitPolicy limitPolicy() {
+    public WhenFull limitPolicy() {
         return limitPolicy;
     }
 
@@ -191,7 +183,7 @@ public final class GreptimeOptions {
         private TlsConfig tls;
         private long maxInFlightBytes = 256L << 20;
         private int maxInFlightRequests = 1_024;
-        private LimitPolicy limitPolicy = LimitPolicy.Block;
+        private WhenFull limitPolicy = WhenFull.Block;
         private Duration limitWait = Duration.ofSeconds(10);
         private Object meterRegistry;
 
@@ -364,10 +356,10 @@ public final class GreptimeOptions {
          * Sets what happens when a limit is reached, and the longest wait for room.
          *
          * @param policy block (bounded) or fail fast
-         * @param wait the longest wait under {@link LimitPolicy#Block}
+         * @param wait the longest wait under {@link WhenFull#Block}
          * @return this
          */
-        public Builder limitPolicy(LimitPolicy policy, Duration wait) {
+        public Builder limitPolicy(WhenFull policy, Duration wait) {
             this.limitPolicy = Objects.requireNonNull(policy, "policy");
             if (wait == null || wait.isNegative()) {
                 throw new IllegalArgumentException("limit wait must be zero or positive");

@@ -259,7 +259,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             root.reset();
             failed.incrementAndGet();
             String why = "no answer slot freed: " + config.maxRequestsInFlight() + " batches of '" + schema.tableName()
-                    + "' unanswered" + (config.whenFull() == BulkWrite.WhenFull.Block ? " for " + config.timeoutMsPerMessage()
+                    + "' unanswered" + (config.whenFull() == dev.sluice.WhenFull.Block ? " for " + config.timeoutMsPerMessage()
                     + " ms" : "");
             return CompletableFuture.failedFuture(new BulkWriteException(why,
                     GrpcErrors.local(Status.Code.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
@@ -337,7 +337,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     }
 
     private boolean acquireSlot() {
-        if (config.whenFull() == BulkWrite.WhenFull.FailFast) {
+        if (config.whenFull() == dev.sluice.WhenFull.FailFast) {
             return slots.tryAcquire();
         }
         try {

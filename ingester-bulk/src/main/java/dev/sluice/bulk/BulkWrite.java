@@ -1,19 +1,10 @@
 package dev.sluice.bulk;
 
+import dev.sluice.WhenFull;
+
 /** Settings of a {@link BulkStreamWriter}. */
 public final class BulkWrite {
     private BulkWrite() {
-    }
-
-    /**
-     * What happens when {@code maxRequestsInFlight} batches are unanswered and {@link BulkStreamWriter#writeNext()}
-     * is called.
-     */
-    public enum WhenFull {
-        /** Wait up to {@code timeoutMsPerMessage} for an answer, then fail that batch (the default). */
-        Block,
-        /** Fail the batch at once. */
-        FailFast
     }
 
     /**

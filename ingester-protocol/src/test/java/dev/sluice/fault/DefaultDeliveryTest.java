@@ -287,6 +287,51 @@ class DefaultDeliveryTest {
         serverDownTenSeconds(Path.BATCHING_BULK);
     }
 
+    /** Two servers, the client pointed at both; one is stopped for good after a third of the batches. */
+    private static void oneOfTwoEndpointsKilled(Path path) {
+        try (GreptimeTestServer a = GreptimeTestServer.start(); GreptimeTestServer b = GreptimeTestServer.start()) {
+            for (GreptimeTestServer s : List.of(a, b)) {
+                GreptimeDB one = client(s);
+                try {
+                    assertTrue(one.createTable(METRICS, Context.newDefault()).join().isOk());
+                } finally {
+                    one.shutdownGracefully();
+                }
+            }
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(
+                    new String[] {a.endpoint(), b.endpoint()}, "public").build());
+            try {
+                Outcome o = write(db, path, 30, a::stop);
+                long stored = a.rowCount("metrics") + b.rowCount("metrics");
+                System.out.printf("[default-delivery] one of two endpoints killed / %s: sent=%d acked=%d stored=%d"
+                        + " (killed %d, survivor %d) failed=%d%s%n", path, o.sent(), o.acked(), stored,
+                        a.rowCount("metrics"), b.rowCount("metrics"), o.failed(),
+                        o.firstError() != null ? " first error: " + o.firstError() : "");
+                assertEquals(o.sent(), o.acked() + o.failed(), "acknowledged + failed == sent");
+                assertTrue(stored >= o.acked(), "every acknowledged row is stored on one of the servers");
+                assertEquals(30_000, o.acked(), "the surviving endpoint took every write: " + o.firstError());
+                assertTrue(b.rowCount("metrics") > 0, "writes moved to the survivor");
+            } finally {
+                db.shutdownGracefully();
+            }
+        }
+    }
+
+    @Test
+    void regularMovesToTheSurvivorWhenOneOfTwoEndpointsIsKilled() {
+        oneOfTwoEndpointsKilled(Path.REGULAR);
+    }
+
+    @Test
+    void streamMovesToTheSurvivorWhenOneOfTwoEndpointsIsKilled() {
+        oneOfTwoEndpointsKilled(Path.STREAM);
+    }
+
+    @Test
+    void bulkMovesToTheSurvivorWhenOneOfTwoEndpointsIsKilled() {
+        oneOfTwoEndpointsKilled(Path.BULK);
+    }
+
     @Test
     void bulkWithoutRetriesReportsEveryBatchAndLeaksNoMemory() {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {

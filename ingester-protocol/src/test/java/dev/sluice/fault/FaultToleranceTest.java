@@ -234,7 +234,7 @@ class FaultToleranceTest {
             server.faults().latency(Duration.ofMillis(20));
             long budget = 8L << 20;
             GreptimeDB db = GreptimeDB.create(options(server.endpoint()).maxInFlightBytes(budget)
-                    .limitPolicy(GreptimeOptions.LimitPolicy.Block, Duration.ofSeconds(30)).build());
+                    .limitPolicy(dev.sluice.WhenFull.Block, Duration.ofSeconds(30)).build());
             AtomicLong sent = new AtomicLong();
             AtomicLong acked = new AtomicLong();
             AtomicLong failed = new AtomicLong();

@@ -3,7 +3,6 @@ package dev.sluice.internal.batching;
 import dev.sluice.BatchWriteException;
 import dev.sluice.BatchingWriter;
 import dev.sluice.Err;
-import dev.sluice.GreptimeDB;
 import dev.sluice.LimitExceededException;
 import dev.sluice.Result;
 import dev.sluice.Table;
@@ -34,7 +33,33 @@ import java.util.concurrent.atomic.LongAdder;
  * reach their flush interval; a fair semaphore bounds buffered rows, another the batches in flight.
  */
 public final class DefaultBatchingWriter implements BatchingWriter {
-    private final GreptimeDB db;
+    private final Paths paths;
+
+    /**
+     * The client's paths a batching writer sends through; given by the client, so this writer does not depend
+     * on the client facade (no import cycle).
+     */
+    public interface Paths {
+        /**
+         * Writes tables in one regular request.
+         *
+         * @param tables the tables
+         * @param op insert
+         * @param ctx the writer's context
+         * @return the outcome
+         */
+        CompletableFuture<Result<WriteOk, Err>> write(List<Table> tables, WriteOp op, dev.sluice.Context ctx);
+
+        /**
+         * Opens a bulk writer for one table.
+         *
+         * @param schema the table
+         * @param config writer settings
+         * @param ctx the writer's context
+         * @return the open writer
+         */
+        BulkStreamWriter bulk(TableSchema schema, BulkWrite.Config config, dev.sluice.Context ctx);
+    }
     private final Config config;
     private final ScheduledExecutorService timer;
     private final Duration closeTimeout;
@@ -75,7 +100,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     /**
      * Starts the writer.
      *
-     * @param db the client
+     * @param paths the client's regular and bulk paths
      * @param config settings
      * @param timer the client's timer
      * @param closeTimeout how long {@link #close()} waits for the last batches
@@ -83,11 +108,11 @@ public final class DefaultBatchingWriter implements BatchingWriter {
      *     unanswered, so reaching it means the client is broken or shutting down)
      * @param onClose told when the writer is closed
      */
-    public DefaultBatchingWriter(GreptimeDB db, Config config, ScheduledExecutorService timer, Duration closeTimeout,
+    public DefaultBatchingWriter(Paths paths, Config config, ScheduledExecutorService timer, Duration closeTimeout,
                                  Duration inFlightWait, java.util.function.Consumer<BatchingWriter> onClose) {
         this.inFlightWaitNanos = inFlightWait.toNanos();
         this.onClose = onClose;
-        this.db = db;
+        this.paths = paths;
         this.config = config;
         this.timer = timer;
         this.closeTimeout = closeTimeout;
@@ -316,7 +341,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         }
         CompletableFuture<Result<WriteOk, Err>> sent;
         try {
-            sent = db.write(tables, WriteOp.Insert, config.context());
+            sent = paths.write(tables, WriteOp.Insert, config.context());
         } catch (RuntimeException e) {
             inFlight.release();
             throw e;
@@ -349,7 +374,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         TableSchema schema = b.table.schema();
         BulkStreamWriter w = bulkWriters.get(schema);
         if (w == null) {
-            w = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder()
+            w = paths.bulk(schema, BulkWrite.Config.newBuilder()
                     .maxRequestsInFlight(Math.min(31, config.maxInFlightBatches()))
                     .timeoutMsPerMessage(closeTimeout.toMillis()).build(), config.context());
             bulkWriters.put(schema, w);
