@@ -69,9 +69,9 @@ public final class CostClient implements Callable<Integer> {
         ModeRunner runner = ModeRunner.named(mode);
         GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(new String[] {endpoint}, database)
                 .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20)
-                // Room for every worker's request in flight at once (logs: 4 x ~145 MB), and a wait that a loaded
-                // machine does not run out of: the run measures cost, not the client's back-pressure.
-                .maxInFlightBytes(1L << 30).limitPolicy(GreptimeOptions.LimitPolicy.Block, Duration.ofMinutes(5));
+                // The client's default in-flight budget (256 MiB: one ~145 MB logs request at a time), with a wait
+                // that a loaded machine does not run out of: the run measures cost, not the client's back-pressure.
+                .limitPolicy(GreptimeOptions.LimitPolicy.Block, Duration.ofMinutes(5));
         if (user != null) {
             String password = System.getenv(PASSWORD_ENV);
             ob.authInfo(new AuthInfo(user, password == null ? "" : password));
