@@ -26,6 +26,8 @@ public final class TestkitProcess implements Target {
     private final GreptimeTarget target;
     private final String httpEndpoint;
     private final List<String> output = new ArrayList<>();
+    /** Ends the testkit if this JVM is stopped (Ctrl-C) before {@link #close()} runs. */
+    private final Thread reaper;
 
     /**
      * Starts the testkit and waits until it listens.
@@ -44,6 +46,9 @@ public final class TestkitProcess implements Target {
         cmd.add("dev.sluice.testkit.Main");
         cmd.addAll(List.of("--host", "127.0.0.1", "--port", "0", "--http-port", "0", "--no-retain-rows"));
         this.process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process started = process;
+        this.reaper = new Thread(started::destroyForcibly, "cost-testkit-reaper");
+        Runtime.getRuntime().addShutdownHook(reaper);
         BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         CompletableFuture<String[]> listening = new CompletableFuture<>();
         Thread pump = new Thread(() -> {
@@ -128,6 +133,11 @@ public final class TestkitProcess implements Target {
 
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(reaper);
+        } catch (IllegalStateException e) {
+            // The JVM is already shutting down: the hook ends the process.
+        }
         process.destroy();
         try {
             if (!process.waitFor(15, TimeUnit.SECONDS)) {
