@@ -8,6 +8,8 @@ import dev.sluice.Context;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.TlsConfig;
+import dev.sluice.bench.cost.CostBenchmark;
+import dev.sluice.bench.cost.TestkitProcess;
 import dev.sluice.bench.report.ModeResult;
 import dev.sluice.bench.report.Report;
 import dev.sluice.bench.run.ModeRunner;
@@ -42,7 +44,7 @@ public final class BenchMain implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     /** Lets gRPC's shaded netty allocate direct memory without zeroing it. */
-    static final String NETTY_UNZEROED = "io.grpc.netty.shaded.io.netty.tryReflectionSetAccessible";
+    public static final String NETTY_UNZEROED = "io.grpc.netty.shaded.io.netty.tryReflectionSetAccessible";
 
     @Option(names = "--workload", defaultValue = "metrics", description = "logs | metrics (default: ${DEFAULT-VALUE})")
     String workload;
@@ -113,6 +115,26 @@ public final class BenchMain implements Callable<Integer> {
             + " twentieth of that for the one-row mode single)")
     Long warmupRows;
 
+    @Option(names = "--cost", description = "measure what the client costs its process: each path and batch size in"
+            + " fresh client JVMs (a short and a long run: cold and marginal CPU per row, allocation per row, peak RSS)"
+            + " against the testkit in its own JVM, or --endpoint")
+    boolean cost;
+
+    @Option(names = "--short-rows", description = "with --cost: rows of the short run (default: a quarter of --rows)")
+    Long shortRows;
+
+    @Option(names = "--batch-sweep", split = ",", description = "with --cost: batch sizes to run, comma-separated, or"
+            + " 'sweep' for 50,200,1000,2000,65536 (default: --batch)")
+    List<String> batchSweep;
+
+    @Option(names = "--client-jvm-args", defaultValue = "-Xmx4g -XX:MaxDirectMemorySize=4g",
+            description = "with --cost: options of each client JVM, space-separated (default: ${DEFAULT-VALUE})")
+    String clientJvmArgs;
+
+    @Option(names = "--testkit-jvm-args", defaultValue = "-Xmx4g -XX:MaxDirectMemorySize=4g",
+            description = "with --cost and no --endpoint: options of the testkit's JVM (default: ${DEFAULT-VALUE})")
+    String testkitJvmArgs;
+
     @Option(names = "--out", description = "also write results to this .csv or .json file")
     Path out;
 
@@ -124,6 +146,9 @@ public final class BenchMain implements Callable<Integer> {
         if ((tls || tlsCa != null) && endpoint == null) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--tls and --tls-ca apply to --endpoint; the embedded testkit and --testcontainers speak plaintext");
+        }
+        if (cost) {
+            return cost();
         }
         boolean logs = workload.equals("logs");
         long totalRows = rows != null ? rows : logs ? 5_000_000L : 10_000_000L;
@@ -207,6 +232,62 @@ public final class BenchMain implements Callable<Integer> {
             }
             return results.stream().allMatch(r -> r.status().startsWith("ok")) ? 0 : 1;
         }
+    }
+
+    private int cost() throws Exception {
+        if (testcontainers) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--cost runs against the testkit in its own"
+                    + " JVM or an --endpoint, not --testcontainers");
+        }
+        if (tls || tlsCa != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--cost does not pass TLS settings to its"
+                    + " client JVMs yet; use a plaintext endpoint");
+        }
+        boolean logs = workload.equals("logs");
+        long longRows = rows != null ? rows : logs ? 400_000L : 2_000_000L;
+        long short0 = shortRows != null ? shortRows : longRows / 4;
+        List<Integer> batches = new ArrayList<>();
+        if (batchSweep == null || batchSweep.isEmpty()) {
+            batches.add(batch != null ? batch : logs ? 65_536 : 1_000);
+        } else if (batchSweep.size() == 1 && batchSweep.get(0).trim().equals("sweep")) {
+            batches.addAll(CostBenchmark.SWEEP);
+        } else {
+            for (String b : batchSweep) {
+                batches.add(Integer.parseInt(b.trim()));
+            }
+        }
+        int workers = parallelism != null ? parallelism : logs ? 4 : 5;
+        List<String> paths = modes.stream().map(String::trim).toList();
+        for (String p : paths) {
+            if (!List.of("regular", "stream", "bulk").contains(p)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--cost measures regular, stream and bulk,"
+                        + " not '" + p + "'");
+            }
+        }
+        CostBenchmark.Plan plan = new CostBenchmark.Plan(workload, paths,
+                batches, short0, longRows, workers, compression, seed, maxInFlight, database, user, password,
+                splitArgs(clientJvmArgs), Duration.ofMinutes(30));
+        try (Target target = endpoint != null ? target()
+                : new TestkitProcess(splitArgs(testkitJvmArgs), Duration.ofMinutes(2))) {
+            System.out.println("target: " + target.description());
+            List<CostBenchmark.Result> results =
+                    new CostBenchmark(plan, target, System.out).run();
+            String header = String.format(Locale.ROOT, "client cost: workload=%s parallelism=%d compression=%s;"
+                            + " each run a fresh client JVM (%s); cold = whole run's process CPU / rows, marginal ="
+                            + " (long - short CPU) / (long - short rows); %s; %d cores, Java %s", workload, workers,
+                    compression, clientJvmArgs, target.description(), Runtime.getRuntime().availableProcessors(),
+                    System.getProperty("java.version"));
+            CostBenchmark.print(System.out, header, results);
+            if (out != null) {
+                CostBenchmark.write(out, workload, results);
+                System.out.println("wrote " + out);
+            }
+            return results.stream().allMatch(CostBenchmark.Result::ok) ? 0 : 1;
+        }
+    }
+
+    private static List<String> splitArgs(String args) {
+        return args == null || args.isBlank() ? List.of() : List.of(args.trim().split("\\s+"));
     }
 
     private ModeRunner.Run run(GreptimeDB db, Workload wl, long rows, int batchRows, int workers, Compression comp,

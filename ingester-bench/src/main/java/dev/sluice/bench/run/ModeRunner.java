@@ -84,6 +84,8 @@ public interface ModeRunner {
                     work(run, next, stats);
                 } catch (Exception e) {
                     stats.failed(e);
+                } finally {
+                    stats.workerEnded(currentThreadAllocatedBytes());
                 }
             }, "bench-" + name() + "-" + w);
             workers.add(t);
@@ -95,6 +97,20 @@ public interface ModeRunner {
                 tick.run();
             }
         }
+    }
+
+    /**
+     * Returns the heap bytes the calling thread has allocated so far, or 0 where the JVM does not count them.
+     *
+     * @return bytes
+     */
+    static long currentThreadAllocatedBytes() {
+        java.lang.management.ThreadMXBean t = java.lang.management.ManagementFactory.getThreadMXBean();
+        if (t instanceof com.sun.management.ThreadMXBean sun && sun.isThreadAllocatedMemorySupported()
+                && sun.isThreadAllocatedMemoryEnabled()) {
+            return sun.getCurrentThreadAllocatedBytes();
+        }
+        return 0;
     }
 
     /**

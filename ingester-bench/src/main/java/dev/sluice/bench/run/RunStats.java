@@ -14,6 +14,7 @@ public final class RunStats {
     private final AtomicLongArray latencyMicros;
     private final AtomicLong latencies = new AtomicLong();
     private final List<String> errors = new ArrayList<>();
+    private final AtomicLong endedWorkerAllocatedBytes = new AtomicLong();
 
     /**
      * Creates stats for a run.
@@ -107,5 +108,24 @@ public final class RunStats {
         }
         Arrays.sort(v);
         return v[Math.max(0, Math.min(n - 1, (int) Math.ceil(p * n) - 1))];
+    }
+
+    /**
+     * Records the heap bytes a worker thread allocated over its life, as it ends (a thread's counter is gone once
+     * it has ended, so the cost benchmark collects it here).
+     *
+     * @param bytes the thread's allocated bytes
+     */
+    public void workerEnded(long bytes) {
+        endedWorkerAllocatedBytes.addAndGet(Math.max(0, bytes));
+    }
+
+    /**
+     * Returns the heap bytes allocated by worker threads that have ended.
+     *
+     * @return bytes, summed over the ended workers
+     */
+    public long endedWorkerAllocatedBytes() {
+        return endedWorkerAllocatedBytes.get();
     }
 }

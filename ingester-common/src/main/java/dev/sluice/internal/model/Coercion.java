@@ -291,6 +291,11 @@ public final class Coercion {
      */
     public static String toText(DataType type, Object v) {
         if (type == DataType.String) {
+            // String first: an exact class check, where CharSequence (an interface) makes the JVM search the
+            // class's interfaces and share one cache line of that search among every writing thread.
+            if (v instanceof String) {
+                return (String) v;
+            }
             if (v instanceof CharSequence) {
                 return v.toString();
             }

@@ -27,10 +27,25 @@ final class EncodedRequestStream extends InputStream implements Drainable, Known
             throw new IllegalStateException("request already consumed");
         }
         drained = true;
-        CodedOutputStream out = CodedOutputStream.newInstance(target, Math.min(encoder.size(), 64 * 1024));
+        int size = encoder.size();
+        if (size <= EncodeBuffers.LARGEST_POOLED) {
+            // Encode into a pooled array (no buffer allocated per request, and the array encoder skips the
+            // per-write space checks of a stream encoder), then hand gRPC the bytes in one write.
+            byte[] buffer = EncodeBuffers.take(size);
+            try {
+                CodedOutputStream out = CodedOutputStream.newInstance(buffer, 0, size);
+                encoder.writeTo(out);
+                out.checkNoSpaceLeft();
+                target.write(buffer, 0, size);
+            } finally {
+                EncodeBuffers.give(buffer);
+            }
+            return size;
+        }
+        CodedOutputStream out = CodedOutputStream.newInstance(target, 64 * 1024);
         encoder.writeTo(out);
         out.flush();
-        return encoder.size();
+        return size;
     }
 
     private InputStream materialised() throws IOException {

@@ -14,7 +14,9 @@ import dev.sluice.internal.wire.DecimalTypeExtension;
 import dev.sluice.internal.wire.JsonTypeExtension;
 import dev.sluice.internal.wire.ValueFields;
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Encodes a {@code GreptimeRequest} carrying row inserts or row deletes straight from {@link Table} columns
@@ -39,14 +41,85 @@ public final class RequestEncoder {
     private final int listSize;
     private final int size;
 
+    /**
+     * What a table schema puts into every request of one operation, worked out once: the columns that travel,
+     * their types and {@code Value} field numbers, and the encoded {@code ColumnSchema} entries (tag, length and
+     * message for each column, ready to copy onto the wire).
+     */
+    static final class SchemaPlan {
+        final WeakReference<TableSchema> schema;
+        final boolean delete;
+        final int[] columns;
+        final DataType[] types;
+        final int[] fields;
+        /** Bytes of each column's {@code Value} oneof tag: 1 for field numbers below 16, else 2. */
+        final int[] tagSizes;
+        final byte[] encoded;
+
+        private SchemaPlan(TableSchema s, boolean delete) {
+            this.schema = new WeakReference<>(s);
+            this.delete = delete;
+            int n = 0;
+            int[] cols = new int[s.columnCount()];
+            for (int i = 0; i < s.columnCount(); i++) {
+                if (!delete || s.column(i).semanticType() != SemanticType.Field) {
+                    cols[n++] = i;
+                }
+            }
+            this.columns = java.util.Arrays.copyOf(cols, n);
+            this.types = new DataType[n];
+            this.fields = new int[n];
+            this.tagSizes = new int[n];
+            byte[][] schemas = new byte[n][];
+            int size = 0;
+            for (int i = 0; i < n; i++) {
+                TableSchema.Column c = s.column(columns[i]);
+                types[i] = c.dataType();
+                fields[i] = valueField(c.dataType());
+                tagSizes[i] = fields[i] < 16 ? 1 : 2;
+                schemas[i] = columnSchema(c).toByteArray();
+                size += 1 + CodedOutputStream.computeUInt32SizeNoTag(schemas[i].length) + schemas[i].length;
+            }
+            this.encoded = new byte[size];
+            CodedOutputStream out = CodedOutputStream.newInstance(encoded);
+            try {
+                for (byte[] cs : schemas) {
+                    out.writeUInt32NoTag(TAG_FIELD1_LEN);
+                    out.writeUInt32NoTag(cs.length);
+                    out.writeRawBytes(cs);
+                }
+                out.checkNoSpaceLeft();
+            } catch (IOException e) {
+                throw new IllegalStateException("the column schemas did not fit their computed size", e);
+            }
+        }
+
+        /**
+         * Returns the plan of a schema, from a small cache keyed by the schema's identity (schemas are immutable
+         * and callers reuse one per table, so after the first request a lookup is all a request pays). The cache
+         * holds schemas weakly and has a fixed number of slots: a schema evicted by another is simply encoded again.
+         */
+        static SchemaPlan of(TableSchema s, boolean delete) {
+            int slot = (System.identityHashCode(s) * 31 + (delete ? 1 : 0)) & (PLAN_SLOTS - 1);
+            SchemaPlan p = PLANS.get(slot);
+            if (p != null && p.delete == delete && p.schema.get() == s) {
+                return p;
+            }
+            p = new SchemaPlan(s, delete);
+            PLANS.set(slot, p);
+            return p;
+        }
+    }
+
+    private static final int PLAN_SLOTS = 256;
+    private static final AtomicReferenceArray<SchemaPlan> PLANS = new AtomicReferenceArray<>(PLAN_SLOTS);
+
     /** Per-table sizes and the column subset that travels. */
     private static final class TableEncoding {
         final Table table;
-        final int[] columns;
-        final byte[][] schema;
-        final int schemaSize;
+        final SchemaPlan plan;
+        /** Size of each row's {@code Row} message body. */
         final int[] rowSizes;
-        final int[] valueSizes;
         /** The rows this encoding carries: {@code [from, to)}. */
         final int from;
         final int to;
@@ -56,14 +129,11 @@ public final class RequestEncoder {
         /** The rows {@code [from, to)} of an encoding already sized: shares its sizes, computes nothing again. */
         TableEncoding(TableEncoding all, int from, int to) {
             this.table = all.table;
-            this.columns = all.columns;
-            this.schema = all.schema;
-            this.schemaSize = all.schemaSize;
+            this.plan = all.plan;
             this.rowSizes = all.rowSizes;
-            this.valueSizes = all.valueSizes;
             this.from = from;
             this.to = to;
-            int rs = schemaSize;
+            int rs = plan.encoded.length;
             for (int r = from; r < to; r++) {
                 rs += rowEntrySize(rowSizes[r]);
             }
@@ -73,42 +143,18 @@ public final class RequestEncoder {
 
         TableEncoding(Table table, boolean delete) {
             this.table = table;
-            TableSchema s = table.schema();
-            int n = 0;
-            int[] cols = new int[s.columnCount()];
-            for (int i = 0; i < s.columnCount(); i++) {
-                if (!delete || s.column(i).semanticType() != SemanticType.Field) {
-                    cols[n++] = i;
-                }
-            }
-            this.columns = java.util.Arrays.copyOf(cols, n);
-            this.schema = new byte[n][];
-            int rs = 0;
-            for (int i = 0; i < n; i++) {
-                schema[i] = columnSchema(s.column(columns[i])).toByteArray();
-                rs += 1 + CodedOutputStream.computeUInt32SizeNoTag(schema[i].length) + schema[i].length;
-            }
-            this.schemaSize = rs;
+            this.plan = SchemaPlan.of(table.schema(), delete);
             int rows = table.rowCount();
             this.from = 0;
             this.to = rows;
             this.rowSizes = new int[rows];
-            this.valueSizes = new int[rows * n];
-            ColumnVector[] vectors = new ColumnVector[n];
-            DataType[] types = new DataType[n];
-            for (int i = 0; i < n; i++) {
-                vectors[i] = table.column(columns[i]);
-                types[i] = s.column(columns[i]).dataType();
+            // Column by column: one type per loop, so the type dispatch stays out of the per-cell work.
+            for (int i = 0; i < plan.columns.length; i++) {
+                addEntrySizes(plan.types[i], plan.tagSizes[i], table.column(plan.columns[i]), rowSizes, rows);
             }
+            int rs = plan.encoded.length;
             for (int r = 0; r < rows; r++) {
-                int rowSize = 0;
-                for (int i = 0; i < n; i++) {
-                    int v = valueSize(types[i], vectors[i], r);
-                    valueSizes[r * n + i] = v;
-                    rowSize += 1 + CodedOutputStream.computeUInt32SizeNoTag(v) + v;
-                }
-                rowSizes[r] = rowSize;
-                rs += rowEntrySize(rowSize);
+                rs += rowEntrySize(rowSizes[r]);
             }
             this.rowsSize = rs;
             this.insertSize = insertSize(table, rs);
@@ -121,6 +167,39 @@ public final class RequestEncoder {
         static int insertSize(Table table, int rowsSize) {
             return CodedOutputStream.computeStringSize(1, table.tableName())
                     + 1 + CodedOutputStream.computeUInt32SizeNoTag(rowsSize) + rowsSize;
+        }
+    }
+
+    /** Size of a {@code Row.values} entry whose {@code Value} body has {@code valueSize} bytes. */
+    private static int entrySize(int valueSize) {
+        return 1 + CodedOutputStream.computeUInt32SizeNoTag(valueSize) + valueSize;
+    }
+
+    /** Adds one column's {@code Row.values} entry to every row's size. */
+    private static void addEntrySizes(DataType t, int tag, ColumnVector v, int[] rowSizes, int rows) {
+        switch (t) {
+            case Bool: case Float32: case Float64: {
+                int present = entrySize(tag + (t == DataType.Bool ? 1 : t == DataType.Float32 ? 4 : 8));
+                int absent = entrySize(0);
+                for (int r = 0; r < rows; r++) {
+                    rowSizes[r] += v.isNull(r) ? absent : present;
+                }
+                return;
+            }
+            case Binary: case String: case Json:
+                for (int r = 0; r < rows; r++) {
+                    if (v.isNull(r)) {
+                        rowSizes[r] += entrySize(0);
+                    } else {
+                        int len = v.getBytes(r).length;
+                        rowSizes[r] += entrySize(tag + CodedOutputStream.computeUInt32SizeNoTag(len) + len);
+                    }
+                }
+                return;
+            default:
+                for (int r = 0; r < rows; r++) {
+                    rowSizes[r] += entrySize(valueSize(t, v, r));
+                }
         }
     }
 
@@ -175,7 +254,7 @@ public final class RequestEncoder {
         TableEncoding all = encodings[0];
         // What every part carries besides its rows: header, table name, schema and the nested lengths (5 bytes
         // each at most).
-        int fixed = size - all.rowsSize + all.schemaSize + 15;
+        int fixed = size - all.rowsSize + all.plan.encoded.length + 15;
         int budget = Math.max(1, maxBytes - fixed);
         List<RequestEncoder> parts = new java.util.ArrayList<>();
         int start = all.from;
@@ -260,23 +339,18 @@ public final class RequestEncoder {
             out.writeString(1, e.table.tableName());
             out.writeUInt32NoTag(TAG_FIELD2_LEN);
             out.writeUInt32NoTag(e.rowsSize);
-            for (byte[] cs : e.schema) {
-                out.writeUInt32NoTag(TAG_FIELD1_LEN);
-                out.writeUInt32NoTag(cs.length);
-                out.writeRawBytes(cs);
-            }
-            int n = e.columns.length;
+            out.writeRawBytes(e.plan.encoded);
+            SchemaPlan plan = e.plan;
+            int n = plan.columns.length;
             ColumnVector[] vectors = new ColumnVector[n];
-            DataType[] types = new DataType[n];
             for (int i = 0; i < n; i++) {
-                vectors[i] = e.table.column(e.columns[i]);
-                types[i] = e.table.schema().column(e.columns[i]).dataType();
+                vectors[i] = e.table.column(plan.columns[i]);
             }
             for (int r = e.from; r < e.to; r++) {
                 out.writeUInt32NoTag(TAG_FIELD2_LEN);
                 out.writeUInt32NoTag(e.rowSizes[r]);
                 for (int i = 0; i < n; i++) {
-                    writeValue(out, types[i], vectors[i], r, e.valueSizes[r * n + i]);
+                    writeEntry(out, plan.types[i], plan.fields[i], plan.tagSizes[i], vectors[i], r);
                 }
             }
         }
@@ -334,27 +408,60 @@ public final class RequestEncoder {
         }
     }
 
-    /** Writes one {@code Row.values} entry: tag, length, and the {@code Value} body. */
-    static void writeValue(CodedOutputStream out, DataType t, ColumnVector v, int r, int size) throws IOException {
+    /**
+     * Writes one {@code Row.values} entry: tag, length, and the {@code Value} body. The length is worked out here
+     * from the value, the same way {@link #valueSize} does (the byte-for-byte tests hold the two together).
+     */
+    static void writeEntry(CodedOutputStream out, DataType t, int f, int tag, ColumnVector v, int r) throws IOException {
         out.writeUInt32NoTag(TAG_FIELD1_LEN);
-        out.writeUInt32NoTag(size);
-        if (size == 0) {
+        if (v.isNull(r)) {
+            out.writeUInt32NoTag(0);
             return;
         }
-        int f = valueField(t);
         switch (t) {
-            case Bool: out.writeBool(f, v.getBool(r)); break;
-            case Int8: case Int16: case Int32: case Date: out.writeInt32(f, (int) v.getLong(r)); break;
-            case UInt8: case UInt16: case UInt32: out.writeUInt32(f, (int) v.getLong(r)); break;
-            case UInt64: out.writeUInt64(f, v.getLong(r)); break;
-            case Float32: out.writeFloat(f, (float) v.getDouble(r)); break;
-            case Float64: out.writeDouble(f, v.getDouble(r)); break;
-            case Binary: case String: case Json: out.writeByteArray(f, v.getBytes(r)); break;
+            case Bool:
+                out.writeUInt32NoTag(tag + 1);
+                out.writeBool(f, v.getBool(r));
+                break;
+            case Int8: case Int16: case Int32: case Date: {
+                int x = (int) v.getLong(r);
+                out.writeUInt32NoTag(tag + CodedOutputStream.computeInt32SizeNoTag(x));
+                out.writeInt32(f, x);
+                break;
+            }
+            case UInt8: case UInt16: case UInt32: {
+                int x = (int) v.getLong(r);
+                out.writeUInt32NoTag(tag + CodedOutputStream.computeUInt32SizeNoTag(x));
+                out.writeUInt32(f, x);
+                break;
+            }
+            case UInt64: {
+                long x = v.getLong(r);
+                out.writeUInt32NoTag(tag + CodedOutputStream.computeUInt64SizeNoTag(x));
+                out.writeUInt64(f, x);
+                break;
+            }
+            case Float32:
+                out.writeUInt32NoTag(tag + 4);
+                out.writeFloat(f, (float) v.getDouble(r));
+                break;
+            case Float64:
+                out.writeUInt32NoTag(tag + 8);
+                out.writeDouble(f, v.getDouble(r));
+                break;
+            case Binary: case String: case Json: {
+                byte[] b = v.getBytes(r);
+                out.writeUInt32NoTag(tag + CodedOutputStream.computeUInt32SizeNoTag(b.length) + b.length);
+                out.writeByteArray(f, b);
+                break;
+            }
             case Decimal128: {
                 long hi = v.getDecimalHigh(r);
                 long lo = v.getDecimalLow(r);
+                int body = decimalBodySize(hi, lo);
+                out.writeUInt32NoTag(tag + CodedOutputStream.computeUInt32SizeNoTag(body) + body);
                 out.writeTag(f, 2);
-                out.writeUInt32NoTag(decimalBodySize(hi, lo));
+                out.writeUInt32NoTag(body);
                 if (hi != 0) {
                     out.writeInt64(1, hi);
                 }
@@ -363,7 +470,11 @@ public final class RequestEncoder {
                 }
                 break;
             }
-            default: out.writeInt64(f, v.getLong(r));
+            default: { // Int64, timestamps, times
+                long x = v.getLong(r);
+                out.writeUInt32NoTag(tag + CodedOutputStream.computeInt64SizeNoTag(x));
+                out.writeInt64(f, x);
+            }
         }
     }
 

@@ -161,4 +161,64 @@ class RequestEncoderTest {
         GreptimeRequest parsed = GreptimeRequest.parseFrom(encode(t, WriteOp.Insert));
         assertEquals(longText, parsed.getRowInserts().getInserts(0).getRows().getRows(0).getValues(0).getStringValue());
     }
+
+    @Test
+    void oneSchemaInstanceReusedForInsertsAndDeletesEncodesEachOperationsOwnColumns() throws Exception {
+        TableSchema s = schema();
+        List<Table> tables = new java.util.ArrayList<>();
+        for (long seed = 100; seed < 104; seed++) {
+            Table t = Table.from(s);
+            randomRows(seed, 30).forEach(t::addRow);
+            tables.add(t);
+        }
+        // Interleaved, so every request after the first finds the schema's encoded columns already worked out.
+        for (Table t : tables) {
+            for (WriteOp op : List.of(WriteOp.Insert, WriteOp.Delete, WriteOp.Insert)) {
+                assertArrayEquals(viaBuilders(t, op).toByteArray(), encode(t, op), op.toString());
+            }
+        }
+    }
+
+    @Test
+    void manySchemasEncodedFromManyThreadsEachGetTheirOwnColumnSchemas() throws Exception {
+        // More schemas than the encoder remembers, several of them sharing a name, from four threads at once.
+        int schemas = 600;
+        List<TableSchema> all = new java.util.ArrayList<>();
+        for (int i = 0; i < schemas; i++) {
+            TableSchema.Builder b = TableSchema.newBuilder("t" + (i % 7)).addTag("tag" + (i % 3), DataType.String);
+            if (i % 2 == 0) {
+                b.addField("f" + i, DataType.Float64);
+            } else {
+                b.addField("g" + i, DataType.Int32);
+            }
+            all.add(b.addTimestamp("ts", DataType.TimestampMillisecond).build());
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<Integer>> checks = new java.util.ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                int worker = w;
+                checks.add(pool.submit(() -> {
+                    int checked = 0;
+                    for (int round = 0; round < 3; round++) {
+                        for (int i = worker % 2; i < schemas; i += 2) { // two threads per schema
+                            TableSchema s = all.get(i);
+                            Table t = Table.from(s).addRow("v" + i, i % 2 == 0 ? (Object) (i * 0.5) : (Object) i, (long) i);
+                            WriteOp op = (i + round) % 3 == 0 ? WriteOp.Delete : WriteOp.Insert;
+                            assertArrayEquals(viaBuilders(t, op).toByteArray(), encode(t, op), s.tableName() + " " + i);
+                            checked++;
+                        }
+                    }
+                    return checked;
+                }));
+            }
+            int total = 0;
+            for (java.util.concurrent.Future<Integer> f : checks) {
+                total += f.get(2, java.util.concurrent.TimeUnit.MINUTES);
+            }
+            assertEquals(4 * 3 * schemas / 2, total);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }

@@ -1,0 +1,307 @@
+package dev.sluice.bench.cost;
+
+import dev.sluice.bench.target.Target;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * What a user of the client pays per row: for each path and batch size, a short and a long client run, each in
+ * a fresh JVM of its own, against a target in another process (the testkit in its own JVM, or any endpoint).
+ * Cold cost is a whole run's process CPU over its rows (JIT compilation, class loading and GC included); marginal
+ * cost is the long run's extra CPU over the short run's, divided by the extra rows (the steady state).
+ * Allocation per row is marginal the same way; peak RSS is the long run's {@code VmHWM}. After every run the
+ * target's own count of stored rows must equal the rows written.
+ */
+public final class CostBenchmark {
+    /** The batch sizes of the public protocol comparison's sweep. */
+    public static final List<Integer> SWEEP = List.of(50, 200, 1_000, 2_000, 65_536);
+
+    /**
+     * What to run.
+     *
+     * @param workload logs or metrics
+     * @param paths regular, stream and/or bulk
+     * @param batches batch sizes, each run for every path
+     * @param shortRows rows of the short run
+     * @param longRows rows of the long run
+     * @param parallelism concurrent writers
+     * @param compression none, zstd, lz4 or gzip
+     * @param seed generator seed
+     * @param maxInFlight bulk batches in flight per writer
+     * @param database database
+     * @param user basic-auth user or null
+     * @param password its password or null
+     * @param clientJvmArgs options of every client JVM (e.g. {@code -Xmx4g})
+     * @param runTimeout the longest one client run may take
+     */
+    public record Plan(String workload, List<String> paths, List<Integer> batches, long shortRows, long longRows,
+                       int parallelism, String compression, long seed, int maxInFlight, String database, String user,
+                       String password, List<String> clientJvmArgs, Duration runTimeout) {
+    }
+
+    /**
+     * One client JVM's figures.
+     *
+     * @param rows rows written
+     * @param cpuSeconds process CPU from creating the client to its shutdown
+     * @param seconds wall time of the writes
+     * @param allocatedBytes heap bytes allocated by the process's threads while writing
+     * @param peakRssMiB peak resident set of the process
+     * @param jitSeconds JIT compilation time during the run
+     * @param stored rows the target held afterwards, by its own count
+     */
+    public record Measure(long rows, double cpuSeconds, double seconds, long allocatedBytes, double peakRssMiB,
+                          double jitSeconds, long stored) {
+    }
+
+    /**
+     * One table row: a path at a batch size.
+     *
+     * @param path regular, stream or bulk
+     * @param batch rows per batch
+     * @param shortRun the short run, or null when it failed
+     * @param longRun the long run, or null when it failed
+     * @param status ok, or what failed
+     */
+    public record Result(String path, int batch, Measure shortRun, Measure longRun, String status) {
+        /** @return whole-run CPU per row of the long run, µs */
+        public double coldMicrosPerRow() {
+            return longRun.cpuSeconds() * 1e6 / longRun.rows();
+        }
+
+        /** @return whole-run CPU per row of the short run, µs */
+        public double shortColdMicrosPerRow() {
+            return shortRun.cpuSeconds() * 1e6 / shortRun.rows();
+        }
+
+        /** @return extra CPU per extra row, µs */
+        public double marginalMicrosPerRow() {
+            return (longRun.cpuSeconds() - shortRun.cpuSeconds()) * 1e6 / (longRun.rows() - shortRun.rows());
+        }
+
+        /** @return extra heap allocation per extra row, bytes */
+        public double marginalBytesPerRow() {
+            return (longRun.allocatedBytes() - shortRun.allocatedBytes()) / (double) (longRun.rows() - shortRun.rows());
+        }
+
+        /** @return rows per second of the long run */
+        public double rowsPerSecond() {
+            return longRun.rows() / longRun.seconds();
+        }
+
+        /** @return true when both runs stored exactly their rows */
+        public boolean ok() {
+            return status.equals("ok");
+        }
+    }
+
+    private final Plan plan;
+    private final Target target;
+    private final PrintStream log;
+
+    /**
+     * Prepares a benchmark.
+     *
+     * @param plan what to run
+     * @param target where the clients write (not in this process)
+     * @param log where progress goes
+     */
+    public CostBenchmark(Plan plan, Target target, PrintStream log) {
+        if (plan.shortRows() <= 0 || plan.longRows() <= plan.shortRows()) {
+            throw new IllegalArgumentException("the long run needs more rows than the short one, which needs some: short "
+                    + plan.shortRows() + ", long " + plan.longRows());
+        }
+        this.plan = plan;
+        this.target = target;
+        this.log = log;
+    }
+
+    /**
+     * Runs every path at every batch size, a short run then a long one each.
+     *
+     * @return one result per path and batch size
+     * @throws InterruptedException when interrupted
+     */
+    public List<Result> run() throws InterruptedException {
+        List<Result> out = new ArrayList<>();
+        String table = "bench_" + plan.workload();
+        for (int batch : plan.batches()) {
+            for (String path : plan.paths()) {
+                Measure[] m = new Measure[2];
+                String status = "ok";
+                long[] sizes = {plan.shortRows(), plan.longRows()};
+                for (int i = 0; i < 2 && status.equals("ok"); i++) {
+                    log.printf(Locale.ROOT, "cost: %s %s batch %,d, %,d rows ...%n", plan.workload(), path, batch, sizes[i]);
+                    try {
+                        target.reset(table);
+                        m[i] = clientRun(path, batch, sizes[i], table);
+                        if (m[i].stored() != sizes[i]) {
+                            status = "FAILED: wrote " + sizes[i] + " rows but the target holds " + m[i].stored();
+                        }
+                    } catch (InterruptedException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        status = "FAILED: " + e.getMessage();
+                    }
+                }
+                out.add(new Result(path, batch, m[0], m[1], status));
+            }
+        }
+        return out;
+    }
+
+    private Measure clientRun(String path, int batch, long rows, String table) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Jvm.javaBinary());
+        cmd.addAll(plan.clientJvmArgs());
+        cmd.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(CostClient.class.getName());
+        cmd.addAll(List.of("--workload", plan.workload(), "--mode", path, "--rows", Long.toString(rows),
+                "--batch", Integer.toString(batch), "--parallelism", Integer.toString(plan.parallelism()),
+                "--compression", plan.compression(), "--seed", Long.toString(plan.seed()),
+                "--endpoint", target.endpoint(), "--database", plan.database(),
+                "--max-in-flight", Integer.toString(plan.maxInFlight())));
+        if (plan.user() != null) {
+            cmd.addAll(List.of("--user", plan.user()));
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+        if (plan.user() != null) {
+            pb.environment().put(CostClient.PASSWORD_ENV, plan.password() == null ? "" : plan.password());
+        }
+        Process p = pb.start();
+        CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
+            String found = null;
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (line.startsWith(CostClient.MARKER + " ")) {
+                        found = line;
+                    }
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return found;
+        });
+        String line;
+        try {
+            if (!p.waitFor(plan.runTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new TimeoutException("the client run did not end within " + plan.runTimeout());
+            }
+            line = result.get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            throw new IOException(path + " run of " + rows + " rows: " + e.getMessage(), e);
+        } finally {
+            if (p.isAlive()) {
+                p.destroyForcibly().waitFor(15, TimeUnit.SECONDS);
+            }
+        }
+        if (line == null || p.exitValue() != 0) {
+            throw new IOException(path + " run of " + rows + " rows ended with exit code " + p.exitValue()
+                    + (line == null ? " and no result" : ": " + line));
+        }
+        Map<String, String> kv = new HashMap<>();
+        for (String part : line.substring(CostClient.MARKER.length()).trim().split("\\s+")) {
+            int eq = part.indexOf('=');
+            kv.put(part.substring(0, eq), part.substring(eq + 1));
+        }
+        long stored = target.count(table);
+        long jitMs = Long.parseLong(kv.get("jit_ms"));
+        return new Measure(rows, Long.parseLong(kv.get("cpu_ns")) / 1e9, Double.parseDouble(kv.get("seconds")),
+                Long.parseLong(kv.get("alloc_bytes")), Long.parseLong(kv.get("rss_kib")) / 1024.0,
+                jitMs < 0 ? Double.NaN : jitMs / 1e3, stored);
+    }
+
+    /**
+     * Prints the table.
+     *
+     * @param out where
+     * @param header the run's description
+     * @param results the rows
+     */
+    public static void print(PrintStream out, String header, List<Result> results) {
+        out.println();
+        out.println(header);
+        out.printf(Locale.ROOT, "%-8s %7s %11s %11s %7s %7s %10s %10s %10s %8s %7s %11s  %s%n", "path", "batch",
+                "short rows", "long rows", "cpu s", "cpu s", "cold", "marginal", "alloc", "RSS", "jit s", "rows/s",
+                "status");
+        out.printf(Locale.ROOT, "%-8s %7s %11s %11s %7s %7s %10s %10s %10s %8s %7s %11s%n", "", "", "", "", "short",
+                "long", "µs/row", "µs/row", "B/row", "MiB", "long", "long");
+        for (Result r : results) {
+            if (r.shortRun() == null || r.longRun() == null) {
+                out.printf(Locale.ROOT, "%-8s %,7d %s%n", r.path(), r.batch(), r.status());
+                continue;
+            }
+            out.printf(Locale.ROOT, "%-8s %,7d %,11d %,11d %7.2f %7.2f %10.2f %10.2f %10.0f %8.0f %7.2f %,11.0f  %s%n",
+                    r.path(), r.batch(), r.shortRun().rows(), r.longRun().rows(), r.shortRun().cpuSeconds(),
+                    r.longRun().cpuSeconds(), r.coldMicrosPerRow(), r.marginalMicrosPerRow(), r.marginalBytesPerRow(),
+                    r.longRun().peakRssMiB(), r.longRun().jitSeconds(), r.rowsPerSecond(), r.status());
+        }
+    }
+
+    /**
+     * Writes the results as CSV, or JSON when the file name ends in {@code .json}.
+     *
+     * @param file the file
+     * @param workload the workload, one column of every row
+     * @param results the rows
+     * @throws IOException on failure
+     */
+    public static void write(Path file, String workload, List<Result> results) throws IOException {
+        boolean json = file.toString().toLowerCase(Locale.ROOT).endsWith(".json");
+        StringBuilder sb = new StringBuilder(json ? "[\n" : "workload,path,batch,short_rows,long_rows,short_cpu_s,"
+                + "long_cpu_s,cold_us_per_row,marginal_us_per_row,marginal_bytes_per_row,peak_rss_mib,jit_s,"
+                + "rows_per_s,status\n");
+        for (int i = 0; i < results.size(); i++) {
+            Result r = results.get(i);
+            boolean full = r.shortRun() != null && r.longRun() != null;
+            if (json) {
+                sb.append(String.format(Locale.ROOT, "  {\"workload\":\"%s\",\"path\":\"%s\",\"batch\":%d", workload,
+                        r.path(), r.batch()));
+                if (full) {
+                    sb.append(String.format(Locale.ROOT, ",\"short_rows\":%d,\"long_rows\":%d,\"short_cpu_s\":%.3f,"
+                                    + "\"long_cpu_s\":%.3f,\"cold_us_per_row\":%.3f,\"marginal_us_per_row\":%.3f,"
+                                    + "\"marginal_bytes_per_row\":%.1f,\"peak_rss_mib\":%.1f,\"jit_s\":%.3f,"
+                                    + "\"rows_per_s\":%.1f", r.shortRun().rows(), r.longRun().rows(),
+                            r.shortRun().cpuSeconds(), r.longRun().cpuSeconds(), r.coldMicrosPerRow(),
+                            r.marginalMicrosPerRow(), r.marginalBytesPerRow(), r.longRun().peakRssMiB(),
+                            r.longRun().jitSeconds(), r.rowsPerSecond()));
+                }
+                sb.append(",\"status\":\"").append(r.status().replace("\\", "\\\\").replace("\"", "\\\""))
+                        .append("\"}").append(i + 1 < results.size() ? ",\n" : "\n");
+            } else {
+                sb.append(workload).append(',').append(r.path()).append(',').append(r.batch()).append(',');
+                if (full) {
+                    sb.append(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,%.3f,%.1f,",
+                            r.shortRun().rows(), r.longRun().rows(), r.shortRun().cpuSeconds(), r.longRun().cpuSeconds(),
+                            r.coldMicrosPerRow(), r.marginalMicrosPerRow(), r.marginalBytesPerRow(),
+                            r.longRun().peakRssMiB(), r.longRun().jitSeconds(), r.rowsPerSecond()));
+                } else {
+                    sb.append(",,,,,,,,,,");
+                }
+                sb.append('"').append(r.status().replace("\"", "\"\"")).append("\"\n");
+            }
+        }
+        if (json) {
+            sb.append("]\n");
+        }
+        Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
+    }
+}
