@@ -71,7 +71,7 @@ public final class CostClient implements Callable<Integer> {
                 .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20)
                 // The client's default in-flight budget (256 MiB: one ~145 MB logs request at a time), with a wait
                 // that a loaded machine does not run out of: the run measures cost, not the client's back-pressure.
-                .limitPolicy(GreptimeOptions.LimitPolicy.Block, Duration.ofMinutes(5));
+                .limitPolicy(dev.sluice.WhenFull.Block, Duration.ofMinutes(5));
         if (user != null) {
             String password = System.getenv(PASSWORD_ENV);
             ob.authInfo(new AuthInfo(user, password == null ? "" : password));
