@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 
 class BulkWriteTest extends DefaultTestkitTest {
 
-    static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().timeoutMsPerMessage(10_000).build();
+    static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofMillis(10_000)).build();
 
 
 
@@ -256,7 +256,7 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void inFlightBatchesNeverExceedTheLimitAndWriteNextBlocks() {
         server.faults().bulkAckDelay(Duration.ofMillis(100));
-        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(3).timeoutMsPerMessage(10_000).build();
+        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(3).timeoutPerMessage(Duration.ofMillis(10_000)).build();
         try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, Context.newDefault())) {
             long start = System.nanoTime();
             assertEquals(10 * 50, writeBatches(w, 10, 50));
@@ -272,7 +272,7 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void withoutRetriesWithheldAnswersFailByTheTimeoutAndCompletedReturnsInTime() {
         server.faults().bulkNeverAck(true);
-        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutMsPerMessage(500).build();
+        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutPerMessage(Duration.ofMillis(500)).build();
         Context noRetry = Context.newDefault().withRetryPolicy(RetryPolicy.none());
         try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, noRetry)) {
             TableBufferRoot batch = w.tableBufferRoot(10);
@@ -299,7 +299,7 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void withRetriesWithheldAnswersAreResentUntilTheDeliveryDeadlineThenFail() {
         server.faults().bulkNeverAck(true);
-        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutMsPerMessage(300).build();
+        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutPerMessage(Duration.ofMillis(300)).build();
         Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.defaults()
                 .withBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).withDeliveryTimeout(Duration.ofSeconds(2)));
         try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, ctx)) {
@@ -361,7 +361,7 @@ class BulkWriteTest extends DefaultTestkitTest {
 
     @Test
     void aMissingTableIsNotFoundWhenCreationIsOff() {
-        BulkWrite.Config noCreate = BulkWrite.Config.newBuilder().createTable(false).timeoutMsPerMessage(5_000).build();
+        BulkWrite.Config noCreate = BulkWrite.Config.newBuilder().createTable(false).timeoutPerMessage(Duration.ofMillis(5_000)).build();
         try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, noCreate, Context.newDefault())) {
             w.tableBufferRoot(1).addRow("h", "m", 1.0, 1L);
             CompletionException e = assertThrows(CompletionException.class, () -> w.writeNext().join());

@@ -178,7 +178,7 @@ public final class BenchMain implements Callable<Integer> {
                 ob.tls(tlsCa != null ? TlsConfig.trusting(tlsCa) : TlsConfig.systemTrust());
             }
             BulkWrite.Config bulk = BulkWrite.Config.newBuilder().maxRequestsInFlight(maxInFlight)
-                    .timeoutMsPerMessage(300_000).allocatorMaxAllocation(8L << 30).build();
+                    .timeoutPerMessage(Duration.ofMillis(300_000)).allocatorMaxAllocation(8L << 30).build();
             long warmup = Math.min(totalRows, warmupRows != null ? warmupRows : logs ? 8L * batchRows : 1_000_000L);
             if (warmup > 0) {
                 for (ModeRunner runner : runners) {

@@ -5,6 +5,7 @@ import dev.sluice.Err;
 import dev.sluice.RetryPolicy;
 import dev.sluice.TableSchema;
 import dev.sluice.bulk.internal.ArrowSupport;
+import dev.sluice.bulk.internal.BulkAccess;
 import dev.sluice.bulk.internal.ArrowTypes;
 import dev.sluice.bulk.internal.BulkTransport;
 import dev.sluice.bulk.internal.FlightMessages;
@@ -51,7 +52,7 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  * <p>Delivery contract. Each {@link #writeNext()} future completes exactly once, with the rows the server wrote
  * for that batch or with a {@link BulkWriteException}. Until a batch is answered the writer keeps a heap copy of
  * it. When the stream breaks with a retryable failure (a retryable server error such as rate limiting, a
- * transport failure, a batch with no answer within {@code timeoutMsPerMessage}, or a stream that ended with
+ * transport failure, a batch with no answer within {@code timeoutPerMessage}, or a stream that ended with
  * batches unanswered), the writer waits the retry policy's backoff, opens a new stream on the next healthy
  * endpoint and resends only the unanswered batches, with their original request ids. The budget is per batch:
  * the policy's attempt count (each stream a batch is queued on is one attempt) and its delivery deadline, counted
@@ -129,15 +130,12 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     }
 
-    /**
-     * Opens the stream. Prefer {@code GreptimeDB.bulkStreamWriter}, which also creates the table.
-     *
-     * @param schema the table's schema
-     * @param config writer settings
-     * @param compression None, Zstd or Lz4 (Arrow IPC body compression); Gzip is applied as gRPC compression
-     * @param transport what the writer borrows from its client
-     */
-    public BulkStreamWriter(TableSchema schema, BulkWrite.Config config, Compression compression, BulkTransport transport) {
+    static {
+        BulkAccess.register(BulkStreamWriter::new);
+    }
+
+    /** Opens the stream; the client calls this through {@link BulkAccess} ({@code GreptimeDB.bulkStreamWriter}). */
+    private BulkStreamWriter(TableSchema schema, BulkWrite.Config config, Compression compression, BulkTransport transport) {
         ArrowSupport.check();
         checkBulkWritable(schema);
         this.schema = schema;
@@ -199,7 +197,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         if (p.timer != null) {
             p.timer.cancel(false);
         }
-        long wait = Math.min(TimeUnit.MILLISECONDS.toNanos(config.timeoutMsPerMessage()), p.deadline - System.nanoTime());
+        long wait = Math.min(TimeUnit.MILLISECONDS.toNanos(config.timeoutPerMessage().toMillis()), p.deadline - System.nanoTime());
         try {
             p.timer = transport.timer().schedule(() -> timedOut(p, s), Math.max(0, wait), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
@@ -234,7 +232,7 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     /**
      * Sends the batch and empties it for the next rows. Serialization and compression run on the calling thread.
-     * Blocks while {@code maxRequestsInFlight} batches are unanswered (at most {@code timeoutMsPerMessage}, or
+     * Blocks while {@code maxRequestsInFlight} batches are unanswered (at most {@code timeoutPerMessage}, or
      * not at all with {@code WhenFull.FailFast}) and while the client's byte budget is used up (as the client's
      * limit policy says).
      *
@@ -259,7 +257,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             root.reset();
             failed.incrementAndGet();
             String why = "no answer slot freed: " + config.maxRequestsInFlight() + " batches of '" + schema.tableName()
-                    + "' unanswered" + (config.whenFull() == dev.sluice.WhenFull.Block ? " for " + config.timeoutMsPerMessage()
+                    + "' unanswered" + (config.whenFull() == dev.sluice.WhenFull.Block ? " for " + config.timeoutPerMessage().toMillis()
                     + " ms" : "");
             return CompletableFuture.failedFuture(new BulkWriteException(why,
                     GrpcErrors.local(Status.Code.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
@@ -284,7 +282,7 @@ public final class BulkStreamWriter implements AutoCloseable {
                 size = direct.size();
                 boolean swapped;
                 try {
-                    swapped = root.swap(config.timeoutMsPerMessage());
+                    swapped = root.swap(config.timeoutPerMessage().toMillis());
                 } catch (RuntimeException e) {
                     direct.release();
                     throw e;
@@ -292,7 +290,7 @@ public final class BulkStreamWriter implements AutoCloseable {
                 if (!swapped) {
                     direct.release();
                     throw new BulkWriteException("the previous batch of '" + schema.tableName() + "' was not sent within "
-                            + config.timeoutMsPerMessage() + " ms", null, null);
+                            + config.timeoutPerMessage().toMillis() + " ms", null, null);
                 }
             }
         } catch (RuntimeException e) {
@@ -341,7 +339,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             return slots.tryAcquire();
         }
         try {
-            return slots.tryAcquire(config.timeoutMsPerMessage(), TimeUnit.MILLISECONDS);
+            return slots.tryAcquire(config.timeoutPerMessage().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -439,7 +437,7 @@ public final class BulkStreamWriter implements AutoCloseable {
                 Throwable cause = null;
                 if (s.timedOut != null) {
                     err = GrpcErrors.local(Status.Code.DEADLINE_EXCEEDED, "batch " + s.timedOut.id + " had no answer within "
-                            + config.timeoutMsPerMessage() + " ms", true, List.of(schema.tableName()));
+                            + config.timeoutPerMessage().toMillis() + " ms", true, List.of(schema.tableName()));
                     ambiguous = true;
                 } else if (status.isOk()) {
                     err = GrpcErrors.local(Status.Code.UNAVAILABLE, "the stream ended with " + pending.size()
@@ -608,7 +606,7 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     /**
      * Ends the stream and waits for every outstanding answer, resends included: at most the later of
-     * {@code timeoutMsPerMessage} and the last unanswered batch's delivery deadline, plus one second.
+     * {@code timeoutPerMessage} and the last unanswered batch's delivery deadline, plus one second.
      *
      * @return the rows the server acknowledged over the writer's life
      * @throws BulkWriteException when any batch failed or the stream ended in error
@@ -617,7 +615,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
         }
-        long waitNanos = TimeUnit.MILLISECONDS.toNanos(config.timeoutMsPerMessage());
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos(config.timeoutPerMessage().toMillis());
         if (!completing) {
             completing = true;
             synchronized (lock) {

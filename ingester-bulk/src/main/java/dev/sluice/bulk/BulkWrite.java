@@ -18,7 +18,7 @@ public final class BulkWrite {
      *       growing past it fails with an error naming the limit. The writer keeps two sets of vectors, one filled
      *       while the other is sent; when the cap leaves no room for the second, each batch is copied to the heap
      *       for sending instead</td></tr>
-     *   <tr><td>timeoutMsPerMessage</td><td>60,000</td><td>how long a batch may wait for its answer on one stream
+     *   <tr><td>timeoutPerMessage</td><td>60 s</td><td>how long a batch may wait for its answer on one stream
      *       (and {@code writeNext()} for a free slot); then the stream is cancelled and, as the retry policy allows,
      *       its unanswered batches are resent on a new one</td></tr>
      *   <tr><td>maxRequestsInFlight</td><td>8</td><td>unanswered batches allowed, 1..31 (the server drops
@@ -31,7 +31,7 @@ public final class BulkWrite {
     public static final class Config {
         private final long allocatorInitReservation;
         private final long allocatorMaxAllocation;
-        private final long timeoutMsPerMessage;
+        private final java.time.Duration timeoutPerMessage;
         private final int maxRequestsInFlight;
         private final WhenFull whenFull;
         private final boolean createTable;
@@ -39,7 +39,7 @@ public final class BulkWrite {
         private Config(Builder b) {
             this.allocatorInitReservation = b.allocatorInitReservation;
             this.allocatorMaxAllocation = b.allocatorMaxAllocation;
-            this.timeoutMsPerMessage = b.timeoutMsPerMessage;
+            this.timeoutPerMessage = b.timeoutPerMessage;
             this.maxRequestsInFlight = b.maxRequestsInFlight;
             this.whenFull = b.whenFull;
             this.createTable = b.createTable;
@@ -65,8 +65,8 @@ public final class BulkWrite {
         }
 
         /** @return the per-batch answer timeout in milliseconds */
-        public long timeoutMsPerMessage() {
-            return timeoutMsPerMessage;
+        public java.time.Duration timeoutPerMessage() {
+            return timeoutPerMessage;
         }
 
         /** @return unanswered batches allowed */
@@ -89,7 +89,7 @@ public final class BulkWrite {
         @Override
         public String toString() {
             return "BulkWrite.Config{initReservation=" + allocatorInitReservation + ", maxAllocation=" + allocatorMaxAllocation
-                    + ", timeoutMsPerMessage=" + timeoutMsPerMessage + ", maxRequestsInFlight=" + maxRequestsInFlight
+                    + ", timeoutPerMessage=" + timeoutPerMessage + ", maxRequestsInFlight=" + maxRequestsInFlight
                     + ", whenFull=" + whenFull + ", createTable=" + createTable + '}';
         }
 
@@ -97,7 +97,7 @@ public final class BulkWrite {
         public static final class Builder {
             private long allocatorInitReservation;
             private long allocatorMaxAllocation = 1L << 30;
-            private long timeoutMsPerMessage = 60_000;
+            private java.time.Duration timeoutPerMessage = java.time.Duration.ofSeconds(60);
             private int maxRequestsInFlight = 8;
             private WhenFull whenFull = WhenFull.Block;
             private boolean createTable = true;
@@ -137,14 +137,14 @@ public final class BulkWrite {
             /**
              * Sets the per-batch answer timeout.
              *
-             * @param millis a positive number of milliseconds
+             * @param timeout a positive duration
              * @return this
              */
-            public Builder timeoutMsPerMessage(long millis) {
-                if (millis <= 0) {
-                    throw new IllegalArgumentException("timeoutMsPerMessage must be positive");
+            public Builder timeoutPerMessage(java.time.Duration timeout) {
+                if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                    throw new IllegalArgumentException("timeoutPerMessage must be positive");
                 }
-                this.timeoutMsPerMessage = millis;
+                this.timeoutPerMessage = timeout;
                 return this;
             }
 

@@ -1,5 +1,7 @@
 package dev.sluice.example;
 
+import java.time.Duration;
+
 import dev.sluice.Compression;
 import dev.sluice.Context;
 import dev.sluice.DataType;
@@ -34,7 +36,7 @@ public final class BulkWriteExample {
                     .addTag("host", DataType.String).addField("level", DataType.String)
                     .addField("message", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
             BulkWrite.Config config = BulkWrite.Config.newBuilder()
-                    .allocatorMaxAllocation(256L << 20).maxRequestsInFlight(8).timeoutMsPerMessage(60_000).build();
+                    .allocatorMaxAllocation(256L << 20).maxRequestsInFlight(8).timeoutPerMessage(Duration.ofMillis(60_000)).build();
             try (BulkStreamWriter bulk = db.bulkStreamWriter(schema, config,
                     Context.newDefault().withCompression(Compression.Zstd))) {
                 TableBufferRoot batch = bulk.tableBufferRoot(10_000);

@@ -93,7 +93,7 @@ class FaultToleranceTest {
     void everyTenthBatchRateLimitedLosesNothingOnTheBulkPath() {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(options(server.endpoint()).build());
-            BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutMsPerMessage(10_000).build();
+            BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutPerMessage(Duration.ofMillis(10_000)).build();
             try (BulkStreamWriter w = db.bulkStreamWriter(CPU, cfg, Context.newDefault())) {
                 server.faults().failEvery(10, StatusCode.RateLimited, "rate limited");
                 TableBufferRoot root = w.tableBufferRoot(1_000);
@@ -203,7 +203,7 @@ class FaultToleranceTest {
             StreamWriter<Table, WriteOk> stream = db.streamWriter();
             stream.write(rows(0, 1));
             CompletableFuture<WriteOk> streamDone = stream.completed();
-            BulkStreamWriter bulk = db.bulkStreamWriter(CPU, BulkWrite.Config.newBuilder().timeoutMsPerMessage(500)
+            BulkStreamWriter bulk = db.bulkStreamWriter(CPU, BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofMillis(500))
                     .createTable(false).build(), Context.newDefault());
             bulk.tableBufferRoot(1).addRow("h", 1.0, 1L);
             CompletableFuture<Integer> bulkAck = bulk.writeNext();

@@ -77,7 +77,7 @@ public final class CostClient implements Callable<Integer> {
             ob.authInfo(new AuthInfo(user, password == null ? "" : password));
         }
         BulkWrite.Config bulk = BulkWrite.Config.newBuilder().maxRequestsInFlight(maxInFlight)
-                .timeoutMsPerMessage(300_000).allocatorMaxAllocation(8L << 30).build();
+                .timeoutPerMessage(Duration.ofMillis(300_000)).allocatorMaxAllocation(8L << 30).build();
         Context ctx = Context.newDefault().withCompression(
                 compression == Compression.Lz4 && !mode.equals("bulk") ? Compression.None : compression);
         // Measured from here: the workload's pools are built (the rows come precomputed, as in the issue's

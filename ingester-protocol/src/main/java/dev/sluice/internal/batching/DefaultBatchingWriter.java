@@ -376,7 +376,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         if (w == null) {
             w = paths.bulk(schema, BulkWrite.Config.newBuilder()
                     .maxRequestsInFlight(Math.min(31, config.maxInFlightBatches()))
-                    .timeoutMsPerMessage(closeTimeout.toMillis()).build(), config.context());
+                    .timeoutPerMessage(closeTimeout).build(), config.context());
             bulkWriters.put(schema, w);
         }
         BulkStreamWriter writer = w;

@@ -11,6 +11,7 @@ import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.internal.ArrowSupport;
+import dev.sluice.bulk.internal.BulkAccess;
 import dev.sluice.bulk.internal.BulkEvents;
 import dev.sluice.bulk.internal.BulkTransport;
 import dev.sluice.internal.limit.InFlightLimiter;
@@ -73,7 +74,7 @@ public final class BulkOpener {
                         + created.getErr().message(), created.getErr(), created.getErr().cause());
             }
         }
-        return new BulkStreamWriter(schema, config, ctx.compression(),
+        return BulkAccess.open(schema, config, ctx.compression(),
                 new BulkTransport(endpoints::pick, CallOptions.DEFAULT, callbackExecutor, timer, events(metrics),
                         ctx.retryPolicy() != null ? ctx.retryPolicy() : policy, ctx.appendMode(),
                         bytes -> limiter.acquire(bytes, false)::release, regular::stopped));
