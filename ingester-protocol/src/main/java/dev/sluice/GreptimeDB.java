@@ -233,6 +233,9 @@ public final class GreptimeDB implements AutoCloseable {
      * @return the writer
      */
     public BatchingWriter batchingWriter(BatchingWriter.Config config) {
+        if (config.path() == BatchingWriter.Path.Bulk) {
+            requireBulk();
+        }
         RetryPolicy policy = config.context().retryPolicy() != null ? config.context().retryPolicy() : options.retryPolicy();
         DefaultBatchingWriter.Paths paths = new DefaultBatchingWriter.Paths() {
             @Override
@@ -249,6 +252,21 @@ public final class GreptimeDB implements AutoCloseable {
                 saturatedSum(policy.deliveryTimeout(), options.defaultTimeout()), batchingWriters::remove);
         batchingWriters.add(w);
         return w;
+    }
+
+    /**
+     * Bulk writes live in the optional {@code dev.sluice:ingester-bulk} artifact, which brings Arrow: a client
+     * with only this artifact never loads a bulk or Arrow class, and asking for a bulk writer says what to add.
+     */
+    private static void requireBulk() {
+        try {
+            ClassLoader loader = GreptimeDB.class.getClassLoader();
+            Class.forName("dev.sluice.bulk.BulkStreamWriter", false, loader);
+            Class.forName("org.apache.arrow.flight.impl.Flight", false, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new IllegalStateException("bulk writes need the dev.sluice:ingester-bulk artifact on the classpath"
+                    + " (it brings Arrow); add it next to ingester-protocol: " + e, e);
+        }
     }
 
     private static Duration saturatedSum(Duration a, Duration b) {
@@ -283,9 +301,11 @@ public final class GreptimeDB implements AutoCloseable {
      *     table created here, table options as hints ({@code ttl}, {@code append_mode}...)
      * @return the writer; close it when done
      * @throws dev.sluice.bulk.BulkWriteException when the table cannot be created
-     * @throws IllegalStateException when the JVM lacks {@code --add-opens=java.base/java.nio=ALL-UNNAMED}
+     * @throws IllegalStateException when the JVM lacks {@code --add-opens=java.base/java.nio=ALL-UNNAMED}, or
+     *     when {@code dev.sluice:ingester-bulk} is not on the classpath (an optional dependency of this artifact)
      */
     public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
+        requireBulk();
         return BulkOpener.open(schema, config, ctx, regular, endpoints, callbackExecutor, timer,
                 options.defaultTimeout().toMillis(), metrics, options.retryPolicy(), limiter);
     }

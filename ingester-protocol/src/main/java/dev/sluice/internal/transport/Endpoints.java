@@ -9,7 +9,7 @@ import io.grpc.ClientInterceptors;
 import io.grpc.CompressorRegistry;
 import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
-import dev.sluice.internal.memory.ReusingDirectAllocator;
+
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import java.time.Duration;

@@ -1,4 +1,6 @@
-package dev.sluice.internal.memory;
+package dev.sluice.internal.transport;
+
+import dev.sluice.internal.memory.ReuseCache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
