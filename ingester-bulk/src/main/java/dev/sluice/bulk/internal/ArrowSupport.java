@@ -1,9 +1,11 @@
 package dev.sluice.bulk.internal;
 
 import dev.sluice.internal.memory.ReuseCache;
+import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 
 /** The process-wide Arrow root allocator, and the check that Arrow can run in this JVM at all. */
 public final class ArrowSupport {
@@ -27,7 +29,13 @@ public final class ArrowSupport {
      */
     public static void check() {
         try {
-            Class.forName("org.apache.arrow.memory.util.MemoryUtil", true, ArrowSupport.class.getClassLoader());
+            // Arrow 19 starts without the flag and fails later, on the first batch, where it wraps its memory in
+            // a ByteBuffer: ask for both directions of that here, so the writer is refused before any data.
+            ByteBuffer probe = ByteBuffer.allocateDirect(8);
+            long address = MemoryUtil.getByteBufferAddress(probe);
+            if (MemoryUtil.directBuffer(address, probe.capacity()).capacity() != probe.capacity()) {
+                throw new IllegalStateException("Arrow wrapped direct memory with the wrong capacity");
+            }
         } catch (Throwable t) {
             throw new IllegalStateException("bulk writes use Apache Arrow, which needs the JVM option " + ADD_OPENS
                     + " on Java 17 and later (add it to the java command, surefire argLine or the jar manifest's"

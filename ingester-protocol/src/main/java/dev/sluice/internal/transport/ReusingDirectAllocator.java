@@ -7,6 +7,7 @@ import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;
 import io.grpc.netty.shaded.io.netty.buffer.ByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.buffer.PooledByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.buffer.UnpooledUnsafeDirectByteBuf;
+import io.grpc.netty.shaded.io.netty.util.internal.CleanableDirectBuffer;
 import io.grpc.netty.shaded.io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ScheduledExecutorService;
@@ -128,21 +129,34 @@ public final class ReusingDirectAllocator extends AbstractByteBufAllocator {
         }
     }
 
-    /** A direct buffer whose memory comes from, and goes back to, the allocator's cache (also when resized). */
+    /**
+     * A direct buffer whose memory comes from, and goes back to, the allocator's cache (also when resized).
+     *
+     * <p>Netty 4.2 allocates a new buffer's first memory through a package-private method, so the buffer starts
+     * empty and takes its memory through {@link #capacity(int)}, which goes through
+     * {@link #allocateDirectBuffer(int)}. Memory is handed back when netty cleans it: on release and on resize.
+     */
     private static final class Reused extends UnpooledUnsafeDirectByteBuf {
         Reused(ReusingDirectAllocator alloc, int initialCapacity, int maxCapacity) {
-            super(alloc, initialCapacity, maxCapacity);
+            super(alloc, 0, maxCapacity);
+            capacity(initialCapacity);
         }
 
         @Override
-        protected ByteBuffer allocateDirect(int initialCapacity) {
-            // Called from the super constructor too: only alloc(), set before, may be used here.
-            return ((ReusingDirectAllocator) alloc()).take(initialCapacity);
-        }
+        protected CleanableDirectBuffer allocateDirectBuffer(int capacity) {
+            ReusingDirectAllocator owner = (ReusingDirectAllocator) alloc();
+            ByteBuffer memory = owner.take(capacity);
+            return new CleanableDirectBuffer() {
+                @Override
+                public ByteBuffer buffer() {
+                    return memory;
+                }
 
-        @Override
-        protected void freeDirect(ByteBuffer buffer) {
-            ((ReusingDirectAllocator) alloc()).give(buffer);
+                @Override
+                public void clean() {
+                    owner.give(memory);
+                }
+            };
         }
     }
 }
