@@ -151,7 +151,11 @@ public final class RegularWriter {
         long start = System.nanoTime();
         CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, encoder, encoder.size(), callOptions, ctx, names);
         if (metrics != ClientMetrics.NONE) {
-            f.thenAccept(r -> record("regular", r, nonEmpty, encoder.size(), start));
+            // Recorded before the caller's future completes, so whoever waits on it sees the meters updated.
+            return f.thenApply(r -> {
+                record("regular", r, nonEmpty, encoder.size(), start);
+                return r;
+            });
         }
         return f;
     }
@@ -183,11 +187,12 @@ public final class RegularWriter {
             List<String> partNames = List.of(part.tables().get(0).tableName());
             CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, part, part.size(), callOptions, ctx, partNames);
             if (metrics != ClientMetrics.NONE) {
-                f.thenAccept(r -> {
+                f = f.thenApply(r -> {
                     record("regular", r, List.of(), part.size(), start);
                     if (r.isOk()) {
                         metrics.rows("regular", partNames.get(0), part.rowCount());
                     }
+                    return r;
                 });
             }
             sent.add(f);
