@@ -262,6 +262,11 @@ class GreptimeSinkTaskTest {
         key.put("t", 5L);
         task.put(List.of(new SinkRecord("del", 0, null, key, null, null, 1, null, TimestampType.NO_TIMESTAMP_TYPE)));
         assertEquals(0, server.rowCount("del"));
+        // A tombstone for a table that was never created deletes nothing and is committed.
+        task.put(List.of(new SinkRecord("never", 0, null, key, null, null, 0, null, TimestampType.NO_TIMESTAMP_TYPE)));
+        Map<TopicPartition, OffsetAndMetadata> current = new HashMap<>();
+        current.put(new TopicPartition("never", 0), new OffsetAndMetadata(0));
+        assertEquals(1, task.preCommit(current).get(new TopicPartition("never", 0)).offset());
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.sluice.InvalidDataException;
 import dev.sluice.LimitExceededException;
 import dev.sluice.Result;
 import dev.sluice.RetryPolicy;
+import dev.sluice.StatusCode;
 import dev.sluice.Table;
 import dev.sluice.TableSchema;
 import dev.sluice.TlsConfig;
@@ -201,7 +202,10 @@ public final class SluiceClient implements AutoCloseable {
         CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(t), delete ? WriteOp.Delete : WriteOp.Insert, context);
         try {
             Result<WriteOk, Err> r = f.get(writeBound.toMillis() + 5_000, TimeUnit.MILLISECONDS);
-            return r.isOk() ? new Outcome.Stored() : new Outcome.Failed(r.getErr().retryable(), describe(r.getErr()));
+            if (r.isOk() || delete && r.getErr().statusCode() == StatusCode.TableNotFound) {
+                return new Outcome.Stored(); // a delete from a table that does not exist has nothing to remove
+            }
+            return new Outcome.Failed(r.getErr().retryable(), describe(r.getErr()));
         } catch (TimeoutException e) {
             return new Outcome.Failed(true, "no answer within " + writeBound.toMillis() + " ms");
         } catch (ExecutionException e) {
