@@ -18,6 +18,8 @@ final class FakeContext implements SinkTaskContext {
     final Map<TopicPartition, Long> rewinds = new HashMap<>();
     long timeout = -1;
     final Reporter reporter;
+    /** Metrics the task registered, by name; null to act as a worker without plugin metrics. */
+    Map<String, org.apache.kafka.common.metrics.MetricValueProvider<?>> metrics;
 
     /** Collects reported records; each report completes at once unless {@link #hold} is set. */
     static final class Reporter implements ErrantRecordReporter {
@@ -87,6 +89,41 @@ final class FakeContext implements SinkTaskContext {
 
     @Override
     public PluginMetrics pluginMetrics() {
-        return null;
+        if (metrics == null) {
+            return null;
+        }
+        return new PluginMetrics() {
+            @Override
+            public org.apache.kafka.common.MetricName metricName(String name, String description,
+                                                                 java.util.LinkedHashMap<String, String> tags) {
+                return new org.apache.kafka.common.MetricName(name, "plugins", description, tags);
+            }
+
+            @Override
+            public void addMetric(org.apache.kafka.common.MetricName name,
+                                  org.apache.kafka.common.metrics.MetricValueProvider<?> provider) {
+                metrics.put(name.name(), provider);
+            }
+
+            @Override
+            public void removeMetric(org.apache.kafka.common.MetricName name) {
+                metrics.remove(name.name());
+            }
+
+            @Override
+            public org.apache.kafka.common.metrics.Sensor addSensor(String name) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void removeSensor(String name) {
+            }
+        };
+    }
+
+    /** Reads a gauge the task registered. */
+    double gauge(String name) {
+        Object v = ((org.apache.kafka.common.metrics.Gauge<?>) metrics.get(name)).value(null, System.currentTimeMillis());
+        return ((Number) v).doubleValue();
     }
 }

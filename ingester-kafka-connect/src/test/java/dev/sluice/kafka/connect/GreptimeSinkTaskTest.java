@@ -288,6 +288,33 @@ class GreptimeSinkTaskTest {
     }
 
     @Test
+    void taskMetricsShowTheSinksCountersAndSluicesMeters() throws Exception {
+        FakeContext ctx = new FakeContext(true);
+        ctx.metrics = new java.util.concurrent.ConcurrentHashMap<>();
+        task = new GreptimeSinkTask();
+        task.initialize(ctx);
+        task.start(props());
+        task.open(List.of(P0));
+        List<SinkRecord> batch = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            batch.add(rec(0, i, i == 7 ? "bad" : row("h" + i, 1.0)));
+        }
+        batch.add(rec(0, 20, null));
+        task.put(batch);
+        await("stored", () -> server.rowCount(TOPIC) == 19);
+        await("settled", () -> commit().get(P0) != null && commit().get(P0).offset() == 21);
+        assertEquals(21, ctx.gauge("records-received"));
+        assertEquals(19, ctx.gauge("records-stored"));
+        assertEquals(1, ctx.gauge("records-dead-lettered"));
+        assertEquals(1, ctx.gauge("tombstones-skipped"));
+        assertEquals(19, ctx.gauge("sluice-write-rows"), "Sluice's Micrometer meter, bridged");
+        assertTrue(ctx.gauge("sluice-write-bytes") > 0);
+        task.stop();
+        task = null;
+        assertTrue(ctx.metrics.isEmpty(), "stop removes the task's metrics: " + ctx.metrics.keySet());
+    }
+
+    @Test
     void connectorHandsEveryTaskTheSameSettings() {
         GreptimeSinkConnector c = new GreptimeSinkConnector();
         c.start(props(GreptimeSinkConfig.HINTS, "append_mode=true"));
