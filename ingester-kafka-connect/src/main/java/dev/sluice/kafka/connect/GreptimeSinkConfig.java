@@ -44,6 +44,8 @@ public final class GreptimeSinkConfig extends AbstractConfig {
     public static final String TLS_SERVER_NAME = "greptimedb.tls.server.name";
     /** Request timezone. */
     public static final String TIMEZONE = "greptimedb.timezone";
+    /** HTTP API for the append-mode check. */
+    public static final String HTTP_URL = "greptimedb.http.url";
     /** Per-call deadline. */
     public static final String REQUEST_TIMEOUT = "greptimedb.request.timeout.ms";
 
@@ -130,6 +132,11 @@ public final class GreptimeSinkConfig extends AbstractConfig {
                 ++o, Width.MEDIUM, "TLS server name");
         d.define(TIMEZONE, Type.STRING, "", Importance.LOW,
                 "Request timezone (+08:00 or an IANA name); empty for UTC.", CONNECTION, ++o, Width.SHORT, "Timezone");
+        d.define(HTTP_URL, Type.STRING, "", Importance.LOW,
+                "GreptimeDB's HTTP API (e.g. http://host:4000), used only when the connector starts, to warn about"
+                        + " target tables in append mode (SHOW CREATE TABLE on each topic's table; needs a topics"
+                        + " list and topic-based table names). Empty: no check.", CONNECTION, ++o, Width.LONG,
+                "HTTP URL");
         d.define(REQUEST_TIMEOUT, Type.LONG, 60_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "Deadline of each call to GreptimeDB, in milliseconds.", CONNECTION, ++o, Width.SHORT,
                 "Request timeout");

@@ -1,5 +1,7 @@
 package dev.sluice.kafka.connect;
 
+import dev.sluice.kafka.connect.internal.AppendModeCheck;
+import dev.sluice.kafka.connect.internal.TableNamer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +18,7 @@ import org.slf4j.LoggerFactory;
 public final class GreptimeSinkConnector extends SinkConnector {
     private static final Logger LOG = LoggerFactory.getLogger(GreptimeSinkConnector.class);
     private Map<String, String> props;
+    private List<String> appendModeTables = List.of();
 
     /** Creates the connector (Connect does this). */
     public GreptimeSinkConnector() {
@@ -30,6 +33,36 @@ public final class GreptimeSinkConnector extends SinkConnector {
                     + " Ordinary tables absorb redelivery (the last write of a row, by tags and time index, wins).");
         }
         this.props = Map.copyOf(props);
+        this.appendModeTables = checkAppendMode(cfg, props);
+    }
+
+    /** Warns about existing target tables in append mode, when the HTTP API and the tables are known. */
+    private static List<String> checkAppendMode(GreptimeSinkConfig cfg, Map<String, String> props) {
+        String url = cfg.getString(GreptimeSinkConfig.HTTP_URL);
+        String topics = props.getOrDefault("topics", "");
+        if (url.isEmpty() || topics.isBlank() || !cfg.getString(GreptimeSinkConfig.TABLE_FIELD).isEmpty()) {
+            return List.of();
+        }
+        TableNamer namer = new TableNamer(cfg.getString(GreptimeSinkConfig.TABLE_FORMAT),
+                cfg.getString(GreptimeSinkConfig.TABLE_REGEX), cfg.getString(GreptimeSinkConfig.TABLE_REPLACEMENT));
+        List<String> tables = new ArrayList<>();
+        for (String t : topics.split(",")) {
+            if (!t.isBlank()) {
+                tables.add(namer.tableFor(t.trim()));
+            }
+        }
+        List<String> append = new AppendModeCheck(url, cfg.getString(GreptimeSinkConfig.DATABASE),
+                cfg.getString(GreptimeSinkConfig.USERNAME), cfg.password()).appendModeTables(tables);
+        for (String t : append) {
+            LOG.warn("GreptimeDB sink: table '{}' is in append mode. Delivery is at least once: records written again"
+                    + " after a crash, rebalance or retry are stored twice in it.", t);
+        }
+        return List.copyOf(append);
+    }
+
+    /** @return the target tables found in append mode when the connector started */
+    List<String> appendModeTables() {
+        return appendModeTables;
     }
 
     @Override
