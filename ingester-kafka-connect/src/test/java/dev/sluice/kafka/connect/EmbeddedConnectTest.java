@@ -194,7 +194,63 @@ class EmbeddedConnectTest {
         connect.deleteConnector("restart-sink");
     }
 
+    @Test
+    void aTaskFailedByABadRecordResumesWithoutLossOnceADlqIsAdded() throws Exception {
+        String topic = "failing";
+        createTopic(topic);
+        produce(topic, 0, 4_000);
+        try (KafkaProducer<byte[], byte[]> p = connect.kafka().createProducer(Map.of())) {
+            // Offset 1000 of partition 0 (row numbering continues at 4000 for partition 0).
+            p.send(new ProducerRecord<>(topic, 0, null, "[1, 2, 3]".getBytes(StandardCharsets.UTF_8)));
+        }
+        Map<String, Object> props = new HashMap<>();
+        try (KafkaProducer<byte[], byte[]> p = connect.kafka().createProducer(props)) {
+            for (long i = 4_000; i < 8_000; i++) {
+                int part = (int) (i % PARTITIONS);
+                long offset = i / PARTITIONS + (part == 0 ? 1 : 0);
+                p.send(new ProducerRecord<>(topic, part, null, metricsJson(i, part, offset).getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+        Map<String, String> cfg = connector(topic, 1);
+        connect.configureConnector("failing-sink", cfg);
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        String trace = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                var status = connect.connectorStatus("failing-sink");
+                if (!status.tasks().isEmpty() && "FAILED".equals(status.tasks().get(0).state())) {
+                    trace = status.tasks().get(0).trace();
+                    break;
+                }
+            } catch (org.apache.kafka.connect.runtime.rest.errors.ConnectRestException notYet) {
+                // the worker has not published the connector's status yet
+            }
+            Thread.sleep(50);
+        }
+        assertTrue(trace != null && trace.contains("record topic=failing partition=0 offset=1000 table=failing"),
+                "the failed task names the record: " + trace);
+        checkCommittedRecordsPresent("failing-sink", topic);
+        long storedWhenFailed = server.rowCount(topic);
+        cfg.put("errors.tolerance", "all");
+        cfg.put("errors.deadletterqueue.topic.name", "failing-dlq");
+        cfg.put("errors.deadletterqueue.topic.replication.factor", "1");
+        connect.configureConnector("failing-sink", cfg);
+        connect.restartConnectorAndTasks("failing-sink", false, true, false);
+        await("8000 rows stored", Duration.ofMinutes(2), () -> server.rowCount(topic), 8_000);
+        assertEquals(1, connect.kafka().consume(1, Duration.ofMinutes(1).toMillis(), "failing-dlq").count());
+        await("offsets committed", Duration.ofMinutes(2), () -> committed("failing-sink"), 8_001);
+        checkCommittedRecordsPresent("failing-sink", topic, Map.of(0, Set.of(1_000L)));
+        System.out.printf("[sink-it] failed task: produced %,d, stored %,d when the task failed, %,d after the DLQ was"
+                + " added, dead-lettered 1%n", 8_001, storedWhenFailed, server.rowCount(topic));
+        connect.deleteConnector("failing-sink");
+    }
+
     private void checkCommittedRecordsPresent(String connector, String table) {
+        checkCommittedRecordsPresent(connector, table, Map.of());
+    }
+
+    /** Every record below a committed offset is stored, except the given dead-lettered offsets (partition to set). */
+    private void checkCommittedRecordsPresent(String connector, String table, Map<Integer, Set<Long>> deadLettered) {
         ConnectorOffsets o = connect.connectorOffsets(connector);
         Map<Integer, Long> committed = new HashMap<>();
         for (ConnectorOffset off : o.offsets()) {
@@ -208,8 +264,9 @@ class EmbeddedConnectTest {
         }
         for (Map.Entry<Integer, Long> c : committed.entrySet()) {
             Set<Long> have = present.getOrDefault(c.getKey(), Set.of());
+            Set<Long> excused = deadLettered.getOrDefault(c.getKey(), Set.of());
             for (long off = 0; off < c.getValue(); off++) {
-                assertTrue(have.contains(off), "partition " + c.getKey() + " committed up to " + c.getValue()
+                assertTrue(have.contains(off) || excused.contains(off), "partition " + c.getKey() + " committed up to " + c.getValue()
                         + " but offset " + off + " is not stored");
             }
         }
