@@ -315,6 +315,85 @@ class GreptimeSinkTaskTest {
     }
 
     @Test
+    void structRecordsOfEveryTypeAreStoredWithTheirGreptimeTypes() throws Exception {
+        start(false);
+        org.apache.kafka.connect.data.Schema s = org.apache.kafka.connect.data.SchemaBuilder.struct()
+                .field("host", org.apache.kafka.connect.data.Schema.STRING_SCHEMA)
+                .field("i8", org.apache.kafka.connect.data.Schema.INT8_SCHEMA)
+                .field("i64", org.apache.kafka.connect.data.Schema.INT64_SCHEMA)
+                .field("f32", org.apache.kafka.connect.data.Schema.FLOAT32_SCHEMA)
+                .field("ok", org.apache.kafka.connect.data.Schema.BOOLEAN_SCHEMA)
+                .field("raw", org.apache.kafka.connect.data.Schema.BYTES_SCHEMA)
+                .field("doc", org.apache.kafka.connect.data.SchemaBuilder.map(
+                        org.apache.kafka.connect.data.Schema.STRING_SCHEMA,
+                        org.apache.kafka.connect.data.Schema.INT32_SCHEMA).build())
+                .field("day", org.apache.kafka.connect.data.Date.SCHEMA)
+                .field("tod", org.apache.kafka.connect.data.Time.SCHEMA)
+                .field("at", org.apache.kafka.connect.data.Timestamp.SCHEMA)
+                .field("price", org.apache.kafka.connect.data.Decimal.schema(2))
+                .build();
+        org.apache.kafka.connect.data.Struct v = new org.apache.kafka.connect.data.Struct(s).put("host", "h")
+                .put("i8", (byte) 7).put("i64", 1L << 40).put("f32", 0.5f).put("ok", true)
+                .put("raw", new byte[] {1, 2}).put("doc", Map.of("n", 1))
+                .put("day", new java.util.Date(20_000L * 86_400_000L)).put("tod", new java.util.Date(61_000L))
+                .put("at", new java.util.Date(1_700_000_000_000L)).put("price", new java.math.BigDecimal("9.99"));
+        task.put(List.of(new SinkRecord("typed", 0, null, null, s, v, 0, 1_700_000_000_500L,
+                TimestampType.CREATE_TIME)));
+        await("stored", () -> server.rowCount("typed") == 1);
+        dev.sluice.TableSchema t = server.schema("typed");
+        Map<String, dev.sluice.DataType> types = new HashMap<>();
+        for (dev.sluice.TableSchema.Column c : t.columns()) {
+            types.put(c.name(), c.dataType());
+        }
+        assertEquals(dev.sluice.DataType.Int8, types.get("i8"));
+        assertEquals(dev.sluice.DataType.Int64, types.get("i64"));
+        assertEquals(dev.sluice.DataType.Float32, types.get("f32"));
+        assertEquals(dev.sluice.DataType.Bool, types.get("ok"));
+        assertEquals(dev.sluice.DataType.Binary, types.get("raw"));
+        assertEquals(dev.sluice.DataType.Json, types.get("doc"));
+        assertEquals(dev.sluice.DataType.Date, types.get("day"));
+        assertEquals(dev.sluice.DataType.TimeMillisecond, types.get("tod"));
+        assertEquals(dev.sluice.DataType.TimestampMillisecond, types.get("at"));
+        assertEquals(dev.sluice.DataType.Decimal128, types.get("price"));
+        assertEquals(new dev.sluice.DecimalType(38, 2), t.column(t.indexOf("price")).decimalType());
+        assertEquals(dev.sluice.SemanticType.Tag, t.column(t.indexOf("host")).semanticType());
+        assertEquals(dev.sluice.SemanticType.Timestamp, t.column(t.indexOf("ts")).semanticType());
+        Map<String, Object> row = server.rows("typed").get(0);
+        assertEquals(java.time.LocalDate.ofEpochDay(20_000), row.get("day"));
+        assertEquals(61_000L, row.get("tod"));
+        assertEquals(1_700_000_000_000L, row.get("at"));
+        assertEquals(1_700_000_000_500L, row.get("ts"));
+        assertEquals(new java.math.BigDecimal("9.99"), row.get("price"));
+        assertEquals("{\"n\":1}", row.get("doc"));
+    }
+
+    @Test
+    void aValueThatDoesNotFitItsColumnIsRefusedNamingTheColumn() {
+        FakeContext ctx = start(true, GreptimeSinkConfig.COLUMN_TYPES, "cpu:Int8");
+        task.put(List.of(rec(1, 3, row("h", 1000L))));
+        RecordRejectedException e = (RecordRejectedException) ctx.reporter.errors.get(0);
+        assertEquals("cpu", e.column());
+        assertTrue(e.getMessage().startsWith("record topic=cpu partition=1 offset=3 table=cpu column=cpu: "),
+                e.getMessage());
+    }
+
+    @Test
+    void theBulkPathStoresEveryRecord() throws Exception {
+        start(false, GreptimeSinkConfig.WRITE_PATH, "bulk", GreptimeSinkConfig.BATCH_ROWS, "100");
+        List<SinkRecord> batch = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            batch.add(rec(i % 2, i / 2, row("h" + i, i * 0.25)));
+        }
+        task.put(batch);
+        await("stored over bulk", () -> {
+            task.put(List.of());
+            return server.rowCount(TOPIC) == 1_000;
+        });
+        await("committed", () -> commit().size() == 2 && commit().get(P0).offset() == 500
+                && commit().get(P1).offset() == 500);
+    }
+
+    @Test
     void connectorHandsEveryTaskTheSameSettings() {
         GreptimeSinkConnector c = new GreptimeSinkConnector();
         c.start(props(GreptimeSinkConfig.HINTS, "append_mode=true"));
