@@ -104,19 +104,34 @@ class GreptimeSinkTaskTest {
 
     @Test
     void recordsAreStoredAndCommittedOnlyOnceAcknowledged() throws Exception {
-        start(false);
-        server.faults().latency(Duration.ofMillis(400));
+        start(false, GreptimeSinkConfig.FLUSH_TIMEOUT, "100");
+        server.faults().latency(Duration.ofMillis(1500));
         List<SinkRecord> batch = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             batch.add(rec(i % 2, i / 2, row("h" + i, i * 0.5)));
         }
         task.put(batch);
+        long t0 = System.nanoTime();
         assertTrue(commit().isEmpty(), "nothing is acknowledged while the server holds the answer");
+        assertTrue(System.nanoTime() - t0 < Duration.ofMillis(1400).toNanos(), "preCommit waits flush.timeout.ms"
+                + " at most, not for the answer");
         await("100 rows stored", () -> server.rowCount(TOPIC) == 100);
         await("offsets committable", () -> commit().size() == 2);
         Map<TopicPartition, OffsetAndMetadata> c = commit();
         assertEquals(50, c.get(P0).offset());
         assertEquals(50, c.get(P1).offset());
+    }
+
+    @Test
+    void preCommitFlushesSoTheCommitCoversWhatWasPut() {
+        start(false, GreptimeSinkConfig.LINGER, "60000");
+        List<SinkRecord> batch = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            batch.add(rec(0, i, row("h" + i, 1.0)));
+        }
+        task.put(batch);
+        assertEquals(10, commit().get(P0).offset(), "the commit waited for the lingering batch");
+        assertEquals(10, server.rowCount(TOPIC));
     }
 
     @Test

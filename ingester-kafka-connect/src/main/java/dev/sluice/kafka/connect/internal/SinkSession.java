@@ -448,12 +448,18 @@ public final class SinkSession {
     }
 
     /**
-     * Reports, per partition, the offset after the records settled so far (never waiting for more).
+     * Sends what the writer holds, waits up to the flush timeout for the answers, and reports per partition the
+     * offset after the records settled by then. Flushing here keeps the uncommitted tail short, so a rebalance
+     * or restart (which commits just before handing partitions over) redelivers few records.
      *
      * @param currentOffsets the offsets Connect has delivered
      * @return the offsets safe to commit
      */
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        if (!batches.isEmpty() && !client.flush(flushTimeout)) {
+            LOG.info("GreptimeDB sink: not every write was answered within {} ms; committing what was",
+                    flushTimeout.toMillis());
+        }
         settle();
         advanceAll();
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
