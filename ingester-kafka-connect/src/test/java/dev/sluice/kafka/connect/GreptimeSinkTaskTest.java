@@ -237,6 +237,18 @@ class GreptimeSinkTaskTest {
     }
 
     @Test
+    void aFailedBatchOfAClosedPartitionIsLeftToItsNextOwner() throws Exception {
+        FakeContext ctx = start(true, GreptimeSinkConfig.RETRY_ATTEMPTS, "1");
+        server.faults().failNext(1, StatusCode.RateLimited, "slow down");
+        task.put(List.of(rec(0, 0, row("a", 1.0)), rec(0, 1, row("b", 1.0))));
+        task.close(List.of(P0)); // waits for the failed answer, then hands partition 0 over
+        task.put(List.of(rec(1, 0, row("c", 1.0))));
+        await("partition 1 stored", () -> server.rowCount(TOPIC) == 1);
+        assertTrue(ctx.rewinds.isEmpty(), "nothing to rewind: " + ctx.rewinds);
+        assertFalse(commit().containsKey(P0));
+    }
+
+    @Test
     void aFullBufferRewindsTheWholePutInsteadOfWaitingForever() throws Exception {
         FakeContext ctx = start(true, GreptimeSinkConfig.BATCH_ROWS, "2", GreptimeSinkConfig.BUFFER_ROWS, "4",
                 GreptimeSinkConfig.BUFFER_TIMEOUT, "100", GreptimeSinkConfig.IN_FLIGHT, "1");

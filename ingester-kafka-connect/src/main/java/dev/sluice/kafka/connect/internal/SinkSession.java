@@ -401,7 +401,8 @@ public final class SinkSession {
     }
 
     /**
-     * Rewinds the partitions that need a resend to their first unsettled record and throws.
+     * Rewinds the partitions that need a resend to their first unsettled record and throws; returns quietly when
+     * none of them is still assigned.
      *
      * @param records the records of the current put
      * @param thisPut true to rewind every partition of the current put too (its records were not all taken)
@@ -424,6 +425,11 @@ public final class SinkSession {
                 long first = p.queue.isEmpty() ? r.originalKafkaOffset() : p.queue.peek().record.originalKafkaOffset();
                 targets.merge(tp, Math.min(first, r.originalKafkaOffset()), Math::min);
             }
+        }
+        if (targets.isEmpty()) {
+            // The records to resend belonged to partitions closed since: their next owner re-reads them.
+            retryNeeded = false;
+            return;
         }
         Set<SinkRecord> skip = Collections.newSetFromMap(new IdentityHashMap<>());
         for (SinkRecord r : records) {
