@@ -159,10 +159,11 @@ public final class GreptimeSinkConfig extends AbstractConfig {
                 Width.SHORT, "Linger");
         d.define(IN_FLIGHT, Type.INT, 4, ConfigDef.Range.between(1, 1024), Importance.LOW,
                 "Batches sent and not yet acknowledged, per task.", WRITE, ++o, Width.SHORT, "In-flight batches");
-        d.define(BUFFER_ROWS, Type.LONG, 200_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
+        d.define(BUFFER_ROWS, Type.LONG, 50_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "Rows a task holds unacknowledged (buffered or in flight); at the limit put() waits for room"
-                        + " (back-pressure on the consumer). At least " + BATCH_ROWS + ".", WRITE, ++o, Width.SHORT,
-                "Buffered rows");
+                        + " (back-pressure on the consumer). Each such record is kept until acknowledged, so this"
+                        + " bounds a task's memory (roughly 1 to 2 KB per JSON record). At least " + BATCH_ROWS + ".",
+                WRITE, ++o, Width.SHORT, "Buffered rows");
         d.define(BUFFER_TIMEOUT, Type.LONG, 30_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "Longest wait of put() for buffer room, in milliseconds; then the batch is redelivered later"
                         + " (RetriableException).", WRITE, ++o, Width.SHORT, "Buffer timeout");
