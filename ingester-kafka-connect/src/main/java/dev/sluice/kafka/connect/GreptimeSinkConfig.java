@@ -1,0 +1,393 @@
+package dev.sluice.kafka.connect;
+
+import dev.sluice.kafka.connect.internal.ColumnTypeOverrides;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+
+/**
+ * The settings of {@link GreptimeSinkConnector}: where GreptimeDB is, how rows are batched and retried, and how
+ * records become rows. {@link #CONFIG_DEF} documents every key with its default; the README's table is rendered
+ * from it.
+ */
+public final class GreptimeSinkConfig extends AbstractConfig {
+    private static final String CONNECTION = "Connection";
+    private static final String WRITE = "Writing";
+    private static final String MAPPING = "Mapping";
+
+    /** gRPC endpoints. */
+    public static final String ENDPOINTS = "greptimedb.endpoints";
+    /** Database. */
+    public static final String DATABASE = "greptimedb.database";
+    /** Basic-auth user. */
+    public static final String USERNAME = "greptimedb.username";
+    /** Basic-auth password. */
+    public static final String PASSWORD = "greptimedb.password";
+    /** TLS switch. */
+    public static final String TLS_ENABLED = "greptimedb.tls.enabled";
+    /** CA bundle. */
+    public static final String TLS_CA = "greptimedb.tls.ca.path";
+    /** Client certificate chain. */
+    public static final String TLS_CERT = "greptimedb.tls.client.cert.path";
+    /** Client private key. */
+    public static final String TLS_KEY = "greptimedb.tls.client.key.path";
+    /** Server name override. */
+    public static final String TLS_SERVER_NAME = "greptimedb.tls.server.name";
+    /** Request timezone. */
+    public static final String TIMEZONE = "greptimedb.timezone";
+    /** HTTP API for the append-mode check. */
+    public static final String HTTP_URL = "greptimedb.http.url";
+    /** Per-call deadline. */
+    public static final String REQUEST_TIMEOUT = "greptimedb.request.timeout.ms";
+
+    /** Regular or bulk. */
+    public static final String WRITE_PATH = "write.path";
+    /** Wire compression. */
+    public static final String COMPRESSION = "write.compression";
+    /** Rows per batch. */
+    public static final String BATCH_ROWS = "batch.max.rows";
+    /** Bytes per batch. */
+    public static final String BATCH_BYTES = "batch.max.bytes";
+    /** Linger. */
+    public static final String LINGER = "batch.linger.ms";
+    /** Batches in flight. */
+    public static final String IN_FLIGHT = "max.in.flight.batches";
+    /** Buffered rows. */
+    public static final String BUFFER_ROWS = "buffer.max.rows";
+    /** Buffer wait. */
+    public static final String BUFFER_TIMEOUT = "buffer.timeout.ms";
+    /** Attempts per write. */
+    public static final String RETRY_ATTEMPTS = "retry.max.attempts";
+    /** First backoff. */
+    public static final String RETRY_BACKOFF = "retry.backoff.initial.ms";
+    /** Largest backoff. */
+    public static final String RETRY_BACKOFF_MAX = "retry.backoff.max.ms";
+    /** Delivery budget. */
+    public static final String RETRY_DELIVERY = "retry.delivery.timeout.ms";
+    /** Connect's pause after a RetriableException. */
+    public static final String REDELIVERY_BACKOFF = "redelivery.backoff.ms";
+    /** Wait for acknowledgements at commit and close. */
+    public static final String FLUSH_TIMEOUT = "flush.timeout.ms";
+
+    /** Table name template. */
+    public static final String TABLE_FORMAT = "table.name.format";
+    /** Topic rename pattern. */
+    public static final String TABLE_REGEX = "table.name.regex";
+    /** Topic rename replacement. */
+    public static final String TABLE_REPLACEMENT = "table.name.replacement";
+    /** Table from a record field. */
+    public static final String TABLE_FIELD = "table.name.field";
+    /** Tag columns. */
+    public static final String TAGS = "tag.fields";
+    /** Time index field. */
+    public static final String TS_FIELD = "timestamp.field";
+    /** Unit of a numeric time index. */
+    public static final String TS_UNIT = "timestamp.unit";
+    /** Time index column for the record timestamp. */
+    public static final String TS_COLUMN = "timestamp.column";
+    /** Column type overrides. */
+    public static final String COLUMN_TYPES = "column.types";
+    /** Tombstones as deletes. */
+    public static final String DELETES = "delete.enabled";
+    /** Hints for created tables. */
+    public static final String HINTS = "table.hints";
+
+    /** Every key, with type, default, validator, importance and documentation. */
+    public static final ConfigDef CONFIG_DEF = build();
+
+    private static ConfigDef build() {
+        ConfigDef d = new ConfigDef();
+        int o = 0;
+        d.define(ENDPOINTS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, new EndpointsValidator(), Importance.HIGH,
+                "GreptimeDB gRPC endpoints as host:port (port 4001 by default), comma-separated; writes go round-robin"
+                        + " over the healthy ones.", CONNECTION, ++o, Width.LONG, "Endpoints");
+        d.define(DATABASE, Type.STRING, "public", new ConfigDef.NonEmptyString(), Importance.HIGH,
+                "Database to write to, or catalog-schema.", CONNECTION, ++o, Width.MEDIUM, "Database");
+        d.define(USERNAME, Type.STRING, "", Importance.HIGH,
+                "Basic-auth user; empty for a server without authentication.", CONNECTION, ++o, Width.MEDIUM, "User");
+        d.define(PASSWORD, Type.PASSWORD, "", Importance.HIGH,
+                "Basic-auth password (never logged).", CONNECTION, ++o, Width.MEDIUM, "Password");
+        d.define(TLS_ENABLED, Type.BOOLEAN, false, Importance.MEDIUM,
+                "Connect over TLS. Without a CA path the system trust store is used.", CONNECTION, ++o, Width.SHORT,
+                "TLS");
+        d.define(TLS_CA, Type.STRING, "", Importance.MEDIUM,
+                "PEM file of the CA certificates to trust (implies TLS).", CONNECTION, ++o, Width.LONG, "TLS CA");
+        d.define(TLS_CERT, Type.STRING, "", Importance.LOW,
+                "PEM certificate chain of the client, for mutual TLS (with " + TLS_KEY + ").", CONNECTION, ++o,
+                Width.LONG, "Client certificate");
+        d.define(TLS_KEY, Type.STRING, "", Importance.LOW,
+                "PEM private key of the client, for mutual TLS (with " + TLS_CERT + ").", CONNECTION, ++o, Width.LONG,
+                "Client key");
+        d.define(TLS_SERVER_NAME, Type.STRING, "", Importance.LOW,
+                "Host name expected in the server's certificate, when it differs from the endpoint's.", CONNECTION,
+                ++o, Width.MEDIUM, "TLS server name");
+        d.define(TIMEZONE, Type.STRING, "", Importance.LOW,
+                "Request timezone (+08:00 or an IANA name); empty for UTC.", CONNECTION, ++o, Width.SHORT, "Timezone");
+        d.define(HTTP_URL, Type.STRING, "", Importance.LOW,
+                "GreptimeDB's HTTP API (e.g. http://host:4000), used only when the connector starts, to warn about"
+                        + " target tables in append mode (SHOW CREATE TABLE on each topic's table; needs a topics"
+                        + " list and topic-based table names). Empty: no check.", CONNECTION, ++o, Width.LONG,
+                "HTTP URL");
+        d.define(REQUEST_TIMEOUT, Type.LONG, 60_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Deadline of each call to GreptimeDB, in milliseconds.", CONNECTION, ++o, Width.SHORT,
+                "Request timeout");
+
+        o = 0;
+        d.define(WRITE_PATH, Type.STRING, "regular", ConfigDef.ValidString.in("regular", "bulk"), Importance.MEDIUM,
+                "How batches travel: 'regular' (row inserts; creates tables and adds columns as records need them,"
+                        + " carries JSON columns and deletes) or 'bulk' (Arrow Flight, one stream per table: faster for"
+                        + " wide rows, but a table it creates does not gain columns later, and JSON columns are"
+                        + " refused).", WRITE, ++o, Width.SHORT, "Write path");
+        d.define(COMPRESSION, Type.STRING, "none", ConfigDef.ValidString.in("none", "gzip", "zstd", "lz4"),
+                Importance.LOW, "Compression of requests: none, gzip or zstd (lz4 on the bulk path only).", WRITE,
+                ++o, Width.SHORT, "Compression");
+        d.define(BATCH_ROWS, Type.INT, 10_000, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
+                "Rows that make a batch full and send it.", WRITE, ++o, Width.SHORT, "Batch rows");
+        d.define(BATCH_BYTES, Type.LONG, 8L << 20, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Estimated bytes that make a batch full and send it.", WRITE, ++o, Width.SHORT, "Batch bytes");
+        d.define(LINGER, Type.LONG, 200L, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
+                "Longest time a row waits in a batch before the batch is sent, in milliseconds.", WRITE, ++o,
+                Width.SHORT, "Linger");
+        d.define(IN_FLIGHT, Type.INT, 4, ConfigDef.Range.between(1, 1024), Importance.LOW,
+                "Batches sent and not yet acknowledged, per task.", WRITE, ++o, Width.SHORT, "In-flight batches");
+        d.define(BUFFER_ROWS, Type.LONG, 50_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Rows a task holds unacknowledged (buffered or in flight); at the limit put() waits for room"
+                        + " (back-pressure on the consumer). Each such record is kept until acknowledged, so this"
+                        + " bounds a task's memory (roughly 1 to 2 KB per JSON record). At least " + BATCH_ROWS + ".",
+                WRITE, ++o, Width.SHORT, "Buffered rows");
+        d.define(BUFFER_TIMEOUT, Type.LONG, 30_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Longest wait of put() for buffer room, in milliseconds; then the batch is redelivered later"
+                        + " (RetriableException).", WRITE, ++o, Width.SHORT, "Buffer timeout");
+        d.define(RETRY_ATTEMPTS, Type.INT, 5, ConfigDef.Range.between(1, 100), Importance.MEDIUM,
+                "Attempts per request (the first included) for retryable failures: overload, unavailable"
+                        + " servers, broken connections.", WRITE, ++o, Width.SHORT, "Attempts");
+        d.define(RETRY_BACKOFF, Type.LONG, 100L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                "Backoff cap before the first retry, in milliseconds (doubling, full jitter).", WRITE, ++o,
+                Width.SHORT, "Initial backoff");
+        d.define(RETRY_BACKOFF_MAX, Type.LONG, 5_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                "Largest backoff cap, in milliseconds.", WRITE, ++o, Width.SHORT, "Max backoff");
+        d.define(RETRY_DELIVERY, Type.LONG, 120_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Budget of one request, all retries included, in milliseconds. A retryable failure that outlives"
+                        + " it makes the task rewind to the first unacknowledged record and throw RetriableException,"
+                        + " so Connect redelivers.", WRITE, ++o, Width.SHORT, "Delivery timeout");
+        d.define(REDELIVERY_BACKOFF, Type.LONG, 5_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                "Pause Connect takes before redelivering after a RetriableException, in milliseconds.", WRITE, ++o,
+                Width.SHORT, "Redelivery backoff");
+        d.define(FLUSH_TIMEOUT, Type.LONG, 30_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Longest wait for acknowledgements when offsets are committed, partitions are closed or the task"
+                        + " stops, in milliseconds.", WRITE, ++o, Width.SHORT, "Flush timeout");
+
+        o = 0;
+        d.define(TABLE_FORMAT, Type.STRING, "${topic}", new TemplateValidator(), Importance.HIGH,
+                "Table name template; ${topic} is replaced by the topic name (after " + TABLE_REGEX + ").",
+                MAPPING, ++o, Width.MEDIUM, "Table name format");
+        d.define(TABLE_REGEX, Type.STRING, "", new RegexValidator(), Importance.MEDIUM,
+                "A regular expression matched against the whole topic name; when it matches, the topic is"
+                        + " replaced by " + TABLE_REPLACEMENT + " (with $1... groups) before the template applies.",
+                MAPPING, ++o, Width.MEDIUM, "Topic rename regex");
+        d.define(TABLE_REPLACEMENT, Type.STRING, "", Importance.MEDIUM,
+                "Replacement for topics matching " + TABLE_REGEX + ".", MAPPING, ++o, Width.MEDIUM,
+                "Topic rename replacement");
+        d.define(TABLE_FIELD, Type.STRING, "", Importance.MEDIUM,
+                "Name of a record field holding the table name; when set it wins over the topic, and the field is"
+                        + " not stored as a column.", MAPPING, ++o, Width.MEDIUM, "Table name field");
+        d.define(TAGS, Type.LIST, "", Importance.HIGH,
+                "Fields stored as tag columns (GreptimeDB's primary key, in this order); every other field is a"
+                        + " field column.", MAPPING, ++o, Width.LONG, "Tag fields");
+        d.define(TS_FIELD, Type.STRING, "", Importance.HIGH,
+                "Field holding the time index: a Connect Timestamp, a number in " + TS_UNIT + ", or an ISO-8601"
+                        + " instant string. Empty: the Kafka record's timestamp becomes column " + TS_COLUMN + ".",
+                MAPPING, ++o, Width.MEDIUM, "Timestamp field");
+        d.define(TS_UNIT, Type.STRING, "ms", ConfigDef.ValidString.in("s", "ms", "us", "ns"), Importance.MEDIUM,
+                "Unit of a numeric " + TS_FIELD + ", and the precision of the time index column.", MAPPING, ++o,
+                Width.SHORT, "Timestamp unit");
+        d.define(TS_COLUMN, Type.STRING, "ts", new ConfigDef.NonEmptyString(), Importance.LOW,
+                "Column name of the time index when it comes from the Kafka record timestamp.", MAPPING, ++o,
+                Width.SHORT, "Timestamp column");
+        d.define(COLUMN_TYPES, Type.STRING, "", new ColumnTypesValidator(), Importance.MEDIUM,
+                "Type overrides as column:Type, comma-separated, e.g. cpu:Float64,price:Decimal128(20,4). Types:"
+                        + " Bool, Int8..Int64, UInt8..UInt64, Float32, Float64, String, Binary, Json, Date,"
+                        + " TimestampSecond/Millisecond/Microsecond/Nanosecond, TimeSecond..TimeNanosecond,"
+                        + " Decimal128(p,s). Schemaless values are inferred (integers Int64, decimals Float64,"
+                        + " maps and lists Json) unless overridden.", MAPPING, ++o, Width.LONG, "Column types");
+        d.define(DELETES, Type.BOOLEAN, false, Importance.MEDIUM,
+                "Turn tombstones (null values) into deletes of the row whose tags and time index the record key"
+                        + " holds. Off: tombstones are skipped (and counted).", MAPPING, ++o, Width.SHORT, "Deletes");
+        d.define(HINTS, Type.LIST, "", new HintsValidator(), Importance.LOW,
+                "GreptimeDB hints as key=value, comma-separated (ttl=7d, append_mode=true, merge_mode=last_non_null"
+                        + " ...). Table options only apply to tables the sink creates. With append_mode=true"
+                        + " redelivered records are stored twice.", MAPPING, ++o, Width.LONG, "Hints");
+        return d;
+    }
+
+    /**
+     * Parses and checks the settings.
+     *
+     * @param props the connector's properties
+     * @throws ConfigException naming the key when a value is invalid
+     */
+    public GreptimeSinkConfig(Map<String, String> props) {
+        super(CONFIG_DEF, props);
+        if (getInt(BATCH_ROWS) > getLong(BUFFER_ROWS)) {
+            throw new ConfigException(BUFFER_ROWS, getLong(BUFFER_ROWS), "must be at least " + BATCH_ROWS + " ("
+                    + getInt(BATCH_ROWS) + ")");
+        }
+        if (getLong(RETRY_BACKOFF_MAX) < getLong(RETRY_BACKOFF)) {
+            throw new ConfigException(RETRY_BACKOFF_MAX, getLong(RETRY_BACKOFF_MAX), "must be at least "
+                    + RETRY_BACKOFF);
+        }
+        if (getString(TLS_CERT).isEmpty() != getString(TLS_KEY).isEmpty()) {
+            throw new ConfigException(TLS_CERT, getString(TLS_CERT), "mutual TLS needs both " + TLS_CERT + " and "
+                    + TLS_KEY);
+        }
+        if ("lz4".equals(getString(COMPRESSION)) && !"bulk".equals(getString(WRITE_PATH))) {
+            throw new ConfigException(COMPRESSION, "lz4", "lz4 is only offered on the bulk write path");
+        }
+        if (!getString(TABLE_REGEX).isEmpty() && getString(TABLE_REPLACEMENT).isEmpty()) {
+            throw new ConfigException(TABLE_REPLACEMENT, "", "is required with " + TABLE_REGEX);
+        }
+    }
+
+    /** @return the endpoints */
+    public List<String> endpoints() {
+        return getList(ENDPOINTS);
+    }
+
+    /** @return the password, or "" */
+    public String password() {
+        Password p = getPassword(PASSWORD);
+        return p == null ? "" : p.value();
+    }
+
+    /** @return the hints as key=value entries */
+    public List<String> hints() {
+        return getList(HINTS);
+    }
+
+    /** @return true when the hints ask for append-mode tables */
+    public boolean appendModeHint() {
+        for (String h : hints()) {
+            int eq = h.indexOf('=');
+            if (h.substring(0, eq).trim().equals("append_mode")
+                    && h.substring(eq + 1).trim().toLowerCase(Locale.ROOT).equals("true")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Checks endpoints are host:port. */
+    private static final class EndpointsValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            @SuppressWarnings("unchecked")
+            List<String> list = (List<String>) value;
+            if (list == null || list.isEmpty()) {
+                throw new ConfigException(name, value, "at least one host:port is required");
+            }
+            for (String e : list) {
+                int colon = e.lastIndexOf(':');
+                boolean ok = colon > 0 && colon < e.length() - 1;
+                if (ok) {
+                    try {
+                        int port = Integer.parseInt(e.substring(colon + 1));
+                        ok = port > 0 && port < 65_536;
+                    } catch (NumberFormatException x) {
+                        ok = false;
+                    }
+                }
+                if (!ok) {
+                    throw new ConfigException(name, value, "'" + e + "' is not host:port");
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "host:port[,host:port...]";
+        }
+    }
+
+    /** Checks the table name template. */
+    private static final class TemplateValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String s = (String) value;
+            if (s == null || s.isBlank()) {
+                throw new ConfigException(name, value, "must not be empty");
+            }
+            String rest = s.replace("${topic}", "");
+            if (rest.contains("${")) {
+                throw new ConfigException(name, value, "only ${topic} can be substituted");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "text with ${topic}";
+        }
+    }
+
+    /** Checks a regex compiles. */
+    private static final class RegexValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            try {
+                Pattern.compile((String) value);
+            } catch (PatternSyntaxException e) {
+                throw new ConfigException(name, value, "not a regular expression: " + e.getDescription());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "a Java regular expression";
+        }
+    }
+
+    /** Checks column:Type entries. */
+    private static final class ColumnTypesValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            try {
+                ColumnTypeOverrides.parse((String) value);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(name, value, e.getMessage());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "column:Type[,column:Type...]";
+        }
+    }
+
+    /** Checks key=value entries. */
+    private static final class HintsValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            @SuppressWarnings("unchecked")
+            List<String> list = (List<String>) value;
+            for (String h : list) {
+                int eq = h.indexOf('=');
+                if (eq <= 0 || eq == h.length() - 1) {
+                    throw new ConfigException(name, value, "'" + h + "' is not key=value");
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "key=value[,key=value...]";
+        }
+    }
+}

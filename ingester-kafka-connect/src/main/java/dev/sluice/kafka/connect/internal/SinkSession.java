@@ -1,0 +1,513 @@
+package dev.sluice.kafka.connect.internal;
+
+import dev.sluice.TableSchema;
+import dev.sluice.kafka.connect.RecordRejectedException;
+import dev.sluice.kafka.connect.internal.SluiceClient.Outcome;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
+import org.apache.kafka.connect.sink.ErrantRecordReporter;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The delivery logic of one sink task, at least once.
+ *
+ * <p>Every record handed to {@link #put} is tracked in its partition's queue, in offset order, until it is
+ * settled: stored (its batch acknowledged), reported to the dead-letter queue (and the report acknowledged), or
+ * skipped (a tombstone with deletes off). {@link #preCommit} returns, per partition, the offset after the longest
+ * settled prefix, so no offset is committed before its record and every earlier one is safe.
+ *
+ * <p>A batch the server refused for good is split in halves and written directly until each bad record is
+ * singled out; the good ones are stored and each bad one goes to the dead-letter queue, or fails the task when
+ * there is none. A retryable failure that outlived the client's retries (or a buffer that stayed full) rewinds
+ * the partitions concerned to their first unsettled record and throws {@link RetriableException}: Connect pauses,
+ * redelivers the same batch (whose records of rewound partitions are skipped, since the consumer re-reads them),
+ * and re-polls from the rewound offsets. Redelivered rows overwrite their earlier copies on tables without
+ * append mode.
+ *
+ * <p>Used from the task's thread only; batch futures only enqueue themselves when they complete.
+ */
+public final class SinkSession {
+    private static final Logger LOG = LoggerFactory.getLogger(SinkSession.class);
+    private static final Pattern COLUMN = Pattern.compile("\\bcolumn ([^\\s,:;()]+)");
+
+    private final SluiceClient client;
+    private final RecordMapper mapper;
+    private final ErrantRecordReporter reporter;
+    private final SinkTaskContext context;
+    private final boolean deletes;
+    private final Duration flushTimeout;
+    private final long redeliveryBackoffMs;
+    private final Map<TopicPartition, Partition> partitions = new HashMap<>();
+    private final Map<CompletableFuture<Void>, List<Pending>> batches = new IdentityHashMap<>();
+    private final ConcurrentLinkedQueue<CompletableFuture<Void>> completions = new ConcurrentLinkedQueue<>();
+    private Set<SinkRecord> skipOnRedelivery = Collections.emptySet();
+    private boolean retryNeeded;
+    private ConnectException fatal;
+    private final Counters counters = new Counters();
+
+    /** Running totals, readable from any thread (metrics). */
+    public static final class Counters {
+        /** Records handed to put. */
+        public final LongAdder received = new LongAdder();
+        /** Records whose rows GreptimeDB acknowledged (inserts and deletes). */
+        public final LongAdder stored = new LongAdder();
+        /** Records sent to the dead-letter queue. */
+        public final LongAdder reported = new LongAdder();
+        /** Tombstones skipped because deletes are off. */
+        public final LongAdder skippedTombstones = new LongAdder();
+        /** Rewinds after retryable failures. */
+        public final LongAdder rewinds = new LongAdder();
+        /** Batches split to single out bad records. */
+        public final LongAdder isolations = new LongAdder();
+    }
+
+    private enum State { WRITING, STORED, REPORTING, RETRY, DISCARDED }
+
+    /** One record in flight. */
+    private static final class Pending {
+        final SinkRecord record;
+        final MappedRow row;
+        State state = State.WRITING;
+        Future<Void> report;
+
+        Pending(SinkRecord record, MappedRow row) {
+            this.record = record;
+            this.row = row;
+        }
+    }
+
+    /** The records of one partition not yet settled, oldest first, and the offset safe to commit. */
+    private static final class Partition {
+        final ArrayDeque<Pending> queue = new ArrayDeque<>();
+        long committable = -1;
+    }
+
+    /**
+     * Creates a session.
+     *
+     * @param client the Sluice client adapter
+     * @param mapper record to row mapping
+     * @param reporter the dead-letter reporter, or null when the connector has none
+     * @param context the task context (rewinds and backoff)
+     * @param deletes whether tombstones delete rows
+     * @param flushTimeout the longest wait for acknowledgements in close
+     * @param redeliveryBackoffMs Connect's pause before redelivering
+     */
+    public SinkSession(SluiceClient client, RecordMapper mapper, ErrantRecordReporter reporter, SinkTaskContext context,
+                       boolean deletes, Duration flushTimeout, long redeliveryBackoffMs) {
+        this.client = client;
+        this.mapper = mapper;
+        this.reporter = reporter;
+        this.context = context;
+        this.deletes = deletes;
+        this.flushTimeout = flushTimeout;
+        this.redeliveryBackoffMs = redeliveryBackoffMs;
+    }
+
+    /** @return the running totals */
+    public Counters counters() {
+        return counters;
+    }
+
+    /** @return records handed to put and not settled yet */
+    public long unsettled() {
+        long n = 0;
+        for (Partition p : partitions.values()) {
+            n += p.queue.size();
+        }
+        return n;
+    }
+
+    private static TopicPartition tp(SinkRecord r) {
+        return new TopicPartition(r.originalTopic(), r.originalKafkaPartition());
+    }
+
+    private Partition partition(TopicPartition tp) {
+        return partitions.computeIfAbsent(tp, k -> new Partition());
+    }
+
+    /**
+     * Takes partitions newly assigned to the task.
+     *
+     * @param assigned the partitions
+     */
+    public void open(Collection<TopicPartition> assigned) {
+        for (TopicPartition tp : assigned) {
+            partition(tp);
+        }
+    }
+
+    /**
+     * Hands records to the writer.
+     *
+     * @param records the records, in offset order per partition
+     * @throws RetriableException after a rewind: Connect redelivers later
+     * @throws ConnectException when a record can never be written and there is no dead-letter queue
+     */
+    public void put(Collection<SinkRecord> records) {
+        throwIfFatal();
+        settle();
+        if (retryNeeded) {
+            rewind(records, false);
+        }
+        Set<SinkRecord> skip = skipOnRedelivery;
+        skipOnRedelivery = Collections.emptySet();
+        boolean bufferFull = false;
+        for (SinkRecord r : records) {
+            if (!skip.isEmpty() && skip.contains(r)) {
+                continue;
+            }
+            counters.received.increment();
+            Partition p = partition(tp(r));
+            if (r.value() == null) {
+                tombstone(p, r);
+                continue;
+            }
+            MappedRow row;
+            try {
+                row = mapper.map(r);
+            } catch (MappingException e) {
+                Pending bad = new Pending(r, null);
+                p.queue.add(bad);
+                reject(bad, e.table(), e.column(), e.getMessage(), e);
+                continue;
+            }
+            Pending pe = new Pending(r, row);
+            p.queue.add(pe);
+            CompletableFuture<Void> f;
+            try {
+                f = client.write(row);
+            } catch (MappingException e) {
+                reject(pe, e.table(), e.column(), e.getMessage(), e);
+                continue;
+            } catch (SluiceClient.BufferFullException e) {
+                LOG.warn("GreptimeDB sink: {}", e.getMessage());
+                pe.state = State.RETRY;
+                bufferFull = true;
+                break;
+            }
+            List<Pending> members = batches.get(f);
+            if (members == null) {
+                members = new ArrayList<>();
+                batches.put(f, members);
+                CompletableFuture<Void> batch = f;
+                f.whenComplete((v, t) -> completions.add(batch));
+            }
+            members.add(pe);
+        }
+        if (bufferFull) {
+            rewind(records, true);
+        }
+        advanceAll();
+    }
+
+    private void tombstone(Partition p, SinkRecord r) {
+        Pending pe = new Pending(r, null);
+        p.queue.add(pe);
+        if (!deletes) {
+            counters.skippedTombstones.increment();
+            pe.state = State.STORED;
+            return;
+        }
+        MappedRow key;
+        try {
+            key = mapper.mapDelete(r);
+        } catch (MappingException e) {
+            reject(pe, e.table(), e.column(), "tombstone: " + e.getMessage(), e);
+            return;
+        }
+        // The delete must reach the server after the inserts before it.
+        if (!client.flush(flushTimeout)) {
+            pe.state = State.RETRY;
+            retryNeeded = true;
+            return;
+        }
+        Outcome o = client.writeNow(key.schema(), List.<Object[]>of(key.values()), true);
+        if (o instanceof Outcome.Failed failed) {
+            if (failed.retryable()) {
+                pe.state = State.RETRY;
+                retryNeeded = true;
+            } else {
+                reject(pe, key.schema().tableName(), columnIn(failed.message()), "GreptimeDB refused the delete: "
+                        + failed.message(), null);
+            }
+        } else {
+            pe.state = State.STORED;
+            counters.stored.increment();
+        }
+    }
+
+    /** Settles the batches that completed since the last call. */
+    private void settle() {
+        CompletableFuture<Void> f;
+        while ((f = completions.poll()) != null) {
+            List<Pending> members = batches.remove(f);
+            if (members == null) {
+                continue;
+            }
+            members.removeIf(m -> m.state != State.WRITING);
+            if (members.isEmpty()) {
+                continue;
+            }
+            Throwable failure = null;
+            try {
+                f.join();
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+            if (failure == null) {
+                for (Pending m : members) {
+                    m.state = State.STORED;
+                }
+                counters.stored.add(members.size());
+                continue;
+            }
+            Outcome.Failed o = (Outcome.Failed) client.outcomeOf(failure);
+            if (o.retryable()) {
+                LOG.warn("GreptimeDB sink: a batch of {} rows for table {} failed after the client's retries: {}",
+                        members.size(), members.get(0).row.schema().tableName(), o.message());
+                markRetry(members);
+            } else {
+                counters.isolations.increment();
+                LOG.warn("GreptimeDB sink: GreptimeDB refused a batch of {} rows for table {} ({}); writing its parts"
+                        + " separately to find the bad records", members.size(),
+                        members.get(0).row.schema().tableName(), o.message());
+                isolate(members);
+            }
+        }
+    }
+
+    private void markRetry(List<Pending> members) {
+        for (Pending m : members) {
+            m.state = State.RETRY;
+        }
+        retryNeeded = true;
+    }
+
+    /** Writes halves of a refused batch directly until each bad record stands alone. */
+    private void isolate(List<Pending> members) {
+        Map<TableSchema, List<Pending>> bySchema = new LinkedHashMap<>();
+        for (Pending m : members) {
+            bySchema.computeIfAbsent(m.row.schema(), s -> new ArrayList<>()).add(m);
+        }
+        for (Map.Entry<TableSchema, List<Pending>> e : bySchema.entrySet()) {
+            bisect(e.getKey(), e.getValue());
+        }
+    }
+
+    private void bisect(TableSchema schema, List<Pending> part) {
+        List<Object[]> rows = new ArrayList<>(part.size());
+        for (Pending m : part) {
+            rows.add(m.row.values());
+        }
+        Outcome o = client.writeNow(schema, rows, false);
+        if (o instanceof Outcome.Stored) {
+            for (Pending m : part) {
+                m.state = State.STORED;
+            }
+            counters.stored.add(part.size());
+            return;
+        }
+        Outcome.Failed failed = (Outcome.Failed) o;
+        if (failed.retryable()) {
+            markRetry(part);
+        } else if (part.size() == 1) {
+            reject(part.get(0), schema.tableName(), columnIn(failed.message()), "GreptimeDB refused the row: "
+                    + failed.message(), null);
+        } else {
+            int half = part.size() / 2;
+            bisect(schema, new ArrayList<>(part.subList(0, half)));
+            bisect(schema, new ArrayList<>(part.subList(half, part.size())));
+        }
+    }
+
+    private static String columnIn(String message) {
+        Matcher m = COLUMN.matcher(message == null ? "" : message);
+        return m.find() ? m.group(1) : null;
+    }
+
+    /** Sends a record that can never be written to the dead-letter queue, or fails the task. */
+    private void reject(Pending pe, String table, String column, String reason, Throwable cause) {
+        SinkRecord r = pe.record;
+        RecordRejectedException ex = new RecordRejectedException(r.originalTopic(), r.originalKafkaPartition(),
+                r.originalKafkaOffset(), table, column, reason, cause);
+        if (reporter == null) {
+            fatal = new ConnectException(ex.getMessage() + " (no dead-letter queue is configured: set"
+                    + " errors.tolerance=all and errors.deadletterqueue.topic.name to route such records there)", ex);
+            throw fatal;
+        }
+        LOG.warn("GreptimeDB sink: to the dead-letter queue: {}", ex.getMessage());
+        pe.report = reporter.report(r, ex);
+        pe.state = State.REPORTING;
+        counters.reported.increment();
+    }
+
+    private void throwIfFatal() {
+        if (fatal != null) {
+            throw fatal;
+        }
+    }
+
+    /** Moves each partition's committable offset past its settled prefix. */
+    private void advanceAll() {
+        for (Partition p : partitions.values()) {
+            while (!p.queue.isEmpty()) {
+                Pending h = p.queue.peek();
+                if (h.state == State.REPORTING) {
+                    if (!h.report.isDone()) {
+                        break;
+                    }
+                    try {
+                        h.report.get();
+                    } catch (ExecutionException | RuntimeException e) {
+                        fatal = new ConnectException("the dead-letter queue did not take record topic="
+                                + h.record.originalTopic() + " partition=" + h.record.originalKafkaPartition()
+                                + " offset=" + h.record.originalKafkaOffset(), e);
+                        throw fatal;
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                } else if (h.state != State.STORED) {
+                    break;
+                }
+                p.committable = h.record.originalKafkaOffset() + 1;
+                p.queue.poll();
+            }
+        }
+    }
+
+    /**
+     * Rewinds the partitions that need a resend to their first unsettled record and throws; returns quietly when
+     * none of them is still assigned.
+     *
+     * @param records the records of the current put
+     * @param thisPut true to rewind every partition of the current put too (its records were not all taken)
+     */
+    private void rewind(Collection<SinkRecord> records, boolean thisPut) {
+        advanceAll();
+        Map<TopicPartition, Long> targets = new HashMap<>();
+        for (Map.Entry<TopicPartition, Partition> e : partitions.entrySet()) {
+            for (Pending pe : e.getValue().queue) {
+                if (pe.state == State.RETRY) {
+                    targets.put(e.getKey(), e.getValue().queue.peek().record.originalKafkaOffset());
+                    break;
+                }
+            }
+        }
+        if (thisPut) {
+            for (SinkRecord r : records) {
+                TopicPartition tp = tp(r);
+                Partition p = partition(tp);
+                long first = p.queue.isEmpty() ? r.originalKafkaOffset() : p.queue.peek().record.originalKafkaOffset();
+                targets.merge(tp, Math.min(first, r.originalKafkaOffset()), Math::min);
+            }
+        }
+        if (targets.isEmpty()) {
+            // The records to resend belonged to partitions closed since: their next owner re-reads them.
+            retryNeeded = false;
+            return;
+        }
+        Set<SinkRecord> skip = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (SinkRecord r : records) {
+            if (targets.containsKey(tp(r))) {
+                skip.add(r);
+            }
+        }
+        for (Map.Entry<TopicPartition, Long> t : targets.entrySet()) {
+            Partition p = partitions.get(t.getKey());
+            for (Pending pe : p.queue) {
+                pe.state = State.DISCARDED;
+            }
+            p.queue.clear();
+            context.offset(t.getKey(), t.getValue());
+        }
+        skipOnRedelivery = skip;
+        retryNeeded = false;
+        counters.rewinds.increment();
+        context.timeout(redeliveryBackoffMs);
+        throw new RetriableException("GreptimeDB did not acknowledge some records within the client's retries;"
+                + " rewinding " + targets + " (partition=offset) for redelivery in " + redeliveryBackoffMs + " ms");
+    }
+
+    /**
+     * Sends what the writer holds, waits up to the flush timeout for the answers, and reports per partition the
+     * offset after the records settled by then. Flushing here keeps the uncommitted tail short, so a rebalance
+     * or restart (which commits just before handing partitions over) redelivers few records.
+     *
+     * @param currentOffsets the offsets Connect has delivered
+     * @return the offsets safe to commit
+     */
+    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        if (!batches.isEmpty() && !client.flush(flushTimeout)) {
+            LOG.info("GreptimeDB sink: not every write was answered within {} ms; committing what was",
+                    flushTimeout.toMillis());
+        }
+        settle();
+        advanceAll();
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        for (TopicPartition tp : currentOffsets.keySet()) {
+            Partition p = partitions.get(tp);
+            if (p != null && p.committable >= 0) {
+                out.put(tp, new OffsetAndMetadata(p.committable));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Waits (bounded) for the writes of closing partitions, then forgets them; records not acknowledged are
+     * redelivered to the partitions' next owner from the last committed offset.
+     *
+     * @param closed the partitions taken away
+     */
+    public void close(Collection<TopicPartition> closed) {
+        if (!closed.isEmpty() && !client.flush(flushTimeout)) {
+            LOG.warn("GreptimeDB sink: writes of closing partitions {} were not all answered within {} ms; their"
+                    + " records will be redelivered", closed, flushTimeout.toMillis());
+        }
+        settle();
+        advanceAll();
+        for (TopicPartition tp : closed) {
+            Partition p = partitions.remove(tp);
+            if (p != null) {
+                for (Pending pe : p.queue) {
+                    pe.state = State.DISCARDED;
+                }
+            }
+        }
+    }
+
+    /** Flushes and closes the client; nothing is left pending and the client's threads end. */
+    public void stop() {
+        try {
+            client.close(flushTimeout);
+        } finally {
+            batches.clear();
+            partitions.clear();
+        }
+    }
+}

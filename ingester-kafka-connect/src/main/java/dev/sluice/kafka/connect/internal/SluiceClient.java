@@ -1,0 +1,259 @@
+package dev.sluice.kafka.connect.internal;
+
+import dev.sluice.AuthInfo;
+import dev.sluice.BatchWriteException;
+import dev.sluice.BatchingWriter;
+import dev.sluice.Compression;
+import dev.sluice.Context;
+import dev.sluice.Err;
+import dev.sluice.GreptimeDB;
+import dev.sluice.GreptimeOptions;
+import dev.sluice.InvalidDataException;
+import dev.sluice.LimitExceededException;
+import dev.sluice.Result;
+import dev.sluice.RetryPolicy;
+import dev.sluice.StatusCode;
+import dev.sluice.Table;
+import dev.sluice.TableSchema;
+import dev.sluice.TlsConfig;
+import dev.sluice.WriteOk;
+import dev.sluice.WriteOp;
+import dev.sluice.kafka.connect.GreptimeSinkConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The sink's only contact with the Sluice client API: builds the client and its batching writer from the
+ * connector's settings, hands rows to the writer, writes rows directly (to single out bad records), and turns
+ * the client's outcomes into {@link Outcome}s. Keeping every client call here lets the rest of the sink stay as
+ * it is when the client's API changes.
+ */
+public final class SluiceClient implements AutoCloseable {
+    private final GreptimeDB db;
+    private final BatchingWriter writer;
+    private final Context context;
+    /** The longest a direct write can take: the delivery budget plus one call's deadline. */
+    private final Duration writeBound;
+
+    /** What became of a write. */
+    public sealed interface Outcome {
+        /** Acknowledged by GreptimeDB. */
+        record Stored() implements Outcome {
+        }
+
+        /**
+         * Not written.
+         *
+         * @param retryable whether sending it again later may succeed (the client's own retries are spent)
+         * @param message what the server or transport said
+         */
+        record Failed(boolean retryable, String message) implements Outcome {
+        }
+    }
+
+    /** The batching writer's buffer stayed full for the configured wait. */
+    public static final class BufferFullException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BufferFullException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private SluiceClient(GreptimeDB db, BatchingWriter writer, Context context, Duration writeBound) {
+        this.db = db;
+        this.writer = writer;
+        this.context = context;
+        this.writeBound = writeBound;
+    }
+
+    /**
+     * Connects (lazily) and starts the batching writer.
+     *
+     * @param cfg the connector's settings
+     * @param meterRegistry a Micrometer {@code MeterRegistry} for the client's meters, or null
+     * @return the client
+     */
+    public static SluiceClient open(GreptimeSinkConfig cfg, Object meterRegistry) {
+        RetryPolicy retry = new RetryPolicy(cfg.getInt(GreptimeSinkConfig.RETRY_ATTEMPTS),
+                Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF)),
+                Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF_MAX)), 2.0,
+                Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_DELIVERY)));
+        Duration callTimeout = Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.REQUEST_TIMEOUT));
+        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(cfg.endpoints().toArray(new String[0]),
+                        cfg.getString(GreptimeSinkConfig.DATABASE))
+                .defaultTimeout(callTimeout)
+                .retryPolicy(retry)
+                .timezone(cfg.getString(GreptimeSinkConfig.TIMEZONE))
+                .meterRegistry(meterRegistry);
+        String user = cfg.getString(GreptimeSinkConfig.USERNAME);
+        if (!user.isEmpty()) {
+            b.authInfo(new AuthInfo(user, cfg.password()));
+        }
+        TlsConfig tls = tls(cfg);
+        if (tls != null) {
+            b.tls(tls);
+        }
+        Context ctx = Context.newDefault().withCompression(compression(cfg.getString(GreptimeSinkConfig.COMPRESSION)));
+        for (String h : cfg.hints()) {
+            int eq = h.indexOf('=');
+            ctx = ctx.withHint(h.substring(0, eq).trim(), h.substring(eq + 1).trim());
+        }
+        BatchingWriter.Path path = "bulk".equals(cfg.getString(GreptimeSinkConfig.WRITE_PATH))
+                ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular;
+        GreptimeDB db = GreptimeDB.create(b.build());
+        try {
+            BatchingWriter w = db.batchingWriter(new BatchingWriter.Config(cfg.getInt(GreptimeSinkConfig.BATCH_ROWS),
+                    cfg.getLong(GreptimeSinkConfig.BATCH_BYTES), Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.LINGER)),
+                    cfg.getInt(GreptimeSinkConfig.IN_FLIGHT), cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS),
+                    Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)), path, ctx));
+            return new SluiceClient(db, w, ctx, retry.deliveryTimeout().plus(callTimeout));
+        } catch (RuntimeException e) {
+            db.shutdownNow();
+            throw e;
+        }
+    }
+
+    private static TlsConfig tls(GreptimeSinkConfig cfg) {
+        String ca = cfg.getString(GreptimeSinkConfig.TLS_CA);
+        if (!cfg.getBoolean(GreptimeSinkConfig.TLS_ENABLED) && ca.isEmpty()) {
+            return null;
+        }
+        TlsConfig t = ca.isEmpty() ? TlsConfig.systemTrust() : TlsConfig.trusting(Path.of(ca));
+        String cert = cfg.getString(GreptimeSinkConfig.TLS_CERT);
+        if (!cert.isEmpty()) {
+            t = t.withClientCertificate(Path.of(cert), Path.of(cfg.getString(GreptimeSinkConfig.TLS_KEY)));
+        }
+        String name = cfg.getString(GreptimeSinkConfig.TLS_SERVER_NAME);
+        return name.isEmpty() ? t : t.withServerNameOverride(name);
+    }
+
+    private static Compression compression(String name) {
+        return switch (name.toLowerCase(Locale.ROOT)) {
+            case "gzip" -> Compression.Gzip;
+            case "zstd" -> Compression.Zstd;
+            case "lz4" -> Compression.Lz4;
+            default -> Compression.None;
+        };
+    }
+
+    /**
+     * Hands a row to the batching writer.
+     *
+     * @param row the row
+     * @return the future of the batch it joined: completes when the batch is acknowledged, or exceptionally
+     *     (read it with {@link #outcomeOf(Throwable)})
+     * @throws MappingException naming the column when a value does not fit its column
+     * @throws BufferFullException when the writer's buffer stayed full for its wait
+     */
+    public CompletableFuture<Void> write(MappedRow row) {
+        try {
+            return writer.write(row.schema(), row.values());
+        } catch (InvalidDataException e) {
+            throw new MappingException(row.schema().tableName(), e.column(), e.getMessage(), e);
+        } catch (LimitExceededException e) {
+            throw new BufferFullException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Reads the failure of a batch future returned by {@link #write(MappedRow)}.
+     *
+     * @param failure the exception it completed with
+     * @return the outcome
+     */
+    public Outcome outcomeOf(Throwable failure) {
+        Throwable t = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (t instanceof BatchWriteException b && b.err() != null) {
+            return new Outcome.Failed(b.err().retryable(), describe(b.err()));
+        }
+        // No answer from the server (transport failure, writer closed): the data may be sent again.
+        return new Outcome.Failed(true, String.valueOf(t.getMessage()));
+    }
+
+    private static String describe(Err err) {
+        return err.message() + " (code " + err.code() + ", gRPC " + err.grpcCode() + ")";
+    }
+
+    /**
+     * Writes rows of one table now, outside the batching writer, and waits for the answer.
+     *
+     * @param schema their schema
+     * @param rows the rows (already accepted once by {@link #write(MappedRow)})
+     * @param delete true to delete the rows (addressed by tags and time index) instead of inserting them
+     * @return the outcome; a wait past the client's own bound counts as a retryable failure
+     */
+    public Outcome writeNow(TableSchema schema, List<Object[]> rows, boolean delete) {
+        Table t = Table.from(schema, rows.size());
+        try {
+            for (Object[] r : rows) {
+                t.addRow(r);
+            }
+        } catch (InvalidDataException e) {
+            return new Outcome.Failed(false, e.getMessage());
+        }
+        CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(t), delete ? WriteOp.Delete : WriteOp.Insert, context);
+        try {
+            Result<WriteOk, Err> r = f.get(writeBound.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+            if (r.isOk() || delete && r.getErr().statusCode() == StatusCode.TableNotFound) {
+                return new Outcome.Stored(); // a delete from a table that does not exist has nothing to remove
+            }
+            return new Outcome.Failed(r.getErr().retryable(), describe(r.getErr()));
+        } catch (TimeoutException e) {
+            return new Outcome.Failed(true, "no answer within " + writeBound.toMillis() + " ms");
+        } catch (ExecutionException e) {
+            return new Outcome.Failed(true, String.valueOf(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Outcome.Failed(true, "interrupted");
+        }
+    }
+
+    /**
+     * Sends everything buffered and waits for it to be acknowledged or failed.
+     *
+     * @param timeout the longest wait
+     * @return true when every buffered row was answered within the wait (acknowledged or failed)
+     */
+    public boolean flush(Duration timeout) {
+        try {
+            writer.flush(timeout);
+            return true;
+        } catch (LimitExceededException e) {
+            return false;
+        }
+    }
+
+    /** @return rows buffered or in flight in the batching writer */
+    public long pendingRows() {
+        return writer.pendingRows();
+    }
+
+    /**
+     * Flushes and closes the writer (rows it could not deliver fail their futures), then shuts the client down.
+     *
+     * @param timeout the longest wait for the client's calls in flight
+     */
+    public void close(Duration timeout) {
+        try {
+            writer.close();
+        } finally {
+            if (!db.shutdownGracefully(timeout)) {
+                db.shutdownNow();
+            }
+        }
+    }
+
+    /** Closes with the client's default timeout. */
+    @Override
+    public void close() {
+        close(db.options().defaultTimeout());
+    }
+}
