@@ -10,6 +10,7 @@ import dev.sluice.DecimalType;
 import dev.sluice.SemanticType;
 import dev.sluice.Table;
 import dev.sluice.TableSchema;
+import dev.sluice.VectorType;
 import dev.sluice.WriteOp;
 import dev.sluice.internal.wire.GreptimeRequest;
 import dev.sluice.internal.wire.RequestHeader;
@@ -21,6 +22,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class RequestEncoderTest {
+    static final int VECTOR_DIM = 3;
     static final byte[] HEADER = RequestHeader.newBuilder().setDbname("public").setTimezone("+08:00").build().toByteArray();
 
     static TableSchema schema() {
@@ -28,6 +30,8 @@ class RequestEncoderTest {
         for (DataType t : DataType.values()) {
             if (t == DataType.Decimal128) {
                 b.addColumn("c_" + t, SemanticType.Field, t, new DecimalType(20, 3));
+            } else if (t == DataType.Vector) {
+                b.addColumn("c_" + t, SemanticType.Field, t, new VectorType(VECTOR_DIM));
             } else {
                 b.addField("c_" + t, t);
             }
@@ -56,6 +60,7 @@ class RequestEncoderTest {
             case Json: return "{\"a\":" + r.nextInt() + "}";
             case Date: return r.nextInt(100_000) - 50_000;
             case Decimal128: return BigDecimal.valueOf(r.nextLong() % 100_000_000_000_000L, 3);
+            case Vector: return new float[] {r.nextFloat(), -r.nextFloat() * 1e20f, (float) r.nextGaussian()};
             default: return r.nextLong();
         }
     }
