@@ -52,6 +52,27 @@ class VectorWriteTest extends DefaultTestkitTest {
         assertEquals(0, server.rowCount("emb_ddl"));
     }
 
+    @dev.sluice.mapping.Table("emb_obj")
+    record Embedding(@dev.sluice.mapping.Tag String doc, @dev.sluice.mapping.Field(dim = 2) float[] v,
+                     @dev.sluice.mapping.Timestamp java.time.Instant ts) {
+    }
+
+    @dev.sluice.mapping.Table("emb_nodim")
+    record NoDim(@dev.sluice.mapping.Field float[] v, @dev.sluice.mapping.Timestamp java.time.Instant ts) {
+    }
+
+    @Test
+    void annotatedFloatArraysAreVectorsOfTheDeclaredDimension() {
+        java.time.Instant t0 = java.time.Instant.parse("2024-01-01T00:00:00Z");
+        Result<WriteOk, Err> r = db.writeObjects(List.of(new Embedding("a", new float[] {1f, 2f}, t0))).join();
+        assertTrue(r.isOk(), r::toString);
+        assertEquals(new VectorType(2), server.schema("emb_obj").column(1).vectorType());
+        assertArrayEquals(new float[] {1f, 2f}, (float[]) server.rows("emb_obj").get(0).get("v"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> db.writeObjects(List.of(new NoDim(new float[0], t0))));
+        assertTrue(e.getMessage().contains("NoDim.v: a Vector column needs its dimension"), e.getMessage());
+    }
+
     @Test
     void bulkWritersRefuseVectorColumnsBeforeAnythingIsSent() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> db.bulkStreamWriter(
