@@ -91,6 +91,27 @@ class VectorColumnTest {
     }
 
     @Test
+    void aColumnWiseInsertCarriesVectorsInBinaryValues() {
+        dev.sluice.internal.wire.Column v = dev.sluice.internal.wire.Column.newBuilder().setColumnName("v")
+                .setDatatype(ColumnDataType.VECTOR).setSemanticType(SemanticType.FIELD)
+                .setDatatypeExtension(vectorColumn("v", 2).getDatatypeExtension())
+                .setValues(dev.sluice.internal.wire.Column.Values.newBuilder()
+                        .addBinaryValues(vector(1f, 2f).getBinaryValue()).addBinaryValues(vector(3f, 4f).getBinaryValue()))
+                .build();
+        dev.sluice.internal.wire.Column t = dev.sluice.internal.wire.Column.newBuilder().setColumnName("ts")
+                .setDatatype(ColumnDataType.TIMESTAMP_MILLISECOND).setSemanticType(SemanticType.TIMESTAMP)
+                .setValues(dev.sluice.internal.wire.Column.Values.newBuilder()
+                        .addTimestampMillisecondValues(1).addTimestampMillisecondValues(2)).build();
+        assertEquals(2, stub.handle(dev.sluice.internal.wire.GreptimeRequest.newBuilder()
+                .setHeader(dev.sluice.internal.wire.RequestHeader.newBuilder().setDbname("public"))
+                .setInserts(dev.sluice.internal.wire.InsertRequests.newBuilder().addInserts(
+                        dev.sluice.internal.wire.InsertRequest.newBuilder().setTableName("cw").setRowCount(2)
+                                .addColumns(v).addColumns(t))).build()).getAffectedRows().getValue());
+        assertEquals(new VectorType(2), server.schema("cw").column(0).vectorType());
+        assertArrayEquals(new float[] {3f, 4f}, (float[]) server.rows("cw").get(1).get("v"));
+    }
+
+    @Test
     void aWriteDeclaringAnotherDimensionIsRefusedAsTheRegionRefusesATypeMismatch() {
         stub.handle(insert("emb", List.of(vectorColumn("v", 3), TS), row(vector(1f, 2f, 3f), ts(1))));
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
