@@ -6,7 +6,7 @@ package dev.sluice;
  * <p>Which getter applies follows the column's {@link DataType}: {@link #getLong} for integers (unsigned
  * 64-bit values as their bit pattern), dates (days), timestamps and times (in the column's unit);
  * {@link #getDouble} for Float32/Float64; {@link #getBool}; {@link #getString} for String and Json (JSON
- * text); {@link #getBytes} for Binary; {@link #getDecimalHigh}/{@link #getDecimalLow} for Decimal128's
+ * text); {@link #getBytes} for Binary (and Vector, as little-endian float32s); {@link #getDecimalHigh}/{@link #getDecimalLow} for Decimal128's
  * unscaled 128-bit value. Check {@link #isNull} first: a null slot holds an unspecified value.
  */
 public interface ColumnVector {
@@ -59,7 +59,7 @@ public interface ColumnVector {
     String getString(int row);
 
     /**
-     * Reads a Binary value, or the UTF-8 bytes of a String or Json value (the array itself, not a copy).
+     * Reads a Binary value, a Vector value (its little-endian float32s), or the UTF-8 bytes of a String or Json value (the array itself, not a copy).
      *
      * @param row zero-based row index
      * @return the bytes

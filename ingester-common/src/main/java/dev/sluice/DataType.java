@@ -73,9 +73,16 @@ public enum DataType {
      * JSON. Accepts a {@link CharSequence} holding JSON text (checked), or a {@link java.util.Map} /
      * {@link java.util.List} tree of maps, lists, strings, numbers, booleans and nulls, serialised to JSON text.
      */
-    Json(31, Storage.STRING);
+    Json(31, Storage.STRING),
+    /**
+     * VECTOR(dim): a fixed number of float32 elements, declared with a {@link VectorType}. Accepts a
+     * {@code float[]}, a {@code double[]} (each element must fit a float; NaN and infinities are kept) or a
+     * {@link java.util.List} of {@link Number}s, holding exactly {@code dim} elements; any other length is
+     * rejected. Sent as {@code dim} little-endian float32s in {@code binary_value}, as GreptimeDB stores it.
+     */
+    Vector(32, Storage.BYTES);
 
-    /** How a column of this type is held in memory. Not part of the public contract. */
+    /** How a column of this type is held in memory (a vector as its little-endian float32 bytes). Not part of the public contract. */
     enum Storage { BOOL, LONG, DOUBLE, STRING, BYTES, DECIMAL }
 
     private final int wireNumber;

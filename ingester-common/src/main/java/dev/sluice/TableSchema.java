@@ -31,8 +31,21 @@ public final class TableSchema {
      * @param semanticType tag, field or timestamp
      * @param dataType the column type
      * @param decimalType precision and scale for {@link DataType#Decimal128}, null for every other type
+     * @param vectorType the dimension of a {@link DataType#Vector}, null for every other type
      */
-    public record Column(String name, SemanticType semanticType, DataType dataType, DecimalType decimalType) {
+    public record Column(String name, SemanticType semanticType, DataType dataType, DecimalType decimalType,
+            VectorType vectorType) {
+        /**
+         * A column of any type but {@link DataType#Vector}.
+         *
+         * @param name the column name (case-sensitive)
+         * @param semanticType tag, field or timestamp
+         * @param dataType the column type
+         * @param decimalType precision and scale for {@link DataType#Decimal128}, null for every other type
+         */
+        public Column(String name, SemanticType semanticType, DataType dataType, DecimalType decimalType) {
+            this(name, semanticType, dataType, decimalType, null);
+        }
     }
 
     private final String tableName;
@@ -197,7 +210,21 @@ public final class TableSchema {
          * @return this builder
          */
         public Builder addColumn(String name, SemanticType semanticType, DataType type, DecimalType decimalType) {
-            columns.add(new Column(name, semanticType, type, decimalType));
+            columns.add(new Column(name, semanticType, type, decimalType, null));
+            return this;
+        }
+
+        /**
+         * Adds a vector column with its dimension.
+         *
+         * @param name column name
+         * @param semanticType its role (a field, usually)
+         * @param type {@link DataType#Vector}
+         * @param vectorType the dimension every value must have
+         * @return this builder
+         */
+        public Builder addColumn(String name, SemanticType semanticType, DataType type, VectorType vectorType) {
+            columns.add(new Column(name, semanticType, type, null, vectorType));
             return this;
         }
 
@@ -206,7 +233,8 @@ public final class TableSchema {
          *
          * @return the schema
          * @throws InvalidDataException naming the table and column when the table name is invalid, a column name
-         *     is empty, duplicated or reserved, a type is missing, there is not exactly one timestamp column,
+         *     is empty, duplicated or reserved, a type is missing, a Vector column has no dimension (or another
+         *     column has one), there is not exactly one timestamp column,
          *     or the timestamp column's type is not a timestamp type
          */
         public TableSchema build() {
@@ -238,6 +266,14 @@ public final class TableSchema {
                 if (c.decimalType() != null && c.dataType() != DataType.Decimal128) {
                     throw new InvalidDataException(table, c.name(), -1,
                             "a precision and scale only apply to Decimal128, not " + c.dataType());
+                }
+                if (c.vectorType() != null && c.dataType() != DataType.Vector) {
+                    throw new InvalidDataException(table, c.name(), -1,
+                            "a vector dimension only applies to Vector, not " + c.dataType());
+                }
+                if (c.dataType() == DataType.Vector && c.vectorType() == null) {
+                    throw new InvalidDataException(table, c.name(), -1, "a Vector column needs its dimension: "
+                            + "addColumn(name, semanticType, DataType.Vector, new VectorType(dim))");
                 }
                 if (c.semanticType() == SemanticType.Timestamp) {
                     if (ts >= 0) {

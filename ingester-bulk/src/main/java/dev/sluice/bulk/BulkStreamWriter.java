@@ -163,7 +163,7 @@ public final class BulkStreamWriter implements AutoCloseable {
      * Refuses a schema the bulk path cannot write, before anything is created or sent.
      *
      * @param schema the table's schema
-     * @throws IllegalArgumentException naming the table and column of a JSON column
+     * @throws IllegalArgumentException naming the table and column of a JSON or Vector column
      */
     public static void checkBulkWritable(TableSchema schema) {
         for (TableSchema.Column c : schema.columns()) {
@@ -171,6 +171,11 @@ public final class BulkStreamWriter implements AutoCloseable {
                 throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
                         + "': JSON columns cannot be bulk written (the open-source server stores the bytes unconverted);"
                         + " write tables with JSON columns through GreptimeDB.write()");
+            }
+            if (c.dataType() == dev.sluice.DataType.Vector) {
+                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
+                        + "': Vector columns cannot be bulk written (Sluice has no tested Arrow mapping for them);"
+                        + " write tables with Vector columns through GreptimeDB.write()");
             }
         }
     }

@@ -7,7 +7,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Maps a record component or field to a field column. The column type is inferred from the Java type (see
+ * Maps a record component or field to a field column ({@code @Field(dim = 384) float[] embedding} for a vector). The column type is inferred from the Java type (see
  * {@link Table}) unless {@link #type()} names one.
  */
 @Retention(RetentionPolicy.RUNTIME)
@@ -40,4 +40,11 @@ public @interface Field {
      * @return 0..precision, or -1 (default) for 10
      */
     int scale() default -1;
+
+    /**
+     * Vector dimension, required for {@link DataType#Vector} columns (a {@code float[]} member is one).
+     *
+     * @return 0 or more, or -1 (default) for none
+     */
+    int dim() default -1;
 }

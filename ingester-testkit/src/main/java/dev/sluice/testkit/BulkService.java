@@ -518,7 +518,7 @@ final class BulkService {
             case String: return new String(((VarCharVector) v).get(r), StandardCharsets.UTF_8);
             // JSON columns are Binary on this path; the open-source server stores the bytes unconverted (JSONB
             // expected), so they read back as the bytes sent.
-            case Binary: case Json: return ((VarBinaryVector) v).get(r);
+            case Binary: case Json: case Vector: return ((VarBinaryVector) v).get(r);
             case Decimal128: return ((DecimalVector) v).getObject(r);
             case Float32: return ((BaseFixedWidthVector) v).getDataBuffer().getFloat((long) r * 4);
             case Float64: return ((BaseFixedWidthVector) v).getDataBuffer().getDouble((long) r * 8);

@@ -242,7 +242,11 @@ public final class GreptimeTestServer implements AutoCloseable {
     public TableSchema schema(String database, String table) {
         TableSchema.Builder b = TableSchema.newBuilder(table);
         for (TableSchema.Column c : storage.columns(database, table)) {
-            b.addColumn(c.name(), c.semanticType(), c.dataType(), c.decimalType());
+            if (c.vectorType() != null) {
+                b.addColumn(c.name(), c.semanticType(), c.dataType(), c.vectorType());
+            } else {
+                b.addColumn(c.name(), c.semanticType(), c.dataType(), c.decimalType());
+            }
         }
         return b.build();
     }
@@ -274,7 +278,9 @@ public final class GreptimeTestServer implements AutoCloseable {
      * Values: {@code Long} for Int8..Int64, UInt8..UInt32, timestamps and times (in the column's unit);
      * {@code BigInteger} for UInt64; {@code Float}, {@code Double}, {@code Boolean}, {@code String} (also JSON
      * text), {@code byte[]} (a copy; also a JSON value written by DoPut, which the open-source server stores
-     * unconverted), {@code LocalDate} for dates, {@code BigDecimal} at the column's scale; null for NULL.
+     * unconverted), {@code LocalDate} for dates, {@code BigDecimal} at the column's scale, {@code float[]} (a copy)
+     * for a vector (or its raw {@code byte[]} when a write sent a byte count other than 4 * dim, which the server
+     * stores without checking); null for NULL.
      * Small integers are stored as the server narrows them (an {@code i8_value} of 1002 reads back -22).
      *
      * @param database database name

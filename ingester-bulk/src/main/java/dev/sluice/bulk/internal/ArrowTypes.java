@@ -106,8 +106,8 @@ public final class ArrowTypes {
         }
         boolean json = "Json".equals(f.getMetadata().get(TYPE_KEY));
         for (DataType t : DataType.values()) {
-            if (t == DataType.Json && !json || t == DataType.Binary && json) {
-                continue;
+            if (t == DataType.Json && !json || t == DataType.Binary && json || t == DataType.Vector) {
+                continue; // vectors are never bulk written (BulkStreamWriter.checkBulkWritable)
             }
             if (t == DataType.Decimal128) {
                 if (f.getType() instanceof ArrowType.Decimal) {

@@ -2,6 +2,7 @@ package dev.sluice.internal.mapping;
 
 import dev.sluice.DataType;
 import dev.sluice.DecimalType;
+import dev.sluice.VectorType;
 import dev.sluice.InvalidDataException;
 import dev.sluice.SemanticType;
 import dev.sluice.TableSchema;
@@ -136,8 +137,15 @@ public final class ClassMapping {
                     + " with type = DataType.TimestampMillisecond...), not " + type);
         }
         String column = name.isEmpty() ? member : name;
+        int dim = field != null ? field.dim() : -1;
+        if ((type == DataType.Vector) != (dim >= 0)) {
+            throw new IllegalArgumentException(where + (type == DataType.Vector
+                    ? ": a Vector column needs its dimension: @Field(dim = N)" : ": dim only applies to Vector, not " + type));
+        }
         if (type == DataType.Decimal128) {
             b.addColumn(column, semantic, type, new DecimalType(precision < 0 ? 38 : precision, scale < 0 ? 10 : scale));
+        } else if (type == DataType.Vector) {
+            b.addColumn(column, semantic, type, new VectorType(dim));
         } else {
             b.addColumn(column, semantic, type);
         }
@@ -163,6 +171,8 @@ public final class ClassMapping {
             return DataType.Bool;
         } else if (t == byte[].class || ByteBuffer.class.isAssignableFrom(t)) {
             return DataType.Binary;
+        } else if (t == float[].class) {
+            return DataType.Vector;
         } else if (t == BigDecimal.class) {
             return DataType.Decimal128;
         } else if (t == Instant.class || t == java.util.Date.class || t == OffsetDateTime.class || t == ZonedDateTime.class) {

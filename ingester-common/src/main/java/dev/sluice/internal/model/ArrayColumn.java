@@ -33,7 +33,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
         switch (type) {
             case Bool: bools = new boolean[this.capacity]; break;
             case Float32: case Float64: doubles = new double[this.capacity]; break;
-            case String: case Json: case Binary: refs = new Object[this.capacity]; break;
+            case String: case Json: case Binary: case Vector: refs = new Object[this.capacity]; break;
             case Decimal128: longs = new long[this.capacity]; highs = new long[this.capacity]; break;
             default: longs = new long[this.capacity];
         }

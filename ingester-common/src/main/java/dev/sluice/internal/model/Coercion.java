@@ -2,10 +2,12 @@ package dev.sluice.internal.model;
 
 import dev.sluice.DataType;
 import dev.sluice.DecimalType;
+import dev.sluice.VectorType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalTime;
@@ -65,6 +67,7 @@ public final class Coercion {
             case Date: return "LocalDate or Integer days since 1970-01-01";
             case Decimal128: return "BigDecimal, BigInteger, Byte, Short, Integer or Long";
             case Json: return "Map, List or a CharSequence holding JSON text";
+            case Vector: return "float[], double[] or a List of Numbers with exactly the column's dimension";
             default:
                 if (type.isTimestamp()) {
                     return "Instant, java.util.Date, OffsetDateTime, ZonedDateTime or an integral count of "
@@ -333,6 +336,63 @@ public final class Coercion {
             return out;
         }
         throw reject(v, type);
+    }
+
+    /**
+     * Converts to the stored form of a vector column: {@code dim} float32s, little-endian, as GreptimeDB keeps a
+     * {@code VECTOR(dim)} value (its {@code src/datatypes/src/types/vector_type.rs}: a binary value of
+     * concatenated float32s, read back with {@code f32::from_le_bytes}).
+     *
+     * @param vector the column's dimension
+     * @param v a non-null value: a float[], a double[] or a List of Numbers
+     * @return 4 * dim bytes
+     * @throws Rejection for another Java type, a wrong number of elements, or a double outside float range
+     */
+    public static byte[] toVectorBytes(VectorType vector, Object v) {
+        int n;
+        if (v instanceof float[]) {
+            n = ((float[]) v).length;
+        } else if (v instanceof double[]) {
+            n = ((double[]) v).length;
+        } else if (v instanceof List) {
+            n = ((List<?>) v).size();
+        } else {
+            throw reject(v, DataType.Vector);
+        }
+        if (n != vector.dim()) {
+            throw new Rejection("a vector of " + n + " elements cannot be written to a VECTOR(" + vector.dim()
+                    + ") column; it takes exactly " + vector.dim());
+        }
+        ByteBuffer out = ByteBuffer.allocate(n * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        if (v instanceof float[]) {
+            for (float f : (float[]) v) {
+                out.putFloat(f);
+            }
+        } else if (v instanceof double[]) {
+            double[] d = (double[]) v;
+            for (int i = 0; i < n; i++) {
+                out.putFloat(vectorElement(d[i], i));
+            }
+        } else {
+            int i = 0;
+            for (Object e : (List<?>) v) {
+                if (!(e instanceof Number)) {
+                    throw new Rejection("vector element " + i + " is " + (e == null ? "null"
+                            : "a " + e.getClass().getName()) + "; every element must be a Number");
+                }
+                out.putFloat(e instanceof Float ? (Float) e : vectorElement(((Number) e).doubleValue(), i));
+                i++;
+            }
+        }
+        return out.array();
+    }
+
+    private static float vectorElement(double d, int index) {
+        float f = (float) d;
+        if (Float.isInfinite(f) && !Double.isInfinite(d)) {
+            throw new Rejection("vector element " + index + " (" + d + ") is outside the float32 range");
+        }
+        return f;
     }
 
     /**

@@ -81,6 +81,9 @@ public final class RowWriter {
             case Binary:
                 sink.setBytes(row, Coercion.toBytes(type, v));
                 break;
+            case Vector:
+                sink.setBytes(row, Coercion.toVectorBytes(col.vectorType(), v));
+                break;
             case Decimal128:
                 BigInteger unscaled = Coercion.toUnscaledDecimal(col.decimalType(), v);
                 sink.setDecimal(row, Coercion.high64(unscaled), unscaled.longValue());

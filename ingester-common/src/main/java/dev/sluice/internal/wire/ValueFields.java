@@ -26,7 +26,7 @@ public final class ValueFields {
             case UInt64: return 8;
             case Float32: return 9;
             case Float64: return 10;
-            case Binary: return 12;
+            case Binary: case Vector: return 12;
             case String: case Json: return 13;
             case Date: return 14;
             case TimestampSecond: return 16;

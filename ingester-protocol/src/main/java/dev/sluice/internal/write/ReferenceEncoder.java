@@ -84,7 +84,7 @@ public final class ReferenceEncoder {
             case UInt64: return b.setU64Value(v.getLong(r)).build();
             case Float32: return b.setF32Value((float) v.getDouble(r)).build();
             case Float64: return b.setF64Value(v.getDouble(r)).build();
-            case Binary: return b.setBinaryValue(ByteString.copyFrom(v.getBytes(r))).build();
+            case Binary: case Vector: return b.setBinaryValue(ByteString.copyFrom(v.getBytes(r))).build();
             // From the UTF-8 the table holds: a copy, cheaper than the String encoding a caller's builder would do.
             case String: case Json: return b.setStringValueBytes(ByteString.copyFrom(v.getBytes(r))).build();
             case Date: return b.setDateValue((int) v.getLong(r)).build();

@@ -12,6 +12,7 @@ import dev.sluice.internal.wire.ColumnDataTypeExtension;
 import dev.sluice.internal.wire.ColumnSchema;
 import dev.sluice.internal.wire.DecimalTypeExtension;
 import dev.sluice.internal.wire.JsonTypeExtension;
+import dev.sluice.internal.wire.VectorTypeExtension;
 import dev.sluice.internal.wire.ValueFields;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
@@ -186,7 +187,7 @@ public final class RequestEncoder {
                 }
                 return;
             }
-            case Binary: case String: case Json:
+            case Binary: case Vector: case String: case Json:
                 for (int r = 0; r < rows; r++) {
                     if (v.isNull(r)) {
                         rowSizes[r] += entrySize(0);
@@ -356,7 +357,7 @@ public final class RequestEncoder {
         }
     }
 
-    /** The {@code ColumnSchema} message for a column; JSON columns always carry {@code json_type}. */
+    /** The {@code ColumnSchema} message for a column; JSON columns carry {@code json_type}, vectors {@code vector_type}. */
     static ColumnSchema columnSchema(TableSchema.Column c) {
         ColumnSchema.Builder b = ColumnSchema.newBuilder()
                 .setColumnName(c.name())
@@ -367,6 +368,11 @@ public final class RequestEncoder {
                     .setPrecision(c.decimalType().precision()).setScale(c.decimalType().scale())));
         } else if (c.dataType() == DataType.Json) {
             b.setDatatypeExtension(ColumnDataTypeExtension.newBuilder().setJsonType(JsonTypeExtension.JSON_BINARY));
+        } else if (c.dataType() == DataType.Vector) {
+            // The server reads the dimension from here (src/api/src/helper.rs, ColumnDataTypeWrapper to
+            // ConcreteDataType); a missing extension would mean VECTOR(0).
+            b.setDatatypeExtension(ColumnDataTypeExtension.newBuilder().setVectorType(
+                    VectorTypeExtension.newBuilder().setDim(c.vectorType().dim())));
         }
         return b.build();
     }
@@ -397,7 +403,7 @@ public final class RequestEncoder {
                 return tag + CodedOutputStream.computeUInt64SizeNoTag(v.getLong(r));
             case Float32: return tag + 4;
             case Float64: return tag + 8;
-            case Binary: case String: case Json:
+            case Binary: case Vector: case String: case Json:
                 return tag + CodedOutputStream.computeByteArraySizeNoTag(v.getBytes(r));
             case Decimal128: {
                 int body = decimalBodySize(v.getDecimalHigh(r), v.getDecimalLow(r));
@@ -449,7 +455,7 @@ public final class RequestEncoder {
                 out.writeUInt32NoTag(tag + 8);
                 out.writeDouble(f, v.getDouble(r));
                 break;
-            case Binary: case String: case Json: {
+            case Binary: case Vector: case String: case Json: {
                 byte[] b = v.getBytes(r);
                 out.writeUInt32NoTag(tag + CodedOutputStream.computeUInt32SizeNoTag(b.length) + b.length);
                 out.writeByteArray(f, b);

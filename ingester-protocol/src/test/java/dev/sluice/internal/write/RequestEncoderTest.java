@@ -10,8 +10,11 @@ import dev.sluice.DecimalType;
 import dev.sluice.SemanticType;
 import dev.sluice.Table;
 import dev.sluice.TableSchema;
+import dev.sluice.VectorType;
 import dev.sluice.WriteOp;
+import com.google.protobuf.ByteString;
 import dev.sluice.internal.wire.GreptimeRequest;
+import dev.sluice.internal.wire.Value;
 import dev.sluice.internal.wire.RequestHeader;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
@@ -21,6 +24,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class RequestEncoderTest {
+    static final int VECTOR_DIM = 3;
     static final byte[] HEADER = RequestHeader.newBuilder().setDbname("public").setTimezone("+08:00").build().toByteArray();
 
     static TableSchema schema() {
@@ -28,6 +32,8 @@ class RequestEncoderTest {
         for (DataType t : DataType.values()) {
             if (t == DataType.Decimal128) {
                 b.addColumn("c_" + t, SemanticType.Field, t, new DecimalType(20, 3));
+            } else if (t == DataType.Vector) {
+                b.addColumn("c_" + t, SemanticType.Field, t, new VectorType(VECTOR_DIM));
             } else {
                 b.addField("c_" + t, t);
             }
@@ -56,6 +62,7 @@ class RequestEncoderTest {
             case Json: return "{\"a\":" + r.nextInt() + "}";
             case Date: return r.nextInt(100_000) - 50_000;
             case Decimal128: return BigDecimal.valueOf(r.nextLong() % 100_000_000_000_000L, 3);
+            case Vector: return new float[] {r.nextFloat(), -r.nextFloat() * 1e20f, (float) r.nextGaussian()};
             default: return r.nextLong();
         }
     }
@@ -132,6 +139,36 @@ class RequestEncoderTest {
         List<RequestEncoder> parts = new RequestEncoder(HEADER, WriteOp.Insert, List.of(t)).split(1_000);
         assertEquals(List.of(1, 1, 1), parts.stream().map(RequestEncoder::rowCount).toList());
         assertTrue(parts.get(1).size() > 10_000);
+    }
+
+    @Test
+    void aVectorColumnTravelsAsLittleEndianFloat32sInBinaryValueWithItsDimensionInTheSchema() throws Exception {
+        TableSchema s = TableSchema.newBuilder("emb")
+                .addColumn("v", SemanticType.Field, DataType.Vector, new VectorType(2))
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        Table t = Table.from(s).addRow(new float[] {1.5f, -2f}, 7L).addRow(null, 8L);
+        // Built by hand with the generated classes: 1.5f is 0x3FC00000 and -2f is 0xC0000000, low byte first.
+        dev.sluice.internal.wire.ColumnSchema v = dev.sluice.internal.wire.ColumnSchema.newBuilder()
+                .setColumnName("v").setDatatype(dev.sluice.internal.wire.ColumnDataType.VECTOR)
+                .setSemanticType(dev.sluice.internal.wire.SemanticType.FIELD)
+                .setDatatypeExtension(dev.sluice.internal.wire.ColumnDataTypeExtension.newBuilder()
+                        .setVectorType(dev.sluice.internal.wire.VectorTypeExtension.newBuilder().setDim(2))).build();
+        dev.sluice.internal.wire.ColumnSchema ts = dev.sluice.internal.wire.ColumnSchema.newBuilder()
+                .setColumnName("ts").setDatatype(dev.sluice.internal.wire.ColumnDataType.TIMESTAMP_MILLISECOND)
+                .setSemanticType(dev.sluice.internal.wire.SemanticType.TIMESTAMP).build();
+        byte[] le = {0, 0, (byte) 0xC0, 0x3F, 0, 0, 0, (byte) 0xC0};
+        GreptimeRequest expected = GreptimeRequest.newBuilder().setHeader(RequestHeader.parseFrom(HEADER))
+                .setRowInserts(dev.sluice.internal.wire.RowInsertRequests.newBuilder().addInserts(
+                        dev.sluice.internal.wire.RowInsertRequest.newBuilder().setTableName("emb").setRows(
+                                dev.sluice.internal.wire.Rows.newBuilder().addSchema(v).addSchema(ts)
+                                        .addRows(dev.sluice.internal.wire.Row.newBuilder()
+                                                .addValues(Value.newBuilder().setBinaryValue(ByteString.copyFrom(le)))
+                                                .addValues(Value.newBuilder().setTimestampMillisecondValue(7)))
+                                        .addRows(dev.sluice.internal.wire.Row.newBuilder()
+                                                .addValues(Value.getDefaultInstance())
+                                                .addValues(Value.newBuilder().setTimestampMillisecondValue(8))))))
+                .build();
+        assertArrayEquals(expected.toByteArray(), encode(t, WriteOp.Insert));
     }
 
     @Test

@@ -49,7 +49,7 @@ final class ColumnStore {
             dictionaryValues = new ArrayList<>();
         } else {
             kind = t == DataType.Binary || t == DataType.Json || t == DataType.String || t == DataType.Decimal128
-                    ? Kind.OBJECT : Kind.LONG;
+                    || t == DataType.Vector ? Kind.OBJECT : Kind.LONG;
             dictionary = null;
             dictionaryValues = null;
         }
@@ -94,6 +94,12 @@ final class ColumnStore {
                 return chunk < ids.length && ids[chunk] != null ? dictionaryValues.get(idAt(pos)) : null;
             default:
                 Object v = chunk < objects.length && objects[chunk] != null ? objects[chunk][pos & MASK] : null;
+                if (v instanceof byte[] && column.dataType() == DataType.Vector) {
+                    float[] elements = ServerTypes.vectorElements((byte[]) v, column.vectorType().dim());
+                    if (elements != null) {
+                        return elements;
+                    }
+                }
                 return v instanceof byte[] ? ((byte[]) v).clone() : v;
         }
     }

@@ -80,7 +80,8 @@ public final class ColumnWise {
             case 8: return v.getU64ValuesCount();
             case 9: return v.getF32ValuesCount();
             case 10: return v.getF64ValuesCount();
-            case 11: return v.getBinaryValuesCount();
+            // A VECTOR column's values are binary_values (src/api/src/helper.rs, values_with_capacity).
+            case 11: case 32: return v.getBinaryValuesCount();
             case 12: case 31: return v.getStringValuesCount();
             case 13: return v.getDateValuesCount();
             case 15: return v.getTimestampSecondValuesCount();
@@ -115,7 +116,7 @@ public final class ColumnWise {
             case 8: return b.setU64Value(v.getU64Values(i)).build();
             case 9: return b.setF32Value(v.getF32Values(i)).build();
             case 10: return b.setF64Value(v.getF64Values(i)).build();
-            case 11: return b.setBinaryValue(v.getBinaryValues(i)).build();
+            case 11: case 32: return b.setBinaryValue(v.getBinaryValues(i)).build();
             case 12: case 31: return b.setStringValue(v.getStringValues(i)).build();
             case 13: return b.setDateValue(v.getDateValues(i)).build();
             case 15: return b.setTimestampSecondValue(v.getTimestampSecondValues(i)).build();

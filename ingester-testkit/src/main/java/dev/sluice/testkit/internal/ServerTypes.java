@@ -54,7 +54,9 @@ public final class ServerTypes {
             case UInt64: return Value.ValueDataCase.U64_VALUE;
             case Float32: return Value.ValueDataCase.F32_VALUE;
             case Float64: return Value.ValueDataCase.F64_VALUE;
-            case Binary: return Value.ValueDataCase.BINARY_VALUE;
+            // A VECTOR value travels as binary_value: src/mito2/src/request.rs (proto_value_type_match lets a
+            // Vector column take a Binary value) and src/api/src/helper.rs (values_with_capacity: binary_values).
+            case Binary: case Vector: return Value.ValueDataCase.BINARY_VALUE;
             case String: case Json: return Value.ValueDataCase.STRING_VALUE;
             case Date: return Value.ValueDataCase.DATE_VALUE;
             case TimestampSecond: return Value.ValueDataCase.TIMESTAMP_SECOND_VALUE;
@@ -91,7 +93,8 @@ public final class ServerTypes {
             case Float32: return new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
             case Float64: return new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
             case String: return ArrowType.Utf8.INSTANCE;
-            case Binary: case Json: return ArrowType.Binary.INSTANCE;
+            // A vector is Binary in Arrow too (VectorType::as_arrow_type, src/datatypes/src/types/vector_type.rs).
+            case Binary: case Json: case Vector: return ArrowType.Binary.INSTANCE;
             case Date: return new ArrowType.Date(DateUnit.DAY);
             case TimestampSecond: return new ArrowType.Timestamp(TimeUnit.SECOND, null);
             case TimestampMillisecond: return new ArrowType.Timestamp(TimeUnit.MILLISECOND, null);
@@ -201,6 +204,7 @@ public final class ServerTypes {
             case Decimal128:
                 return "Decimal128(Decimal128Type { precision: " + c.decimalType().precision() + ", scale: "
                         + c.decimalType().scale() + " })";
+            case Vector: return "Vector(VectorType { dim: " + c.vectorType().dim() + " })";
             default: return t.toString();
         }
     }
@@ -239,6 +243,51 @@ public final class ServerTypes {
      */
     public static BigInteger unscaled(long hi, long lo) {
         return BigInteger.valueOf(hi).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo)));
+    }
+
+    /**
+     * Reads a stored VECTOR value: {@code dim} float32s, little-endian ({@code src/datatypes/src/types/vector_type.rs},
+     * {@code vector_type_value_to_string} reads them with {@code f32::from_le_bytes}).
+     *
+     * @param bytes the stored bytes
+     * @param dim the column's dimension
+     * @return the elements, or null when the byte count is not {@code 4 * dim}
+     */
+    public static float[] vectorElements(byte[] bytes, int dim) {
+        if (bytes.length != (long) dim * Float.BYTES) {
+            return null;
+        }
+        float[] out = new float[dim];
+        java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(out);
+        return out;
+    }
+
+    /**
+     * How the server prints a VECTOR value in query results: {@code [1,2.5,-3]}, each element as Rust prints an
+     * {@code f32} (shortest round-trip digits, no exponent, {@code NaN}, {@code inf}, {@code -inf}, {@code -0});
+     * see {@code vector_type_value_to_string} in {@code src/datatypes/src/types/vector_type.rs}.
+     *
+     * @param elements the elements
+     * @return the text
+     */
+    public static String vectorText(float[] elements) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < elements.length; i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            float f = elements[i];
+            if (Float.isNaN(f)) {
+                sb.append("NaN");
+            } else if (Float.isInfinite(f)) {
+                sb.append(f > 0 ? "inf" : "-inf");
+            } else if (f == 0f) {
+                sb.append(Float.floatToRawIntBits(f) < 0 ? "-0" : "0");
+            } else {
+                sb.append(new java.math.BigDecimal(Float.toString(f)).stripTrailingZeros().toPlainString());
+            }
+        }
+        return sb.append(']').toString();
     }
 
     /**
@@ -282,7 +331,7 @@ public final class ServerTypes {
         }
         boolean json = "Json".equals(md.get(TYPE_KEY));
         for (DataType t : DataType.values()) {
-            if (t == DataType.Decimal128 || (t == DataType.Json) != json && (t == DataType.Json || t == DataType.Binary)) {
+            if (t == DataType.Decimal128 || t == DataType.Vector || (t == DataType.Json) != json && (t == DataType.Json || t == DataType.Binary)) {
                 continue;
             }
             TableSchema.Column c = new TableSchema.Column(f.getName(), semantic, t, null);

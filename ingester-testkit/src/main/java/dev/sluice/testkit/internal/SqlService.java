@@ -8,6 +8,7 @@ import dev.sluice.internal.wire.ColumnDataTypeExtension;
 import dev.sluice.internal.wire.ColumnDef;
 import dev.sluice.internal.wire.CreateTableExpr;
 import dev.sluice.internal.wire.DecimalTypeExtension;
+import dev.sluice.internal.wire.VectorTypeExtension;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Connection;
@@ -267,6 +268,16 @@ public final class SqlService {
                 }
                 break;
             }
+            case "vector":
+                // VECTOR(dim), as GreptimeDB's SQL declares it (src/datatypes/src/types/vector_type.rs).
+                if (args.size() != 1 || args.get(0) < 0) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Vector type of column " + def.getName()
+                            + " needs one non-negative dimension");
+                }
+                type = DataType.Vector;
+                def.setDatatypeExtension(ColumnDataTypeExtension.newBuilder().setVectorType(
+                        VectorTypeExtension.newBuilder().setDim(args.get(0))));
+                break;
             case "decimal": case "numeric":
                 type = DataType.Decimal128;
                 def.setDatatypeExtension(ColumnDataTypeExtension.newBuilder().setDecimalType(DecimalTypeExtension.newBuilder()
@@ -302,6 +313,7 @@ public final class SqlService {
         switch (c.dataType()) {
             case Bool: return "Boolean";
             case Decimal128: return "Decimal(" + c.decimalType().precision() + ", " + c.decimalType().scale() + ")";
+            case Vector: return "Vector(" + c.vectorType().dim() + ")";
             default: return c.dataType().toString();
         }
     }
@@ -424,7 +436,7 @@ public final class SqlService {
             case Float32: return "REAL";
             case Float64: return "DOUBLE PRECISION";
             case UInt64: return "NUMERIC(20, 0)";
-            case String: case Json: return "VARCHAR";
+            case String: case Json: case Vector: return "VARCHAR";
             case Binary: return "VARBINARY";
             case Date: return "DATE";
             case TimestampSecond: case TimestampMillisecond: case TimestampMicrosecond: case TimestampNanosecond:
@@ -447,6 +459,15 @@ public final class SqlService {
         }
         if (v instanceof BigInteger) {
             return new BigDecimal((BigInteger) v);
+        }
+        if (c.dataType() == DataType.Vector) {
+            if (v instanceof float[]) {
+                return ServerTypes.vectorText((float[]) v);
+            }
+            // A value of the wrong byte count, stored as the server stores it; the server fails to print it
+            // (vector_type_value_to_string in src/datatypes/src/types/vector_type.rs).
+            throw new ServerError(StatusCode.InvalidArguments, "Failed to convert Vector value to string: wrong byte "
+                    + "size, expected " + (long) c.vectorType().dim() * Float.BYTES + ", got " + ((byte[]) v).length);
         }
         if (c.dataType() == DataType.Json && v instanceof byte[]) {
             return new String((byte[]) v, java.nio.charset.StandardCharsets.UTF_8);

@@ -5,6 +5,7 @@ import dev.sluice.DecimalType;
 import dev.sluice.SemanticType;
 import dev.sluice.StatusCode;
 import dev.sluice.TableSchema;
+import dev.sluice.VectorType;
 import dev.sluice.internal.wire.ColumnDataTypeExtension;
 import dev.sluice.internal.wire.ColumnDef;
 import dev.sluice.internal.wire.ColumnSchema;
@@ -148,10 +149,13 @@ public final class Storage {
 
     /**
      * The region's schema check for one requested column against the table's (src/mito2/src/request.rs,
-     * {@code check_schema}): same type (timestamp unit and decimal precision/scale included), same semantic type.
+     * {@code check_schema}): same type (timestamp unit, decimal precision/scale and vector dimension included, as
+     * {@code is_column_type_value_eq} in src/api/src/helper.rs compares whole {@code ConcreteDataType}s), same
+     * semantic type.
      */
     private static void checkAgainstTable(StoredTable stored, TableSchema.Column tc, TableSchema.Column rc) {
-        if (tc.dataType() != rc.dataType() || !java.util.Objects.equals(tc.decimalType(), rc.decimalType())) {
+        if (tc.dataType() != rc.dataType() || !java.util.Objects.equals(tc.decimalType(), rc.decimalType())
+                || !java.util.Objects.equals(tc.vectorType(), rc.vectorType())) {
             throw new ServerError(StatusCode.InvalidArguments, stored.regionPrefix() + "column " + rc.name()
                     + " expect type " + ServerTypes.serverTypeName(tc) + ", given: "
                     + ServerTypes.wireName(rc.dataType().wireNumber()));
@@ -228,8 +232,8 @@ public final class Storage {
             SemanticType semantic = def.getName().equals(expr.getTimeIndex()) ? SemanticType.Timestamp
                     : expr.getPrimaryKeysList().contains(def.getName()) ? SemanticType.Tag : SemanticType.Field;
             DataType type = dataType(table, def.getName(), def.getDataTypeValue());
-            TableSchema.Column c = new TableSchema.Column(def.getName(), semantic, type,
-                    decimal(type, def.hasDatatypeExtension() ? def.getDatatypeExtension() : null));
+            TableSchema.Column c = column(def.getName(), semantic, type,
+                    def.hasDatatypeExtension() ? def.getDatatypeExtension() : null);
             checkCreatable(table, c);
             columns.add(c);
         }
@@ -391,8 +395,8 @@ public final class Storage {
                 firstTimestamp = cs.getColumnName();
             }
             DataType type = dataType(table, cs.getColumnName(), cs.getDatatypeValue());
-            out.add(new TableSchema.Column(cs.getColumnName(), semantic, type,
-                    decimal(type, cs.hasDatatypeExtension() ? cs.getDatatypeExtension() : null)));
+            out.add(column(cs.getColumnName(), semantic, type,
+                    cs.hasDatatypeExtension() ? cs.getDatatypeExtension() : null));
         }
         return out;
     }
@@ -404,6 +408,27 @@ public final class Storage {
             throw new ServerError(StatusCode.InvalidArguments, "Column " + column + " of table " + table
                     + " has data type " + wire + ", which cannot be created by a write");
         }
+    }
+
+    /** A column with the precision/scale or dimension its type extension carries, as the server reads them. */
+    private static TableSchema.Column column(String name, SemanticType semantic, DataType type,
+            ColumnDataTypeExtension ext) {
+        return new TableSchema.Column(name, semantic, type, decimal(type, ext), vector(type, ext));
+    }
+
+    /**
+     * A VECTOR column's dimension: the extension's {@code dim}, or 0 without one (src/api/src/helper.rs maps a
+     * Vector without {@code vector_type} to {@code vector_default_datatype()}, which is {@code VECTOR(0)}).
+     */
+    private static VectorType vector(DataType type, ColumnDataTypeExtension ext) {
+        if (type != DataType.Vector) {
+            return null;
+        }
+        long dim = ext == null || !ext.hasVectorType() ? 0 : Integer.toUnsignedLong(ext.getVectorType().getDim());
+        if (dim > Integer.MAX_VALUE) {
+            throw new ServerError(StatusCode.InvalidArguments, "Vector dimension " + dim + " is too large");
+        }
+        return new VectorType((int) dim);
     }
 
     private static DecimalType decimal(DataType type, ColumnDataTypeExtension ext) {
@@ -471,7 +496,10 @@ public final class Storage {
             case UInt64: return new BigInteger(Long.toUnsignedString(v.getU64Value()));
             case Float32: return v.getF32Value();
             case Float64: return v.getF64Value();
-            case Binary: return v.getBinaryValue().toByteArray();
+            // Stored as sent: the server checks a vector column's dimension in the schema, never a value's byte
+            // count on this path (src/mito2/src/request.rs check_schema and validate_proto_value), so a value of
+            // the wrong length is kept as is; rows() then gives its raw bytes instead of floats.
+            case Binary: case Vector: return v.getBinaryValue().toByteArray();
             case String: return v.getStringValue();
             case Json:
                 if (!ServerTypes.isJson(v.getStringValue())) {
@@ -647,8 +675,8 @@ public final class Storage {
                         + stored.timeIndex().name() + ", cannot add timestamp column " + def.getName());
             }
             DataType type = dataType(table, def.getName(), def.getDataTypeValue());
-            TableSchema.Column c = new TableSchema.Column(def.getName(), semantic, type,
-                    decimal(type, def.hasDatatypeExtension() ? def.getDatatypeExtension() : null));
+            TableSchema.Column c = column(def.getName(), semantic, type,
+                    def.hasDatatypeExtension() ? def.getDatatypeExtension() : null);
             checkCreatable(table, c);
             added.add(c);
         }
