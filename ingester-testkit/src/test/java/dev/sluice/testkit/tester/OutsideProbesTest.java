@@ -308,13 +308,34 @@ class OutsideProbesTest {
         assertNull(server.rows("lr").get(0).get("v"));
     }
 
+    /**
+     * src/mito2/src/region/options.rs: merge_mode deserialises only last_row | last_non_null (serde error:
+     * JsonOptions, InvalidArguments 1004) and the region is not created; append_mode parses with FromStr for bool.
+     */
     @Test
-    void aMergeModeUnlikeLastRowOrLastNonNullIsRefused() {
-        // src/mito2 region options: merge_mode deserialises only last_row | last_non_null.
+    void FAILING_aMergeModeUnlikeLastRowOrLastNonNullIsRefused() {
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
                 () -> hints("merge_mode=first_row").handle(ins("mm", List.of(TS), row(ts(1)))));
         assertEquals("1004", e.getTrailers().get(CODE), e.getStatus().toString());
         assertTrue(!server.tables().contains("mm"));
+    }
+
+    /** src/mito2/src/region/options.rs validate(): "merge_mode is not allowed when append_mode is enabled" (1004). */
+    @Test
+    void FAILING_mergeModeWithAppendModeIsRefused() {
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+                () -> hints("append_mode=true,merge_mode=last_non_null").handle(ins("mm2", List.of(TS), row(ts(1)))));
+        assertEquals("1004", e.getTrailers().get(CODE), e.getStatus().toString());
+        assertTrue(!server.tables().contains("mm2"));
+    }
+
+    /** append_mode is parsed with Rust's bool FromStr (DisplayFromStr): only "true"/"false"; "yes" is 1004. */
+    @Test
+    void FAILING_anAppendModeThatIsNotABoolIsRefused() {
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+                () -> hints("append_mode=yes").handle(ins("mm3", List.of(TS), row(ts(1)))));
+        assertEquals("1004", e.getTrailers().get(CODE), e.getStatus().toString());
+        assertTrue(!server.tables().contains("mm3"));
     }
 
     // ---- deletes ----
@@ -604,7 +625,23 @@ class OutsideProbesTest {
         HttpResponse<String> missing = sql("SELECT * FROM nosuch", null);
         assertEquals("4001", missing.headers().firstValue("x-greptime-err-code").orElse(null), missing.body());
         assertEquals(4001, JsonParser.parseString(missing.body()).getAsJsonObject().get("code").getAsInt());
+    }
+
+    /** A statement the SQL parser rejects is InvalidSyntax 2000 on the server (src/sql/src/error.rs: Syntax). */
+    @Test
+    void FAILING_httpSqlSyntaxErrorIsInvalidSyntax2000() throws Exception {
         HttpResponse<String> syntax = sql("SELEC 1", null);
         assertEquals("2000", syntax.headers().firstValue("x-greptime-err-code").orElse(null), syntax.body());
+    }
+
+    /** The real server runs SQL INSERT over HTTP; scripts seed tables that way. */
+    @Test
+    void FAILING_httpSqlInsertWritesRows() throws Exception {
+        firstOutput(sql("CREATE TABLE si (host STRING, v DOUBLE, ts TIMESTAMP TIME INDEX, PRIMARY KEY(host))", null));
+        HttpResponse<String> r = sql("INSERT INTO si (host, v, ts) VALUES ('a', 1.5, 1000), ('b', 2.5, 2000)", null);
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals(2, JsonParser.parseString(r.body()).getAsJsonObject().getAsJsonArray("output").get(0)
+                .getAsJsonObject().get("affectedrows").getAsInt(), r.body());
+        assertEquals(2, server.rowCount("si"));
     }
 }
