@@ -788,4 +788,85 @@ class OutsideProbesTest {
         assertEquals("Int64", count.getAsJsonObject("schema").getAsJsonArray("column_schemas").get(0).getAsJsonObject()
                 .get("data_type").getAsString());
     }
+
+    // ---- database routing through catalog/schema, DoPut headers ----
+
+    @Test
+    void catalogAndSchemaAreUsedLowercasedWhenDbnameIsEmpty() {
+        server.createDatabase("mydb");
+        GreptimeRequest r = ins("cs", List.of(TS), row(ts(1))).toBuilder()
+                .setHeader(RequestHeader.newBuilder().setCatalog("GREPTIME").setSchema("MyDb")).build();
+        stub.handle(r);
+        assertEquals(1, server.rowCount("mydb", "cs"));
+    }
+
+    List<JsonObject> putWithHeaders(String table, Map<String, String> headers) throws Exception {
+        List<JsonObject> answers = new ArrayList<>();
+        try (BufferAllocator alloc = new RootAllocator();
+             FlightClient client = FlightClient.builder(alloc, Location.forGrpcInsecure("127.0.0.1", server.port())).build();
+             VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(List.of(fld("ts", MS, false))), alloc)) {
+            org.apache.arrow.flight.FlightCallHeaders h = new org.apache.arrow.flight.FlightCallHeaders();
+            headers.forEach(h::insert);
+            org.apache.arrow.flight.SyncPutListener l = new org.apache.arrow.flight.SyncPutListener();
+            FlightClient.ClientStreamListener s = client.startPut(FlightDescriptor.path(table), root, l,
+                    new org.apache.arrow.flight.HeaderCallOption(h));
+            root.allocateNew();
+            ((TimeStampMilliVector) root.getVector("ts")).set(0, 99);
+            root.setRowCount(1);
+            byte[] md = "{\"request_id\":5}".getBytes(StandardCharsets.UTF_8);
+            ArrowBuf buf = alloc.buffer(md.length);
+            buf.writeBytes(md);
+            s.putNext(buf);
+            s.completed();
+            s.getResult();
+            PutResult pr;
+            while ((pr = l.poll(5, TimeUnit.SECONDS)) != null) {
+                try (PutResult one = pr) {
+                    ArrowBuf b = one.getApplicationMetadata();
+                    byte[] bytes = new byte[(int) b.readableBytes()];
+                    b.getBytes(0, bytes);
+                    answers.add(JsonParser.parseString(new String(bytes, StandardCharsets.UTF_8)).getAsJsonObject());
+                }
+            }
+            l.close();
+        }
+        return answers;
+    }
+
+    @Test
+    void doPutAcceptsBareBase64CredentialsAndACatalogDashSchemaDbName() throws Exception {
+        restartWithUser();
+        server.createDatabase("mydb");
+        stub.handle(withAuth(ins("bb", List.of(TS), row(ts(1))).toBuilder()
+                .setHeader(RequestHeader.newBuilder().setDbname("mydb")).build(), "u", "p"));
+        String bare = java.util.Base64.getEncoder().encodeToString("u:p".getBytes(StandardCharsets.UTF_8));
+        putWithHeaders("bb", Map.of("x-greptime-auth", bare, "x-greptime-db-name", "greptime-mydb"));
+        assertEquals(2, server.rowCount("mydb", "bb"));
+    }
+
+    @Test
+    void doPutIgnoresRequestHeaderStyleDbAndHints() throws Exception {
+        // DoPut reads only x-greptime-db-name; with none it writes to public, and hints never create a table there.
+        stub.handle(ins("hp", List.of(TS), row(ts(1))));
+        putWithHeaders("hp", Map.of("x-greptime-hints", "ttl=1d,append_mode=true"));
+        assertEquals(2, server.rowCount("hp"));
+        assertNull(server.tableOptions("public", "hp").get("ttl"));
+    }
+
+    @Test
+    void doPutDecimalPrecisionAndLargeUtf8MismatchesUseArrowsDebugNames() throws Exception {
+        stub.handle(ins("bd", List.of(cs("dec", ColumnDataType.DECIMAL128, SemanticType.FIELD),
+                cs("s", ColumnDataType.STRING, SemanticType.FIELD), TS), row(NULL, NULL, ts(1))));
+        Schema dec = new Schema(List.of(fld("dec", new ArrowType.Decimal(10, 2, 128), true), fld("ts", MS, false)));
+        FlightRuntimeException e = assertThrows(FlightRuntimeException.class, () -> put("bd", dec, List.of("{\"request_id\":1}"),
+                (root, i) -> ((TimeStampMilliVector) root.getVector("ts")).set(0, 2)));
+        assertEquals("Failed to create RecordBatch from vectors: Invalid argument error: column types must match schema"
+                + " types, expected Decimal128(38, 10) but found Decimal128(10, 2) at column index 0", e.status().description());
+        Schema large = new Schema(List.of(fld("s", ArrowType.LargeUtf8.INSTANCE, true), fld("ts", MS, false)));
+        FlightRuntimeException l = assertThrows(FlightRuntimeException.class, () -> put("bd", large, List.of("{\"request_id\":1}"),
+                (root, i) -> ((TimeStampMilliVector) root.getVector("ts")).set(0, 2)));
+        assertEquals("Failed to create RecordBatch from vectors: Invalid argument error: column types must match schema"
+                + " types, expected Utf8 but found LargeUtf8 at column index 1", l.status().description());
+        assertEquals(1, server.rowCount("bd"));
+    }
 }
