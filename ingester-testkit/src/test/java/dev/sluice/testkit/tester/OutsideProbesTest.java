@@ -869,4 +869,77 @@ class OutsideProbesTest {
                 + " types, expected Utf8 but found LargeUtf8 at column index 1", l.status().description());
         assertEquals(1, server.rowCount("bd"));
     }
+
+    // ---- JSON and VECTOR columns (src/operator/src/req_convert/common.rs in GreptimeTeam/greptimedb 1.2) ----
+
+    /**
+     * {@code encode_string_to_jsonb_binary}: a JSON column's value that is not {@code string_value} (binary, int,
+     * ...) fails with {@code UnexpectedSnafu { violated: "Expected to value data to be a string." }}: 1002 INTERNAL,
+     * exactly as a json_value does (issue 13 item 2).
+     */
+    @Test
+    void FAILING_aJsonColumnRefusesEveryNonStringValueAsUnexpected1002() {
+        ColumnSchema j = cs("j", ColumnDataType.JSON, SemanticType.FIELD).toBuilder().setDatatypeExtension(
+                ColumnDataTypeExtension.newBuilder().setJsonType(dev.sluice.internal.wire.JsonTypeExtension.JSON_BINARY)).build();
+        stub.handle(ins("js", List.of(j, TS), row(str("{\"a\":1}"), ts(1))));
+        for (Value v : List.of(Value.newBuilder().setBinaryValue(ByteString.copyFromUtf8("{}")).build(), i64(5))) {
+            StatusRuntimeException e = refused(() -> stub.handle(ins("js", List.of(j, TS), row(v, ts(2)))),
+                    Status.Code.INTERNAL, "1002");
+            assertEquals("Unexpected, violated: Expected to value data to be a string.", e.getStatus().getDescription());
+        }
+        assertEquals(1, server.rowCount("js"));
+    }
+
+    /** A VECTOR column: datatype 32 with {@code datatype_extension.vector_type} (field 3) = {dim (1)}. */
+    static ColumnSchema vector(String name, int dim) {
+        ColumnDataTypeExtension ext = ColumnDataTypeExtension.newBuilder().setUnknownFields(
+                com.google.protobuf.UnknownFieldSet.newBuilder().addField(3, com.google.protobuf.UnknownFieldSet.Field
+                        .newBuilder().addLengthDelimited(com.google.protobuf.UnknownFieldSet.newBuilder()
+                                .addField(1, com.google.protobuf.UnknownFieldSet.Field.newBuilder().addVarint(dim).build())
+                                .build().toByteString()).build()).build()).build();
+        return cs(name, ColumnDataType.VECTOR, SemanticType.FIELD).toBuilder().setDatatypeExtension(ext).build();
+    }
+
+    static Value floats(float... f) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(f.length * 4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (float x : f) {
+            b.putFloat(x);
+        }
+        return Value.newBuilder().setBinaryValue(ByteString.copyFrom(b.array())).build();
+    }
+
+    /** The server creates VECTOR(dim) columns from a write and stores dim little-endian f32s (validate_vector_col). */
+    @Test
+    void FAILING_aVectorColumnIsCreatedFromAWrite() {
+        assertEquals(1, affected(ins("vec", List.of(vector("emb", 2), TS), row(floats(1f, 2f), ts(1)))));
+        assertEquals(1, server.rowCount("vec"));
+    }
+
+    /** {@code validate_vector_col}: "Expecting 8 bytes of data for vector column, but got 4." (InvalidInsertRequest, 1004). */
+    @Test
+    void FAILING_aVectorValueOfTheWrongLengthIsRefusedWithTheServersReason() {
+        StatusRuntimeException e = refused(() -> stub.handle(ins("vec2", List.of(vector("emb", 2), TS),
+                row(floats(1f), ts(1)))), Status.Code.INVALID_ARGUMENT, "1004");
+        assertEquals("Invalid InsertRequest, reason: Expecting 8 bytes of data for vector column, but got 4.",
+                e.getStatus().getDescription());
+    }
+
+    /** {@code push_column_to_rows}: "Expecting 3 rows of data for column 'ts', but got 1." (InvalidInsertRequest, 1004). */
+    @Test
+    void FAILING_aColumnWiseRowCountMismatchIsWordedAsTheServer() {
+        GreptimeRequest r = GreptimeRequest.newBuilder().setHeader(RequestHeader.newBuilder().setDbname("public"))
+                .setInserts(dev.sluice.internal.wire.InsertRequests.newBuilder().addInserts(dev.sluice.internal.wire.InsertRequest
+                        .newBuilder().setTableName("cr").setRowCount(3)
+                        .addColumns(dev.sluice.internal.wire.Column.newBuilder().setColumnName("host")
+                                .setDatatype(ColumnDataType.STRING).setSemanticType(SemanticType.TAG)
+                                .setValues(dev.sluice.internal.wire.Column.Values.newBuilder().addStringValues("a")
+                                        .addStringValues("b").addStringValues("c")))
+                        .addColumns(dev.sluice.internal.wire.Column.newBuilder().setColumnName("ts")
+                                .setDatatype(ColumnDataType.TIMESTAMP_MILLISECOND).setSemanticType(SemanticType.TIMESTAMP)
+                                .setValues(dev.sluice.internal.wire.Column.Values.newBuilder().addTimestampMillisecondValues(1)))))
+                .build();
+        StatusRuntimeException e = refused(() -> stub.handle(r), Status.Code.INVALID_ARGUMENT, "1004");
+        assertEquals("Invalid InsertRequest, reason: Expecting 3 rows of data for column 'ts', but got 1.",
+                e.getStatus().getDescription());
+    }
 }
