@@ -942,4 +942,38 @@ class OutsideProbesTest {
         assertEquals("Invalid InsertRequest, reason: Expecting 3 rows of data for column 'ts', but got 1.",
                 e.getStatus().getDescription());
     }
+
+    // ---- auth details (src/servers/src/grpc/context_auth.rs, src/servers/src/error.rs) ----
+
+    /** {@code auth()}: a token scheme is {@code UnsupportedAuthScheme}, mapped to InvalidAuthHeader 7004 (UNAUTHENTICATED). */
+    @Test
+    void FAILING_aTokenAuthHeaderOnHandleIsInvalidAuthHeader7004() {
+        restartWithUser();
+        GreptimeRequest r = ins("tk", List.of(TS), row(ts(1)));
+        GreptimeRequest token = r.toBuilder().setHeader(r.getHeader().toBuilder().setAuthorization(AuthHeader.newBuilder()
+                .setToken(dev.sluice.internal.wire.Token.newBuilder().setToken("abc")))).build();
+        refused(() -> stub.handle(token), Status.Code.UNAUTHENTICATED, "7004");
+        assertTrue(!server.tables().contains("tk"));
+    }
+
+    /** {@code check_auth} reads {@code x-greptime-auth} first, then the standard {@code authorization} header. */
+    @Test
+    void FAILING_doPutAcceptsTheStandardAuthorizationHeader() throws Exception {
+        restartWithUser();
+        stub.handle(withAuth(ins("sa", List.of(TS), row(ts(1))), "u", "p"));
+        String basic = "Basic " + java.util.Base64.getEncoder().encodeToString("u:p".getBytes(StandardCharsets.UTF_8));
+        putWithHeaders("sa", Map.of("authorization", basic));
+        assertEquals(2, server.rowCount("sa"));
+    }
+
+    /** HTTP: an unsupported scheme and undecodable base64 are both InvalidAuthHeader 7004 (401). */
+    @Test
+    void httpMalformedAuthorizationIsInvalidAuthHeader7004() throws Exception {
+        restartWithUser();
+        for (String auth : List.of("Digest dXNlcm5hbWU6cGFzc3dvcmQ=", "Basic %%%not-base64%%%")) {
+            HttpResponse<String> r = sql("SHOW TABLES", auth);
+            assertEquals(401, r.statusCode(), auth + " -> " + r.body());
+            assertEquals("7004", r.headers().firstValue("x-greptime-err-code").orElse(null), auth + " -> " + r.body());
+        }
+    }
 }
