@@ -976,4 +976,41 @@ class OutsideProbesTest {
             assertEquals("7004", r.headers().firstValue("x-greptime-err-code").orElse(null), auth + " -> " + r.body());
         }
     }
+
+    // ---- HTTP column types, per-key hint headers ----
+
+    /**
+     * The HTTP output names each column's type with the server's {@code ConcreteDataType::name()}
+     * (src/datatypes/src/types/*.rs; decimal_type.rs: {@code Decimal(<p>, <s>)}).
+     */
+    @Test
+    void httpSelectNamesColumnTypesAsTheServersDataTypes() throws Exception {
+        ColumnDataTypeExtension dec = ColumnDataTypeExtension.newBuilder()
+                .setDecimalType(DecimalTypeExtension.newBuilder().setPrecision(10).setScale(2)).build();
+        stub.handle(ins("ty", List.of(cs("b", ColumnDataType.BOOLEAN, SemanticType.FIELD),
+                cs("i8", ColumnDataType.INT8, SemanticType.FIELD), cs("u64", ColumnDataType.UINT64, SemanticType.FIELD),
+                cs("f32", ColumnDataType.FLOAT32, SemanticType.FIELD), cs("s", ColumnDataType.STRING, SemanticType.FIELD),
+                cs("bin", ColumnDataType.BINARY, SemanticType.FIELD), cs("d", ColumnDataType.DATE, SemanticType.FIELD),
+                cs("tns", ColumnDataType.TIMESTAMP_NANOSECOND, SemanticType.FIELD),
+                cs("tm", ColumnDataType.TIME_MICROSECOND, SemanticType.FIELD),
+                cs("dec", ColumnDataType.DECIMAL128, SemanticType.FIELD).toBuilder().setDatatypeExtension(dec).build(), TS),
+                row(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ts(1))));
+        JsonObject out = firstOutput(sql("SELECT b, i8, u64, f32, s, bin, d, tns, tm, dec, ts FROM ty", null));
+        List<String> types = new ArrayList<>();
+        out.getAsJsonObject("records").getAsJsonObject("schema").getAsJsonArray("column_schemas")
+                .forEach(c -> types.add(c.getAsJsonObject().get("data_type").getAsString()));
+        assertEquals(List.of("Boolean", "Int8", "UInt64", "Float32", "String", "Binary", "Date", "TimestampNanosecond",
+                "TimeMicrosecond", "Decimal(10, 2)", "TimestampMillisecond"), types);
+    }
+
+    @Test
+    void perKeyHintHeadersWorkAndTheCombinedHeaderWins() {
+        Metadata md = new Metadata();
+        md.put(Metadata.Key.of("x-greptime-hint-ttl", Metadata.ASCII_STRING_MARSHALLER), "2d");
+        stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md)).handle(ins("pk1", List.of(TS), row(ts(1))));
+        assertEquals("2days", server.tableOptions("public", "pk1").get("ttl"));
+        md.put(Metadata.Key.of("x-greptime-hints", Metadata.ASCII_STRING_MARSHALLER), "ttl=3d");
+        stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md)).handle(ins("pk2", List.of(TS), row(ts(1))));
+        assertEquals("3days", server.tableOptions("public", "pk2").get("ttl"));
+    }
 }
