@@ -154,6 +154,35 @@ class OutsideShapeProbesTest {
         }
     }
 
+    /** Main's own convention: usage errors (missing value, unknown option) exit 2 with a message, not a stack trace. */
+    @Test
+    void FAILING_aNonNumericPortIsAUsageErrorExitingTwo() throws Exception {
+        Process p = launch("--port", "notanumber");
+        try {
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(2, p.exitValue(), out);
+            assertTrue(!out.contains("\tat "), "a stack trace instead of a usage message: " + out);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aFailedStartReleasesTheHttpPortItAlreadyBound() throws Exception {
+        int http;
+        try (ServerSocket probe = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            http = probe.getLocalPort();
+        }
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            assertThrows(RuntimeException.class, () -> GreptimeTestServer.builder().host("127.0.0.1")
+                    .port(taken.getLocalPort()).httpPort(http).start());
+        }
+        try (ServerSocket again = new ServerSocket(http, 50, InetAddress.getLoopbackAddress())) {
+            assertEquals(http, again.getLocalPort());
+        }
+    }
+
     // ---- independence of the oracle ----
 
     private static final Pattern DOTTED = Pattern.compile("dev[./]sluice[./](internal|bulk)[./][A-Za-z0-9_./$]*");
