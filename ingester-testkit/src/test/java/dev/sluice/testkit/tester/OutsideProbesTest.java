@@ -1013,4 +1013,28 @@ class OutsideProbesTest {
         stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md)).handle(ins("pk2", List.of(TS), row(ts(1))));
         assertEquals("3days", server.tableOptions("public", "pk2").get("ttl"));
     }
+
+    // ---- db string parsing (src/common/catalog/src/lib.rs parse_optional_catalog_and_schema_from_db_string) ----
+
+    /** Split at the first '-', both parts lowercased; without '-', the whole name lowercased is the schema. */
+    @Test
+    void FAILING_dbnamesAreSplitAtTheFirstDashAndLowercased() {
+        server.createDatabase("mydb");
+        server.createDatabase("my-db");
+        stub.handle(ins("lc", List.of(TS), row(ts(1))).toBuilder().setHeader(RequestHeader.newBuilder().setDbname("MYDB")).build());
+        stub.handle(ins("lc", List.of(TS), row(ts(2))).toBuilder().setHeader(RequestHeader.newBuilder()
+                .setDbname("GREPTIME-MyDb")).build());
+        stub.handle(ins("lc", List.of(TS), row(ts(3))).toBuilder().setHeader(RequestHeader.newBuilder()
+                .setDbname("greptime-my-db")).build());
+        assertEquals(2, server.rowCount("mydb", "lc"));
+        assertEquals(1, server.rowCount("my-db", "lc"));
+    }
+
+    @Test
+    void FAILING_doPutDbNameHeaderIsLowercasedToo() throws Exception {
+        server.createDatabase("mydb");
+        stub.handle(ins("dl2", List.of(TS), row(ts(1))).toBuilder().setHeader(RequestHeader.newBuilder().setDbname("mydb")).build());
+        putWithHeaders("dl2", Map.of("x-greptime-db-name", "MyDb"));
+        assertEquals(2, server.rowCount("mydb", "dl2"));
+    }
 }
