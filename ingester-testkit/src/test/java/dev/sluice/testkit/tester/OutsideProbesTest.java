@@ -1037,4 +1037,17 @@ class OutsideProbesTest {
         putWithHeaders("dl2", Map.of("x-greptime-db-name", "MyDb"));
         assertEquals(2, server.rowCount("mydb", "dl2"));
     }
+
+    /** HTTP {@code ?db=} goes through the same parser: {@code MyDb} is {@code mydb}. */
+    @Test
+    void FAILING_httpDbParameterIsLowercased() throws Exception {
+        server.createDatabase("mydb");
+        stub.handle(ins("hl", List.of(TS), row(ts(1))).toBuilder().setHeader(RequestHeader.newBuilder().setDbname("mydb")).build());
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://" + server.httpEndpoint() + "/v1/sql?db=MyDb"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("sql=" + URLEncoder.encode("SELECT count(*) FROM hl",
+                        StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals("[[1]]", firstOutput(r).getAsJsonObject("records").getAsJsonArray("rows").toString());
+    }
 }
