@@ -239,7 +239,7 @@ class OutsideProbesTest {
      * {@code value has type Float64, but column v has type Int64(4)} (ColumnDataType printed with Debug).
      */
     @Test
-    void FAILING_valueCaseUnlikeTheDeclaredTypeIsWordedAsMitosValidateProtoValue() {
+    void valueCaseUnlikeTheDeclaredTypeIsWordedAsMitosValidateProtoValue() {
         StatusRuntimeException e = refused(() -> stub.handle(ins("vt", List.of(cs("v", ColumnDataType.INT64,
                 SemanticType.FIELD), TS), row(f64(1.5), ts(1)))), Status.Code.INVALID_ARGUMENT, "1004");
         String d = e.getStatus().getDescription();
@@ -313,7 +313,7 @@ class OutsideProbesTest {
      * JsonOptions, InvalidArguments 1004) and the region is not created; append_mode parses with FromStr for bool.
      */
     @Test
-    void FAILING_aMergeModeUnlikeLastRowOrLastNonNullIsRefused() {
+    void aMergeModeUnlikeLastRowOrLastNonNullIsRefused() {
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
                 () -> hints("merge_mode=first_row").handle(ins("mm", List.of(TS), row(ts(1)))));
         assertEquals("1004", e.getTrailers().get(CODE), e.getStatus().toString());
@@ -322,7 +322,7 @@ class OutsideProbesTest {
 
     /** src/mito2/src/region/options.rs validate(): "merge_mode is not allowed when append_mode is enabled" (1004). */
     @Test
-    void FAILING_mergeModeWithAppendModeIsRefused() {
+    void mergeModeWithAppendModeIsRefused() {
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
                 () -> hints("append_mode=true,merge_mode=last_non_null").handle(ins("mm2", List.of(TS), row(ts(1)))));
         assertEquals("1004", e.getTrailers().get(CODE), e.getStatus().toString());
@@ -331,7 +331,7 @@ class OutsideProbesTest {
 
     /** append_mode is parsed with Rust's bool FromStr (DisplayFromStr): only "true"/"false"; "yes" is 1004. */
     @Test
-    void FAILING_anAppendModeThatIsNotABoolIsRefused() {
+    void anAppendModeThatIsNotABoolIsRefused() {
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
                 () -> hints("append_mode=yes").handle(ins("mm3", List.of(TS), row(ts(1)))));
         assertEquals("1004", e.getTrailers().get(CODE), e.getStatus().toString());
@@ -629,7 +629,7 @@ class OutsideProbesTest {
 
     /** A statement the SQL parser rejects is InvalidSyntax 2000 on the server (src/sql/src/error.rs: Syntax). */
     @Test
-    void FAILING_httpSqlSyntaxErrorIsInvalidSyntax2000() throws Exception {
+    void httpSqlSyntaxErrorIsInvalidSyntax2000() throws Exception {
         HttpResponse<String> syntax = sql("SELEC 1", null);
         assertEquals("2000", syntax.headers().firstValue("x-greptime-err-code").orElse(null), syntax.body());
     }
@@ -761,7 +761,7 @@ class OutsideProbesTest {
      * {@code CREATE TABLE integers (i BIGINT)} is {@code Error: 2000(InvalidSyntax), Missing time index constraint}.
      */
     @Test
-    void FAILING_httpCreateTableWithoutTimeIndexIsInvalidSyntax2000() throws Exception {
+    void httpCreateTableWithoutTimeIndexIsInvalidSyntax2000() throws Exception {
         HttpResponse<String> noIndex = sql("CREATE TABLE integers (i BIGINT)", null);
         assertEquals("2000", noIndex.headers().firstValue("x-greptime-err-code").orElse(null), noIndex.body());
         assertEquals(List.of(), server.tables());
@@ -878,7 +878,7 @@ class OutsideProbesTest {
      * exactly as a json_value does (issue 13 item 2).
      */
     @Test
-    void FAILING_aJsonColumnRefusesEveryNonStringValueAsUnexpected1002() {
+    void aJsonColumnRefusesEveryNonStringValueAsUnexpected1002() {
         ColumnSchema j = cs("j", ColumnDataType.JSON, SemanticType.FIELD).toBuilder().setDatatypeExtension(
                 ColumnDataTypeExtension.newBuilder().setJsonType(dev.sluice.internal.wire.JsonTypeExtension.JSON_BINARY)).build();
         stub.handle(ins("js", List.of(j, TS), row(str("{\"a\":1}"), ts(1))));
@@ -926,7 +926,7 @@ class OutsideProbesTest {
 
     /** {@code push_column_to_rows}: "Expecting 3 rows of data for column 'ts', but got 1." (InvalidInsertRequest, 1004). */
     @Test
-    void FAILING_aColumnWiseRowCountMismatchIsWordedAsTheServer() {
+    void aColumnWiseRowCountMismatchIsWordedAsTheServer() {
         GreptimeRequest r = GreptimeRequest.newBuilder().setHeader(RequestHeader.newBuilder().setDbname("public"))
                 .setInserts(dev.sluice.internal.wire.InsertRequests.newBuilder().addInserts(dev.sluice.internal.wire.InsertRequest
                         .newBuilder().setTableName("cr").setRowCount(3)
@@ -947,7 +947,7 @@ class OutsideProbesTest {
 
     /** {@code auth()}: a token scheme is {@code UnsupportedAuthScheme}, mapped to InvalidAuthHeader 7004 (UNAUTHENTICATED). */
     @Test
-    void FAILING_aTokenAuthHeaderOnHandleIsInvalidAuthHeader7004() {
+    void aTokenAuthHeaderOnHandleIsInvalidAuthHeader7004() {
         restartWithUser();
         GreptimeRequest r = ins("tk", List.of(TS), row(ts(1)));
         GreptimeRequest token = r.toBuilder().setHeader(r.getHeader().toBuilder().setAuthorization(AuthHeader.newBuilder()
@@ -958,7 +958,7 @@ class OutsideProbesTest {
 
     /** {@code check_auth} reads {@code x-greptime-auth} first, then the standard {@code authorization} header. */
     @Test
-    void FAILING_doPutAcceptsTheStandardAuthorizationHeader() throws Exception {
+    void doPutAcceptsTheStandardAuthorizationHeader() throws Exception {
         restartWithUser();
         stub.handle(withAuth(ins("sa", List.of(TS), row(ts(1))), "u", "p"));
         String basic = "Basic " + java.util.Base64.getEncoder().encodeToString("u:p".getBytes(StandardCharsets.UTF_8));
@@ -1018,7 +1018,7 @@ class OutsideProbesTest {
 
     /** Split at the first '-', both parts lowercased; without '-', the whole name lowercased is the schema. */
     @Test
-    void FAILING_dbnamesAreSplitAtTheFirstDashAndLowercased() {
+    void dbnamesAreSplitAtTheFirstDashAndLowercased() {
         server.createDatabase("mydb");
         server.createDatabase("my-db");
         stub.handle(ins("lc", List.of(TS), row(ts(1))).toBuilder().setHeader(RequestHeader.newBuilder().setDbname("MYDB")).build());
@@ -1031,7 +1031,7 @@ class OutsideProbesTest {
     }
 
     @Test
-    void FAILING_doPutDbNameHeaderIsLowercasedToo() throws Exception {
+    void doPutDbNameHeaderIsLowercasedToo() throws Exception {
         server.createDatabase("mydb");
         stub.handle(ins("dl2", List.of(TS), row(ts(1))).toBuilder().setHeader(RequestHeader.newBuilder().setDbname("mydb")).build());
         putWithHeaders("dl2", Map.of("x-greptime-db-name", "MyDb"));
@@ -1040,7 +1040,7 @@ class OutsideProbesTest {
 
     /** HTTP {@code ?db=} goes through the same parser: {@code MyDb} is {@code mydb}. */
     @Test
-    void FAILING_httpDbParameterIsLowercased() throws Exception {
+    void httpDbParameterIsLowercased() throws Exception {
         server.createDatabase("mydb");
         stub.handle(ins("hl", List.of(TS), row(ts(1))).toBuilder().setHeader(RequestHeader.newBuilder().setDbname("mydb")).build());
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
@@ -1057,7 +1057,7 @@ class OutsideProbesTest {
      * another wording was found in src/operator; the code 1004 agrees already, only the text differs.)
      */
     @Test
-    void FAILING_aDeleteMissingTheTimeIndexIsWordedAsMito() {
+    void aDeleteMissingTheTimeIndexIsWordedAsMito() {
         stub.handle(ins("dw", List.of(HOST, TS), row(str("a"), ts(1))));
         StatusRuntimeException e = refused(() -> stub.handle(del("dw", List.of(HOST), row(str("a")))),
                 Status.Code.INVALID_ARGUMENT, "1004");
