@@ -92,6 +92,9 @@ public final class SqlService {
         if (t.accept("create", "table")) {
             return createTable(db, t);
         }
+        if (t.accept("insert", "into")) {
+            return Result.affected(SqlInsert.run(storage, db, t));
+        }
         if (t.accept("drop", "table")) {
             boolean ifExists = t.accept("if", "exists");
             String[] name = qualified(db, t.qualifiedName());

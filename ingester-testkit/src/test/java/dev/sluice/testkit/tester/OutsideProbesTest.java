@@ -636,7 +636,7 @@ class OutsideProbesTest {
 
     /** The real server runs SQL INSERT over HTTP; scripts seed tables that way. */
     @Test
-    void FAILING_httpSqlInsertWritesRows() throws Exception {
+    void httpSqlInsertWritesRows() throws Exception {
         firstOutput(sql("CREATE TABLE si (host STRING, v DOUBLE, ts TIMESTAMP TIME INDEX, PRIMARY KEY(host))", null));
         HttpResponse<String> r = sql("INSERT INTO si (host, v, ts) VALUES ('a', 1.5, 1000), ('b', 2.5, 2000)", null);
         assertEquals(200, r.statusCode(), r.body());
