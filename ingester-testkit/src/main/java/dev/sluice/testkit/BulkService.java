@@ -7,6 +7,7 @@ import dev.sluice.StatusCode;
 import dev.sluice.TableSchema;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonParser;
+import dev.sluice.testkit.internal.DbString;
 import dev.sluice.testkit.internal.ServerError;
 import dev.sluice.testkit.internal.ServerTypes;
 import dev.sluice.testkit.internal.Storage;
@@ -54,6 +55,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 final class BulkService {
     private static final Metadata.Key<String> DB = Metadata.Key.of("x-greptime-db-name", Metadata.ASCII_STRING_MARSHALLER);
     private static final Metadata.Key<String> AUTH = Metadata.Key.of("x-greptime-auth", Metadata.ASCII_STRING_MARSHALLER);
+    private static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
     private final Storage storage;
     private final RequestProcessor auth;
@@ -544,11 +546,17 @@ final class BulkService {
         if (!auth.authRequired()) {
             return null;
         }
+        // src/servers/src/grpc/context_auth.rs check_auth(): x-greptime-auth first, then the standard authorization.
         String header = md.get(AUTH);
+        if (header == null) {
+            header = md.get(AUTHORIZATION);
+        }
         if (header == null) {
             throw new ServerError(StatusCode.AuthHeaderNotFound, "Not found http or grpc authorization header").toStatus();
         }
-        String b64 = header.startsWith("Basic ") ? header.substring(6).trim() : header.trim();
+        // The scheme word is matched case-insensitively; a bare value is taken as Basic credentials (check_auth).
+        String b64 = header.length() > 5 && header.regionMatches(true, 0, "Basic", 0, 5) ? header.substring(5).trim()
+                : header.trim();
         String decoded;
         try {
             decoded = new String(Base64.getDecoder().decode(b64), StandardCharsets.UTF_8);
@@ -575,14 +583,12 @@ final class BulkService {
         if (name == null || name.isEmpty()) {
             return "public";
         }
-        int dash = name.indexOf('-');
-        if (dash > 0) {
-            if (!name.substring(0, dash).equals("greptime")) {
-                throw new ServerError(StatusCode.InvalidArguments, "Failed to find schema, schema info: " + name);
-            }
-            return name.substring(dash + 1);
+        // Lowercased and split at the first '-' as on Handle (DbString cites the server's parser).
+        DbString parsed = DbString.parse(name);
+        if (!parsed.defaultCatalog()) {
+            throw new ServerError(StatusCode.InvalidArguments, "Failed to find schema, schema info: " + name);
         }
-        return name;
+        return parsed.schema();
     }
 
     void close() {

@@ -17,6 +17,21 @@ public final class Main {
      * @param args command-line options
      * @throws InterruptedException when interrupted while serving
      */
+    /** Reads a port number; anything else is a usage error (exit 2), like a missing value or unknown option. */
+    private static int port(String option, String value) {
+        try {
+            int p = Integer.parseInt(value);
+            if (p >= 0 && p <= 65535) {
+                return p;
+            }
+        } catch (NumberFormatException notANumber) {
+            // reported below
+        }
+        System.err.println(option + " needs a port number from 0 to 65535, given: " + value + " (try --help)");
+        System.exit(2);
+        return -1;
+    }
+
     public static void main(String[] args) throws InterruptedException {
         GreptimeTestServer.Builder b = GreptimeTestServer.builder().port(4001);
         String user = null;
@@ -38,8 +53,8 @@ public final class Main {
             }
             String v = args[++i];
             switch (a) {
-                case "--port": b.port(Integer.parseInt(v)); break;
-                case "--http-port": b.httpPort(Integer.parseInt(v)); break;
+                case "--port": b.port(port(a, v)); break;
+                case "--http-port": b.httpPort(port(a, v)); break;
                 case "--host": b.host(v); break;
                 case "--user": user = v; break;
                 case "--password": password = v; break;

@@ -2,6 +2,7 @@ package dev.sluice.testkit;
 
 import dev.sluice.StatusCode;
 import dev.sluice.testkit.internal.ColumnWise;
+import dev.sluice.testkit.internal.DbString;
 import dev.sluice.testkit.internal.Hints;
 import dev.sluice.testkit.internal.ServerError;
 import dev.sluice.testkit.internal.Storage;
@@ -196,7 +197,9 @@ final class RequestProcessor {
         }
         if (!header.hasAuthorization() || !header.getAuthorization().hasBasic()) {
             if (header.hasAuthorization() && header.getAuthorization().hasToken()) {
-                throw new ServerError(StatusCode.UnsupportedPasswordType, "Unsupported password type: token");
+                // src/servers/src/grpc/context_auth.rs auth(): a token scheme is UnsupportedAuthScheme
+                // ("Token AuthScheme"), which src/servers/src/error.rs maps to InvalidAuthHeader (7004).
+                throw new ServerError(StatusCode.InvalidAuthHeader, "Unsupported http auth scheme, name: Token AuthScheme");
             }
             throw new ServerError(StatusCode.AuthHeaderNotFound, "Not found http or grpc authorization header");
         }
@@ -222,10 +225,9 @@ final class RequestProcessor {
         String catalog;
         String schema;
         if (!header.getDbname().isEmpty()) {
-            String name = header.getDbname();
-            int dash = name.indexOf('-');
-            catalog = dash > 0 ? name.substring(0, dash) : "greptime";
-            schema = dash > 0 ? name.substring(dash + 1) : name;
+            DbString parsed = DbString.parse(header.getDbname());
+            catalog = parsed.catalog();
+            schema = parsed.schema();
         } else {
             catalog = header.getCatalog().isEmpty() ? "greptime" : header.getCatalog().toLowerCase(Locale.ROOT);
             schema = header.getSchema().isEmpty() ? "public" : header.getSchema().toLowerCase(Locale.ROOT);

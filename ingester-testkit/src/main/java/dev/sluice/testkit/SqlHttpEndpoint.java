@@ -8,6 +8,7 @@ import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonPrimitive;
 import dev.sluice.StatusCode;
+import dev.sluice.testkit.internal.DbString;
 import dev.sluice.testkit.internal.ServerError;
 import dev.sluice.testkit.internal.SqlService;
 import dev.sluice.testkit.internal.Storage;
@@ -82,13 +83,12 @@ final class SqlHttpEndpoint {
             }
         }
         checkAuth(ex, auth);
-        int dash = db.indexOf('-');
-        if (dash > 0) {
-            if (!db.substring(0, dash).equals("greptime")) {
-                throw new ServerError(StatusCode.DatabaseNotFound, "Database not found: " + db);
-            }
-            db = db.substring(dash + 1);
+        // ?db= goes through the same parser as gRPC's dbname: split at the first '-', lowercased (DbString).
+        DbString parsed = DbString.parse(db);
+        if (!parsed.defaultCatalog()) {
+            throw new ServerError(StatusCode.DatabaseNotFound, "Database not found: " + db);
         }
+        db = parsed.schema();
         if (sql == null || sql.isBlank()) {
             throw new ServerError(StatusCode.InvalidArguments, "sql parameter is required.");
         }

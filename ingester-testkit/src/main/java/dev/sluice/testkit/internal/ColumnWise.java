@@ -45,6 +45,20 @@ public final class ColumnWise {
             }
             rows.addSchema(schema);
             byte[] mask = c.getNullMask().toByteArray();
+            int known = count(c);
+            if (known >= 0) {
+                // src/operator/src/req_convert/common.rs push_column_to_rows: every set bit of the mask plus every
+                // value must make exactly the row count, else InvalidInsertRequest (1004) with this reason.
+                int nulls = 0;
+                for (byte m : mask) {
+                    nulls += Integer.bitCount(m & 0xFF);
+                }
+                if (nulls + known != rowCount) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Invalid InsertRequest, reason: Expecting "
+                            + rowCount + " rows of data for column '" + c.getColumnName() + "', but got "
+                            + (nulls + known) + ".");
+                }
+            }
             int nonNull = 0;
             for (int r = 0; r < rowCount; r++) {
                 boolean isNull = r / 8 < mask.length && (mask[r / 8] >> (r % 8) & 1) == 1;
@@ -54,7 +68,7 @@ public final class ColumnWise {
                     built.get(r).addValues(value(table, c, nonNull++));
                 }
             }
-            if (nonNull != count(c)) {
+            if (nonNull != Math.max(0, count(c))) {
                 throw new ServerError(StatusCode.InvalidArguments, "Column " + c.getColumnName() + " of table " + table
                         + " has " + count(c) + " values, but its null mask leaves " + nonNull + " of " + rowCount
                         + " rows for them");
@@ -93,13 +107,13 @@ public final class ColumnWise {
             case 21: return v.getTimeMicrosecondValuesCount();
             case 22: return v.getTimeNanosecondValuesCount();
             case 30: return v.getDecimal128ValuesCount();
-            default: return 0;
+            default: return -1;
         }
     }
 
     private static Value value(String table, Column c, int i) {
         Column.Values v = c.getValues();
-        if (i >= count(c)) {
+        if (i >= Math.max(0, count(c))) {
             throw new ServerError(StatusCode.InvalidArguments, "Column " + c.getColumnName() + " of table " + table
                     + " has fewer values than its null mask and row count call for");
         }

@@ -62,7 +62,33 @@ public final class Hints {
                 out.put(k, k.equals("ttl") ? Ttl.normalise(v) : v);
             }
         });
+        checkRegionOptions(out);
         return out;
+    }
+
+    /**
+     * The region's own reading of its options (src/mito2/src/region/options.rs, {@code RegionOptions::try_from} and
+     * {@code validate}), which fails the create before any table exists: {@code append_mode} is parsed with Rust's
+     * bool {@code FromStr} (exactly {@code true} or {@code false}); {@code merge_mode} deserialises only
+     * {@code last_row} or {@code last_non_null} (empty means unset); and a merge mode with append mode on is refused.
+     * All are InvalidArguments (1004).
+     */
+    private static void checkRegionOptions(Map<String, String> options) {
+        String append = options.get("append_mode");
+        if (append != null && !append.equals("true") && !append.equals("false")) {
+            throw new ServerError(StatusCode.InvalidArguments,
+                    "Invalid options: provided string was not `true` or `false`, key: append_mode, value: " + append);
+        }
+        String merge = options.get("merge_mode");
+        boolean mergeSet = merge != null && !merge.isEmpty() && !merge.equalsIgnoreCase("null");
+        if (mergeSet && !merge.equals("last_row") && !merge.equals("last_non_null")) {
+            throw new ServerError(StatusCode.InvalidArguments, "Invalid options: unknown variant `" + merge
+                    + "`, expected `last_row` or `last_non_null`");
+        }
+        if (mergeSet && "true".equals(append)) {
+            throw new ServerError(StatusCode.InvalidArguments,
+                    "Invalid region options, merge_mode is not allowed when append_mode is enabled");
+        }
     }
 
     /**

@@ -221,6 +221,54 @@ public final class ServerTypes {
     }
 
     /**
+     * How Rust prints a {@code ColumnDataType} with {@code {:?}}: prost names the variants in upper camel case from
+     * the proto names ({@code INT64} is {@code Int64}, {@code UINT8} is {@code Uint8}, {@code TIMESTAMP_SECOND} is
+     * {@code TimestampSecond}).
+     *
+     * @param wireNumber the {@code ColumnDataType} number
+     * @return the Debug spelling
+     */
+    public static String protoDebugName(int wireNumber) {
+        ColumnDataType t = ColumnDataType.forNumber(wireNumber);
+        if (t == null || t == ColumnDataType.UNRECOGNIZED) {
+            return "Unknown";
+        }
+        StringBuilder out = new StringBuilder();
+        for (String part : t.name().split("_")) {
+            if (!part.isEmpty()) {
+                out.append(part.charAt(0)).append(part.substring(1).toLowerCase(java.util.Locale.ROOT));
+            }
+        }
+        return out.toString();
+    }
+
+    /**
+     * The {@code ColumnDataType} a {@code Value} case stands for, as mito's {@code proto_value_type}
+     * (src/mito2/src/request.rs) maps it, printed with Rust's Debug ({@link #protoDebugName}).
+     *
+     * @param kase the value's case
+     * @return the type's Debug spelling
+     */
+    public static String valueCaseTypeName(Value.ValueDataCase kase) {
+        String name = kase.name();
+        if (name.endsWith("_VALUE")) {
+            name = name.substring(0, name.length() - "_VALUE".length());
+        }
+        switch (name) {
+            case "BOOL": name = "BOOLEAN"; break;
+            case "I8": case "I16": case "I32": case "I64": name = "INT" + name.substring(1); break;
+            case "U8": case "U16": case "U32": case "U64": name = "UINT" + name.substring(1); break;
+            case "F32": case "F64": name = "FLOAT" + name.substring(1); break;
+            default: break;
+        }
+        try {
+            return protoDebugName(ColumnDataType.valueOf(name).getNumber());
+        } catch (IllegalArgumentException notAType) {
+            return kase.name();
+        }
+    }
+
+    /**
      * How the server prints a requested semantic type: {@code TAG(0)}, {@code FIELD(1)}, {@code TIMESTAMP(2)}.
      *
      * @param s the semantic type

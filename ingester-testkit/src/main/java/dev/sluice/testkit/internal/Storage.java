@@ -126,7 +126,8 @@ public final class Storage {
                         + stored.timeIndex().name() + " in write to table " + table);
             }
         }
-        List<Object[]> decoded = decodeRows(table, requestColumns, rows.getRowsList());
+        String prefix = stored != null ? stored.regionPrefix() : StoredTable.regionPrefix(nextTableId);
+        List<Object[]> decoded = decodeRows(table, prefix, requestColumns, rows.getRowsList());
         if (stored == null) {
             stored = new StoredTable(nextTableId++, table, requestColumns, createOptions, retainRows);
             tables.put(table, stored);
@@ -190,11 +191,12 @@ public final class Storage {
         }
         for (TableSchema.Column tc : stored.columns) {
             if (tc.semanticType() != SemanticType.Field && requestColumns.stream().noneMatch(c -> c.name().equals(tc.name()))) {
-                throw new ServerError(StatusCode.InvalidArguments, "Delete on table " + table + " is missing "
-                        + (tc.semanticType() == SemanticType.Tag ? "tag" : "time index") + " column " + tc.name());
+                // src/mito2/src/request.rs check_missing_column: a delete needs every tag and the time index.
+                throw new ServerError(StatusCode.InvalidArguments, stored.regionPrefix()
+                        + "delete requests need column " + tc.name());
             }
         }
-        List<Object[]> decoded = decodeRows(table, requestColumns, rows.getRowsList());
+        List<Object[]> decoded = decodeRows(table, stored.regionPrefix(), requestColumns, rows.getRowsList());
         for (Object[] values : decoded) {
             Object[] row = new Object[stored.columns.size()];
             for (int i = 0; i < values.length; i++) {
@@ -445,7 +447,8 @@ public final class Storage {
         }
     }
 
-    private static List<Object[]> decodeRows(String table, List<TableSchema.Column> columns, List<Row> rows) {
+    private static List<Object[]> decodeRows(String table, String regionPrefix, List<TableSchema.Column> columns,
+                                             List<Row> rows) {
         List<Object[]> out = new ArrayList<>(rows.size());
         int width = columns.size();
         for (int r = 0; r < rows.size(); r++) {
@@ -456,14 +459,14 @@ public final class Storage {
             }
             Object[] values = new Object[width];
             for (int c = 0; c < width; c++) {
-                values[c] = decode(table, columns.get(c), row.getValues(c));
+                values[c] = decode(table, regionPrefix, columns.get(c), row.getValues(c));
             }
             out.add(values);
         }
         return out;
     }
 
-    private static Object decode(String table, TableSchema.Column column, Value v) {
+    private static Object decode(String table, String regionPrefix, TableSchema.Column column, Value v) {
         Value.ValueDataCase kase = v.getValueDataCase();
         if (kase == Value.ValueDataCase.VALUEDATA_NOT_SET) {
             if (column.semanticType() == SemanticType.Timestamp) {
@@ -472,15 +475,17 @@ public final class Storage {
             }
             return null;
         }
-        if (column.dataType() == DataType.Json && kase == Value.ValueDataCase.JSON_VALUE) {
-            // A 1.2 server converts a JSON column's value only from a string and fails otherwise (verified, issue 13):
-            // never accept a json_value that would then be dropped.
+        if (column.dataType() == DataType.Json && kase != Value.ValueDataCase.STRING_VALUE) {
+            // The frontend converts a JSON column's value only from a string (encode_string_to_jsonb_binary) and
+            // fails on any other case, json_value and binary_value included, with UnexpectedSnafu (1002, INTERNAL;
+            // verified on 1.2, issue 13): never accept a value that would then be dropped.
             throw new ServerError(StatusCode.Unexpected, "Unexpected, violated: Expected to value data to be a string.");
         }
         if (kase != ServerTypes.valueCase(column.dataType())) {
-            throw new ServerError(StatusCode.InvalidArguments, "Invalid request, reason: column " + column.name()
-                    + " of table " + table + " expect type " + ServerTypes.serverTypeName(column) + ", given value "
-                    + kase.name().toLowerCase(java.util.Locale.ROOT));
+            // src/mito2/src/request.rs validate_proto_value: both types printed as prost's Debug of ColumnDataType.
+            throw new ServerError(StatusCode.InvalidArguments, regionPrefix + "value has type "
+                    + ServerTypes.valueCaseTypeName(kase) + ", but column " + column.name() + " has type "
+                    + ServerTypes.protoDebugName(column.dataType().wireNumber()) + "(" + column.dataType().wireNumber() + ")");
         }
         switch (column.dataType()) {
             case Bool: return v.getBoolValue();

@@ -54,6 +54,11 @@ final class StoredTable {
      * (src/store-api/src/storage/descriptors.rs, RegionId's Display; src/mito2/src/error.rs, InvalidRequest).
      */
     String regionPrefix() {
+        return regionPrefix(id);
+    }
+
+    /** The region error prefix for table {@code id}'s only region (0). */
+    static String regionPrefix(long id) {
         return "Invalid request to region " + (id << 32) + "(" + id + ", 0), reason: ";
     }
 
