@@ -1191,6 +1191,152 @@ class AdversarialDeliveryTest {
         }
     }
 
+    // ------------------------------------------------------------------------------------- second round
+
+    @Test
+    void foundBug_shutdownGracefullyLeavesTheFutureOfAStreamWaitingToReopenPendingPastItsDeadline() throws Exception {
+        Set<Thread> before = clientThreads();
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            // a 4 s delivery deadline: the future is still pending 15 s after shutdown, far past it
+            GreptimeDB db = GreptimeDB.create(opts(server)
+                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(4))).build());
+            TableSchema s = schema("grace_stream_reopen");
+            StreamWriter<Table, WriteOk> w = db.streamWriter(0, Context.newDefault());
+            w.write(table(s, 0, 100, 0));
+            server.stop();
+            CompletableFuture<WriteOk> done = w.completed();
+            Thread.sleep(1_000);
+            db.shutdownGracefully(Duration.ofSeconds(3));
+            Tally t = new Tally(15);
+            t.await(done, 100, ok -> (long) ok.affectedRows());
+            server.resume();
+            assertAbortContract("stream/shutdownGracefully-reopen", 100, t, server.rowCount("grace_stream_reopen"));
+        }
+        assertNoNewClientThreads(before);
+    }
+
+    @Test
+    void aHungServerFailsEveryPathByItsDeadline() throws Exception {
+        Set<Thread> before = clientThreads();
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = shortClient(server);
+            TableSchema rs = schema("hung_regular");
+            TableSchema ss = schema("hung_stream");
+            TableSchema ks = schema("hung_bulk");
+            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().timeoutMsPerMessage(1_000)
+                    .build(), Context.newDefault());
+            TableBufferRoot root = kw.tableBufferRoot(100);
+            server.faults().neverRespond(true).bulkNeverAck(true);
+            long start = System.nanoTime();
+            List<CompletableFuture<Result<WriteOk, Err>>> rf = new ArrayList<>();
+            for (int b = 0; b < 5; b++) {
+                rf.add(db.write(table(rs, b * 100L, 100, 0)));
+            }
+            StreamWriter<Table, WriteOk> sw = db.streamWriter(0, Context.newDefault());
+            sw.write(table(ss, 0, 100, 0));
+            CompletableFuture<WriteOk> sf = sw.completed();
+            List<CompletableFuture<Integer>> kf = new ArrayList<>();
+            for (int b = 0; b < 3; b++) {
+                root.addTable(table(ks, b * 100L, 100, 0));
+                kf.add(kw.writeNext());
+            }
+            Tally rt = new Tally(BOUND_S);
+            rf.forEach(f -> rt.regular(f, 100));
+            Tally st = new Tally(BOUND_S);
+            st.await(sf, 100, ok -> (long) ok.affectedRows());
+            Tally kt = new Tally(BOUND_S);
+            kf.forEach(f -> kt.await(f, 100, n -> (long) n));
+            long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            System.out.printf("[adversarial] hung server: regular %s | stream %s | bulk %s | took %d s%n", rt, st, kt, took);
+            rt.assertNonePending("regular/hung");
+            st.assertNonePending("stream/hung");
+            kt.assertNonePending("bulk/hung");
+            assertEquals(500, rt.failed);
+            assertEquals(100, st.failed);
+            assertEquals(300, kt.failed + kt.acked);
+            assertTrue(took < 25, "every path failed near its 3 s delivery deadline (plus one 2 s attempt), took " + took);
+            assertDoesNotThrow(kw::close);
+            assertEquals(0, kw.allocatedBytes());
+            sw.close();
+            db.shutdownNow();
+        }
+        assertNoNewClientThreads(before);
+    }
+
+    @Test
+    void batchingCloseAgainstADownServerReturnsWithinTheDefaultTimeoutAndFailsEveryRow() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            // the default 2 min delivery deadline, but a 2 s default timeout that close() documents as its flush wait
+            GreptimeDB db = GreptimeDB.create(opts(server).defaultTimeout(Duration.ofSeconds(2)).build());
+            TableSchema s = schema("close_down_batching");
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withMaxBatchRows(100));
+            w.write(s, row(-1, 0)).get(BOUND_S, TimeUnit.SECONDS);
+            server.stop();
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            for (long i = 0; i < 500; i++) {
+                fs.add(w.write(s, row(i, 0)));
+            }
+            long start = System.nanoTime();
+            w.close();
+            long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            Tally t = new Tally(10);
+            fs.forEach(f -> t.await(f, 1, v -> 1L));
+            server.resume();
+            assertContract("batching/close-against-down-server", 500, t, server.rowCount(s.tableName()) - 1);
+            assertEquals(0, w.pendingRows());
+            assertTrue(took < 20, "close took " + took + " s");
+            db.shutdownNow();
+        }
+    }
+
+    @Test
+    void closingABulkWriterWhoseProducerWaitsForAnAnswerSlotReleasesTheProducer() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(opts(server).build());
+            TableSchema s = schema("bulk_slot_wait_close");
+            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(1).build(),
+                    Context.newDefault()); // Block, 60 s slot wait by default
+            server.faults().bulkNeverAck(true);
+            List<CompletableFuture<Integer>> acks = Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Throwable> seen = new AtomicReference<>();
+            Thread producer = new Thread(() -> {
+                try {
+                    TableBufferRoot root = w.tableBufferRoot(100);
+                    for (int b = 0; b < 3; b++) {
+                        root.addTable(table(s, b * 100L, 100, 0));
+                        acks.add(w.writeNext());
+                    }
+                } catch (RuntimeException e) {
+                    seen.set(e);
+                }
+            });
+            producer.start();
+            Thread.sleep(1_000); // the second writeNext now waits for the only slot
+            long start = System.nanoTime();
+            AtomicReference<Throwable> closeError = new AtomicReference<>();
+            try {
+                w.close();
+            } catch (Throwable e) {
+                closeError.set(e);
+            }
+            producer.join(TimeUnit.SECONDS.toMillis(BOUND_S));
+            long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            assertFalse(producer.isAlive(), "producer still waiting for a slot after close");
+            assertTrue(took < 10, "the producer was released " + took + " s after close");
+            assertEquals(null, closeError.get(), "close() threw");
+            Tally t = new Tally(BOUND_S);
+            List<CompletableFuture<Integer>> copy;
+            synchronized (acks) {
+                copy = new ArrayList<>(acks);
+            }
+            copy.forEach(a -> t.await(a, 100, n -> (long) n));
+            System.out.println("[adversarial] bulk/slot-wait-close: producer saw " + seen.get() + " took " + took);
+            assertAbortContract("bulk/slot-wait-close", copy.size() * 100L, t, server.rowCount(s.tableName()));
+            assertEquals(0, w.allocatedBytes());
+            db.shutdownNow();
+        }
+    }
+
     static <T> T unused(Supplier<T> s) {
         return s.get();
     }
