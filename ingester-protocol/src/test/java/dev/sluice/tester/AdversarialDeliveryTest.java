@@ -476,7 +476,7 @@ class AdversarialDeliveryTest {
     void foundBug_closingABulkWriterFromAnotherThreadWhileItsProducerWritesThrowsMemoryLeaked() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).build());
-            for (int round = 0; round < 10; round++) {
+            for (int round = 0; round < 40; round++) {
                 TableSchema s = schema("bulk_close_race_" + round);
                 server.faults().bulkAckDelay(Duration.ofMillis(20 * (round % 3)));
                 BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(3)
@@ -504,7 +504,7 @@ class AdversarialDeliveryTest {
                 });
                 producer.start();
                 started.await(BOUND_S, TimeUnit.SECONDS);
-                Thread.sleep(30 + 10 * round);
+                Thread.sleep(20 + (round * 7) % 60);
                 AtomicReference<Throwable> closeError = new AtomicReference<>();
                 try {
                     w.close();
@@ -513,7 +513,11 @@ class AdversarialDeliveryTest {
                 }
                 producer.join(TimeUnit.SECONDS.toMillis(BOUND_S));
                 assertFalse(producer.isAlive(), "producer still blocked after close");
-                assertEquals(null, closeError.get(), "close() from another thread threw");
+                if (closeError.get() != null) {
+                    java.io.StringWriter trace = new java.io.StringWriter();
+                    closeError.get().printStackTrace(new java.io.PrintWriter(trace));
+                    fail("round " + round + ": close() from another thread threw " + trace);
+                }
                 assertEquals(null, unexpected.get(), "producer saw an unexpected exception");
                 Tally t = new Tally(BOUND_S);
                 List<CompletableFuture<Integer>> copy;
