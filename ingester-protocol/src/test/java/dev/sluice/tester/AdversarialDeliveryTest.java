@@ -1341,6 +1341,130 @@ class AdversarialDeliveryTest {
         }
     }
 
+    // -------------------------------------------------------------------------------------- third round
+
+    @Test
+    void appendModeBulkFailedBatchIsResentOnceAndEveryRowStoredExactlyOnce() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(opts(server)
+                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(30))).build());
+            Context append = Context.newDefault().withHint("append_mode", "true");
+            TableSchema s = schema("append_bulk_error");
+            List<CompletableFuture<Integer>> acks = new ArrayList<>();
+            try (BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(6)
+                    .build(), append)) {
+                server.faults().failBulkBatch(3, StatusCode.RateLimited, "rate limited");
+                TableBufferRoot root = w.tableBufferRoot(100);
+                for (int b = 0; b < 12; b++) {
+                    if (b == 7) {
+                        server.faults().failBulkBatch(2, StatusCode.RateLimited, "rate limited");
+                    }
+                    root.addTable(table(s, b * 100L, 100, 0));
+                    acks.add(w.writeNext());
+                }
+                Tally t = new Tally(BOUND_S);
+                acks.forEach(a -> t.await(a, 100, n -> (long) n));
+                assertContract("bulk/append-server-error", 1_200, t, server.rowCount("append_bulk_error"));
+                assertEquals(0, t.failed, "a server error status is not ambiguous: retried by default");
+                assertNoDuplicates(server, "append_bulk_error");
+            }
+            assertTrue(db.shutdownGracefully(Duration.ofSeconds(10)));
+        }
+    }
+
+    @Test
+    void appendModeRegularAndBatchingUnderRateLimitsStoreEveryRowExactlyOnce() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(opts(server)
+                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(30))).build());
+            Context append = Context.newDefault().withHint("append_mode", "true");
+            TableSchema rs = schema("append_regular_error");
+            TableSchema bs = schema("append_batching_error");
+            server.faults().failEvery(3, StatusCode.RateLimited, "rate limited");
+            List<CompletableFuture<Result<WriteOk, Err>>> fs = new ArrayList<>();
+            for (int b = 0; b < 15; b++) {
+                fs.add(db.write(List.of(table(rs, b * 100L, 100, 0)), WriteOp.Insert, append));
+            }
+            Tally rt = new Tally(BOUND_S);
+            fs.forEach(f -> rt.regular(f, 100));
+            List<CompletableFuture<Void>> bf = new ArrayList<>();
+            try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withMaxBatchRows(100)
+                    .withContext(append))) {
+                for (long i = 0; i < 1_500; i++) {
+                    bf.add(w.write(bs, row(i, 0)));
+                }
+                Tally bt = new Tally(BOUND_S);
+                bf.forEach(f -> bt.await(f, 1, v -> 1L));
+                assertContract("batching/append-rate-limited", 1_500, bt, server.rowCount("append_batching_error"));
+                assertEquals(0, bt.failed);
+            }
+            assertContract("regular/append-rate-limited", 1_500, rt, server.rowCount("append_regular_error"));
+            assertEquals(0, rt.failed);
+            assertNoDuplicates(server, "append_regular_error");
+            assertNoDuplicates(server, "append_batching_error");
+            assertTrue(db.shutdownGracefully(Duration.ofSeconds(10)));
+        }
+    }
+
+    @Test
+    void batchingFlushAgainstAHungServerIsBoundedAndCloseFailsTheRest() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(opts(server).defaultTimeout(Duration.ofSeconds(2)).build());
+            TableSchema s = schema("flush_hung");
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withMaxBatchRows(100));
+            w.write(s, row(-1, 0)).get(BOUND_S, TimeUnit.SECONDS);
+            server.faults().neverRespond(true);
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            for (long i = 0; i < 300; i++) {
+                fs.add(w.write(s, row(i, 0)));
+            }
+            long start = System.nanoTime();
+            boolean flushed;
+            try {
+                flushed = w.flush(Duration.ofSeconds(1));
+            } catch (dev.sluice.LimitExceededException e) {
+                flushed = false;
+            }
+            long flushTook = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertFalse(flushed);
+            assertTrue(flushTook < 10_000, "flush(1 s) took " + flushTook + " ms");
+            w.close();
+            Tally t = new Tally(15);
+            fs.forEach(f -> t.await(f, 1, v -> 1L));
+            server.faults().reset();
+            assertAbortContract("batching/flush-hung", 300, t, server.rowCount("flush_hung") - 1);
+            assertEquals(0, w.pendingRows());
+            db.shutdownNow();
+        }
+    }
+
+    @Test
+    void aStreamRefusesWritesAfterCompletedAndABulkWriterAfterCompletedInsteadOfHanging() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = shortClient(server);
+            TableSchema s = schema("after_completed");
+            StreamWriter<Table, WriteOk> w = db.streamWriter(0, Context.newDefault());
+            w.write(table(s, 0, 10, 0));
+            CompletableFuture<WriteOk> done = w.completed();
+            assertThrows(RuntimeException.class, () -> w.write(table(s, 10, 10, 0)));
+            assertEquals(10, done.get(BOUND_S, TimeUnit.SECONDS).affectedRows());
+            assertEquals(10, server.rowCount("after_completed"));
+            TableSchema ks = schema("after_completed_bulk");
+            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().build(), Context.newDefault());
+            TableBufferRoot root = kw.tableBufferRoot(10);
+            root.addTable(table(ks, 0, 10, 0));
+            CompletableFuture<Integer> a = kw.writeNext();
+            assertEquals(10, kw.completed());
+            assertEquals(10, a.get(BOUND_S, TimeUnit.SECONDS));
+            assertThrows(IllegalStateException.class, kw::writeNext);
+            assertDoesNotThrow(kw::close);
+            assertDoesNotThrow(kw::close);
+            assertEquals(0, kw.allocatedBytes());
+            assertEquals(10, server.rowCount("after_completed_bulk"));
+            assertTrue(db.shutdownGracefully(Duration.ofSeconds(10)));
+        }
+    }
+
     static <T> T unused(Supplier<T> s) {
         return s.get();
     }
