@@ -1465,6 +1465,84 @@ class AdversarialDeliveryTest {
         }
     }
 
+    @Test
+    void shutdownNowReleasesProducersBlockedOnEveryLimit() throws Exception {
+        Set<Thread> before = clientThreads();
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(opts(server).maxInFlightRequests(1)
+                    .limitPolicy(WhenFull.Block, Duration.ofSeconds(60)).build());
+            TableSchema ks = schema("blocked_bulk");
+            TableSchema bs = schema("blocked_batching");
+            TableSchema rs = schema("blocked_regular");
+            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().maxRequestsInFlight(1).build(),
+                    Context.newDefault());
+            BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.defaults().withMaxBatchRows(10)
+                    .withMaxInFlightBatches(1).withBuffer(20, Duration.ofSeconds(60)));
+            server.faults().neverRespond(true).bulkNeverAck(true);
+            List<CompletableFuture<?>> futures = Collections.synchronizedList(new ArrayList<>());
+            List<Thread> producers = List.of(
+                    new Thread(() -> {
+                        try {
+                            TableBufferRoot root = kw.tableBufferRoot(10);
+                            for (int b = 0; b < 3; b++) {
+                                root.addTable(table(ks, b * 10L, 10, 0));
+                                futures.add(kw.writeNext());
+                            }
+                        } catch (RuntimeException e) {
+                            // refused after shutdown: fine
+                        }
+                    }, "producer-bulk"),
+                    new Thread(() -> {
+                        try {
+                            for (long i = 0; i < 100; i++) {
+                                futures.add(bw.write(bs, row(i, 0)));
+                            }
+                        } catch (RuntimeException e) {
+                            // refused after shutdown: fine
+                        }
+                    }, "producer-batching"),
+                    new Thread(() -> {
+                        try {
+                            for (int b = 0; b < 5; b++) {
+                                futures.add(db.write(table(rs, b * 10L, 10, 0)));
+                            }
+                        } catch (RuntimeException e) {
+                            // refused after shutdown: fine
+                        }
+                    }, "producer-regular"));
+            producers.forEach(Thread::start);
+            Thread.sleep(1_500); // every producer now waits at its limit
+            long start = System.nanoTime();
+            db.shutdownNow();
+            for (Thread p : producers) {
+                p.join(TimeUnit.SECONDS.toMillis(BOUND_S));
+            }
+            long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            List<String> stuck = producers.stream().filter(Thread::isAlive).map(Thread::getName).toList();
+            assertTrue(stuck.isEmpty(), "producers still blocked " + took + " s after shutdownNow: " + stuck);
+            assertTrue(took < 15, "producers released " + took + " s after shutdownNow");
+            List<CompletableFuture<?>> copy;
+            synchronized (futures) {
+                copy = new ArrayList<>(futures);
+            }
+            long pending = copy.stream().filter(f -> {
+                try {
+                    f.get(10, TimeUnit.SECONDS);
+                    return false;
+                } catch (TimeoutException e) {
+                    return true;
+                } catch (Exception e) {
+                    return false;
+                }
+            }).count();
+            assertEquals(0, pending, "futures pending after shutdownNow");
+            assertDoesNotThrow(kw::close);
+            assertEquals(0, kw.allocatedBytes());
+            assertEquals(0, bw.pendingRows());
+        }
+        assertNoNewClientThreads(before);
+    }
+
     static <T> T unused(Supplier<T> s) {
         return s.get();
     }
