@@ -1543,6 +1543,55 @@ class AdversarialDeliveryTest {
         assertNoNewClientThreads(before);
     }
 
+    @Test
+    void closingABulkWriterWhileAnotherThreadWaitsInCompletedForAReopenReleasesBothWithoutLeak() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(opts(server).build()); // 2 min deadline: it would wait to reopen
+            for (int round = 0; round < 5; round++) {
+                TableSchema s = schema("bulk_close_vs_completed_" + round);
+                BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(4)
+                        .build(), Context.newDefault());
+                server.faults().bulkAckDelay(Duration.ofMillis(300));
+                TableBufferRoot root = w.tableBufferRoot(100);
+                List<CompletableFuture<Integer>> acks = new ArrayList<>();
+                for (int b = 0; b < 4; b++) {
+                    root.addTable(table(s, b * 100L, 100, 0));
+                    acks.add(w.writeNext());
+                }
+                server.stop();
+                AtomicReference<Object> completedOutcome = new AtomicReference<>();
+                Thread completer = new Thread(() -> {
+                    try {
+                        completedOutcome.set(w.completed());
+                    } catch (Throwable e) {
+                        completedOutcome.set(e);
+                    }
+                });
+                completer.start();
+                Thread.sleep(200 + 150 * round);
+                AtomicReference<Throwable> closeError = new AtomicReference<>();
+                try {
+                    w.close();
+                } catch (Throwable e) {
+                    closeError.set(e);
+                }
+                completer.join(TimeUnit.SECONDS.toMillis(15));
+                server.resume();
+                server.faults().reset();
+                assertFalse(completer.isAlive(), "round " + round + ": completed() still waiting after close()");
+                assertEquals(null, closeError.get(), "round " + round + ": close() threw");
+                Tally t = new Tally(15);
+                acks.forEach(a -> t.await(a, 100, n -> (long) n));
+                long stored = server.tables().contains(s.tableName()) ? server.rowCount(s.tableName()) : 0;
+                System.out.println("[adversarial] bulk/close-vs-completed round " + round + ": completed() -> "
+                        + completedOutcome.get());
+                assertAbortContract("bulk/close-vs-completed round " + round, 400, t, stored);
+                assertEquals(0, w.allocatedBytes());
+            }
+            db.shutdownNow();
+        }
+    }
+
     static <T> T unused(Supplier<T> s) {
         return s.get();
     }
