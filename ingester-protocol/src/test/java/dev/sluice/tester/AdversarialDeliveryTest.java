@@ -44,7 +44,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -1590,9 +1589,5 @@ class AdversarialDeliveryTest {
             }
             db.shutdownNow();
         }
-    }
-
-    static <T> T unused(Supplier<T> s) {
-        return s.get();
     }
 }
