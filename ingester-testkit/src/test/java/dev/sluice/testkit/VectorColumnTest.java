@@ -146,10 +146,22 @@ class VectorColumnTest {
     }
 
     @Test
-    void aValueOfTheWrongByteCountIsKeptAsSentLikeTheServerWhichChecksOnlyTheSchema() {
-        // The region checks the column's type, dimension included, but never a value's length on this path
+    void aValueOfTheWrongByteCountIsRefusedWhileVectorColumnsLeadTheSchema() {
+        // src/operator/src/req_convert/common.rs validate_rows: the length check runs over the schema in order and
+        // stops at the first column that is not a vector.
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> stub.handle(
+                insert("emb", List.of(vectorColumn("v", 3), TS), row(vector(1f, 2f), ts(1)))));
+        assertEquals("1004", e.getTrailers().get(ERR_CODE));
+        assertEquals("Invalid InsertRequest, reason: Expecting 12 bytes of data for vector column, but got 8.",
+                e.getStatus().getDescription());
+        assertEquals(0, server.rowCount("emb"));
+    }
+
+    @Test
+    void aValueOfTheWrongByteCountAfterANonVectorColumnIsKeptAsSentLikeTheServer() {
+        // The same loop returns at the first non-vector column, and the region checks only the column's type
         // (src/mito2/src/request.rs): the bytes are stored and read back raw; only printing them fails.
-        stub.handle(insert("emb", List.of(vectorColumn("v", 3), TS), row(vector(1f, 2f), ts(1))));
+        stub.handle(insert("emb", List.of(TS, vectorColumn("v", 3)), row(ts(1), vector(1f, 2f))));
         Object stored = server.rows("emb").get(0).get("v");
         assertArrayEquals(vector(1f, 2f).getBinaryValue().toByteArray(), (byte[]) stored);
     }

@@ -67,6 +67,41 @@ public final class Storage {
     }
 
     /**
+     * The server's vector check before anything is written ({@code validate_rows} / {@code validate_vector_col} in
+     * {@code src/operator/src/req_convert/common.rs}, GreptimeTeam/greptimedb): each value of a VECTOR(dim) column
+     * must be {@code binary_value} of exactly dim * 4 bytes. Like the server's loop, the check walks the schema in
+     * order and stops at the first column that is not a vector, so vector columns after it are not checked there.
+     */
+    private static void checkVectorValues(Rows rows) {
+        for (int c = 0; c < rows.getSchemaCount(); c++) {
+            ColumnSchema cs = rows.getSchema(c);
+            if (cs.getDatatypeValue() != DataType.Vector.wireNumber()) {
+                return;
+            }
+            long dim = cs.hasDatatypeExtension() && cs.getDatatypeExtension().hasVectorType()
+                    ? Integer.toUnsignedLong(cs.getDatatypeExtension().getVectorType().getDim()) : 0;
+            for (Row row : rows.getRowsList()) {
+                if (c >= row.getValuesCount()) {
+                    continue; // a row too short is refused later with the width check
+                }
+                Value v = row.getValues(c);
+                if (v.getValueDataCase() == Value.ValueDataCase.VALUEDATA_NOT_SET) {
+                    continue;
+                }
+                if (v.getValueDataCase() != Value.ValueDataCase.BINARY_VALUE) {
+                    throw new ServerError(StatusCode.InvalidArguments,
+                            "Invalid InsertRequest, reason: Expecting binary data for vector column.");
+                }
+                long expected = dim * Float.BYTES;
+                if (v.getBinaryValue().size() != expected) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Invalid InsertRequest, reason: Expecting "
+                            + expected + " bytes of data for vector column, but got " + v.getBinaryValue().size() + ".");
+                }
+            }
+        }
+    }
+
+    /**
      * Inserts one table's rows.
      *
      * @param db the database
@@ -78,6 +113,7 @@ public final class Storage {
     public synchronized int insert(String db, String table, Rows rows, Map<String, String> hints) {
         Map<String, StoredTable> tables = database(db);
         checkTableName(table);
+        checkVectorValues(rows);
         List<ColumnSchema> schema = rows.getSchemaList();
         List<TableSchema.Column> requestColumns = requestColumns(table, schema);
         StoredTable stored = tables.get(table);

@@ -910,14 +910,14 @@ class OutsideProbesTest {
 
     /** The server creates VECTOR(dim) columns from a write and stores dim little-endian f32s (validate_vector_col). */
     @Test
-    void FAILING_aVectorColumnIsCreatedFromAWrite() {
+    void aVectorColumnIsCreatedFromAWrite() {
         assertEquals(1, affected(ins("vec", List.of(vector("emb", 2), TS), row(floats(1f, 2f), ts(1)))));
         assertEquals(1, server.rowCount("vec"));
     }
 
     /** {@code validate_vector_col}: "Expecting 8 bytes of data for vector column, but got 4." (InvalidInsertRequest, 1004). */
     @Test
-    void FAILING_aVectorValueOfTheWrongLengthIsRefusedWithTheServersReason() {
+    void aVectorValueOfTheWrongLengthIsRefusedWithTheServersReason() {
         StatusRuntimeException e = refused(() -> stub.handle(ins("vec2", List.of(vector("emb", 2), TS),
                 row(floats(1f), ts(1)))), Status.Code.INVALID_ARGUMENT, "1004");
         assertEquals("Invalid InsertRequest, reason: Expecting 8 bytes of data for vector column, but got 4.",

@@ -258,8 +258,8 @@ class OutsideShapeProbesTest {
                 }
             }
         }
-        // Model types only: enums and records with no conversion of values (DataType, DecimalType, SemanticType,
+        // Model types only: enums and records with no conversion of values (DataType, DecimalType, SemanticType, VectorType,
         // StatusCode, TableSchema). Anything else (a Point/Row builder, a coercing helper) would share client logic.
-        assertEquals(java.util.Set.of("DataType", "DecimalType", "SemanticType", "StatusCode", "TableSchema"), used);
+        assertEquals(java.util.Set.of("DataType", "DecimalType", "SemanticType", "StatusCode", "TableSchema", "VectorType"), used);
     }
 }
