@@ -25,6 +25,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.flight.impl.Flight;
@@ -103,6 +104,29 @@ public final class BulkStreamWriter implements AutoCloseable {
     private volatile BulkWriteException failure;
     private volatile boolean completing;
     private volatile boolean closed;
+    /** Held by the producer while it changes or sends the batch; off-heap memory is freed only under it. */
+    private final ReentrantLock producing = new ReentrantLock();
+    /** Guarded by {@link #producing}. */
+    private boolean freed;
+    private final TableBufferRoot.Guard guard = new TableBufferRoot.Guard() {
+        @Override
+        public void enter() {
+            producing.lock();
+            if (closed) {
+                freeMemory();
+                producing.unlock();
+                throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
+            }
+        }
+
+        @Override
+        public void exit() {
+            if (closed) {
+                freeMemory(); // closed from another thread while this producer wrote: the last one out frees
+            }
+            producing.unlock();
+        }
+    };
 
     /** One unanswered batch. Mutable fields are guarded by the writer's lock. */
     private static final class Pending {
@@ -221,7 +245,8 @@ public final class BulkStreamWriter implements AutoCloseable {
     public TableBufferRoot tableBufferRoot(int columnBufferSize) {
         checkOpen();
         if (root == null) {
-            root = new TableBufferRoot(schema, allocator, Math.max(1, columnBufferSize), config.allocatorMaxAllocation());
+            root = new TableBufferRoot(schema, allocator, Math.max(1, columnBufferSize), config.allocatorMaxAllocation(),
+                    guard);
         }
         return root;
     }
@@ -245,6 +270,15 @@ public final class BulkStreamWriter implements AutoCloseable {
      */
     public CompletableFuture<Integer> writeNext() {
         checkOpen();
+        guard.enter();
+        try {
+            return writeNextGuarded();
+        } finally {
+            guard.exit();
+        }
+    }
+
+    private CompletableFuture<Integer> writeNextGuarded() {
         if (root == null || root.rowCount() == 0) {
             if (root != null) {
                 root.reset();
@@ -266,6 +300,12 @@ public final class BulkStreamWriter implements AutoCloseable {
                     + " ms" : "");
             return CompletableFuture.failedFuture(new BulkWriteException(why,
                     GrpcErrors.local(Status.Code.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
+        }
+        if (closed) {
+            slots.release(); // closed from another thread while this producer waited for the slot
+            root.reset();
+            failed.incrementAndGet();
+            return CompletableFuture.failedFuture(closedError());
         }
         long id = ++nextId;
         byte[] copy = null;
@@ -730,6 +770,32 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
         closed = true;
         abort(closedError(), "bulk writer closed");
+        boolean mine;
+        try {
+            // A producer on another thread finishes its current step first (abort freed any slot it waits for).
+            mine = producing.tryLock(config.timeoutPerMessage().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            mine = false;
+        }
+        if (!mine) {
+            LOG.warn("bulk writer for '{}' closed while a producer thread still writes; it frees the off-heap memory"
+                    + " when it returns", schema.tableName());
+            return;
+        }
+        try {
+            freeMemory();
+        } finally {
+            producing.unlock();
+        }
+    }
+
+    /** Releases every off-heap buffer, once; holds {@link #producing}. */
+    private void freeMemory() {
+        if (freed) {
+            return;
+        }
+        freed = true;
         if (root != null) {
             root.close();
         }

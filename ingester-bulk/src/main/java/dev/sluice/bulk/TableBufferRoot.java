@@ -41,8 +41,22 @@ public final class TableBufferRoot {
     private int rowCount;
     private boolean completed;
     private boolean singleSet;
+    private final Guard guard;
 
-    TableBufferRoot(TableSchema schema, BufferAllocator allocator, int capacity, long maxAllocation) {
+    /**
+     * Brackets every change of the vectors, so that a writer closed from another thread frees them only when no
+     * producer is writing into them.
+     */
+    interface Guard {
+        /** Before a change; refuses when the writer is closed. */
+        void enter();
+
+        /** After a change (frees the memory if the writer was closed meanwhile). */
+        void exit();
+    }
+
+    TableBufferRoot(TableSchema schema, BufferAllocator allocator, int capacity, long maxAllocation, Guard guard) {
+        this.guard = guard;
         this.schema = schema;
         this.allocator = allocator;
         this.maxAllocation = maxAllocation;
@@ -165,6 +179,15 @@ public final class TableBufferRoot {
      * @throws BulkWriteException when the batch would exceed {@code allocatorMaxAllocation} (the row is not added)
      */
     public TableBufferRoot addRow(Object... values) {
+        guard.enter();
+        try {
+            return addRowGuarded(values);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    private TableBufferRoot addRowGuarded(Object[] values) {
         if (completed) {
             throw new InvalidDataException(schema.tableName(), null, rowCount,
                     "the batch is completed; call writeNext() to send it before adding rows");
@@ -200,7 +223,9 @@ public final class TableBufferRoot {
 
                 @Override
                 public int openRow() {
+                    guard.enter();
                     if (completed) {
+                        guard.exit();
                         throw new InvalidDataException(schema.tableName(), null, rowCount,
                                 "the batch is completed; call writeNext() to send it before adding rows");
                     }
@@ -210,6 +235,11 @@ public final class TableBufferRoot {
                 @Override
                 public void commitRow() {
                     rowCount++;
+                }
+
+                @Override
+                public void rowClosed() {
+                    guard.exit();
                 }
 
                 @Override
@@ -231,6 +261,15 @@ public final class TableBufferRoot {
      * @throws BulkWriteException when the batch would exceed {@code allocatorMaxAllocation} (no row is added)
      */
     public TableBufferRoot addTable(dev.sluice.Table table) {
+        guard.enter();
+        try {
+            return addTableGuarded(table);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    private TableBufferRoot addTableGuarded(dev.sluice.Table table) {
         if (!table.schema().equals(schema)) {
             throw new IllegalArgumentException("table '" + table.tableName() + "' has a different schema than this batch");
         }

@@ -28,6 +28,10 @@ public interface RowTarget {
     /** Counts the row opened last as added. */
     void commitRow();
 
+    /** Called once the row opened last was committed or dropped. */
+    default void rowClosed() {
+    }
+
     /**
      * Turns a storage failure into what the target's callers expect (an off-heap batch over its cap, say).
      *

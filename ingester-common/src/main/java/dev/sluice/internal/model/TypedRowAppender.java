@@ -239,7 +239,11 @@ public final class TypedRowAppender implements RowAppender {
     }
 
     private void clear() {
+        boolean open = row >= 0;
         row = -1;
         java.util.Arrays.fill(set, 0L);
+        if (open) {
+            target.rowClosed();
+        }
     }
 }

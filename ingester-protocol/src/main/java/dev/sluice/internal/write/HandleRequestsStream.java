@@ -351,6 +351,40 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         call.cancel("no answer in time", null);
     }
 
+    /** The stream's outcome, without completing it (for the client's bookkeeping). */
+    CompletableFuture<WriteOk> outcome() {
+        return result;
+    }
+
+    /**
+     * Fails the stream because the client shuts down: its future completes with the reason, whatever state it is
+     * in (sending, waiting for the answer, or waiting on a stopped timer to be replayed).
+     *
+     * @param why the reason
+     */
+    void abort(String why) {
+        boolean live;
+        synchronized (this) {
+            if (result.isDone()) {
+                return;
+            }
+            if (failure == null) {
+                failure = new StreamWriteException(why, null, List.copyOf(sentTables), null);
+            }
+            finished = true;
+            userCancelled = true;
+            clearOutbox();
+            notifyAll();
+            live = !reopening;
+            reopening = false;
+            generation++; // retires the call's listener and any scheduled reopen
+        }
+        result.completeExceptionally(failure);
+        if (live) {
+            call.cancel(why, null);
+        }
+    }
+
     @Override
     public void close() {
         synchronized (this) {

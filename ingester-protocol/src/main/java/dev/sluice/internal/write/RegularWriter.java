@@ -62,6 +62,8 @@ public final class RegularWriter {
     private volatile boolean stopped;
     /** Every accepted write not yet answered, with its tables' names. */
     private final Map<CompletableFuture<Result<WriteOk, Err>>, List<String>> unanswered = new ConcurrentHashMap<>();
+    /** Streams opened and not yet answered: a shutdown fails them (a replay may wait on the stopped timer). */
+    private final Set<HandleRequestsStream> openStreams = ConcurrentHashMap.newKeySet();
 
     /**
      * Creates the writer.
@@ -437,9 +439,12 @@ public final class RegularWriter {
         CallOptions o = callOptions(ctx).withDeadline(null);
         // A few messages may wait for flow control; beyond that the writer waits (bounded) instead of piling up memory.
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
-        return new HandleRequestsStream(endpoints::pick, o, headerBytes, 16L << 20,
+        HandleRequestsStream stream = new HandleRequestsStream(endpoints::pick, o, headerBytes, 16L << 20,
                 options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter, metrics,
                 replay ? replayBudget() : 0, policy);
+        openStreams.add(stream);
+        stream.outcome().whenComplete((ok, t) -> openStreams.remove(stream));
+        return stream;
     }
 
     /**
@@ -495,6 +500,10 @@ public final class RegularWriter {
      * that has been stopped. Called last when the client shuts down, so no future is left hanging.
      */
     public void failUnanswered() {
+        for (HandleRequestsStream s : openStreams) {
+            s.abort("the client shut down before the stream was answered; its messages may or may not have been"
+                    + " stored");
+        }
         unanswered.forEach((f, names) -> f.complete(Result.err(GrpcErrors.local(Status.Code.UNAVAILABLE,
                 "the client shut down before the write was answered; it may or may not have been stored",
                 true, names))));
