@@ -66,13 +66,19 @@ public final class TypedRowAppender implements RowAppender {
         return target.storageFailure(e, at);
     }
 
-    @Override
-    public RowAppender setBoolean(int column, boolean value) {
+    /** Opens the row at {@code column}, refusing it unless the column is of {@code type}. */
+    private int beginTyped(int column, DataType type, String what) {
         int r = begin(column);
-        if (types[column] != DataType.Bool) {
-            throw refuse(column, "a boolean does not fit a " + types[column] + " column; it takes "
+        if (types[column] != type) {
+            throw refuse(column, what + " does not fit a " + types[column] + " column; it takes "
                     + Coercion.accepted(types[column]));
         }
+        return r;
+    }
+
+    @Override
+    public RowAppender setBoolean(int column, boolean value) {
+        int r = beginTyped(column, DataType.Bool, "a boolean");
         try {
             sinks[column].setBool(r, value);
         } catch (RuntimeException e) {
@@ -144,11 +150,7 @@ public final class TypedRowAppender implements RowAppender {
         if (value == null) {
             return setNull(column);
         }
-        int r = begin(column);
-        if (types[column] != DataType.Binary) {
-            throw refuse(column, "bytes do not fit a " + types[column] + " column; it takes "
-                    + Coercion.accepted(types[column]));
-        }
+        int r = beginTyped(column, DataType.Binary, "bytes");
         try {
             sinks[column].setBytes(r, value);
         } catch (RuntimeException e) {
