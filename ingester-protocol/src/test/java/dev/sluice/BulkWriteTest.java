@@ -462,6 +462,16 @@ class BulkWriteTest extends DefaultTestkitTest {
     }
 
     @Test
+    void aBulkWriterRefusedForItsJsonColumnCreatesNoTable() {
+        TableSchema json = TableSchema.newBuilder("refused_json").addField("j", DataType.Json)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> db.bulkStreamWriter(json, BulkWrite.Config.newBuilder().build(), Context.newDefault()));
+        assertTrue(e.getMessage().contains("'j'"), e.getMessage());
+        assertTrue(!server.tables().contains("refused_json"), "the refusal comes before the create-table DDL");
+    }
+
+    @Test
     void closingWithoutCompletingFailsPendingBatchesAndFreesMemory() {
         server.faults().bulkNeverAck(true);
         BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault());
