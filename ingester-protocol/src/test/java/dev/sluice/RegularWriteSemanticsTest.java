@@ -350,6 +350,28 @@ class RegularWriteSemanticsTest {
     }
 
     @Test
+    void aWriteInterruptedWhileWaitingAtTheLimitSaysItWasInterrupted() {
+        GreptimeDB one = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+                .maxInFlightRequests(1).limitPolicy(WhenFull.Block, Duration.ofSeconds(5)).build());
+        try {
+            server.faults().latency(Duration.ofMillis(500));
+            CompletableFuture<Result<WriteOk, Err>> first = one.write(cpu("a", 1.0, 1L));
+            Thread.currentThread().interrupt();
+            Err e;
+            try {
+                e = one.write(cpu("b", 1.0, 2L)).join().getErr();
+            } finally {
+                Thread.interrupted();
+            }
+            assertTrue(e.message().contains("interrupted"), e.message());
+            assertTrue(first.join().isOk());
+        } finally {
+            server.faults().reset();
+            one.shutdownGracefully();
+        }
+    }
+
+    @Test
     void aSingleRowOverMaxMessageSizeFailsWithoutBeingSent() {
         GreptimeDB small = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
                 .maxMessageSize(4096).build());

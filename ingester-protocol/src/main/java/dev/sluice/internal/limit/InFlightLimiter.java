@@ -84,6 +84,9 @@ public final class InFlightLimiter {
     }
 
     private String waited() {
+        if (Thread.currentThread().isInterrupted()) {
+            return " and the waiting thread was interrupted";
+        }
         return block ? " and no room came within " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms" : " (fail-fast policy)";
     }
 
