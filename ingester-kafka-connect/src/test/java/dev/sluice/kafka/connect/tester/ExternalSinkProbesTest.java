@@ -496,7 +496,7 @@ class ExternalSinkProbesTest {
 
     @Test
     void aPartitionClosedWhileTheServerHangsIsNotCommittedAndLaterRedeliveryStoresIt() throws Exception {
-        start(false, GreptimeSinkConfig.FLUSH_TIMEOUT, "300", GreptimeSinkConfig.REQUEST_TIMEOUT, "60000");
+        start(false, GreptimeSinkConfig.FLUSH_TIMEOUT, "300", GreptimeSinkConfig.REQUEST_TIMEOUT, "5000");
         task.put(List.of(metric(0, 0, 1.0), metric(1, 0, 1.0)));
         await("first records committed", () -> commit(P0, P1).size() == 2
                 && commit(P0, P1).get(P0).offset() == 1 && commit(P0, P1).get(P1).offset() == 1);
@@ -571,5 +571,161 @@ class ExternalSinkProbesTest {
         for (String part : List.of("topic=" + TOPIC, "partition=1", "offset=42", "table=" + TOPIC, "at")) {
             assertTrue(msg.contains(part), "message names " + part + ": " + msg);
         }
+    }
+
+    /**
+     * flush.timeout.ms is documented as the "longest wait for acknowledgements when ... the task stops"; with a
+     * request the server never answers, stop() instead waits for that request's own deadline
+     * (greptimedb.request.timeout.ms, 60 s by default: far beyond Connect's 5 s graceful shutdown).
+     */
+    @Test
+    void FAILING_stopWithAHungRequestIsBoundedByFlushTimeoutNotByTheRequestTimeout() throws Exception {
+        start(false, GreptimeSinkConfig.FLUSH_TIMEOUT, "300", GreptimeSinkConfig.REQUEST_TIMEOUT, "20000");
+        task.put(List.of(metric(0, 0, 1.0)));
+        await("first record committed", () -> commit(P0).getOrDefault(P0, new OffsetAndMetadata(0)).offset() == 1);
+        server.faults().neverRespond(true);
+        task.put(List.of(metric(0, 1, 2.0)));
+        long t0 = System.nanoTime();
+        try {
+            task.stop();
+        } catch (RuntimeException acceptable) {
+            // stop may report what it could not deliver
+        }
+        task = null;
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 10_000, "stop() with flush.timeout.ms=300 took " + ms + " ms (request timeout 20000 ms)");
+    }
+
+    /**
+     * Four records of one partition, put together for a table that does not exist yet: cpu = 1.5, "x", 2.5, 7.
+     * Every record is settled either way (stored or dead-lettered), but WHICH ones are dead-lettered depends on
+     * timing: usually the first record makes cpu Float64 and offsets 1 and 3 go to the DLQ, yet observed runs
+     * made cpu String (offsets 0, 2, 3 dead-lettered, only "x" stored) or Int64 (0, 1, 2 dead-lettered). Expected
+     * (not a README promise, a determinism expectation): the earliest record of the partition decides the new
+     * column's type, so the outcome does not change from run to run. Timing-dependent: 3 of 6 tables in one run.
+     */
+    @Test
+    void FAILING_onANewTableTheEarliestRecordDecidesTheColumnTypeAndLaterConflictsGoToTheDlq() throws Exception {
+        List<String> outcomes = new ArrayList<>();
+        for (int k = 0; k < 6; k++) {
+            String table = "mixed" + k;
+            Ctx ctx = start(true, GreptimeSinkConfig.LINGER, "60000", GreptimeSinkConfig.TABLE_FORMAT, table);
+            task.put(List.of(metric(0, 0, 1.5), metric(0, 1, "x"), metric(0, 2, 2.5), metric(0, 3, 7L)));
+            assertEquals(4, commit(P0).get(P0).offset(), "every record settled");
+            Set<Long> dlq = new HashSet<>(ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList());
+            assertEquals(4, dlq.size() + server.rowCount(table), "each record stored or dead-lettered");
+            outcomes.add("run " + k + ": dlq " + dlq + " cpu "
+                    + server.schema(table).column(server.schema(table).indexOf("cpu")).dataType());
+            task.stop();
+            task = null;
+        }
+        for (String o : outcomes) {
+            assertTrue(o.contains("dlq [1, 3] cpu Float64"), "outcomes " + outcomes);
+        }
+    }
+
+    @Test
+    void aDecimalTooWideForItsPrecisionGoesToTheDlqWhileNanAndInfinityAreStored() throws Exception {
+        Schema dec = Decimal.builder(1).parameter("connect.decimal.precision", "4").build();
+        Schema schema = SchemaBuilder.struct().field("host", Schema.STRING_SCHEMA).field("d", dec)
+                .field("f", Schema.FLOAT64_SCHEMA).build();
+        Ctx ctx = start(true);
+        List<SinkRecord> recs = new ArrayList<>();
+        Object[][] vals = {{"123.4", 1.0}, {"12345.6", 2.0}, {"1.2", Double.NaN}, {"2.5", Double.POSITIVE_INFINITY}};
+        for (int i = 0; i < vals.length; i++) {
+            Struct s = new Struct(schema).put("host", host(0, i)).put("d", new BigDecimal((String) vals[i][0]))
+                    .put("f", vals[i][1]);
+            recs.add(new SinkRecord(TOPIC, 0, null, null, schema, s, i, T0 + i, TimestampType.CREATE_TIME));
+        }
+        task.put(recs);
+        assertEquals(4, commit(P0).get(P0).offset());
+        assertEquals(List.of(1L), ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList());
+        assertTrue(ctx.dlqErrors.get(0).getMessage().contains("column=d"), ctx.dlqErrors.get(0).getMessage());
+        Map<String, Map<String, Object>> byHost = new HashMap<>();
+        for (Map<String, Object> r : server.rows(TOPIC)) {
+            byHost.put((String) r.get("host"), r);
+        }
+        assertEquals(Set.of(host(0, 0), host(0, 2), host(0, 3)), byHost.keySet());
+        assertTrue(Double.isNaN((Double) byHost.get(host(0, 2)).get("f")));
+        assertEquals(Double.POSITIVE_INFINITY, byHost.get(host(0, 3)).get("f"));
+        assertEquals(new DecimalType(4, 1), server.schema(TOPIC).column(server.schema(TOPIC).indexOf("d"))
+                .decimalType());
+    }
+
+    @Test
+    void aServerDownThenBackNeverCommitsAheadAndRedeliveryFromTheRewindStoresEverything() throws Exception {
+        Ctx ctx = start(false, GreptimeSinkConfig.FLUSH_TIMEOUT, "200", GreptimeSinkConfig.RETRY_DELIVERY, "1000",
+                GreptimeSinkConfig.RETRY_ATTEMPTS, "3");
+        task.put(List.of(metric(0, 0, 1.0)));
+        await("first", () -> commit(P0).getOrDefault(P0, new OffsetAndMetadata(0)).offset() == 1);
+        server.stop();
+        List<SinkRecord> all = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            all.add(metric(0, i, 1.0 * i));
+        }
+        List<SinkRecord> pending = new ArrayList<>(all.subList(1, 20));
+        long start = System.nanoTime();
+        boolean resumed = false;
+        int retriables = 0;
+        boolean done = false;
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (!done && System.nanoTime() < deadline) {
+            if (!resumed && System.nanoTime() - start > Duration.ofSeconds(3).toNanos()) {
+                server.resume();
+                resumed = true;
+            }
+            try {
+                task.put(pending); // as Connect: redeliver from the rewind after a RetriableException
+                pending = List.of();
+                Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
+                assertCommitCovered(c, Set.of());
+                if (!resumed) {
+                    assertTrue(!c.containsKey(P0) || c.get(P0).offset() <= 1, "nothing past 1 while down: " + c);
+                }
+                done = resumed && c.containsKey(P0) && c.get(P0).offset() == 20;
+            } catch (RetriableException e) {
+                retriables++;
+                Long from = ctx.rewinds.remove(P0);
+                assertNotNull(from, "a RetriableException comes with a rewind");
+                assertEquals(1L, from, "rewound to the first unstored record");
+                pending = new ArrayList<>(all.subList(from.intValue(), 20));
+            }
+            Thread.sleep(50);
+        }
+        assertTrue(done, "all 20 committed after the server came back");
+        assertTrue(retriables > 0, "the outage outlived retry.delivery.timeout.ms and surfaced as retriable");
+        assertEquals(20, server.rowCount(TOPIC));
+    }
+
+    /**
+     * README: "with delete.enabled=true delete the row whose tags and time index the record key holds". With the
+     * default time index (the Kafka record timestamp as column ts), a key holding ts is ignored: the tombstone's
+     * own record timestamp is used, the delete hits no row, and the offset is committed silently.
+     */
+    @Test
+    void FAILING_aTombstoneKeyHoldingTagsAndTheTimeIndexDeletesThatRowWhenTheTimeIndexIsTheRecordTimestamp()
+            throws Exception {
+        start(false, GreptimeSinkConfig.DELETES, "true");
+        task.put(List.of(metric(0, 0, 1.0), metric(0, 1, 2.0)));
+        await("2", () -> commit(P0).getOrDefault(P0, new OffsetAndMetadata(0)).offset() == 2);
+        Map<String, Object> key = new HashMap<>(Map.of("host", host(0, 0), "ts", T0));
+        task.put(List.of(new SinkRecord(TOPIC, 0, null, key, null, null, 2, T0 + 2, TimestampType.CREATE_TIME)));
+        assertEquals(3, commit(P0).get(P0).offset());
+        assertEquals(Set.of(host(0, 1)), storedHosts(), "the row the key names is deleted");
+    }
+
+    @Test
+    void aTombstoneWhoseKeyLacksATagOrIsNullGoesToTheDlqNamingIt() throws Exception {
+        Ctx ctx = start(true, GreptimeSinkConfig.DELETES, "true");
+        task.put(List.of(metric(0, 0, 1.0), metric(0, 1, 2.0), metric(0, 2, 3.0)));
+        await("3", () -> commit(P0).getOrDefault(P0, new OffsetAndMetadata(0)).offset() == 3);
+        task.put(List.of(new SinkRecord(TOPIC, 0, null, new HashMap<>(Map.of("ts", T0 + 2)), null, null, 3,
+                T0 + 2, TimestampType.CREATE_TIME),
+                new SinkRecord(TOPIC, 0, null, null, null, null, 4, T0 + 2, TimestampType.CREATE_TIME)));
+        assertEquals(5, commit(P0).get(P0).offset());
+        assertEquals(List.of(3L, 4L), ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList());
+        assertTrue(ctx.dlqErrors.get(0).getMessage().contains("column=host"), ctx.dlqErrors.get(0).getMessage());
+        assertTrue(ctx.dlqErrors.get(1).getMessage().contains("offset=4"), ctx.dlqErrors.get(1).getMessage());
+        assertEquals(3, server.rowCount(TOPIC), "nothing deleted");
     }
 }
