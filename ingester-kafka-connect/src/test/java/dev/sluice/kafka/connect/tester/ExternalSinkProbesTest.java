@@ -63,6 +63,7 @@ class ExternalSinkProbesTest {
         final List<SinkRecord> dlq = java.util.Collections.synchronizedList(new ArrayList<>());
         final List<Throwable> dlqErrors = java.util.Collections.synchronizedList(new ArrayList<>());
         final boolean withDlq;
+        volatile boolean failReports;
 
         Ctx(boolean withDlq) {
             this.withDlq = withDlq;
@@ -112,6 +113,9 @@ class ExternalSinkProbesTest {
             return (record, error) -> {
                 dlq.add(record);
                 dlqErrors.add(error);
+                if (failReports) {
+                    return CompletableFuture.failedFuture(new org.apache.kafka.common.KafkaException("probe: DLQ down"));
+                }
                 return CompletableFuture.completedFuture(null);
             };
         }
@@ -727,5 +731,122 @@ class ExternalSinkProbesTest {
         assertTrue(ctx.dlqErrors.get(0).getMessage().contains("column=host"), ctx.dlqErrors.get(0).getMessage());
         assertTrue(ctx.dlqErrors.get(1).getMessage().contains("offset=4"), ctx.dlqErrors.get(1).getMessage());
         assertEquals(3, server.rowCount(TOPIC), "nothing deleted");
+    }
+
+    @Test
+    void aDeadLetterReportThatFailsNeverLetsTheOffsetPassThePoisonRecord() throws Exception {
+        Ctx ctx = start(true);
+        ctx.failReports = true;
+        task.put(List.of(metric(0, 0, 1.5)));
+        await("first", () -> commit(P0).getOrDefault(P0, new OffsetAndMetadata(0)).offset() == 1);
+        RuntimeException failure = null;
+        try {
+            task.put(List.of(metric(0, 1, "poison"), metric(0, 2, 2.5)));
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (System.nanoTime() < deadline) {
+                Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
+                assertTrue(!c.containsKey(P0) || c.get(P0).offset() <= 1,
+                        "the offset passed a record the DLQ did not take: " + c);
+                task.put(List.of());
+                Thread.sleep(50);
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        assertNotNull(failure, "a record neither stored nor taken by the DLQ fails the task");
+        assertTrue(!(failure instanceof RetriableException), failure.toString());
+        assertTrue(failure.getMessage().contains("partition=0") && failure.getMessage().contains("offset=1"),
+                failure.getMessage());
+    }
+
+    @Test
+    void aStructTimestampFieldIsTheTimeIndexAndANewStructFieldAddsAColumn() throws Exception {
+        Schema v1 = SchemaBuilder.struct().name("m").field("host", Schema.STRING_SCHEMA)
+                .field("at", Timestamp.SCHEMA).field("cpu", Schema.FLOAT64_SCHEMA).build();
+        Schema v2 = SchemaBuilder.struct().name("m").field("host", Schema.STRING_SCHEMA)
+                .field("at", Timestamp.SCHEMA).field("cpu", Schema.FLOAT64_SCHEMA)
+                .field("mem", Schema.OPTIONAL_INT32_SCHEMA).build();
+        start(false, GreptimeSinkConfig.TS_FIELD, "at");
+        Struct a = new Struct(v1).put("host", "a").put("at", new java.util.Date(1_000L)).put("cpu", 1.0);
+        Struct b = new Struct(v2).put("host", "b").put("at", new java.util.Date(2_000L)).put("cpu", 2.0)
+                .put("mem", 42);
+        task.put(List.of(new SinkRecord(TOPIC, 0, null, null, v1, a, 0, T0, TimestampType.CREATE_TIME)));
+        task.put(List.of(new SinkRecord(TOPIC, 0, null, null, v2, b, 1, T0, TimestampType.CREATE_TIME)));
+        await("2", () -> commit(P0).getOrDefault(P0, new OffsetAndMetadata(0)).offset() == 2);
+        TableSchema ts = server.schema(TOPIC);
+        assertEquals("at", ts.column(ts.timestampIndex()).name());
+        assertEquals(DataType.TimestampMillisecond, ts.column(ts.timestampIndex()).dataType());
+        assertEquals(DataType.Int32, ts.column(ts.indexOf("mem")).dataType());
+        Map<String, Map<String, Object>> byHost = new HashMap<>();
+        for (Map<String, Object> r : server.rows(TOPIC)) {
+            byHost.put((String) r.get("host"), r);
+        }
+        assertEquals(1_000L, byHost.get("a").get("at"));
+        assertEquals(null, byHost.get("a").get("mem"));
+        assertEquals(42L, byHost.get("b").get("mem"));
+        assertEquals(2_000L, byHost.get("b").get("at"));
+    }
+
+    /**
+     * buffer.max.rows=10, the server hanging: put(30 records) gives up after buffer.timeout.ms with
+     * RetriableException and rewinds partition 0 to 0 (as documented). The server answers again after 2 s; the
+     * driver redelivers offsets 0..29 as Connect would. Expected: all 30 stored and offset 30 committed.
+     * Observed: the redelivering put() returns at once, partition 0 is never committed and none of its rows is
+     * stored within 15 s, while a record put on partition 1 at 4 s is stored and committed at once (the server
+     * is healthy). The task does not fail either: partition 0 is silently stuck.
+     */
+    @Test
+    void FAILING_aFullBufferAgainstAHungServerRewindsAndRedeliveryStoresEverything() throws Exception {
+        Ctx ctx = start(false, GreptimeSinkConfig.BUFFER_ROWS, "10", GreptimeSinkConfig.BATCH_ROWS, "10",
+                GreptimeSinkConfig.BUFFER_TIMEOUT, "500", GreptimeSinkConfig.FLUSH_TIMEOUT, "200",
+                GreptimeSinkConfig.REQUEST_TIMEOUT, "2000", GreptimeSinkConfig.RETRY_DELIVERY, "3000");
+        server.faults().neverRespond(true);
+        List<SinkRecord> all = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            all.add(metric(0, i, 1.0 * i));
+        }
+        List<SinkRecord> pending = all;
+        boolean sawRetriable = false;
+        boolean done = false;
+        long start = System.nanoTime();
+        long deadline = start + Duration.ofSeconds(15).toNanos();
+        boolean probed = false;
+        while (!done && System.nanoTime() < deadline) {
+            if (System.nanoTime() - start > Duration.ofSeconds(2).toNanos()) {
+                server.faults().neverRespond(false);
+            }
+            if (!probed && System.nanoTime() - start > Duration.ofSeconds(4).toNanos()) {
+                probed = true;
+                try {
+                    task.put(List.of(metric(1, 0, 9.0)));
+                    System.out.println("PROBE p1 put ok");
+                } catch (RuntimeException e) {
+                    System.out.println("PROBE p1 put threw " + e);
+                }
+            }
+            try {
+                task.put(pending);
+                pending = List.of();
+                Map<TopicPartition, OffsetAndMetadata> c = commit(P0, P1);
+                assertCommitCovered(c, Set.of());
+                done = c.containsKey(P0) && c.get(P0).offset() == 30;
+                System.out.println("PROBE t=" + (System.nanoTime() - start) / 1_000_000 + " commit " + c
+                        + " rows " + server.rowCount(TOPIC) + " reqs " + server.requestCount());
+            } catch (RetriableException e) {
+                System.out.println("PROBE t=" + (System.nanoTime() - start) / 1_000_000 + " retriable "
+                        + ctx.rewinds + " " + e.getMessage());
+                sawRetriable = true;
+                Long from = ctx.rewinds.remove(P0);
+                assertNotNull(from, "a RetriableException comes with a rewind");
+                assertCommitCovered(Map.of(P0, new OffsetAndMetadata(from)), Set.of());
+                pending = new ArrayList<>(all.subList(from.intValue(), 30));
+            }
+            Thread.sleep(20);
+        }
+        assertTrue(sawRetriable, "put() at a full buffer gives up after buffer.timeout.ms");
+        System.out.println("PROBE last requests " + server.requests().subList(
+                Math.max(0, server.requests().size() - 3), server.requests().size()));
+        assertTrue(done, "all 30 committed after redelivery");
+        assertEquals(30, server.rowCount(TOPIC));
     }
 }
