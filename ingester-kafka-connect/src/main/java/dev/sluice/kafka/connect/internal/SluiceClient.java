@@ -242,10 +242,23 @@ public final class SluiceClient implements AutoCloseable {
      * @param timeout the longest wait for the client's calls in flight
      */
     public void close(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean drained;
+        try {
+            writer.flush(timeout);
+            drained = true;
+        } catch (dev.sluice.LimitExceededException e) {
+            drained = false; // still unanswered after the flush timeout
+        }
+        if (!drained) {
+            // Cancels what is in flight, so that closing the writer fails its rows at once instead of waiting for
+            // the request timeout: stop() and close() are bounded by flush.timeout.ms.
+            db.shutdownNow();
+        }
         try {
             writer.close();
         } finally {
-            if (!db.shutdownGracefully(timeout)) {
+            if (!db.shutdownGracefully(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
                 db.shutdownNow();
             }
         }
