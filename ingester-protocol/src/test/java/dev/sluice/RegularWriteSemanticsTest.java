@@ -306,15 +306,26 @@ class RegularWriteSemanticsTest {
         }
     }
 
+    /** A client whose requests are at most 4 KiB, so that small tables are split. */
+    GreptimeDB smallMessages() {
+        return GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+                .maxMessageSize(4096).build());
+    }
+
+    /** 1,000 rows of distinct hosts: about 20 KiB encoded. */
+    static Table thousandHosts() {
+        Table t = Table.from(CPU);
+        for (int i = 0; i < 1_000; i++) {
+            t.addRow("host-" + i, 1.0, (long) i);
+        }
+        return t;
+    }
+
     @Test
     void aWriteOverMaxMessageSizeIsSentInPartsAndAnsweredWithTheSum() {
-        GreptimeDB small = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                .maxMessageSize(4096).build());
+        GreptimeDB small = smallMessages();
         try {
-            Table t = Table.from(CPU);
-            for (int i = 0; i < 1_000; i++) {
-                t.addRow("host-" + i, 1.0, (long) i);
-            }
+            Table t = thousandHosts();
             Result<WriteOk, Err> r = small.write(t).join();
             assertTrue(r.isOk(), r::toString);
             assertEquals(1_000, r.getOk().affectedRows());
@@ -328,13 +339,9 @@ class RegularWriteSemanticsTest {
 
     @Test
     void aFailedPartOfASplitWriteIsNamedAndTheOthersAreStored() {
-        GreptimeDB small = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                .maxMessageSize(4096).build());
+        GreptimeDB small = smallMessages();
         try {
-            Table t = Table.from(CPU);
-            for (int i = 0; i < 1_000; i++) {
-                t.addRow("host-" + i, 1.0, (long) i);
-            }
+            Table t = thousandHosts();
             server.faults().failNext(1, StatusCode.InvalidArguments, "bad part");
             Err e = small.write(t).join().getErr();
             assertEquals(1004, e.code());
@@ -373,8 +380,7 @@ class RegularWriteSemanticsTest {
 
     @Test
     void aSingleRowOverMaxMessageSizeFailsWithoutBeingSent() {
-        GreptimeDB small = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                .maxMessageSize(4096).build());
+        GreptimeDB small = smallMessages();
         try {
             Table t = Table.from(CPU);
             t.addRow("h", 1.0, 1L);
