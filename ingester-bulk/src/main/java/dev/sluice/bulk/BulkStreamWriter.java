@@ -51,8 +51,9 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  * }</pre>
  *
  * <p>Delivery contract. Each {@link #writeNext()} future completes exactly once, with the rows the server wrote
- * for that batch or with a {@link BulkWriteException}. Until a batch is answered the writer keeps a heap copy of
- * it. When the stream breaks with a retryable failure (a retryable server error such as rate limiting, a
+ * for that batch or with a {@link BulkWriteException}. Until a batch is answered the writer keeps it, in the
+ * Arrow memory it was built in (the next rows go to fresh vectors; when {@code allocatorMaxAllocation} leaves no
+ * room for them, the batch is copied to the heap instead and the vectors refilled). When the stream breaks with a retryable failure (a retryable server error such as rate limiting, a
  * transport failure, a batch with no answer within {@code timeoutPerMessage}, or a stream that ended with
  * batches unanswered), the writer waits the retry policy's backoff, opens a new stream on the next healthy
  * endpoint and resends only the unanswered batches, with their original request ids. The budget is per batch:
@@ -61,7 +62,7 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  * attempts until a 2-minute deadline). A resend after an ambiguous outcome (transport failure, timeout) may
  * write a batch twice, which is harmless on tables without {@code append_mode}; for a context with the
  * {@code append_mode=true} hint such failures are not resent. With {@code RetryPolicy.none()} nothing is resent
- * and no copy is kept: batches go straight from Arrow memory.
+ * and a batch's memory is freed as soon as it is sent.
  *
  * <p>A batch that fails for good (a non-retryable error, or its budget spent) fails the writer: every
  * unanswered batch fails with that cause, and later {@code writeNext()} calls fail at once; open a new writer.
@@ -77,6 +78,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     private final BulkWrite.Config config;
     private final BulkTransport transport;
     private final RetryPolicy policy;
+    /** Whether a sent batch is kept for a resend until answered (any retry policy but {@code none()}). */
     private final boolean keepCopies;
     private final BufferAllocator allocator;
     private final CompressionCodec codec;
@@ -134,23 +136,34 @@ public final class BulkStreamWriter implements AutoCloseable {
         final int rows;
         final int size;
         final long deadline;
+        /** The batch as heap bytes, when the allocator had no room to keep it; else null. */
         final byte[] copy;
         final Runnable budget;
         final CompletableFuture<Integer> future = new CompletableFuture<>();
-        FlightMessages.BatchMessage direct;
+        /** The batch in Arrow memory, until it is answered or failed (or sent, when nothing is resent); else null. */
+        FlightMessages.BatchMessage message;
         int attempts;
         Stream stream;
         long sentAt;
         ScheduledFuture<?> timer;
 
-        Pending(long id, int rows, int size, long deadline, byte[] copy, FlightMessages.BatchMessage direct, Runnable budget) {
+        Pending(long id, int rows, int size, long deadline, byte[] copy, FlightMessages.BatchMessage message, Runnable budget) {
             this.id = id;
             this.rows = rows;
             this.size = size;
             this.deadline = deadline;
             this.copy = copy;
-            this.direct = direct;
+            this.message = message;
             this.budget = budget;
+        }
+
+        /** Frees the batch's Arrow memory, if it holds any; under the writer's lock or once no stream can send it. */
+        void releaseMessage() {
+            FlightMessages.BatchMessage m = message;
+            if (m != null) {
+                message = null;
+                m.release();
+            }
         }
     }
 
@@ -309,34 +322,22 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
         long id = ++nextId;
         byte[] copy = null;
-        FlightMessages.BatchMessage direct = null;
+        FlightMessages.BatchMessage message = null;
         int size;
         try {
             ArrowRecordBatch batch = new VectorUnloader(root.arrowRoot(), true, codec, true).getRecordBatch();
-            if (keepCopies || !root.doubleBuffered()) {
-                // A heap copy, the vectors reused at once: kept until answered so that a broken stream can resend
-                // it, or because the allocator cap leaves no room for a second set of vectors.
+            if (root.renew()) {
+                // The batch holds the vectors' memory now (the next rows go to fresh vectors): sent from it, and
+                // kept until answered so that a broken stream can resend it without a copy.
+                message = FlightMessages.batchMessage(batch, id);
+                size = message.size();
+            } else {
+                // The allocator's cap leaves no room for fresh vectors: a heap copy, the same vectors refilled.
                 try (batch) {
-                    copy = FlightMessages.batchMessage(batch, id);
+                    copy = FlightMessages.batchBytes(batch, id);
                     size = copy.length;
                 }
                 root.reset();
-            } else {
-                // Sent straight from Arrow memory; the vectors are refilled only after gRPC has taken the bytes.
-                direct = FlightMessages.batchMessage(batch, id, root.markSending());
-                size = direct.size();
-                boolean swapped;
-                try {
-                    swapped = root.swap(config.timeoutPerMessage().toMillis());
-                } catch (RuntimeException e) {
-                    direct.release();
-                    throw e;
-                }
-                if (!swapped) {
-                    direct.release();
-                    throw new BulkWriteException("the previous batch of '" + schema.tableName() + "' was not sent within "
-                            + config.timeoutPerMessage().toMillis() + " ms", null, null);
-                }
             }
         } catch (RuntimeException e) {
             root.reset();
@@ -349,15 +350,15 @@ public final class BulkStreamWriter implements AutoCloseable {
         try {
             budget = transport.budget().acquire(size);
         } catch (RuntimeException e) {
-            if (direct != null) {
-                direct.release();
+            if (message != null) {
+                message.release();
             }
             slots.release();
             failed.incrementAndGet();
             return CompletableFuture.failedFuture(new BulkWriteException("batch " + id + " of '" + schema.tableName()
                     + "' (" + size + " bytes) got no room in the client's memory budget: " + e.getMessage(), null, e));
         }
-        Pending p = new Pending(id, rows, size, System.nanoTime() + policy.deliveryTimeout().toNanos(), copy, direct, budget);
+        Pending p = new Pending(id, rows, size, System.nanoTime() + policy.deliveryTimeout().toNanos(), copy, message, budget);
         BulkWriteException refused;
         synchronized (lock) {
             refused = closed ? closedError() : failure;
@@ -409,14 +410,13 @@ public final class BulkStreamWriter implements AutoCloseable {
                     continue; // answered or failed meanwhile
                 }
                 p.sentAt = System.nanoTime();
-                FlightMessages.BatchMessage d = p.direct;
                 try {
-                    s.call.sendMessage(d != null ? d : p.copy);
+                    s.call.sendMessage(p.message != null ? p.message : p.copy);
                 } finally {
-                    // gRPC drains a message inside sendMessage; one it refused is freed here all the same.
-                    if (d != null) {
-                        d.release();
-                        p.direct = null;
+                    // gRPC drains a message inside sendMessage. Without resends its memory is not needed again (one
+                    // gRPC refused is freed all the same).
+                    if (!keepCopies) {
+                        p.releaseMessage();
                     }
                 }
             }
@@ -453,6 +453,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             if (p.timer != null) {
                 p.timer.cancel(false);
             }
+            p.releaseMessage(); // under the lock, so the allocator is never closed while this memory is held
         }
         p.budget.run();
         slots.release();
@@ -567,17 +568,12 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
         List<Pending> all = new ArrayList<>(pending.values());
         pending.clear();
-        for (Object o : outbox) {
-            if (o instanceof Pending && ((Pending) o).direct != null) {
-                ((Pending) o).direct.release();
-                ((Pending) o).direct = null;
-            }
-        }
         outbox.clear();
         for (Pending p : all) {
             if (p.timer != null) {
                 p.timer.cancel(false);
             }
+            p.releaseMessage();
         }
         return all;
     }
@@ -585,10 +581,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     /** Completes failed batches: gives back their room and slot, then fails their futures on the callback executor. */
     private void settle(List<Pending> batches, BulkWriteException e) {
         for (Pending p : batches) {
-            if (p.direct != null) {
-                p.direct.release();
-                p.direct = null;
-            }
+            p.releaseMessage();
             p.budget.run();
             failed.incrementAndGet();
             slots.release();
@@ -790,12 +783,21 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     }
 
-    /** Releases every off-heap buffer, once; holds {@link #producing}. */
+    /**
+     * Releases every off-heap buffer, once; holds {@link #producing}. Unanswered batches still hold theirs: they
+     * are failed first (the writer is closed), so that the allocator closes with nothing outstanding.
+     */
     private void freeMemory() {
         if (freed) {
             return;
         }
         freed = true;
+        BulkWriteException e = closedError();
+        List<Pending> lost;
+        synchronized (lock) {
+            lost = takeAll(e);
+        }
+        settle(lost, e);
         if (root != null) {
             root.close();
         }

@@ -15,24 +15,19 @@ import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One batch of rows built directly in off-heap Arrow vectors owned by a {@link BulkStreamWriter}.
  *
  * <p>{@link #addRow(Object...)} takes the same values and applies the same checks as
  * {@link dev.sluice.Table#addRow(Object...)}; a rejected row is not added. After
- * {@link BulkStreamWriter#writeNext()} the batch is empty again and can be refilled: the same vectors are reused.
- * Not thread-safe.
+ * {@link BulkStreamWriter#writeNext()} the batch is empty again and can be refilled (into fresh vectors from the
+ * writer's allocator while the sent batch's memory waits for its answer, or into the same vectors when the
+ * allocator's cap leaves no room). Not thread-safe.
  */
 public final class TableBufferRoot {
     private final TableSchema schema;
     private final BufferAllocator allocator;
-    /** Two sets of vectors: one filled by the caller while the other's batch is still being sent. */
-    private final VectorSchemaRoot[] roots = new VectorSchemaRoot[2];
-    private final ColumnSink[][] sinkSets = new ColumnSink[2][];
-    private final boolean[] sending = new boolean[2];
-    private int current;
     private VectorSchemaRoot root;
     private ColumnSink[] sinks;
     private RowAppender appender;
@@ -40,7 +35,6 @@ public final class TableBufferRoot {
     private final int initialCapacity;
     private int rowCount;
     private boolean completed;
-    private boolean singleSet;
     private final Guard guard;
 
     /**
@@ -61,24 +55,26 @@ public final class TableBufferRoot {
         this.allocator = allocator;
         this.maxAllocation = maxAllocation;
         this.initialCapacity = capacity;
-        allocateSlot(0, null);
-        this.root = roots[0];
-        this.sinks = sinkSets[0];
+        allocate(null);
     }
 
-    /** Allocates a set of vectors; text columns start as large as {@code like}'s grew, when given. */
-    private void allocateSlot(int slot, VectorSchemaRoot like) {
+    /**
+     * Allocates the vectors rows are added to; with {@code like}, every column starts as large as it grew there
+     * (text columns as dense), so a batch of the same size as the last one needs no growth.
+     */
+    private void allocate(VectorSchemaRoot like) {
         VectorSchemaRoot r = VectorSchemaRoot.create(ArrowTypes.schema(schema), allocator);
         ColumnSink[] s = new ColumnSink[schema.columnCount()];
         try {
             for (int i = 0; i < s.length; i++) {
                 FieldVector v = r.getVector(i);
-                if (like != null && v instanceof BaseVariableWidthVector) {
-                    FieldVector grown = like.getVector(i);
+                FieldVector grown = like == null ? null : like.getVector(i);
+                int capacity = grown == null ? initialCapacity : Math.max(initialCapacity, grown.getValueCapacity());
+                if (grown instanceof BaseVariableWidthVector) {
                     double density = grown.getDataBuffer().capacity() / (double) Math.max(1, grown.getValueCapacity());
-                    ((BaseVariableWidthVector) v).setInitialCapacity(initialCapacity, Math.max(1.0, density));
+                    ((BaseVariableWidthVector) v).setInitialCapacity(capacity, Math.max(1.0, density));
                 } else {
-                    v.setInitialCapacity(initialCapacity);
+                    v.setInitialCapacity(capacity);
                 }
                 v.allocateNew();
                 s[i] = new ArrowColumnSink(v);
@@ -87,80 +83,31 @@ public final class TableBufferRoot {
             r.close();
             throw limit(-1, e);
         }
-        roots[slot] = r;
-        sinkSets[slot] = s;
+        root = r;
+        sinks = s;
     }
 
     /**
-     * Makes sure a second set of vectors exists so the next batch can be filled while this one is sent from Arrow
-     * memory. When the allocator's cap leaves no room for it, says so (once and for all): the writer then copies
-     * each batch to the heap and refills the same vectors at once.
+     * Hands the vectors' memory over to a batch unloaded from them (which holds its own references to the
+     * buffers) and starts the next rows in a fresh set of vectors, sized like these. The batch can then be kept
+     * until it is answered, and sent again, without a copy. When the allocator's cap leaves no room for the fresh
+     * set, nothing changes: the caller copies the batch, then empties these vectors with {@link #reset()}.
      *
-     * @return true when batches can be sent straight from the vectors
+     * @return true when the next rows go to fresh vectors; false when there was no room for them
      */
-    boolean doubleBuffered() {
-        if (roots[1 - current] != null) {
-            return true;
+    boolean renew() {
+        VectorSchemaRoot old = root;
+        try {
+            allocate(old);
+        } catch (BulkWriteException e) {
+            return false;
         }
-        if (!singleSet) {
-            try {
-                allocateSlot(1 - current, root);
-                return true;
-            } catch (BulkWriteException e) {
-                singleSet = true;
-            }
+        old.close();
+        rowCount = 0;
+        completed = false;
+        if (appender != null) {
+            appender.cancelRow();
         }
-        return false;
-    }
-
-    /**
-     * Marks the current vectors as being sent; returns what frees them.
-     *
-     * @return run once the batch's bytes are handed over (or dropped)
-     */
-    Runnable markSending() {
-        int slot = current;
-        synchronized (sending) {
-            sending[slot] = true;
-        }
-        return () -> {
-            synchronized (sending) {
-                sending[slot] = false;
-                sending.notifyAll();
-            }
-        };
-    }
-
-    /**
-     * Switches to the other set of vectors (allocating it the first time), waiting until its last batch is sent.
-     *
-     * @param timeoutMs the longest wait
-     * @return false when the other set did not come free in time
-     */
-    boolean swap(long timeoutMs) {
-        int next = 1 - current;
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        synchronized (sending) {
-            while (sending[next]) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(sending, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-        }
-        if (roots[next] == null) {
-            allocateSlot(next, root);
-        }
-        current = next;
-        root = roots[next];
-        sinks = sinkSets[next];
-        reset();
         return true;
     }
 
@@ -372,11 +319,7 @@ public final class TableBufferRoot {
     }
 
     void close() {
-        for (VectorSchemaRoot r : roots) {
-            if (r != null) {
-                r.close();
-            }
-        }
+        root.close();
     }
 
     int initialCapacity() {

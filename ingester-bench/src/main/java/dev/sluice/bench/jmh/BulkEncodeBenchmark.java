@@ -142,7 +142,7 @@ public class BulkEncodeBenchmark {
         }
         root.setRowCount(ROWS);
         FlightMessages.BatchMessage m = FlightMessages.batchMessage(
-                new VectorUnloader(root, true, codec, true).getRecordBatch(), 1, () -> { });
+                new VectorUnloader(root, true, codec, true).getRecordBatch(), 1);
         CountingSink sink = new CountingSink();
         try {
             m.writeTo(sink);

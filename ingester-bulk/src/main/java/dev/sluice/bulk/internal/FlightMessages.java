@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import com.google.gson.stream.JsonReader;
 import com.google.protobuf.CodedOutputStream;
 import io.grpc.Drainable;
 import io.grpc.KnownLength;
@@ -8,13 +9,12 @@ import io.grpc.protobuf.ProtoUtils;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.apache.arrow.memory.ArrowBuf;
@@ -29,8 +29,6 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * record batch per message with {@code {"request_id":N}}), and reads the server's {@code PutResult} answers.
  */
 public final class FlightMessages {
-    private static final Pattern REQUEST_ID = Pattern.compile("\"request_id\"\\s*:\\s*(-?\\d+)");
-    private static final Pattern AFFECTED = Pattern.compile("\"affected_rows\"\\s*:\\s*(\\d+)");
     private static final int DESCRIPTOR_PATH = 1;
 
     private FlightMessages() {
@@ -103,19 +101,17 @@ public final class FlightMessages {
     }
 
     /**
-     * A record batch on its way out: written straight from the Arrow buffers into gRPC's output, then released.
-     * Takes ownership of the batch.
+     * A record batch on its way out: written straight from the Arrow buffers into gRPC's output each time it is
+     * sent (a batch kept for a resend is sent again from the same memory). Owns the batch until released.
      */
     public static final class BatchMessage {
         private final ArrowRecordBatch batch;
         private final byte[] prefix;
         private final int size;
-        private final Runnable onRelease;
         private boolean released;
 
-        BatchMessage(ArrowRecordBatch batch, long requestId, Runnable onRelease) {
+        BatchMessage(ArrowRecordBatch batch, long requestId) {
             this.batch = batch;
-            this.onRelease = onRelease;
             byte[] header = bytes(MessageSerializer.serializeMetadata(batch, IpcOption.DEFAULT));
             byte[] metadata = ("{\"request_id\":" + requestId + "}").getBytes(StandardCharsets.UTF_8);
             long body = batch.computeBodyLength();
@@ -181,7 +177,7 @@ public final class FlightMessages {
             }
         }
 
-        /** Frees the batch's buffers (once); called after the bytes were handed to gRPC, or when dropped. */
+        /** Frees the batch's buffers (once): after its last send, its answer, or when it is dropped. */
         public void release() {
             synchronized (this) {
                 if (released) {
@@ -190,15 +186,19 @@ public final class FlightMessages {
                 released = true;
             }
             batch.close();
-            onRelease.run();
         }
 
-        InputStream stream() {
+        /**
+         * Returns what gRPC drains this message from; may be called once per send.
+         *
+         * @return a stream of the FlightData bytes
+         */
+        public InputStream stream() {
             return new MessageStream(this);
         }
     }
 
-    /** gRPC drains a batch message straight from Arrow memory; the message is released once drained. */
+    /** gRPC drains a batch message straight from Arrow memory (inside {@code sendMessage}). */
     static final class MessageStream extends InputStream implements KnownLength, Drainable {
         private final BatchMessage message;
         private boolean drained;
@@ -213,11 +213,7 @@ public final class FlightMessages {
                 return 0;
             }
             drained = true;
-            try {
-                message.writeTo(target);
-            } finally {
-                message.release();
-            }
+            message.writeTo(target);
             return message.size();
         }
 
@@ -237,22 +233,22 @@ public final class FlightMessages {
      *
      * @param batch the unloaded (possibly compressed) batch; owned by the message from now on
      * @param requestId the id the server echoes back
-     * @param onRelease run once the batch's buffers are released
      * @return the message
      */
-    public static BatchMessage batchMessage(ArrowRecordBatch batch, long requestId, Runnable onRelease) {
-        return new BatchMessage(batch, requestId, onRelease);
+    public static BatchMessage batchMessage(ArrowRecordBatch batch, long requestId) {
+        return new BatchMessage(batch, requestId);
     }
 
     /**
-     * Encodes one record batch with its request id into a heap copy (kept for replays, and for tests).
+     * Encodes one record batch with its request id into a heap copy (for a writer whose allocator has
+     * no room to keep the batch itself, and for tests).
      *
      * @param batch the unloaded (possibly compressed) batch; it stays the caller's
      * @param requestId the id the server echoes back
      * @return FlightData bytes
      */
-    public static byte[] batchMessage(ArrowRecordBatch batch, long requestId) {
-        BatchMessage m = new BatchMessage(batch, requestId, () -> { });
+    public static byte[] batchBytes(ArrowRecordBatch batch, long requestId) {
+        BatchMessage m = new BatchMessage(batch, requestId);
         byte[] bytes = new byte[m.size()];
         try {
             m.writeTo(new OutputStream() {
@@ -286,26 +282,31 @@ public final class FlightMessages {
     }
 
     /**
-     * Reads a {@code PutResult}'s JSON metadata.
+     * Reads a {@code PutResult}'s JSON metadata, {@code {"request_id":N,"affected_rows":M}} (the server's
+     * {@code DoPutResponse} of src/common/grpc/src/flight/do_put.rs in GreptimeTeam/greptimedb).
      *
      * @param result the answer
      * @return the parsed answer; a missing id reads as 0, as on the server
+     * @throws IllegalArgumentException when the metadata is not such a JSON object
      */
     public static Answer answer(Flight.PutResult result) {
-        String json = result.getAppMetadata().toStringUtf8();
-        Matcher id = REQUEST_ID.matcher(json);
-        Matcher rows = AFFECTED.matcher(json);
-        return new Answer(id.find() ? Long.parseLong(id.group(1)) : 0, rows.find() ? Long.parseLong(rows.group(1)) : 0);
-    }
-
-    /**
-     * Reads a request id from a batch's app metadata as the server does (bad or missing metadata means 0).
-     *
-     * @param appMetadata the metadata bytes
-     * @return the id
-     */
-    public static long requestId(byte[] appMetadata) {
-        Matcher id = REQUEST_ID.matcher(new String(appMetadata, StandardCharsets.UTF_8));
-        return id.find() ? Long.parseLong(id.group(1)) : 0;
+        long id = 0;
+        long rows = 0;
+        try (JsonReader json = new JsonReader(new InputStreamReader(result.getAppMetadata().newInput(),
+                StandardCharsets.UTF_8))) {
+            json.beginObject();
+            while (json.hasNext()) {
+                switch (json.nextName()) {
+                    case "request_id" -> id = json.nextLong();
+                    case "affected_rows" -> rows = json.nextLong();
+                    default -> json.skipValue();
+                }
+            }
+            json.endObject();
+        } catch (IOException | IllegalStateException | NumberFormatException e) {
+            throw new IllegalArgumentException("unreadable DoPut answer metadata: "
+                    + result.getAppMetadata().toStringUtf8(), e);
+        }
+        return new Answer(id, rows);
     }
 }
