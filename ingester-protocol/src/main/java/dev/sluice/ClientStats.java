@@ -10,7 +10,8 @@ import java.util.List;
  * @param requestsInFlight regular writes sent (or waiting to retry) and not yet completed
  * @param bytesInFlight bytes of the client-wide budget in use
  * @param availableEndpoints endpoints not ejected
+ * @param bulkAllocatedBytes off-heap bytes this client's bulk writers hold (batches being built or unanswered)
  */
 public record ClientStats(long wireBytesSent, long retries, int requestsInFlight, long bytesInFlight,
-                          List<String> availableEndpoints) {
+                          List<String> availableEndpoints, long bulkAllocatedBytes) {
 }

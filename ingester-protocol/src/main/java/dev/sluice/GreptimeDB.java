@@ -3,6 +3,7 @@ package dev.sluice;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.internal.batching.DefaultBatchingWriter;
+import dev.sluice.internal.bulk.BulkMemory;
 import dev.sluice.internal.bulk.BulkOpener;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.mapping.ClassMapping;
@@ -61,6 +62,9 @@ public final class GreptimeDB implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final InFlightLimiter limiter;
     private final ClientMetrics metrics;
+    /** Set by the first bulk writer: the client's Arrow memory (an interface, so no Arrow class loads before). */
+    private final java.util.concurrent.atomic.AtomicReference<BulkMemory> bulkMemory =
+            new java.util.concurrent.atomic.AtomicReference<>();
     private final java.util.Set<BatchingWriter> batchingWriters = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private GreptimeDB(GreptimeOptions options) {
@@ -84,6 +88,8 @@ public final class GreptimeDB implements AutoCloseable {
         this.regular = new RegularWriter(options, endpoints, limiter, timer, metrics);
         metrics.gauge("sluice.inflight.requests", "regular writes sent or waiting to retry", regular::inFlight);
         metrics.gauge("sluice.inflight.bytes", "bytes of the client-wide budget in use", limiter::bytesInUse);
+        metrics.gauge("sluice.bulk.allocated.bytes", "off-heap bytes held by this client's bulk writers",
+                this::bulkAllocatedBytes);
         metrics.gauge("sluice.batching.buffered.rows", "rows buffered or in flight in batching writers",
                 () -> batchingWriters.stream().mapToLong(BatchingWriter::pendingRows).sum());
     }
@@ -307,7 +313,8 @@ public final class GreptimeDB implements AutoCloseable {
     public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
         requireBulk();
         return BulkOpener.open(schema, config, ctx, regular, endpoints, callbackExecutor, timer,
-                options.defaultTimeout().toMillis(), metrics, options.retryPolicy(), limiter);
+                options.defaultTimeout().toMillis(), metrics, options.retryPolicy(), limiter, bulkMemory,
+                options.bufferCache());
     }
 
     /**
@@ -327,7 +334,12 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public ClientStats stats() {
         return new ClientStats(endpoints.wire().bytesSent(), regular.retries(), regular.inFlight(),
-                limiter.bytesInUse(), endpoints.available());
+                limiter.bytesInUse(), endpoints.available(), bulkAllocatedBytes());
+    }
+
+    private long bulkAllocatedBytes() {
+        BulkMemory m = bulkMemory.get();
+        return m == null ? 0 : m.allocatedBytes();
     }
 
     /**
@@ -359,6 +371,10 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     private void stopServices() {
+        BulkMemory m = bulkMemory.get();
+        if (m != null) {
+            m.trim();
+        }
         timer.shutdownNow();
         regular.failUnanswered();
         metrics.close();

@@ -30,6 +30,7 @@ import java.util.concurrent.Executor;
  *   <tr><td>limitPolicy</td><td>Block</td><td>when a limit is reached: wait for room (up to limitWait) or fail at once</td></tr>
  *   <tr><td>meterRegistry</td><td>none</td><td>a Micrometer {@code MeterRegistry} to publish {@code sluice.*} meters to</td></tr>
  *   <tr><td>limitWait</td><td>10 s</td><td>the longest wait for room; then the write fails with a {@link LimitExceededException}</td></tr>
+ *   <tr><td>bufferCache</td><td>{@link BufferCache#defaults()}</td><td>released large transport and bulk buffers kept for the next messages and batches</td></tr>
  * </table>
  */
 public final class GreptimeOptions {
@@ -49,8 +50,10 @@ public final class GreptimeOptions {
     private final WhenFull limitPolicy;
     private final Duration limitWait;
     private final Object meterRegistry;
+    private final BufferCache bufferCache;
 
     private GreptimeOptions(Builder b) {
+        this.bufferCache = b.bufferCache;
         this.retryPolicy = b.retryPolicy;
         this.healthCheckInterval = b.healthCheckInterval;
         this.tls = b.tls;
@@ -160,12 +163,18 @@ public final class GreptimeOptions {
         return meterRegistry;
     }
 
+    /** @return the buffer cache sizes */
+    public BufferCache bufferCache() {
+        return bufferCache;
+    }
+
     @Override
     public String toString() {
         return "GreptimeOptions{endpoints=" + endpoints + ", database=" + database + ", authInfo=" + authInfo
                 + ", timezone=" + timezone + ", defaultTimeout=" + defaultTimeout + ", maxMessageSize=" + maxMessageSize
                 + ", retryPolicy=" + retryPolicy + ", tls=" + tls + ", maxInFlightBytes=" + maxInFlightBytes
-                + ", maxInFlightRequests=" + maxInFlightRequests + ", limitPolicy=" + limitPolicy + '}';
+                + ", maxInFlightRequests=" + maxInFlightRequests + ", limitPolicy=" + limitPolicy + ", bufferCache=" + bufferCache
+                + '}';
     }
 
     /** Builder for {@link GreptimeOptions}. */
@@ -186,6 +195,7 @@ public final class GreptimeOptions {
         private WhenFull limitPolicy = WhenFull.Block;
         private Duration limitWait = Duration.ofSeconds(10);
         private Object meterRegistry;
+        private BufferCache bufferCache = BufferCache.defaults();
 
         private Builder(String[] endpoints, String database) {
             Objects.requireNonNull(endpoints, "endpoints");
@@ -381,6 +391,20 @@ public final class GreptimeOptions {
          */
         public Builder meterRegistry(Object registry) {
             this.meterRegistry = registry;
+            return this;
+        }
+
+        /**
+         * Sets how much released memory the client keeps for its next large messages and bulk batches.
+         *
+         * @param cache the sizes, e.g. {@link BufferCache#none()} for a client that must give memory back at once
+         * @return this
+         */
+        public Builder bufferCache(BufferCache cache) {
+            if (cache == null) {
+                throw new NullPointerException("bufferCache");
+            }
+            this.bufferCache = cache;
             return this;
         }
 

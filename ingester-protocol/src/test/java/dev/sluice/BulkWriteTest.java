@@ -8,7 +8,6 @@ import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.TableBufferRoot;
-import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.testkit.GreptimeTestServer;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -40,7 +39,7 @@ class BulkWriteTest extends DefaultTestkitTest {
 
     @AfterEach
     void noOffHeapLeft() {
-        assertEquals(0, ArrowSupport.root().getAllocatedMemory(), "every bulk buffer was released");
+        assertEquals(0, db.stats().bulkAllocatedBytes(), "every bulk buffer was released");
     }
 
     static TableSchema allTypes(String name) {

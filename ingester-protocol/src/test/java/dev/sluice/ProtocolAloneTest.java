@@ -44,6 +44,7 @@ class ProtocolAloneTest {
             assertTrue(said.contains("stream ok 1"), said);
             assertTrue(said.contains("batching ok"), said);
             assertTrue(said.contains("bulk batching refused: bulk writes need the dev.sluice:ingester-bulk"), said);
+            assertTrue(said.contains("bulk bytes 0"), said);
             assertTrue(said.contains("shutdown true"), said);
             assertFalse(out.contains("org.apache.arrow"), "an Arrow class was loaded");
             assertEquals(3, server.rowCount("alone"));

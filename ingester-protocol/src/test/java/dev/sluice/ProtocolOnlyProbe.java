@@ -36,6 +36,7 @@ public final class ProtocolOnlyProbe {
         } catch (IllegalStateException e) {
             System.out.println("bulk batching refused: " + e.getMessage());
         }
+        System.out.println("bulk bytes " + db.stats().bulkAllocatedBytes());
         System.out.println("shutdown " + db.shutdownGracefully(Duration.ofSeconds(10)));
     }
 }

@@ -181,7 +181,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         this.policy = transport.retryPolicy();
         this.keepCopies = policy.maxAttempts() > 1;
         this.schemaMessage = FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema));
-        this.allocator = ArrowSupport.root().newChildAllocator("bulk-" + schema.tableName(),
+        this.allocator = transport.allocator().newChildAllocator("bulk-" + schema.tableName(),
                 config.allocatorInitReservation(), config.allocatorMaxAllocation());
         this.codec = compression == Compression.Zstd
                 ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.ZSTD)

@@ -15,7 +15,7 @@ public final class AddOpensProbe {
     public static void main(String[] args) {
         try {
             ArrowSupport.check();
-            ArrowSupport.root().buffer(64).close();
+            ArrowSupport.newRoot(Long.MAX_VALUE, 0).buffer(64).close();
             System.out.println("ok");
         } catch (IllegalStateException e) {
             System.out.println("refused: " + e.getMessage());

@@ -20,7 +20,6 @@ import dev.sluice.WriteOk;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;
-import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.testkit.GreptimeTestServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,8 +68,13 @@ class DefaultDeliveryTest {
         return t;
     }
 
+    /** Every client a test made, to check after it that none holds off-heap memory. */
+    static final List<GreptimeDB> CLIENTS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     static GreptimeDB client(GreptimeTestServer server) {
-        return GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+        CLIENTS.add(db);
+        return db;
     }
 
     /** Writes the batches on one path with default settings; {@code during} runs after a third of them. */
@@ -192,7 +196,10 @@ class DefaultDeliveryTest {
 
     @AfterEach
     void noOffHeapLeft() {
-        assertEquals(0, ArrowSupport.root().getAllocatedMemory(), "every bulk buffer was released");
+        for (GreptimeDB db : CLIENTS) {
+            assertEquals(0, db.stats().bulkAllocatedBytes(), "every bulk buffer was released");
+        }
+        CLIENTS.clear();
     }
 
     private static void everyTenthRequestRateLimited(Path path) {

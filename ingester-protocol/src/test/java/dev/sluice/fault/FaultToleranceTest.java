@@ -20,7 +20,6 @@ import dev.sluice.WriteOk;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;
-import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.testkit.GreptimeTestServer;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -115,7 +114,7 @@ class FaultToleranceTest {
             } finally {
                 db.shutdownGracefully();
             }
-            assertEquals(0, ArrowSupport.root().getAllocatedMemory());
+            assertEquals(0, db.stats().bulkAllocatedBytes(), "every bulk buffer was released");
         }
     }
 

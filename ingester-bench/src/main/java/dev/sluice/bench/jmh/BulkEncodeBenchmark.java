@@ -86,7 +86,7 @@ public class BulkEncodeBenchmark {
             }
             rows[r] = row;
         }
-        allocator = ArrowSupport.root().newChildAllocator("bench", 0, Long.MAX_VALUE);
+        allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 4L << 30).newChildAllocator("bench", 0, Long.MAX_VALUE);
         root = VectorSchemaRoot.create(ArrowTypes.schema(schema), allocator);
         sinks = new ColumnSink[schema.columnCount()];
         for (int i = 0; i < sinks.length; i++) {

@@ -2,22 +2,14 @@ package dev.sluice.bulk.internal;
 
 import dev.sluice.internal.memory.ReuseCache;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 
-/** The process-wide Arrow root allocator, and the check that Arrow can run in this JVM at all. */
+/** Arrow root allocators with Sluice's memory manager, and the check that Arrow can run in this JVM at all. */
 public final class ArrowSupport {
     /** The JVM option Arrow needs on Java 17+. */
     public static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
-    /** System property: bytes of released batch memory the client keeps for its next writers (default 4 GiB). */
-    public static final String CACHE_BYTES_PROPERTY = "sluice.bulk.memoryCacheBytes";
-    /** System property: milliseconds released batch memory is kept unused before it is freed (default 30,000). */
-    public static final String CACHE_IDLE_PROPERTY = "sluice.bulk.memoryCacheIdleMs";
-    static final long DEFAULT_CACHE_BYTES = 4L << 30;
-    static final long DEFAULT_CACHE_IDLE_MS = 30_000;
-    private static volatile BufferAllocator root;
 
     private ArrowSupport() {
     }
@@ -44,37 +36,9 @@ public final class ArrowSupport {
     }
 
     /**
-     * Returns the shared root allocator (created on first use, unlimited: each writer has a capped child).
-     * Memory a closed writer's batches held is kept for the next writers: at most the bytes the system property
-     * {@value #CACHE_BYTES_PROPERTY} says (4 GiB by default), each buffer for at most the milliseconds
-     * {@value #CACHE_IDLE_PROPERTY} says (30 s) unused, after which a daemon thread
-     * ({@code sluice-memory-sweeper}) frees it.
-     *
-     * @return the root allocator
-     */
-    public static BufferAllocator root() {
-        BufferAllocator r = root;
-        if (r == null) {
-            synchronized (ArrowSupport.class) {
-                r = root;
-                if (r == null) {
-                    check();
-                    long bytes = Long.getLong(CACHE_BYTES_PROPERTY, DEFAULT_CACHE_BYTES);
-                    long idleMs = Long.getLong(CACHE_IDLE_PROPERTY, DEFAULT_CACHE_IDLE_MS);
-                    r = new CachingRoot(Long.MAX_VALUE, new UnzeroedAllocationManager.Factory(Math.max(0, bytes),
-                            TimeUnit.MILLISECONDS.toNanos(Math.max(0, idleMs)), System::nanoTime,
-                            ReuseCache.sharedSweeper()));
-                    root = r;
-                }
-            }
-        }
-        return r;
-    }
-
-    /**
-     * Creates a separate root allocator with the same kind of memory manager as {@link #root()}: large buffers
-     * come unzeroed from {@code malloc} and released ones are kept for reuse up to {@code cacheBytes}; small
-     * ones come from netty's pool.
+     * Creates a root allocator whose large buffers come unzeroed from {@code malloc} and whose released ones
+     * are kept for reuse up to {@code cacheBytes}, each for as long as the cache likes; small ones come from
+     * netty's pool.
      *
      * @param limit the most bytes it may hand out
      * @param cacheBytes bytes of released large buffers kept for reuse (0 keeps none)
@@ -83,6 +47,33 @@ public final class ArrowSupport {
     public static BufferAllocator newRoot(long limit, long cacheBytes) {
         check();
         return new CachingRoot(limit, new UnzeroedAllocationManager.Factory(cacheBytes));
+    }
+
+    /**
+     * Creates a client's root allocator (unlimited: each writer has a capped child), as {@link #newRoot(long,
+     * long)} does, with released buffers freed by the shared daemon thread {@code sluice-memory-sweeper} once
+     * unused for {@code idleNanos}.
+     *
+     * @param cacheBytes bytes of released large buffers kept for reuse (0 keeps none)
+     * @param idleNanos how long a released buffer is kept unused
+     * @return a new root allocator
+     */
+    public static BufferAllocator clientRoot(long cacheBytes, long idleNanos) {
+        check();
+        return new CachingRoot(Long.MAX_VALUE, new UnzeroedAllocationManager.Factory(cacheBytes, idleNanos,
+                System::nanoTime, ReuseCache.sharedSweeper()));
+    }
+
+    /**
+     * Frees every buffer a root from this class keeps for reuse, and keeps none from now on (its buffers still in
+     * use are freed when released). Does nothing for other allocators.
+     *
+     * @param root a root allocator
+     */
+    public static void trimCache(BufferAllocator root) {
+        if (root instanceof CachingRoot) {
+            ((CachingRoot) root).factory.trim();
+        }
     }
 
     /** Bytes a root from {@link #newRoot} keeps for reuse (0 for any other allocator). */

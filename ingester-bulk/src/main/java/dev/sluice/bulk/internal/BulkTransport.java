@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * What a bulk writer borrows from its client: a channel (carrying database and credential headers), call
@@ -22,8 +23,10 @@ import java.util.function.Supplier;
  * @param appendMode whether the table is written in append mode (no resend after an ambiguous outcome)
  * @param budget the client-wide byte budget every batch takes from until it is answered
  * @param stopped true once the client is shutting down: nothing is resent after that
+ * @param allocator the client's Arrow root allocator; each writer takes a capped child of it
  */
 public record BulkTransport(Supplier<Channel> channels, CallOptions callOptions, Executor callbackExecutor,
                             ScheduledExecutorService timer, BulkEvents events, RetryPolicy retryPolicy,
-                            boolean appendMode, BulkBudget budget, BooleanSupplier stopped) {
+                            boolean appendMode, BulkBudget budget, BooleanSupplier stopped,
+                            BufferAllocator allocator) {
 }

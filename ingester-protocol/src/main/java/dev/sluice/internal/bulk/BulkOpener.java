@@ -1,5 +1,6 @@
 package dev.sluice.internal.bulk;
 
+import dev.sluice.BufferCache;
 import dev.sluice.Compression;
 import dev.sluice.Context;
 import dev.sluice.Err;
@@ -24,6 +25,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.memory.BufferAllocator;
 
 /** Opens bulk writers; kept apart so clients that never bulk-write never load Arrow. */
 public final class BulkOpener {
@@ -44,13 +47,15 @@ public final class BulkOpener {
      * @param metrics where batch outcomes are reported
      * @param policy the client's retry policy, used unless the context has its own
      * @param limiter the client-wide byte budget every batch takes from until answered
+     * @param memory the client's bulk memory, set here by its first bulk writer
+     * @param cache how much released memory the client keeps
      * @return the open writer
      */
     public static BulkStreamWriter open(TableSchema schema, BulkWrite.Config config, Context ctx, RegularWriter regular,
                                         Endpoints endpoints, Executor callbackExecutor, ScheduledExecutorService timer,
                                         long timeoutMs, ClientMetrics metrics, RetryPolicy policy,
-                                        InFlightLimiter limiter) {
-        registerGauge(metrics);
+                                        InFlightLimiter limiter, AtomicReference<BulkMemory> memory,
+                                        BufferCache cache) {
         ArrowSupport.check();
         // Refused before the table is created: a writer that cannot write must leave nothing behind.
         BulkStreamWriter.checkBulkWritable(schema);
@@ -77,19 +82,26 @@ public final class BulkOpener {
         return BulkAccess.open(schema, config, ctx.compression(),
                 new BulkTransport(endpoints::pick, CallOptions.DEFAULT, callbackExecutor, timer, events(metrics),
                         ctx.retryPolicy() != null ? ctx.retryPolicy() : policy, ctx.appendMode(),
-                        bytes -> limiter.acquire(bytes, false)::release, regular::stopped));
+                        bytes -> limiter.acquire(bytes, false)::release, regular::stopped,
+                        ((ArrowMemory) memory.updateAndGet(m -> m != null ? m : new ArrowMemory(cache))).root));
     }
 
-    private static final java.util.Set<ClientMetrics> GAUGED = java.util.Collections.newSetFromMap(
-            new java.util.WeakHashMap<>());
+    /** The client's Arrow root allocator, with its reuse cache. */
+    private static final class ArrowMemory implements BulkMemory {
+        final BufferAllocator root;
 
-    /** Registers the off-heap gauge once per client, when its first bulk writer opens. */
-    private static void registerGauge(ClientMetrics metrics) {
-        synchronized (GAUGED) {
-            if (metrics != ClientMetrics.NONE && GAUGED.add(metrics)) {
-                metrics.gauge("sluice.bulk.allocated.bytes", "off-heap bytes held by bulk writers (process-wide)",
-                        () -> ArrowSupport.root().getAllocatedMemory());
-            }
+        ArrowMemory(BufferCache cache) {
+            this.root = ArrowSupport.clientRoot(cache.bulkBytes(), cache.idle().toNanos());
+        }
+
+        @Override
+        public long allocatedBytes() {
+            return root.getAllocatedMemory();
+        }
+
+        @Override
+        public void trim() {
+            ArrowSupport.trimCache(root);
         }
     }
 

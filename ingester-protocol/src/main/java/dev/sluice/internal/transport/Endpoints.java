@@ -2,6 +2,7 @@ package dev.sluice.internal.transport;
 
 import dev.sluice.GreptimeOptions;
 import dev.sluice.internal.compression.ZstdGrpcCodec;
+import dev.sluice.internal.memory.ReuseCache;
 import dev.sluice.internal.wire.HealthCheckGrpc;
 import dev.sluice.internal.wire.HealthCheckRequest;
 import io.grpc.Channel;
@@ -11,6 +12,7 @@ import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
 
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.buffer.PooledByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,6 +79,8 @@ public final class Endpoints {
     private final List<Endpoint> endpoints = new ArrayList<>();
     private final AtomicInteger next = new AtomicInteger();
     private final WireCounter wire = new WireCounter();
+    /** This client's channels' buffer allocator: keeps released large buffers for the next messages. */
+    private final ReusingDirectAllocator allocator;
     private final Duration checkTimeout;
     private ScheduledFuture<?> checks;
 
@@ -96,6 +100,8 @@ public final class Endpoints {
         compressors.register(ZstdGrpcCodec.INSTANCE);
         DecompressorRegistry decompressors = DecompressorRegistry.getDefaultInstance().with(ZstdGrpcCodec.INSTANCE, true);
         HeaderInterceptor headers = new HeaderInterceptor(options.database(), options.authInfo());
+        this.allocator = new ReusingDirectAllocator(PooledByteBufAllocator.DEFAULT, options.bufferCache().transportBytes(),
+                options.bufferCache().idle().toNanos(), System::nanoTime, ReuseCache.sharedSweeper());
         for (String address : options.endpoints()) {
             NettyChannelBuilder b = NettyChannelBuilder.forTarget(address)
                     .executor(executor)
@@ -105,7 +111,7 @@ public final class Endpoints {
                     .keepAliveTime(30, TimeUnit.SECONDS)
                     .keepAliveWithoutCalls(false)
                     // Large message buffers are reused instead of faulting in fresh pages for every big request.
-                    .withOption(ChannelOption.ALLOCATOR, ReusingDirectAllocator.shared());
+                    .withOption(ChannelOption.ALLOCATOR, allocator);
             channelSetup.accept(b);
             ManagedChannel ch = b.build();
             endpoints.add(new Endpoint(address, ch, ClientInterceptors.intercept(ch, headers, wire)));
@@ -245,20 +251,25 @@ public final class Endpoints {
         return wire;
     }
 
-    /** Starts an orderly shutdown: calls under way finish, new ones are refused. */
+    /**
+     * Starts an orderly shutdown: calls under way finish, new ones are refused. The transport buffer cache is
+     * emptied, and buffers released from now on are freed at once.
+     */
     public void shutdown() {
         if (checks != null) {
             checks.cancel(false);
         }
         endpoints.forEach(e -> e.channel.shutdown());
+        allocator.cache().trim();
     }
 
-    /** Cancels every call under way. */
+    /** Cancels every call under way, and empties the transport buffer cache. */
     public void shutdownNow() {
         if (checks != null) {
             checks.cancel(false);
         }
         endpoints.forEach(e -> e.channel.shutdownNow());
+        allocator.cache().trim();
     }
 
     /**

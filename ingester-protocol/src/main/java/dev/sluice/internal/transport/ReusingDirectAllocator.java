@@ -28,13 +28,6 @@ import java.util.function.LongSupplier;
  * memory limit, kept ones included: the default budget is therefore at most a quarter of that limit.
  */
 public final class ReusingDirectAllocator extends AbstractByteBufAllocator {
-    /**
-     * System property: bytes of released transport buffers kept (default: 1 GiB or a quarter of the JVM's direct
-     * memory limit, whichever is less; 0 keeps none).
-     */
-    public static final String CACHE_BYTES_PROPERTY = "sluice.transport.memoryCacheBytes";
-    /** System property: milliseconds a released transport buffer is kept unused (default 30,000). */
-    public static final String CACHE_IDLE_PROPERTY = "sluice.transport.memoryCacheIdleMs";
     static final int MIN_REUSED = 64 << 10;
     static final int MAX_REUSED = 4 << 20;
 
@@ -58,29 +51,12 @@ public final class ReusingDirectAllocator extends AbstractByteBufAllocator {
     }
 
     /**
-     * Returns the allocator every client channel in this process shares, sized by the system properties above.
+     * Returns the default budget: 1 GiB or a quarter of the JVM's direct memory limit, whichever is less.
      *
-     * @return the shared allocator
+     * @return bytes
      */
-    public static ReusingDirectAllocator shared() {
-        return SharedHolder.SHARED;
-    }
-
-    /** Creates the shared allocator on first use only. */
-    private static final class SharedHolder {
-        static final ReusingDirectAllocator SHARED = withDefaults(ReuseCache.sharedSweeper());
-    }
-
-    /**
-     * Creates an allocator sized by the system properties above (for a server that trims it when it stops).
-     *
-     * @param sweeper frees buffers whose idle time is up
-     * @return a new allocator
-     */
-    public static ReusingDirectAllocator withDefaults(ScheduledExecutorService sweeper) {
-        long budget = Long.getLong(CACHE_BYTES_PROPERTY, Math.min(1L << 30, PlatformDependent.maxDirectMemory() / 4));
-        return new ReusingDirectAllocator(PooledByteBufAllocator.DEFAULT, budget,
-                TimeUnit.MILLISECONDS.toNanos(Long.getLong(CACHE_IDLE_PROPERTY, 30_000L)), System::nanoTime, sweeper);
+    public static long defaultBudget() {
+        return Math.min(1L << 30, PlatformDependent.maxDirectMemory() / 4);
     }
 
     /**
