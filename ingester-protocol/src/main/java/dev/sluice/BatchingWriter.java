@@ -31,6 +31,28 @@ public interface BatchingWriter extends AutoCloseable {
     CompletableFuture<Void> write(TableSchema schema, Object... row);
 
     /**
+     * Buffers a row given value by value, with no {@code Object[]} and no boxing: {@code row} receives the open
+     * batch's typed appender, sets the row's columns (by index: look indexes up once with
+     * {@link RowAppender#columnIndex}) and returns; the row is then ended. Do not call {@code endRow} or
+     * {@code cancelRow} from it. It runs on the caller's thread while that table's open batch is held: keep it
+     * short, and do not write to this writer from inside it. Values are checked as {@link #write(TableSchema,
+     * Object...)} checks them.
+     *
+     * <pre>{@code
+     * int host = cpu.indexOf("host"), usage = cpu.indexOf("usage"), ts = cpu.indexOf("ts");
+     * writer.write(cpu, r -> r.setString(host, h).setDouble(usage, u).setLong(ts, millis));
+     * }</pre>
+     *
+     * @param schema the row's table
+     * @param row sets the row's values on the appender it is given
+     * @return the future of the batch the row joined
+     * @throws InvalidDataException for a bad row (nothing of it is buffered)
+     * @throws LimitExceededException when the buffer stayed full for {@code bufferTimeout}
+     * @throws IllegalStateException after {@link #close()}
+     */
+    CompletableFuture<Void> write(TableSchema schema, java.util.function.Consumer<RowAppender> row);
+
+    /**
      * Buffers a whole table as one unit (sent as its own batch, or coalesced with other tables on the regular path).
      *
      * @param table the table (completed by this call)

@@ -55,6 +55,91 @@ class BatchingWriterTest {
         }
     }
 
+    /** Typed rows: the same values as addRow rows, stored the same; a bad one is refused and leaves no trace. */
+    @Test
+    void typedRowsAreStoredLikeObjectRowsAndABadOneLeavesNoTrace() throws Exception {
+        TableSchema s = TableSchema.newBuilder("typed").addTag("host", DataType.String).addField("v", DataType.Float64)
+                .addField("n", DataType.Int8).addTimestamp("ts", DataType.TimestampMillisecond).build();
+        int host = s.indexOf("host");
+        int v = s.indexOf("v");
+        int n = s.indexOf("n");
+        int ts = s.indexOf("ts");
+        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults())) {
+            List<CompletableFuture<Void>> acks = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                int row = i;
+                if (i % 2 == 0) {
+                    acks.add(w.write(s, r -> r.setString(host, "h" + row).setDouble(v, row / 2.0).setLong(n, row % 100)
+                            .setLong(ts, row)));
+                } else {
+                    acks.add(w.write(s, "h" + row, row / 2.0, row % 100, (long) row));
+                }
+            }
+            InvalidDataException bad = assertThrows(InvalidDataException.class,
+                    () -> w.write(s, r -> r.setString(host, "bad").setDouble(v, 1.0).setLong(n, 1_000).setLong(ts, 999L)));
+            assertTrue(bad.getMessage().contains("typed") && bad.getMessage().contains("'n'"), bad.getMessage());
+            assertThrows(InvalidDataException.class, () -> w.write(s, r -> r.setString(host, "no time index")));
+            assertThrows(IllegalStateException.class, () -> w.write(s, r -> r.setLong(ts, 5L).endRow()));
+            for (CompletableFuture<Void> a : acks) {
+                a.get(10, TimeUnit.SECONDS);
+            }
+            assertEquals(100, w.ackedRows());
+            assertEquals(0, w.pendingRows());
+        }
+        List<java.util.Map<String, Object>> rows = KIT.server().rows("typed");
+        assertEquals(100, rows.size());
+        for (java.util.Map<String, Object> r : rows) {
+            long t = ((Number) r.get("ts")).longValue();
+            assertEquals("h" + t, r.get("host"));
+            assertEquals(t / 2.0, ((Number) r.get("v")).doubleValue(), 0.0);
+            assertEquals(t % 100, ((Number) r.get("n")).longValue());
+        }
+    }
+
+    /**
+     * The typed form allocates no Object[] and boxes nothing: what a row costs the caller's thread is the column
+     * data it adds to the batch (5 columns, 8 bytes a cell) and little else.
+     */
+    @Test
+    void typedRowsCostTheirColumnDataWithoutArraysOrBoxes() throws Exception {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        TableSchema s = TableSchema.newBuilder("typed_alloc").addTag("host", DataType.String)
+                .addField("a", DataType.Float64).addField("b", DataType.Float64).addField("c", DataType.Float64)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        String[] hosts = {"host-1", "host-2", "host-3"};
+        // Batches of 1,000 rows: each batch's columns are allocated once at that size (no growth), so what differs
+        // between the two forms is what each row costs on top of the column data.
+        BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(1_000)
+                .withFlushInterval(Duration.ofSeconds(30));
+        long typed;
+        long objects;
+        try (BatchingWriter w = KIT.db().batchingWriter(cfg)) {
+            long[] at = new long[1];
+            java.util.function.Consumer<RowAppender> row = r -> r.setString(0, hosts[(int) (at[0] % 3)])
+                    .setDouble(1, at[0] * 0.5).setDouble(2, at[0] * 0.25).setDouble(3, at[0] * 0.125).setLong(4, at[0]);
+            for (at[0] = 0; at[0] < 20_000; at[0]++) {
+                w.write(s, row); // warm-up: the batch's columns grow to their size
+            }
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (at[0] = 20_000; at[0] < 70_000; at[0]++) {
+                w.write(s, row);
+            }
+            typed = threads.getCurrentThreadAllocatedBytes() - before;
+            before = threads.getCurrentThreadAllocatedBytes();
+            for (long i = 70_000; i < 120_000; i++) {
+                w.write(s, hosts[(int) (i % 3)], i * 0.5, i * 0.25, i * 0.125, i);
+            }
+            objects = threads.getCurrentThreadAllocatedBytes() - before;
+            assertTrue(w.flush(Duration.ofSeconds(20)));
+        }
+        assertEquals(120_000, KIT.server().rowCount("typed_alloc"));
+        String said = "typed " + typed / 50_000 + " B/row, Object... " + objects / 50_000 + " B/row";
+        assertTrue(typed < 80 * 50_000, "column data (~48 B/row) and little else: " + said);
+        // An Object[5] is 40 bytes and three Doubles and a Long 64 more.
+        assertTrue(objects - typed > 64 * 50_000, "the Object... form costs an array and boxes more: " + said);
+    }
+
     @Test
     void eightThreadsOfSingleRowWritesAreStoredExactlyOnceInLargeBatches() throws Exception {
         List<TableSchema> tables = List.of(schema("t0"), schema("t1"), schema("t2"));

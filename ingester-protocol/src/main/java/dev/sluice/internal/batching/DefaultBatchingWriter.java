@@ -5,6 +5,7 @@ import dev.sluice.BatchingWriter;
 import dev.sluice.Err;
 import dev.sluice.LimitExceededException;
 import dev.sluice.Result;
+import dev.sluice.RowAppender;
 import dev.sluice.Table;
 import dev.sluice.TableSchema;
 import dev.sluice.WriteOk;
@@ -27,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
  * Callers append under a per-table lock; one sender thread drains sealed batches; a timer seals batches that
@@ -95,6 +97,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     /** The open batch of one schema. */
     private static final class Accumulator {
         Batch current;
+        /** Wraps the open batch's appender for typed writes; guarded by the accumulator. */
+        final SizedAppender appender = new SizedAppender();
     }
 
     /**
@@ -173,13 +177,27 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     public CompletableFuture<Void> write(TableSchema schema, Object... row) {
         enter();
         try {
-            return append(schema, row);
+            return append(schema, row, null);
         } finally {
             exit();
         }
     }
 
-    private CompletableFuture<Void> append(TableSchema schema, Object[] row) {
+    @Override
+    public CompletableFuture<Void> write(TableSchema schema, Consumer<RowAppender> row) {
+        if (row == null) {
+            throw new NullPointerException("row");
+        }
+        enter();
+        try {
+            return append(schema, null, row);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Adds one row, from {@code values} or, when that is null, from {@code filler}. */
+    private CompletableFuture<Void> append(TableSchema schema, Object[] values, Consumer<RowAppender> filler) {
         reserve(1);
         Accumulator existing = accumulators.get(schema);
         Accumulator acc = existing != null ? existing : accumulators.computeIfAbsent(schema, s -> new Accumulator());
@@ -195,7 +213,12 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                 opened = b;
             }
             try {
-                b.table.addRow(row);
+                if (values != null) {
+                    b.table.addRow(values);
+                    b.bytes += estimate(values);
+                } else {
+                    b.bytes += acc.appender.fill(b.table.appender(), filler);
+                }
             } catch (RuntimeException e) {
                 unreserve(1);
                 if (b.table.rowCount() == 0) {
@@ -205,7 +228,6 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                 }
                 throw e;
             }
-            b.bytes += estimate(row);
             future = b.future;
             if (b.table.rowCount() >= config.maxBatchRows() || b.bytes >= config.maxBatchBytes()) {
                 acc.current = null;
