@@ -46,6 +46,10 @@ import org.slf4j.LoggerFactory;
  * and re-polls from the rewound offsets. Redelivered rows overwrite their earlier copies on tables without
  * append mode.
  *
+ * <p>A row defining a column differently (type, or tag versus field) from a row of the same table still
+ * unanswered waits until the writer is drained, so on a new table or column the earliest record decides the
+ * column's type, whatever the order in which the writer's batches reach the server.
+ *
  * <p>Used from the task's thread only; completed batch futures are read from that thread when it settles.
  */
 public final class SinkSession {
