@@ -221,7 +221,10 @@ public final class GreptimeSinkConfig extends AbstractConfig {
                         + " maps and lists Json) unless overridden.", MAPPING, ++o, Width.LONG, "Column types");
         d.define(DELETES, Type.BOOLEAN, false, Importance.MEDIUM,
                 "Turn tombstones (null values) into deletes of the row whose tags and time index the record key"
-                        + " holds. Off: tombstones are skipped (and counted).", MAPPING, ++o, Width.SHORT, "Deletes");
+                        + " (a Struct or Map) holds: the time index in timestamp.field, or, when the time index is the"
+                        + " record timestamp, in the key field named timestamp.column (milliseconds, a Timestamp or"
+                        + " ISO-8601 text; without it the tombstone's own record timestamp)."
+                        + " Off: tombstones are skipped (and counted).", MAPPING, ++o, Width.SHORT, "Deletes");
         d.define(HINTS, Type.LIST, "", new HintsValidator(), Importance.LOW,
                 "GreptimeDB hints as key=value, comma-separated (ttl=7d, append_mode=true, merge_mode=last_non_null"
                         + " ...). Table options only apply to tables the sink creates. With append_mode=true"

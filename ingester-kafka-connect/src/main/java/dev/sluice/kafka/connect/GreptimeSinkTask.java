@@ -78,6 +78,7 @@ public final class GreptimeSinkTask extends SinkTask {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        metrics.publishPending();
         return session.preCommit(currentOffsets);
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.StatusCode;
 import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.RecordedRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffsets;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,7 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The connector in a real Connect worker (Kafka's embedded test cluster: one KRaft broker, one distributed worker)
+ * The connector in a real Connect worker (Kafka's embedded test cluster: one KRaft broker, one distributed worker,
+ * a second one joining and leaving in the worker-loss test)
  * writing into the testkit. Stored rows are counted by the testkit. The record count of the main run is
  * {@code -Dsink.it.records} (default 200,000; 1,000,000 for the full run the issue asks for).
  */
@@ -45,6 +48,13 @@ class EmbeddedConnectTest {
         worker.put("offset.flush.interval.ms", "1000");
         worker.put("consumer.max.poll.records", "5000");
         worker.put("plugin.discovery", "only_scan");
+        // Stopping tasks is not graceful: a task gets 1 ms to stop, then the worker cancels it, and a cancelled
+        // sink task makes no final offset commit (WorkerSinkTask: "Skipping final offset commit as task has been
+        // cancelled"). A restart or a worker leaving then redelivers everything after the last periodic commit,
+        // as after a crash.
+        worker.put("task.shutdown.graceful.timeout.ms", "1");
+        // Tasks of a worker that left are reassigned after 1 s instead of the default 5 minutes.
+        worker.put("scheduled.rebalance.max.delay.ms", "1000");
         connect = new EmbeddedConnectCluster.Builder().name("sluice-it").numWorkers(1).numBrokers(1)
                 .workerProps(worker).build();
         connect.start();
@@ -192,6 +202,89 @@ class EmbeddedConnectTest {
                 server.rowCount(topic), restarts, requests);
         assertEquals(n, server.rowCount(topic));
         connect.deleteConnector("restart-sink");
+    }
+
+    /**
+     * A second worker joins, takes a share of the 4 tasks, and leaves mid-stream while the server hangs, so its
+     * tasks cannot stop gracefully (they are cancelled: no final offset commit). Its partitions move to the remaining worker, which re-reads
+     * them from the last committed offsets: every record is stored once per row (duplicates absorbed), and at
+     * every check each committed offset's record is present.
+     */
+    @Test
+    void aWorkerLeavingAbruptlyMidStreamHandsItsTasksOverWithoutLoss() throws Exception {
+        long n = 40_000;
+        String topic = "abrupt";
+        createTopic(topic);
+        produce(topic, 0, n / 2);
+        WorkerHandle extra = connect.addWorker();
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (connect.healthyWorkers().size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        Map<String, String> cfg = connector(topic, PARTITIONS);
+        cfg.put(GreptimeSinkConfig.BATCH_ROWS, "500");
+        cfg.put(GreptimeSinkConfig.BUFFER_ROWS, "1000");
+        cfg.put(GreptimeSinkConfig.REQUEST_TIMEOUT, "5000");
+        connect.configureConnector("abrupt-sink", cfg);
+        WorkerHandle victim = null;
+        while (victim == null && System.nanoTime() < deadline) {
+            victim = workerRunningATask("abrupt-sink", extra);
+            Thread.sleep(50);
+        }
+        assertTrue(victim != null, "a worker runs the connector's tasks");
+        while (server.rowCount(topic) < n / 4 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        // The server stops answering, so the tasks hang in put (buffer full) or in a commit's flush: the leaving
+        // worker's tasks cannot stop within the 1 ms graceful timeout and are cancelled (no final commit).
+        server.faults().neverRespond(true);
+        while (server.requests().stream().noneMatch(r -> r.tables().contains(topic) && r.outcome() == null)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        long storedBefore = server.rowCount(topic);
+        connect.removeWorker(victim);
+        server.faults().neverRespond(false); // held requests time out (5 s) and are retried
+        checkCommittedRecordsPresent("abrupt-sink", topic);
+        produce(topic, n / 2, n);
+        await(n + " rows stored", Duration.ofMinutes(3), () -> server.rowCount(topic), n);
+        await("offsets committed", Duration.ofMinutes(2), () -> committed("abrupt-sink"), n);
+        checkCommittedRecordsPresent("abrupt-sink", topic);
+        long rowsSent = 0;
+        for (RecordedRequest r : server.requests()) {
+            if (r.tables().contains(topic) && r.outcome() == StatusCode.Success) {
+                rowsSent += r.rows();
+            }
+        }
+        System.out.printf("[sink-it] abrupt worker loss: produced %,d, stored %,d (%,d stored when the worker"
+                + " left), rows acknowledged %,d (redelivered duplicates absorbed: %,d), workers left %d%n", n,
+                server.rowCount(topic), storedBefore, rowsSent, rowsSent - n, connect.healthyWorkers().size());
+        assertEquals(n, server.rowCount(topic));
+        connect.deleteConnector("abrupt-sink");
+    }
+
+    /** The worker running a task of the connector, preferring {@code preferred}; null while none runs. */
+    private WorkerHandle workerRunningATask(String connector, WorkerHandle preferred) {
+        Set<Integer> ports = new HashSet<>();
+        try {
+            for (var t : connect.connectorStatus(connector).tasks()) {
+                if ("RUNNING".equals(t.state())) {
+                    String id = t.workerId();
+                    ports.add(Integer.parseInt(id.substring(id.lastIndexOf(':') + 1)));
+                }
+            }
+        } catch (org.apache.kafka.connect.runtime.rest.errors.ConnectRestException notYet) {
+            return null;
+        }
+        if (ports.contains(preferred.url().getPort())) {
+            return preferred;
+        }
+        for (WorkerHandle w : connect.workers()) {
+            if (ports.contains(w.url().getPort())) {
+                return w;
+            }
+        }
+        return null;
     }
 
     @Test

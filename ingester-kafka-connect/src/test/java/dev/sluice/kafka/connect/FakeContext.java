@@ -20,6 +20,8 @@ final class FakeContext implements SinkTaskContext {
     final Reporter reporter;
     /** Metrics the task registered, by name; null to act as a worker without plugin metrics. */
     Map<String, org.apache.kafka.common.metrics.MetricValueProvider<?>> metrics;
+    /** When set, handed to the task as its plugin metrics (a worker's own implementation). */
+    PluginMetrics workerMetrics;
 
     /** Collects reported records; each report completes at once unless {@link #hold} is set. */
     static final class Reporter implements ErrantRecordReporter {
@@ -89,6 +91,9 @@ final class FakeContext implements SinkTaskContext {
 
     @Override
     public PluginMetrics pluginMetrics() {
+        if (workerMetrics != null) {
+            return workerMetrics;
+        }
         if (metrics == null) {
             return null;
         }

@@ -341,6 +341,39 @@ class GreptimeSinkTaskTest {
         assertTrue(ctx.metrics.isEmpty(), "stop removes the task's metrics: " + ctx.metrics.keySet());
     }
 
+    /**
+     * Connect restarts a task whose previous instance did not stop within task.shutdown.graceful.timeout.ms while
+     * that instance, cancelled, still holds its metrics in the worker's registry. The new instance used to fail at
+     * start ("A metric named ... already exists"), which left the task FAILED after an abrupt restart; it now
+     * starts, stores records, and publishes its metrics once the old instance has stopped.
+     */
+    @Test
+    void aRestartedTaskStartsWhileItsCancelledPredecessorStillHoldsTheMetricNames() throws Exception {
+        try (org.apache.kafka.common.metrics.Metrics registry = new org.apache.kafka.common.metrics.Metrics()) {
+            Map<String, String> tags = Map.of("connector", "restarted", "task", "0");
+            FakeContext oldCtx = new FakeContext(false);
+            oldCtx.workerMetrics = new org.apache.kafka.common.metrics.internals.PluginMetricsImpl(registry, tags);
+            GreptimeSinkTask old = new GreptimeSinkTask();
+            old.initialize(oldCtx);
+            old.start(props());
+            FakeContext ctx = new FakeContext(false);
+            ctx.workerMetrics = new org.apache.kafka.common.metrics.internals.PluginMetricsImpl(registry, tags);
+            task = new GreptimeSinkTask();
+            task.initialize(ctx);
+            task.start(props()); // threw IllegalArgumentException before
+            task.open(List.of(P0));
+            task.put(List.of(rec(0, 0, row("h0", 1.0))));
+            assertEquals(1, commit().get(P0).offset());
+            old.stop();
+            commit();
+            org.apache.kafka.common.MetricName stored = ctx.workerMetrics.metricName("records-stored", "",
+                    new java.util.LinkedHashMap<>());
+            var metric = registry.metric(stored);
+            assertTrue(metric != null, "the new instance published its metrics once the old one let go");
+            assertEquals(1.0, ((Number) metric.metricValue()).doubleValue());
+        }
+    }
+
     @Test
     void structRecordsOfEveryTypeAreStoredWithTheirGreptimeTypes() throws Exception {
         start(false);

@@ -62,6 +62,7 @@ public final class RecordMapper {
     private final Map<Schema, Map<String, Plan>> structPlans = new IdentityHashMap<>();
     private final Map<Schema, Map<String, Plan>> structKeyPlans = new IdentityHashMap<>();
     private final Map<SchemalessKey, Plan> mapPlans = new HashMap<>();
+    private final Map<SchemalessKey, Plan> mapKeyPlans = new HashMap<>();
 
     /**
      * Creates a mapper.
@@ -143,7 +144,11 @@ public final class RecordMapper {
     }
 
     /**
-     * Maps a tombstone's key to the row to delete: its tags and time index.
+     * Maps a tombstone's key to the row to delete: its tags and time index. With {@code timestamp.field} set,
+     * the key holds the time index in that field. Without it (the time index is the Kafka record timestamp, in
+     * column {@code timestamp.column}), the key's field named like that column addresses the row (milliseconds,
+     * a Connect Timestamp or ISO-8601 text); a key without it falls back to the tombstone's own record
+     * timestamp.
      *
      * @param record the tombstone
      * @return the row holding only tag and time index columns
@@ -151,6 +156,16 @@ public final class RecordMapper {
      */
     public MappedRow mapDelete(SinkRecord record) {
         return mapObject(record, record.key(), true);
+    }
+
+    /** The field holding the time index: timestamp.field, or for keys without it the record timestamp's column. */
+    private String timeField(boolean keysOnly) {
+        return keysOnly && settings.tsField().isEmpty() ? settings.tsColumn() : settings.tsField();
+    }
+
+    /** Whether the time index comes from the Kafka record timestamp, so a key's time field counts milliseconds. */
+    private boolean recordTimeInKey(boolean keysOnly) {
+        return keysOnly && settings.tsField().isEmpty();
     }
 
     private MappedRow mapObject(SinkRecord record, Object value, boolean keysOnly) {
@@ -201,7 +216,9 @@ public final class RecordMapper {
         Object[] row = new Object[ts.columnCount()];
         for (int i = 0; i < row.length; i++) {
             Field f = plan.fields[i];
-            row[i] = f == null ? recordTimestamp(record, ts, i) : convert(ts, i, s.get(f));
+            row[i] = f == null ? recordTimestamp(record, ts, i)
+                    : recordTimeInKey(keysOnly) && i == ts.timestampIndex() ? keyTimestamp(ts, i, s.get(f))
+                    : convert(ts, i, s.get(f));
         }
         return new MappedRow(ts, row);
     }
@@ -213,16 +230,18 @@ public final class RecordMapper {
         TableSchema.Builder b = TableSchema.newBuilder(table);
         List<Field> fields = new ArrayList<>();
         boolean tsSeen = false;
+        String timeField = timeField(keysOnly);
         for (Field f : schema.fields()) {
             String name = f.name();
-            boolean isTs = name.equals(settings.tsField());
+            boolean isTs = name.equals(timeField);
             if (name.equals(settings.tableField()) || keysOnly && !isTs && !tags.contains(name)) {
                 continue;
             }
             tsSeen |= isTs;
             ColumnType ct = settings.overrides().get(name);
             if (ct == null) {
-                ct = inferConnect(table, name, f.schema(), isTs);
+                ct = isTs && recordTimeInKey(keysOnly) ? new ColumnType(DataType.TimestampMillisecond, null)
+                        : inferConnect(table, name, f.schema(), isTs);
             }
             b.addColumn(name, isTs ? SemanticType.Timestamp : tags.contains(name) ? SemanticType.Tag
                     : SemanticType.Field, ct.dataType(), ct.decimalType());
@@ -236,6 +255,9 @@ public final class RecordMapper {
     }
 
     private int addRecordTimestamp(String table, TableSchema.Builder b, boolean tsSeen) {
+        if (settings.tsField().isEmpty() && tsSeen) {
+            return -1; // a tombstone's key named the row's record timestamp
+        }
         if (!settings.tsField().isEmpty()) {
             if (!tsSeen) {
                 throw new MappingException(table, settings.tsField(), "the record has no field '"
@@ -312,13 +334,14 @@ public final class RecordMapper {
         byte[] kinds = new byte[n];
         Object[] values = new Object[n];
         int k = 0;
+        String timeField = timeField(keysOnly);
         for (Map.Entry<?, ?> e : m.entrySet()) {
             if (!(e.getKey() instanceof String name)) {
                 throw new MappingException(table, String.valueOf(e.getKey()), "a schemaless record's keys must be"
                         + " strings, not " + (e.getKey() == null ? "null" : e.getKey().getClass().getSimpleName()), null);
             }
             Object v = e.getValue();
-            boolean isTs = name.equals(settings.tsField());
+            boolean isTs = name.equals(timeField);
             if (v == null || name.equals(tableField) || keysOnly && !isTs && !tags.contains(name)) {
                 continue;
             }
@@ -332,16 +355,18 @@ public final class RecordMapper {
             kinds = Arrays.copyOf(kinds, k);
         }
         SchemalessKey key = new SchemalessKey(table, names, kinds);
-        Plan plan = mapPlans.get(key);
+        Map<SchemalessKey, Plan> cache = keysOnly ? mapKeyPlans : mapPlans;
+        Plan plan = cache.get(key);
         if (plan == null) {
-            plan = schemalessPlan(table, names, kinds);
-            mapPlans.put(key, plan);
+            plan = schemalessPlan(table, names, kinds, timeField, recordTimeInKey(keysOnly));
+            cache.put(key, plan);
         }
         TableSchema ts = plan.schema;
         Object[] row = new Object[ts.columnCount()];
+        boolean keyTime = recordTimeInKey(keysOnly);
         for (int i = 0; i < k; i++) {
             int c = plan.columnOfEntry[i];
-            row[c] = convert(ts, c, values[i]);
+            row[c] = keyTime && c == ts.timestampIndex() ? keyTimestamp(ts, c, values[i]) : convert(ts, c, values[i]);
         }
         if (plan.recordTsColumn >= 0) {
             row[plan.recordTsColumn] = recordTimestamp(record, ts, plan.recordTsColumn);
@@ -374,16 +399,21 @@ public final class RecordMapper {
         return TREE;
     }
 
-    private Plan schemalessPlan(String table, String[] names, byte[] kinds) {
+    private Plan schemalessPlan(String table, String[] names, byte[] kinds, String timeField, boolean keyTime) {
         TableSchema.Builder b = TableSchema.newBuilder(table);
         boolean tsSeen = false;
         for (int i = 0; i < names.length; i++) {
             String name = names[i];
-            boolean isTs = name.equals(settings.tsField());
+            boolean isTs = name.equals(timeField);
             tsSeen |= isTs;
             ColumnType ct = settings.overrides().get(name);
             if (ct == null) {
-                ct = inferSchemaless(table, name, kinds[i], isTs);
+                if (keyTime && isTs && kinds[i] != INTEGER && kinds[i] != TEXT && kinds[i] != INSTANT) {
+                    throw new MappingException(table, name, "the key's time index holds a " + kindName(kinds[i])
+                            + "; it must be an integer in milliseconds or an ISO-8601 string", null);
+                }
+                ct = isTs && keyTime ? new ColumnType(DataType.TimestampMillisecond, null)
+                        : inferSchemaless(table, name, kinds[i], isTs);
             }
             b.addColumn(name, isTs ? SemanticType.Timestamp : tags.contains(name) ? SemanticType.Tag
                     : SemanticType.Field, ct.dataType(), ct.decimalType());
@@ -435,6 +465,32 @@ public final class RecordMapper {
                     + " for the time index (set timestamp.field to take it from a field)", null);
         }
         return schema.column(column).dataType() == DataType.TimestampMillisecond ? t : Instant.ofEpochMilli(t);
+    }
+
+    /**
+     * A tombstone key's time index when the time index is the record timestamp: counted in milliseconds like the
+     * record timestamp it names (timestamp.unit does not apply), a Date, or ISO-8601 text.
+     */
+    private static Object keyTimestamp(TableSchema schema, int column, Object v) {
+        TableSchema.Column c = schema.column(column);
+        Instant at;
+        try {
+            if (v instanceof java.util.Date d) {
+                at = d.toInstant();
+            } else if (v instanceof CharSequence text) {
+                at = Instant.parse(text);
+            } else if (v instanceof Number n && !(v instanceof Double) && !(v instanceof Float)
+                    && !(v instanceof BigDecimal)) {
+                at = Instant.ofEpochMilli(n.longValue());
+            } else {
+                throw new MappingException(schema.tableName(), c.name(), "the key's time index is "
+                        + (v == null ? "null" : "a " + v.getClass().getSimpleName())
+                        + "; it must be an integer in milliseconds, a Timestamp or an ISO-8601 string", null);
+            }
+        } catch (DateTimeParseException e) {
+            throw new MappingException(schema.tableName(), c.name(), "'" + v + "' is not an ISO-8601 instant", e);
+        }
+        return c.dataType() == DataType.TimestampMillisecond ? (Object) at.toEpochMilli() : at;
     }
 
     /** Converts a Connect or schemaless value to what the column's type accepts; null stays null. */

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
@@ -47,7 +46,11 @@ import org.slf4j.LoggerFactory;
  * and re-polls from the rewound offsets. Redelivered rows overwrite their earlier copies on tables without
  * append mode.
  *
- * <p>Used from the task's thread only; batch futures only enqueue themselves when they complete.
+ * <p>A row defining a column differently (type, or tag versus field) from a row of the same table still
+ * unanswered waits until the writer is drained, so on a new table or column the earliest record decides the
+ * column's type, whatever the order in which the writer's batches reach the server.
+ *
+ * <p>Used from the task's thread only; completed batch futures are read from that thread when it settles.
  */
 public final class SinkSession {
     private static final Logger LOG = LoggerFactory.getLogger(SinkSession.class);
@@ -61,8 +64,12 @@ public final class SinkSession {
     private final Duration flushTimeout;
     private final long redeliveryBackoffMs;
     private final Map<TopicPartition, Partition> partitions = new HashMap<>();
-    private final Map<CompletableFuture<Void>, List<Pending>> batches = new IdentityHashMap<>();
-    private final ConcurrentLinkedQueue<CompletableFuture<Void>> completions = new ConcurrentLinkedQueue<>();
+    /** Batches handed to the writer and not settled, oldest first (futures compare by identity). */
+    private final Map<CompletableFuture<Void>, List<Pending>> batches = new LinkedHashMap<>();
+    /** Per table: the column definitions of the rows handed to the writer since it was last drained. */
+    private final Map<String, Map<String, TableSchema.Column>> unansweredColumns = new HashMap<>();
+    /** Row schemas already checked against {@link #unansweredColumns} (identity: the mapper caches them). */
+    private final Set<TableSchema> admittedSchemas = Collections.newSetFromMap(new IdentityHashMap<>());
     private Set<SinkRecord> skipOnRedelivery = Collections.emptySet();
     private boolean retryNeeded;
     private ConnectException fatal;
@@ -197,6 +204,11 @@ public final class SinkSession {
             }
             Pending pe = new Pending(r, row);
             p.queue.add(pe);
+            if (!admit(row.schema())) {
+                pe.state = State.RETRY;
+                retryNeeded = true;
+                continue;
+            }
             CompletableFuture<Void> f;
             try {
                 f = client.write(row);
@@ -213,8 +225,6 @@ public final class SinkSession {
             if (members == null) {
                 members = new ArrayList<>();
                 batches.put(f, members);
-                CompletableFuture<Void> batch = f;
-                f.whenComplete((v, t) -> completions.add(batch));
             }
             members.add(pe);
         }
@@ -222,6 +232,50 @@ public final class SinkSession {
             rewind(records, true);
         }
         advanceAll();
+    }
+
+    /**
+     * Keeps the earliest record in charge of a column's type. Rows of one table with different column types
+     * land in different batches of the writer, which may reach GreptimeDB in any order; on a table or column
+     * that does not exist yet, the first to arrive would decide its type. So when a row defines a column
+     * differently (type, or tag versus field) from a row still unanswered, the writer is drained first: the
+     * earlier rows reach the server first, and the later row is then stored or refused against what they
+     * created (refused rows go to the dead-letter queue). Conflicting rows are rare (bad records, or a JSON
+     * field whose inferred type changes); every other row passes without waiting.
+     *
+     * @param schema the row's schema
+     * @return false when the writer could not be drained within the flush timeout (the row is redelivered)
+     */
+    private boolean admit(TableSchema schema) {
+        if (admittedSchemas.contains(schema)) {
+            return true;
+        }
+        Map<String, TableSchema.Column> columns = unansweredColumns.get(schema.tableName());
+        if (columns != null && conflicts(columns, schema)) {
+            if (!client.flush(flushTimeout)) {
+                LOG.info("GreptimeDB sink: writes to table {} were not answered within {} ms before a row defining a"
+                        + " column differently; the row will be redelivered", schema.tableName(), flushTimeout.toMillis());
+                return false;
+            }
+            settle(); // everything is answered: forgets the unanswered columns
+        }
+        Map<String, TableSchema.Column> known = unansweredColumns.computeIfAbsent(schema.tableName(),
+                t -> new HashMap<>());
+        for (TableSchema.Column c : schema.columns()) {
+            known.putIfAbsent(c.name(), c);
+        }
+        admittedSchemas.add(schema);
+        return true;
+    }
+
+    private static boolean conflicts(Map<String, TableSchema.Column> columns, TableSchema schema) {
+        for (TableSchema.Column c : schema.columns()) {
+            TableSchema.Column earlier = columns.get(c.name());
+            if (earlier != null && !earlier.equals(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void tombstone(Partition p, SinkRecord r) {
@@ -260,14 +314,21 @@ public final class SinkSession {
         }
     }
 
-    /** Settles the batches that completed since the last call. */
+    /**
+     * Settles the batches whose futures are done. It reads the futures themselves rather than a queue their
+     * completion callbacks fill: the writer's flush returns once every future is done, but a callback registered
+     * on a future may still be running on the completing thread then, so a queue could miss a batch that a flush
+     * has just seen answered (and preCommit would report an offset short of what is stored).
+     */
     private void settle() {
-        CompletableFuture<Void> f;
-        while ((f = completions.poll()) != null) {
-            List<Pending> members = batches.remove(f);
-            if (members == null) {
-                continue;
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (CompletableFuture<Void> f : batches.keySet()) {
+            if (f.isDone()) {
+                done.add(f);
             }
+        }
+        for (CompletableFuture<Void> f : done) {
+            List<Pending> members = batches.remove(f);
             members.removeIf(m -> m.state != State.WRITING);
             if (members.isEmpty()) {
                 continue;
@@ -297,6 +358,11 @@ public final class SinkSession {
                         members.get(0).row.schema().tableName(), o.message());
                 isolate(members);
             }
+        }
+        if (batches.isEmpty()) {
+            // Nothing unanswered: the next row of any table may define its columns afresh.
+            unansweredColumns.clear();
+            admittedSchemas.clear();
         }
     }
 

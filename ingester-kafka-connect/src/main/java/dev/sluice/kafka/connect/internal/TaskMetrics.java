@@ -6,24 +6,37 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.MetricValueProvider;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A task's metrics in Connect's task metrics (JMX and every reporter the worker has): the sink's own counters,
  * and Sluice's Micrometer meters (rows, bytes, failures, retries, in flight, latency) read from a registry the
  * client publishes to. Without plugin metrics (a worker older than Kafka 4.1) only the registry is kept.
+ *
+ * <p>Publishing never fails the task. When Connect restarts a task whose previous instance did not stop within
+ * {@code task.shutdown.graceful.timeout.ms}, it starts the new instance while the old one, cancelled, still holds
+ * the same metric names; the new instance then publishes each such metric once the old one has let go of it
+ * ({@link #publishPending()}, called on every commit).
  */
 public final class TaskMetrics implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskMetrics.class);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final PluginMetrics plugin;
     private final List<MetricName> names = new ArrayList<>();
+    /** Metrics whose names were still taken when first published, in order. */
+    private final Map<MetricName, MetricValueProvider<?>> pending = new LinkedHashMap<>();
 
     private TaskMetrics(PluginMetrics plugin) {
         this.plugin = plugin;
@@ -74,24 +87,55 @@ public final class TaskMetrics implements AutoCloseable {
         sluice("sluice-inflight-bytes", "bytes of the client budget in use (Sluice)", "sluice.inflight.bytes");
         sluice("sluice-buffered-rows", "rows buffered or in flight in the batching writer (Sluice)",
                 "sluice.batching.buffered.rows");
-        MetricName latency = plugin.metricName("sluice-write-latency-max-ms", "slowest write since start, ms (Sluice)",
-                new LinkedHashMap<>());
-        plugin.addMetric(latency, (org.apache.kafka.common.metrics.Gauge<Double>) (cfg, now) ->
+        publish(plugin.metricName("sluice-write-latency-max-ms", "slowest write since start, ms (Sluice)",
+                new LinkedHashMap<>()), (org.apache.kafka.common.metrics.Gauge<Double>) (cfg, now) ->
                 sum("sluice.write.latency", m -> m instanceof Timer t ? t.max(TimeUnit.MILLISECONDS) : 0));
-        names.add(latency);
+        if (!pending.isEmpty()) {
+            LOG.warn("GreptimeDB sink task: {} of its metrics are still held by a previous instance of the task"
+                    + " (stopping after Connect cancelled it); they are published once it lets go", pending.size());
+        }
     }
 
     private void add(String name, String doc, LongSupplier value) {
-        MetricName n = plugin.metricName(name, doc, new LinkedHashMap<>());
-        plugin.addMetric(n, (org.apache.kafka.common.metrics.Gauge<Long>) (cfg, now) -> value.getAsLong());
-        names.add(n);
+        publish(plugin.metricName(name, doc, new LinkedHashMap<>()),
+                (org.apache.kafka.common.metrics.Gauge<Long>) (cfg, now) -> value.getAsLong());
     }
 
     private void sluice(String name, String doc, String meter) {
-        MetricName n = plugin.metricName(name, doc, new LinkedHashMap<>());
-        plugin.addMetric(n, (org.apache.kafka.common.metrics.Gauge<Double>) (cfg, now) -> sum(meter, m ->
-                m instanceof Counter c ? c.count() : m instanceof Gauge g ? g.value() : 0));
-        names.add(n);
+        publish(plugin.metricName(name, doc, new LinkedHashMap<>()), (org.apache.kafka.common.metrics.Gauge<Double>)
+                (cfg, now) -> sum(meter, m -> m instanceof Counter c ? c.count() : m instanceof Gauge g ? g.value() : 0));
+    }
+
+    private void publish(MetricName name, MetricValueProvider<?> provider) {
+        if (tryAdd(name, provider)) {
+            names.add(name);
+        } else {
+            pending.put(name, provider);
+        }
+    }
+
+    private boolean tryAdd(MetricName name, MetricValueProvider<?> provider) {
+        try {
+            plugin.addMetric(name, provider);
+            return true;
+        } catch (IllegalArgumentException taken) {
+            return false; // the worker's registry holds the name: a previous instance of this task
+        }
+    }
+
+    /** Publishes the metrics whose names a previous instance of the task held, once they are free. */
+    public void publishPending() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        Iterator<Map.Entry<MetricName, MetricValueProvider<?>>> it = pending.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<MetricName, MetricValueProvider<?>> e = it.next();
+            if (tryAdd(e.getKey(), e.getValue())) {
+                names.add(e.getKey());
+                it.remove();
+            }
+        }
     }
 
     private double sum(String meter, ToDoubleFunction<Meter> read) {
@@ -107,10 +151,15 @@ public final class TaskMetrics implements AutoCloseable {
     public void close() {
         if (plugin != null) {
             for (MetricName n : names) {
-                plugin.removeMetric(n);
+                try {
+                    plugin.removeMetric(n);
+                } catch (IllegalStateException | IllegalArgumentException alreadyGone) {
+                    // the worker closed the task's plugin metrics first: they are removed already
+                }
             }
         }
         names.clear();
+        pending.clear();
         registry.close();
     }
 }

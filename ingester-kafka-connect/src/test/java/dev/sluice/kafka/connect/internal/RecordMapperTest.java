@@ -253,6 +253,35 @@ class RecordMapperTest {
     }
 
     @Test
+    void withTheRecordTimestampAsTimeIndexATombstoneKeysTsFieldNamesTheRowInMilliseconds() {
+        // timestamp.unit=s must not apply: the key names a record timestamp, which Kafka counts in milliseconds.
+        RecordMapper mapper = mapper("", List.of("host"), "", "s", "");
+        MappedRow number = mapper.mapDelete(record("cpu", Map.of("host", "h", "ts", 1_000L), null, null));
+        assertEquals(java.util.Set.of("host", "ts"), number.schema().columns().stream().map(TableSchema.Column::name)
+                .collect(java.util.stream.Collectors.toSet()));
+        assertEquals(SemanticType.Timestamp, col(number, "ts").semanticType());
+        assertEquals(DataType.TimestampMillisecond, col(number, "ts").dataType());
+        assertEquals(1_000L, val(number, "ts"));
+        MappedRow text = mapper.mapDelete(record("cpu", Map.of("host", "h", "ts", "1970-01-01T00:00:02Z"), null, null));
+        assertEquals(2_000L, val(text, "ts"));
+        Schema k = SchemaBuilder.struct().field("host", Schema.STRING_SCHEMA).field("ts", Timestamp.SCHEMA).build();
+        MappedRow struct = mapper.mapDelete(record("cpu", new Struct(k).put("host", "h")
+                .put("ts", new java.util.Date(3_000L)), null, null));
+        assertEquals(3_000L, val(struct, "ts"));
+        MappedRow bare = mapper.mapDelete(record("cpu", Map.of("host", "h"), null, null));
+        assertEquals(TS, val(bare, "ts"), "without ts in the key, the tombstone's own timestamp");
+        accepted(number);
+        accepted(struct);
+        MappingException bad = assertThrows(MappingException.class,
+                () -> mapper.mapDelete(record("cpu", Map.of("host", "h", "ts", 1.5), null, null)));
+        assertEquals("ts", bad.column());
+        assertEquals("cpu", bad.table());
+        // A value holding the same field names keeps its own plan: ts there is no time index.
+        MappedRow value = mapper.map(record("cpu", null, Map.of("host", "h", "load", 1_000L), null));
+        assertEquals(TS, val(value, "ts"));
+    }
+
+    @Test
     void badRecordsNameTableAndColumn() {
         Schema s = SchemaBuilder.struct().field("v", Schema.FLOAT64_SCHEMA).build();
         MappingException notStruct = assertThrows(MappingException.class,
