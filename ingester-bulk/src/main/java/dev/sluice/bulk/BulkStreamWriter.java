@@ -326,19 +326,29 @@ public final class BulkStreamWriter implements AutoCloseable {
         int size;
         try {
             ArrowRecordBatch batch = new VectorUnloader(root.arrowRoot(), true, codec, true).getRecordBatch();
-            if (root.renew()) {
-                // The batch holds the vectors' memory now (the next rows go to fresh vectors): sent from it, and
-                // kept until answered so that a broken stream can resend it without a copy.
-                message = FlightMessages.batchMessage(batch, id);
-                size = message.size();
-            } else {
-                // The allocator's cap leaves no room for fresh vectors: a heap copy, the same vectors refilled.
-                try (batch) {
-                    copy = FlightMessages.batchBytes(batch, id);
-                    size = copy.length;
-                }
-                root.reset();
+            FlightMessages.BatchMessage m;
+            try {
+                m = FlightMessages.batchMessage(batch, id);
+            } catch (RuntimeException e) {
+                batch.close();
+                throw e;
             }
+            try {
+                if (root.renew()) {
+                    // The batch holds the vectors' memory now (the next rows go to fresh buffers): sent from it, and
+                    // kept until answered so that a broken stream can resend it without a copy.
+                    message = m;
+                } else {
+                    // The allocator's cap leaves no room for fresh buffers: a heap copy, the same vectors refilled.
+                    copy = m.toBytes();
+                    m.release();
+                    root.reset();
+                }
+            } catch (RuntimeException e) {
+                m.release();
+                throw e;
+            }
+            size = m.size();
         } catch (RuntimeException e) {
             root.reset();
             slots.release();

@@ -55,27 +55,17 @@ public final class TableBufferRoot {
         this.allocator = allocator;
         this.maxAllocation = maxAllocation;
         this.initialCapacity = capacity;
-        allocate(null);
+        allocate();
     }
 
-    /**
-     * Allocates the vectors rows are added to; with {@code like}, every column starts as large as it grew there
-     * (text columns as dense), so a batch of the same size as the last one needs no growth.
-     */
-    private void allocate(VectorSchemaRoot like) {
+    /** Allocates the vectors rows are added to, each with room for the initial capacity. */
+    private void allocate() {
         VectorSchemaRoot r = VectorSchemaRoot.create(ArrowTypes.schema(schema), allocator);
         ColumnSink[] s = new ColumnSink[schema.columnCount()];
         try {
             for (int i = 0; i < s.length; i++) {
                 FieldVector v = r.getVector(i);
-                FieldVector grown = like == null ? null : like.getVector(i);
-                int capacity = grown == null ? initialCapacity : Math.max(initialCapacity, grown.getValueCapacity());
-                if (grown instanceof BaseVariableWidthVector) {
-                    double density = grown.getDataBuffer().capacity() / (double) Math.max(1, grown.getValueCapacity());
-                    ((BaseVariableWidthVector) v).setInitialCapacity(capacity, Math.max(1.0, density));
-                } else {
-                    v.setInitialCapacity(capacity);
-                }
+                v.setInitialCapacity(initialCapacity);
                 v.allocateNew();
                 s[i] = new ArrowColumnSink(v);
             }
@@ -89,25 +79,48 @@ public final class TableBufferRoot {
 
     /**
      * Hands the vectors' memory over to a batch unloaded from them (which holds its own references to the
-     * buffers) and starts the next rows in a fresh set of vectors, sized like these. The batch can then be kept
-     * until it is answered, and sent again, without a copy. When the allocator's cap leaves no room for the fresh
-     * set, nothing changes: the caller copies the batch, then empties these vectors with {@link #reset()}.
+     * buffers) and gives the same vectors fresh buffers for the next rows, each column as large as it grew
+     * (text columns as dense), so a batch of the same size as the last one needs no growth. The batch can then
+     * be kept until it is answered, and sent again, without a copy. When the allocator's cap leaves no room for
+     * the fresh buffers, nothing changes: the caller copies the batch, then empties these vectors with
+     * {@link #reset()}.
      *
-     * @return true when the next rows go to fresh vectors; false when there was no room for them
+     * @return true when the next rows go to fresh buffers; false when there was no room for them
+     * @throws BulkWriteException when the fresh buffers could not be allocated although there seemed to be room
      */
     boolean renew() {
-        VectorSchemaRoot old = root;
-        try {
-            allocate(old);
-        } catch (BulkWriteException e) {
+        long need = 0;
+        for (FieldVector v : root.getFieldVectors()) {
+            for (ArrowBuf b : v.getFieldBuffers()) {
+                need += b.capacity();
+            }
+        }
+        if (need > allocator.getHeadroom()) {
             return false;
         }
-        old.close();
-        rowCount = 0;
-        completed = false;
         if (appender != null) {
             appender.cancelRow();
         }
+        try {
+            for (FieldVector v : root.getFieldVectors()) {
+                int capacity = Math.max(initialCapacity, v.getValueCapacity());
+                if (v instanceof BaseVariableWidthVector) {
+                    BaseVariableWidthVector text = (BaseVariableWidthVector) v;
+                    double density = text.getDataBuffer().capacity() / (double) Math.max(1, text.getValueCapacity());
+                    v.clear();
+                    text.setInitialCapacity(capacity, Math.max(1.0, density));
+                } else {
+                    v.clear();
+                    v.setInitialCapacity(capacity);
+                }
+                v.allocateNew();
+            }
+        } catch (OutOfMemoryException e) {
+            throw limit(-1, e);
+        }
+        root.setRowCount(0);
+        rowCount = 0;
+        completed = false;
         return true;
     }
 

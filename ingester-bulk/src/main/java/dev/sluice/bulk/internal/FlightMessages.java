@@ -177,6 +177,35 @@ public final class FlightMessages {
             }
         }
 
+        /**
+         * Copies the FlightData bytes to the heap (for a writer whose allocator has no room to keep the batch
+         * itself, and for tests).
+         *
+         * @return the bytes
+         */
+        public byte[] toBytes() {
+            byte[] bytes = new byte[size];
+            try {
+                writeTo(new OutputStream() {
+                    private int at;
+
+                    @Override
+                    public void write(int b) {
+                        bytes[at++] = (byte) b;
+                    }
+
+                    @Override
+                    public void write(byte[] b, int off, int len) {
+                        System.arraycopy(b, off, bytes, at, len);
+                        at += len;
+                    }
+                });
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return bytes;
+        }
+
         /** Frees the batch's buffers (once): after its last send, its answer, or when it is dropped. */
         public void release() {
             synchronized (this) {
@@ -237,38 +266,6 @@ public final class FlightMessages {
      */
     public static BatchMessage batchMessage(ArrowRecordBatch batch, long requestId) {
         return new BatchMessage(batch, requestId);
-    }
-
-    /**
-     * Encodes one record batch with its request id into a heap copy (for a writer whose allocator has
-     * no room to keep the batch itself, and for tests).
-     *
-     * @param batch the unloaded (possibly compressed) batch; it stays the caller's
-     * @param requestId the id the server echoes back
-     * @return FlightData bytes
-     */
-    public static byte[] batchBytes(ArrowRecordBatch batch, long requestId) {
-        BatchMessage m = new BatchMessage(batch, requestId);
-        byte[] bytes = new byte[m.size()];
-        try {
-            m.writeTo(new OutputStream() {
-                private int at;
-
-                @Override
-                public void write(int b) {
-                    bytes[at++] = (byte) b;
-                }
-
-                @Override
-                public void write(byte[] b, int off, int len) {
-                    System.arraycopy(b, off, bytes, at, len);
-                    at += len;
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes;
     }
 
     private static byte[] bytes(ByteBuffer bb) {
