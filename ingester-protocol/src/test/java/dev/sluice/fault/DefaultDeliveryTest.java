@@ -410,14 +410,53 @@ class DefaultDeliveryTest {
     static final Duration DELIVERY_DEADLINE = RetryPolicy.defaults().deliveryTimeout();
 
     /**
+     * The two slow scenarios at once, each with its own server and client: while the hung server holds every
+     * future for the 2-minute delivery deadline (timers, not work), the overload scenario runs, so that the suite
+     * waits one deadline rather than two. Both scenarios' assertions apply; a failure of either fails the test.
+     */
+    @Test
+    void everyPathFailsAtItsDeadlineWhenTheServerHangsAndStaysWithinBudgetUnderTenfoldOverload() throws Throwable {
+        java.util.concurrent.CountDownLatch hanging = new java.util.concurrent.CountDownLatch(1);
+        CompletableFuture<Void> hung = new CompletableFuture<>();
+        Thread scenario = new Thread(() -> {
+            try {
+                hungServerOnEveryPath(hanging);
+                hung.complete(null);
+            } catch (Throwable e) {
+                hung.completeExceptionally(e);
+            } finally {
+                hanging.countDown();
+            }
+        }, "hung-server-scenario");
+        scenario.start();
+        assertTrue(hanging.await(120, TimeUnit.SECONDS), "the hung-server writes were handed over");
+        Throwable overload = null;
+        try {
+            tenfoldOverloadOnEveryPath();
+        } catch (Throwable e) {
+            overload = e;
+        }
+        try {
+            hung.get(DELIVERY_DEADLINE.toSeconds() + 180, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (overload != null) {
+                e.getCause().addSuppressed(overload);
+            }
+            throw e.getCause();
+        }
+        if (overload != null) {
+            throw overload;
+        }
+    }
+
+    /**
      * A hung server: it accepts every write (regular requests, stream messages and bulk batches) and never answers
      * or stores any. Every path writes at once against it, so the suite waits one delivery deadline in all. Each
      * future must fail, not before the 2-minute delivery deadline (a hang shorter than that must not lose writes)
      * and not long after it (nothing is left pending). Rows written before the hang (the bulk writers' first
      * batches, opened while the server answered) are acknowledged and stored.
      */
-    @Test
-    void everyPathFailsEveryWriteAtItsDeliveryDeadlineWhenTheServerHangs() throws Exception {
+    static void hungServerOnEveryPath(java.util.concurrent.CountDownLatch hanging) throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = client(server);
             BulkStreamWriter bulk = null;
@@ -500,6 +539,7 @@ class DefaultDeliveryTest {
                     CompletableFuture.allOf(writers.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
                 } finally {
                     pool.shutdownNow();
+                    hanging.countDown();
                 }
 
                 long deadlineNanos = DELIVERY_DEADLINE.toNanos();
@@ -544,7 +584,8 @@ class DefaultDeliveryTest {
                 assertEquals(0, acked, "a hung server acknowledges nothing");
                 for (Tracked t : tracked) {
                     long took = t.doneNanos()[0] - t.startedNanos();
-                    assertTrue(took >= deadlineNanos - TimeUnit.SECONDS.toNanos(1), t.path() + ": failed after "
+                    // Slack of 2 s: a resend whose backoff would end past the deadline is not started.
+                    assertTrue(took >= deadlineNanos - TimeUnit.SECONDS.toNanos(2), t.path() + ": failed after "
                             + TimeUnit.NANOSECONDS.toMillis(took) + " ms, before its delivery deadline of "
                             + DELIVERY_DEADLINE.toMillis() + " ms");
                     assertTrue(took <= deadlineNanos + marginNanos, t.path() + ": failed after "
@@ -560,6 +601,364 @@ class DefaultDeliveryTest {
                 db.shutdownGracefully();
             }
         }
+    }
+
+    static TableSchema metrics(String name) {
+        TableSchema.Builder b = TableSchema.newBuilder(name);
+        for (TableSchema.Column c : METRICS.columns()) {
+            switch (c.semanticType()) {
+                case Tag -> b.addTag(c.name(), c.dataType());
+                case Field -> b.addField(c.name(), c.dataType());
+                default -> b.addTimestamp(c.name(), c.dataType());
+            }
+        }
+        return b.build();
+    }
+
+    static Table rows(TableSchema schema, long first, int count) {
+        Table t = Table.from(schema, count);
+        for (long i = first; i < first + count; i++) {
+            t.addRow(row(i));
+        }
+        return t;
+    }
+
+    /** Whether a failure is the client refusing more work than its limits allow (and saying so). */
+    static boolean isLimitError(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof dev.sluice.LimitExceededException) {
+                return true;
+            }
+            if (c instanceof dev.sluice.WriteException w && w.err() != null && w.err().cause() != null
+                    && isLimitError(w.err().cause())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Direct memory of this JVM from outside the client: NIO's direct pool plus Arrow's allocator. */
+    static long directBytes() {
+        long n = 0;
+        for (java.lang.management.BufferPoolMXBean pool
+                : java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+            if (pool.getName().equals("direct")) {
+                n += pool.getMemoryUsed();
+            }
+        }
+        return n + ArrowSupport.root().getAllocatedMemory();
+    }
+
+    /** Samples heap (right after a full GC) and direct memory in the background, keeping the peaks. */
+    static final class MemoryPeaks implements AutoCloseable {
+        final long heapBase;
+        final long directBase;
+        volatile long heapPeak;
+        volatile long directPeak;
+        private volatile boolean stop;
+        private final Thread sampler;
+
+        MemoryPeaks() {
+            heapBase = heapAfterGc();
+            directBase = directBytes();
+            sampler = new Thread(() -> {
+                for (int i = 0; !stop; i++) {
+                    directPeak = Math.max(directPeak, directBytes());
+                    if (i % 20 == 0) { // a full GC every 2 s: often enough for a peak that builds up over seconds
+                        heapPeak = Math.max(heapPeak, heapAfterGc());
+                    }
+                    sleep(100);
+                }
+            }, "memory-sampler");
+            sampler.setDaemon(true);
+            sampler.start();
+        }
+
+        static long heapAfterGc() {
+            System.gc();
+            return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop = true;
+            sampler.join(10_000);
+        }
+    }
+
+    /** What one path's producer saw: rows handed over, and each future with its rows. */
+    static final class Load {
+        final Path path;
+        final TableSchema schema;
+        final List<Tracked> futures = java.util.Collections.synchronizedList(new ArrayList<>());
+        /** The next row number (rows are distinct per table, so the server's count is the rows delivered). */
+        long next;
+        long sent;
+        long refused;
+        long blockedNanos;
+        long busyNanos;
+        String firstRefusal;
+
+        Load(Path path) {
+            this.path = path;
+            this.schema = metrics("overload_" + path.name().toLowerCase(java.util.Locale.ROOT));
+        }
+
+        void refused(long rows, RuntimeException e) {
+            if (!isLimitError(e)) {
+                throw new AssertionError(path + ": a write was refused with something other than a limit error", e);
+            }
+            refused += rows;
+            firstRefusal = firstRefusal != null ? firstRefusal : e.toString();
+        }
+    }
+
+    /**
+     * Producers on every path at once offer far more than a slowed server absorbs (each answer delayed by
+     * {@link #OVERLOAD_LATENCY}), with the default budget. The server runs in its own JVM so that this JVM's
+     * memory is the client's (and the producers'). Heap after GC and direct memory (NIO's direct pool, Arrow's
+     * allocator) stay under the documented budget plus a stated margin; every future completes, acknowledged or
+     * failed with a limit error; {@code stored == acknowledged} and {@code acknowledged + failed == sent} per path.
+     */
+    static void tenfoldOverloadOnEveryPath() throws Exception {
+        GreptimeOptions defaults = GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public").build();
+        long budget = defaults.maxInFlightBytes();
+        try (TestkitProcess server = TestkitProcess.start("768m")) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+            List<Load> loads = new ArrayList<>();
+            for (Path p : Path.values()) {
+                loads.add(new Load(p));
+            }
+            try {
+                for (Load l : loads) {
+                    assertTrue(db.createTable(l.schema, Context.newDefault()).join().isOk());
+                }
+                server.latency(OVERLOAD_LATENCY);
+                long windowEnd;
+                MemoryPeaks mem = new MemoryPeaks();
+                long started = System.nanoTime();
+                windowEnd = started + OVERLOAD_WINDOW.toNanos();
+                List<Thread> producers = new ArrayList<>();
+                for (Load l : loads) {
+                    producers.add(new Thread(() -> produce(db, l, windowEnd), "producer-" + l.path));
+                }
+                producers.forEach(Thread::start);
+                for (Thread t : producers) {
+                    t.join(OVERLOAD_WINDOW.toMillis() + 180_000);
+                    assertTrue(!t.isAlive(), t.getName() + " finished");
+                }
+                long window = System.nanoTime() - started;
+                long waitSeconds = DELIVERY_DEADLINE.toSeconds() + 60;
+                java.util.Map<Path, long[]> outcome = new java.util.EnumMap<>(Path.class);
+                List<String> errors = new ArrayList<>();
+                for (Load l : loads) {
+                    long acked = 0;
+                    long failed = l.refused;
+                    for (Tracked t : List.copyOf(l.futures)) {
+                        List<String> errs = new ArrayList<>();
+                        Long n = t.await(waitSeconds, errs);
+                        if (n != null) {
+                            acked += n;
+                        } else {
+                            failed += t.rows();
+                            Throwable cause = t.acked().handle((v, e) -> e).join();
+                            assertTrue(isLimitError(cause), l.path + ": a future failed with something other than a"
+                                    + " limit error: " + cause);
+                            errors.add(l.path + ": " + errs.get(0));
+                        }
+                    }
+                    outcome.put(l.path, new long[] {acked, failed});
+                }
+                long drained = System.nanoTime() - started;
+                mem.close();
+                long heapGrowth = mem.heapPeak - mem.heapBase;
+                long directGrowth = mem.directPeak - mem.directBase;
+                long storedAll = 0;
+                for (Load l : loads) {
+                    long stored = server.rowCount(l.schema.tableName());
+                    storedAll += stored;
+                    long[] o = outcome.get(l.path);
+                    // Offered: what the producer made per second of its own (unblocked) time; absorbed: stored per
+                    // second until every future completed.
+                    double offered = l.sent / Math.max(1e-9, l.busyNanos / 1e9);
+                    double absorbed = stored / (drained / 1e9);
+                    System.out.printf("[default-delivery] 10x overload / %s: sent=%d acked=%d stored=%d failed=%d"
+                            + " (refused at the call %d); offered %.0f rows/s, absorbed %.0f rows/s (x%.1f), producer"
+                            + " blocked %.0f%% of its time%s%n", l.path, l.sent, o[0], stored, o[1], l.refused, offered,
+                            absorbed, offered / Math.max(1, absorbed),
+                            100.0 * l.blockedNanos / Math.max(1, l.blockedNanos + l.busyNanos),
+                            l.firstRefusal != null ? " first refusal: " + l.firstRefusal : "");
+                    assertEquals(o[0], stored, l.path + ": stored == acknowledged");
+                    assertEquals(l.sent, o[0] + o[1], l.path + ": acknowledged + failed == sent");
+                    assertTrue(o[0] > 0, l.path + ": the server absorbed some of it");
+                }
+                System.out.printf("[default-delivery] 10x overload / all paths: latency %d ms, window %d s, drained"
+                        + " after %d s; stored %d rows (%.0f rows/s); heap after GC: base %d MiB, peak +%d MiB;"
+                        + " direct: base %d MiB, peak +%d MiB; budget %d MiB%n", OVERLOAD_LATENCY.toMillis(),
+                        TimeUnit.NANOSECONDS.toSeconds(window), TimeUnit.NANOSECONDS.toSeconds(drained), storedAll,
+                        storedAll / (window / 1e9), mem.heapBase >> 20, heapGrowth >> 20, mem.directBase >> 20,
+                        directGrowth >> 20, budget >> 20);
+                assertTrue(heapGrowth <= budget + OVERLOAD_HEAP_MARGIN, "heap after GC grew by " + (heapGrowth >> 20)
+                        + " MiB, over the budget of " + (budget >> 20) + " MiB plus a margin of "
+                        + (OVERLOAD_HEAP_MARGIN >> 20) + " MiB");
+                assertTrue(directGrowth <= budget + OVERLOAD_DIRECT_MARGIN, "direct memory grew by "
+                        + (directGrowth >> 20) + " MiB, over the budget of " + (budget >> 20) + " MiB plus a margin of "
+                        + (OVERLOAD_DIRECT_MARGIN >> 20) + " MiB");
+            } finally {
+                db.shutdownGracefully();
+            }
+        }
+    }
+
+    /** How long the overload server delays every answer. */
+    static final Duration OVERLOAD_LATENCY = Duration.ofSeconds(2);
+    /** How long the producers offer load. */
+    static final Duration OVERLOAD_WINDOW = Duration.ofSeconds(20);
+    /**
+     * Rows per regular write under overload: small requests, so that the client's cap of 1,024 regular requests in
+     * flight (not the byte budget, which 1,024 requests of 1,000 metrics rows do not reach) holds the path back.
+     */
+    static final int OVERLOAD_REGULAR_ROWS = 10;
+    /**
+     * Heap beyond the byte budget: the batching writers' buffers are bounded in rows (1,000,000 each by default,
+     * about 100 bytes per metrics row on the heap), not by the byte budget, plus the producers' own batches.
+     */
+    static final long OVERLOAD_HEAP_MARGIN = 320L << 20;
+    /** Direct memory beyond the byte budget: the transport's cache of released buffers (a quarter of max direct). */
+    static final long OVERLOAD_DIRECT_MARGIN = 320L << 20;
+
+    /** One path's producer: hands over batches as fast as the client takes them until the window ends. */
+    static void produce(GreptimeDB db, Load l, long windowEnd) {
+        switch (l.path) {
+            case REGULAR -> {
+                while (System.nanoTime() < windowEnd) {
+                    long t0 = System.nanoTime();
+                    Table t = rows(l.schema, l.next, OVERLOAD_REGULAR_ROWS);
+                    l.next += OVERLOAD_REGULAR_ROWS;
+                    long t1 = System.nanoTime();
+                    CompletableFuture<Result<WriteOk, Err>> f = db.write(t);
+                    l.futures.add(Tracked.of(l.path, OVERLOAD_REGULAR_ROWS, t1, rowsOf(f)));
+                    l.sent += OVERLOAD_REGULAR_ROWS;
+                    account(l, t0, t1, System.nanoTime());
+                }
+            }
+            case STREAM -> {
+                StreamWriter<Table, WriteOk> s = null;
+                int inStream = 0;
+                long streamStart = 0;
+                while (System.nanoTime() < windowEnd) {
+                    long t0 = System.nanoTime();
+                    Table t = rows(l.schema, l.next, BATCH);
+                    l.next += BATCH;
+                    long t1 = System.nanoTime();
+                    if (s == null) {
+                        s = db.streamWriter(0, Context.newDefault());
+                        streamStart = t1;
+                    }
+                    l.sent += BATCH;
+                    try {
+                        s.write(t);
+                        inStream++;
+                    } catch (dev.sluice.StreamWriteException e) {
+                        l.refused(BATCH, e);
+                    }
+                    if (inStream == STREAM_BATCHES || System.nanoTime() >= windowEnd) {
+                        long rows = (long) inStream * BATCH;
+                        l.futures.add(Tracked.of(l.path, rows, streamStart,
+                                s.completed().thenApply(ok -> (long) ok.affectedRows())));
+                        s = null;
+                        inStream = 0;
+                    }
+                    account(l, t0, t1, System.nanoTime());
+                }
+                if (s != null) {
+                    l.futures.add(Tracked.of(l.path, (long) inStream * BATCH, streamStart,
+                            s.completed().thenApply(ok -> (long) ok.affectedRows())));
+                }
+            }
+            case BULK -> {
+                try (BulkStreamWriter w = db.bulkStreamWriter(l.schema, BulkWrite.Config.newBuilder().build(),
+                        Context.newDefault())) {
+                    TableBufferRoot root = w.tableBufferRoot(BATCH);
+                    while (System.nanoTime() < windowEnd) {
+                        long t0 = System.nanoTime();
+                        Table t = rows(l.schema, l.next, BATCH);
+                        l.next += BATCH;
+                        long t1 = System.nanoTime();
+                        l.sent += BATCH;
+                        try {
+                            root.addTable(t);
+                            l.futures.add(Tracked.of(l.path, BATCH, t1, w.writeNext().thenApply(n -> (long) n)));
+                        } catch (RuntimeException e) {
+                            l.refused(BATCH, e);
+                        }
+                        account(l, t0, t1, System.nanoTime());
+                    }
+                    for (Tracked t : List.copyOf(l.futures)) {
+                        t.await(DELIVERY_DEADLINE.toSeconds() + 60, new ArrayList<>());
+                    }
+                    try {
+                        w.completed();
+                    } catch (RuntimeException e) {
+                        // each batch's future carries its own outcome
+                    }
+                }
+            }
+            case BATCHING_REGULAR, BATCHING_BULK -> {
+                BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withPath(
+                        l.path == Path.BATCHING_BULK ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular);
+                try (BatchingWriter w = db.batchingWriter(cfg)) {
+                    while (System.nanoTime() < windowEnd) {
+                        long b = l.next / BATCH;
+                        l.next += BATCH;
+                        long t0 = System.nanoTime();
+                        long blocked = 0;
+                        CompletableFuture<Void> last = null;
+                        long rows = 0;
+                        for (long i = b * BATCH; i < (b + 1) * BATCH; i++) {
+                            Object[] r = row(i);
+                            long c0 = System.nanoTime();
+                            CompletableFuture<Void> f;
+                            l.sent++;
+                            try {
+                                f = w.write(l.schema, r);
+                            } catch (dev.sluice.LimitExceededException e) {
+                                l.refused(1, e);
+                                blocked += System.nanoTime() - c0;
+                                continue;
+                            }
+                            blocked += System.nanoTime() - c0;
+                            // Rows of one batch share one future: track each future once, with its rows.
+                            if (f != last && last != null) {
+                                long n = rows;
+                                l.futures.add(Tracked.of(l.path, n, c0, last.thenApply(v -> n)));
+                                rows = 0;
+                            }
+                            last = f;
+                            rows++;
+                        }
+                        if (last != null) {
+                            long n = rows;
+                            l.futures.add(Tracked.of(l.path, n, t0, last.thenApply(v -> n)));
+                        }
+                        long end = System.nanoTime();
+                        l.blockedNanos += blocked;
+                        l.busyNanos += end - t0 - blocked;
+                    }
+                    // Every batch completes by itself (its delivery deadline) before close(), which would fail what
+                    // is still buffered after its own wait.
+                    for (Tracked t : List.copyOf(l.futures)) {
+                        t.await(DELIVERY_DEADLINE.toSeconds() + 120, new ArrayList<>());
+                    }
+                }
+            }
+            default -> throw new IllegalArgumentException(l.path.toString());
+        }
+    }
+
+    private static void account(Load l, long t0, long t1, long t2) {
+        l.busyNanos += t1 - t0;
+        l.blockedNanos += t2 - t1;
     }
 
     @Test
