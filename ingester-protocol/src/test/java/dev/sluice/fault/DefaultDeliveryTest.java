@@ -697,6 +697,8 @@ class DefaultDeliveryTest {
         long refused;
         long blockedNanos;
         long busyNanos;
+        /** When the producer returned (its last call can block past the window). */
+        long finishedNanos;
         String firstRefusal;
 
         Load(Path path) {
@@ -740,7 +742,10 @@ class DefaultDeliveryTest {
                 windowEnd = started + OVERLOAD_WINDOW.toNanos();
                 List<Thread> producers = new ArrayList<>();
                 for (Load l : loads) {
-                    producers.add(new Thread(() -> produce(db, l, windowEnd), "producer-" + l.path));
+                    producers.add(new Thread(() -> {
+                        produce(db, l, windowEnd);
+                        l.finishedNanos = System.nanoTime();
+                    }, "producer-" + l.path));
                 }
                 producers.forEach(Thread::start);
                 for (Thread t : producers) {
@@ -779,15 +784,19 @@ class DefaultDeliveryTest {
                     storedAll += stored;
                     long[] o = outcome.get(l.path);
                     // Offered: what the producer made per second of its own (unblocked) time; absorbed: stored per
-                    // second until every future completed.
+                    // second until the path's last future completed.
+                    long lastDone = started;
+                    for (Tracked t : List.copyOf(l.futures)) {
+                        lastDone = Math.max(lastDone, t.doneNanos()[0]);
+                    }
                     double offered = l.sent / Math.max(1e-9, l.busyNanos / 1e9);
-                    double absorbed = stored / (drained / 1e9);
+                    double absorbed = stored / Math.max(1e-9, (lastDone - started) / 1e9);
                     System.out.printf("[default-delivery] 10x overload / %s: sent=%d acked=%d stored=%d failed=%d"
                             + " (refused at the call %d); offered %.0f rows/s, absorbed %.0f rows/s (x%.1f), producer"
-                            + " blocked %.0f%% of its time%s%n", l.path, l.sent, o[0], stored, o[1], l.refused, offered,
+                            + " blocked %.0f%% of its %d s%s%n", l.path, l.sent, o[0], stored, o[1], l.refused, offered,
                             absorbed, offered / Math.max(1, absorbed),
                             100.0 * l.blockedNanos / Math.max(1, l.blockedNanos + l.busyNanos),
-                            l.firstRefusal != null ? " first refusal: " + l.firstRefusal : "");
+                            TimeUnit.NANOSECONDS.toSeconds(l.finishedNanos - started), l.firstRefusal != null ? " first refusal: " + l.firstRefusal : "");
                     assertEquals(o[0], stored, l.path + ": stored == acknowledged");
                     assertEquals(l.sent, o[0] + o[1], l.path + ": acknowledged + failed == sent");
                     assertTrue(o[0] > 0, l.path + ": the server absorbed some of it");
