@@ -49,7 +49,11 @@ class DefaultDeliveryTest {
     /** Batches per stream on the stream path: a stream is answered (and replayed) as a whole. */
     static final int STREAM_BATCHES = 5;
 
-    /** The ways of writing; each writes {@code batches} batches of {@link #BATCH} rows and tallies outcomes. */
+    /**
+     * The ways of writing; each writes {@code batches} batches of {@link #BATCH} rows and tallies outcomes. The
+     * batching writer has a regular and a bulk path only ({@link BatchingWriter.Path}): there is no batching over
+     * streams to test.
+     */
     enum Path { REGULAR, STREAM, BULK, BATCHING_REGULAR, BATCHING_BULK }
 
     /** What the futures said. */
@@ -721,6 +725,11 @@ class DefaultDeliveryTest {
      * memory is the client's (and the producers'). Heap after GC and direct memory (NIO's direct pool, Arrow's
      * allocator) stay under the documented budget plus a stated margin; every future completes, acknowledged or
      * failed with a limit error; {@code stored == acknowledged} and {@code acknowledged + failed == sent} per path.
+     * Each path's offered and absorbed rates are printed: the latency holds regular, bulk and batching writes back
+     * by their in-flight caps, while streams (no cap but the byte budget, the latency applying once per stream)
+     * absorb most of what one producer offers at this latency.
+     *
+     * @param paths the paths loaded at once
      */
     static void tenfoldOverload(Path... paths) throws Exception {
         GreptimeOptions defaults = GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public").build();
