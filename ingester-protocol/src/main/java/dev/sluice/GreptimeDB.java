@@ -217,7 +217,9 @@ public final class GreptimeDB implements AutoCloseable {
      * message is kept until the stream is answered, holding its size of the client's {@code maxInFlightBytes}
      * budget, up to a quarter of that budget per stream. After a retryable failure the stream is reopened on a
      * healthy endpoint after the retry policy's backoff and all of it resent, as long as the policy's attempts
-     * and its delivery deadline (counted from the first failure) allow. A stream that outgrows its replay budget
+     * and its delivery deadline (counted from the first failure, or from {@code completed()} when that came
+     * first) allow; no answer within the client's timeout after {@code completed()} is such a failure (the
+     * stream is replayed, and fails once the deadline passes). A stream that outgrows its replay budget
      * logs a warning and stops keeping messages: its next failure is final, so complete long streams in parts.
      * Delivery is at-least-once: messages the server committed before the failure are written twice, harmless
      * on tables without {@code append_mode}.

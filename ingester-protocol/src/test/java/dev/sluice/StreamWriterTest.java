@@ -206,16 +206,39 @@ class StreamWriterTest {
     }
 
     @Test
-    void anUnansweredStreamFailsByTheTimeout() {
+    void anUnansweredStreamWithoutReplayFailsByTheTimeout() {
         KIT.server().faults().neverRespond(true);
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
-        s.write(cpu(0, 1));
-        long start = System.nanoTime();
-        CompletionException e = assertThrows(CompletionException.class,
-                () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
-        assertTrue(e.getCause() instanceof StreamWriteException, e.toString());
-        assertTrue((System.nanoTime() - start) / 1_000_000 < 4_000);
-        KIT.server().faults().reset();
+        try {
+            StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault(), false);
+            s.write(cpu(0, 1));
+            long start = System.nanoTime();
+            CompletionException e = assertThrows(CompletionException.class,
+                    () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
+            assertTrue(e.getCause() instanceof StreamWriteException, e.toString());
+            assertTrue((System.nanoTime() - start) / 1_000_000 < 4_000);
+        } finally {
+            KIT.server().faults().reset();
+        }
+    }
+
+    @Test
+    void anUnansweredStreamIsReplayedUntilItsDeliveryDeadline() {
+        KIT.server().faults().neverRespond(true);
+        try {
+            // Call timeout 2 s (the client's), delivery deadline 5 s: a missing answer is retried like any deadline.
+            StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0,
+                    Context.newDefault().withRetryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(5))));
+            s.write(cpu(0, 1));
+            long start = System.nanoTime();
+            CompletionException e = assertThrows(CompletionException.class,
+                    () -> s.completed().orTimeout(30, TimeUnit.SECONDS).join());
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(e.getCause() instanceof StreamWriteException, e.toString());
+            assertTrue(s.replays() >= 1, "the unanswered stream was replayed: " + e.getCause());
+            assertTrue(ms >= 4_900, "failed after " + ms + " ms, before its delivery deadline of 5 s");
+        } finally {
+            KIT.server().faults().reset();
+        }
     }
 
     @Test

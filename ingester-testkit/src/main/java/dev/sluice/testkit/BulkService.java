@@ -236,6 +236,8 @@ final class BulkService {
         private Schema schema;
         private boolean done;
         private int streamUnanswered;
+        /** Batches held without an answer by {@link Faults#neverRespond(boolean)}: the stream then never ends. */
+        private int held;
 
         Stream(StreamObserver<Flight.PutResult> out, Metadata md) {
             this.out = out;
@@ -350,6 +352,14 @@ final class BulkService {
             if (fault != null) {
                 record(outcomeTable, 0, fault.code());
                 throw new ServerError(fault.code(), fault.message(), fault.retryable());
+            }
+            if (faults.neverRespond()) {
+                // A hung server: the batch is neither stored nor answered, and the stream is never ended.
+                record(outcomeTable, 0, null);
+                synchronized (this) {
+                    held++;
+                }
+                return;
             }
             List<TableSchema.Column> tableColumns = storage.bulkTarget(db, table, allowAutoCreate ? fromMetadata() : null);
             Message m = Message.getRootAsMessage(ByteBuffer.wrap(data.header()));
@@ -481,7 +491,7 @@ final class BulkService {
             if (done) {
                 return;
             }
-            if (streamUnanswered > 0 && faults.bulkNeverAck()) {
+            if (held > 0 || streamUnanswered > 0 && faults.bulkNeverAck()) {
                 return; // held open: the answers never come
             }
             if (streamUnanswered > 0) {

@@ -73,7 +73,8 @@ public final class Faults {
 
     /**
      * Accepts requests and never answers them (until turned off: requests already held stay unanswered
-     * until the server stops).
+     * until the server stops). Held requests store nothing; on a bulk (DoPut) stream each batch is held
+     * unstored and unanswered, and the stream is never ended by the server, as behind a hung server.
      *
      * @param on true to hold every answer
      * @return this

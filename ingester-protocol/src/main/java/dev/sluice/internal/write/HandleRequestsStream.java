@@ -50,6 +50,8 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     private volatile int generation;
     private int replays;
     private long firstFailure;
+    /** When {@link #completed()} was first called (nanoTime), 0 before: the answer's delivery deadline counts from it. */
+    private long completedAt;
     private boolean reopening;
     private boolean userCancelled;
     private final byte[] header;
@@ -311,6 +313,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         synchronized (this) {
             if (!halfClosePending && failure == null) {
                 halfClosePending = true;
+                completedAt = System.nanoTime();
                 first = true;
             }
         }
@@ -321,10 +324,17 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         return result;
     }
 
-    /** Bounds the wait for the answer of the call of generation {@code gen} once it is half-closed. */
+    /**
+     * Bounds the wait for the answer of the call of generation {@code gen} once it is half-closed: the call's timeout,
+     * cut short where the delivery deadline ends first.
+     */
     private void scheduleAnswerTimeout(int gen) {
+        long wait;
+        synchronized (this) {
+            wait = Math.max(0, Math.min(timeoutNanos, deliveryStart() + policy.deliveryTimeout().toNanos() - System.nanoTime()));
+        }
         try {
-            timer.schedule(() -> answerTimedOut(gen), timeoutNanos, TimeUnit.NANOSECONDS);
+            timer.schedule(() -> answerTimedOut(gen), wait, TimeUnit.NANOSECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             answerTimedOut(gen);
         }
@@ -338,9 +348,19 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             if (gen != generation) {
                 return; // a timer of a call a replay has replaced
             }
+            ClientCall<RequestEncoder, GreptimeResponse> unanswered = call;
+            // No answer is a deadline failure like any other: replayed (unless replay is off, as in append mode)
+            // while the delivery deadline allows, counted from completed().
+            if (!reopening && replay(Status.DEADLINE_EXCEEDED.withDescription("no answer within "
+                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms of completing the stream"), new Metadata())) {
+                unanswered.cancel("no answer in time; the stream is replayed on a new call", null);
+                return;
+            }
             if (failure == null) {
                 failure = new StreamWriteException("no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                        + " ms of completing the stream", null, List.copyOf(sentTables), null);
+                        + " ms of completing the stream (" + replays + " replays; not replayed again: "
+                        + (keeping ? "the delivery deadline of " + policy.deliveryTimeout().toMillis() + " ms or the"
+                        + " attempts allow no more)" : "replay is off)"), null, List.copyOf(sentTables), null);
             }
             finished = true;
             if (reopening) {
@@ -433,7 +453,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             firstFailure = now;
         }
         long wait = policy.backoff(replays + 2).toNanos();
-        if (replays + 1 >= policy.maxAttempts() || now + wait - firstFailure > policy.deliveryTimeout().toNanos()) {
+        if (replays + 1 >= policy.maxAttempts() || now + wait - deliveryStart() > policy.deliveryTimeout().toNanos()) {
             return false;
         }
         int gen = ++generation; // retires the broken call's listener and timers now
@@ -448,6 +468,17 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         metrics.retry("stream");
         LOG.info("stream broke ({}); replaying its {} messages on a new stream", status.getCode(), kept.size() + outbox.size());
         return true;
+    }
+
+    /**
+     * Where the delivery deadline counts from: the first failure, or {@link #completed()} when that came first (the
+     * answer of a completed stream is due within the deadline, however often it is replayed); caller holds the lock.
+     */
+    private long deliveryStart() {
+        if (firstFailure == 0) {
+            return completedAt != 0 ? completedAt : System.nanoTime();
+        }
+        return completedAt != 0 ? Math.min(firstFailure, completedAt) : firstFailure;
     }
 
     /**
