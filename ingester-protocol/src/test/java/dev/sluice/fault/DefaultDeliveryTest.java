@@ -76,7 +76,10 @@ class DefaultDeliveryTest {
     static final List<GreptimeDB> CLIENTS = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     static GreptimeDB client(GreptimeTestServer server) {
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+        return registered(GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build()));
+    }
+
+    static GreptimeDB registered(GreptimeDB db) {
         CLIENTS.add(db);
         return db;
     }
@@ -326,8 +329,8 @@ class DefaultDeliveryTest {
                     one.shutdownGracefully();
                 }
             }
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(
-                    new String[] {a.endpoint(), b.endpoint()}, "public").build());
+            GreptimeDB db = registered(GreptimeDB.create(GreptimeOptions.newBuilder(
+                    new String[] {a.endpoint(), b.endpoint()}, "public").build()));
             try {
                 GreptimeTestServer[] killed = new GreptimeTestServer[1];
                 long[] survivorBefore = new long[1];
@@ -648,7 +651,10 @@ class DefaultDeliveryTest {
         return false;
     }
 
-    /** Direct memory of this JVM from outside the client: NIO's direct pool plus Arrow's allocator. */
+    /**
+     * Direct memory of this JVM: NIO's direct pool plus what the clients' Arrow allocators account (large Arrow
+     * buffers come from malloc, which NIO's pool does not see).
+     */
     static long directBytes() {
         long n = 0;
         for (java.lang.management.BufferPoolMXBean pool
@@ -657,7 +663,10 @@ class DefaultDeliveryTest {
                 n += pool.getMemoryUsed();
             }
         }
-        return n + ArrowSupport.root().getAllocatedMemory();
+        for (GreptimeDB db : CLIENTS) {
+            n += db.stats().bulkAllocatedBytes();
+        }
+        return n;
     }
 
     /** Samples heap (right after a full GC) and direct memory in the background, keeping the peaks. */
@@ -742,7 +751,8 @@ class DefaultDeliveryTest {
         GreptimeOptions defaults = GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public").build();
         long budget = defaults.maxInFlightBytes();
         try (TestkitProcess server = TestkitProcess.start("768m")) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+            GreptimeDB db = registered(GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()},
+                    "public").build()));
             List<Load> loads = new ArrayList<>();
             for (Path p : paths) {
                 loads.add(new Load(p));
