@@ -1,5 +1,8 @@
 package dev.sluice;
 
+import dev.sluice.write.Context;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.WhenFull;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -8,7 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
+import dev.sluice.data.DataType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
 import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.write.Context;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.StatusCode;
+import dev.sluice.write.WriteOk;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;

@@ -1,11 +1,11 @@
 package dev.sluice.internal.mapping;
 
-import dev.sluice.DataType;
-import dev.sluice.DecimalType;
-import dev.sluice.VectorType;
-import dev.sluice.InvalidDataException;
-import dev.sluice.SemanticType;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.DecimalType;
+import dev.sluice.data.VectorType;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.TableSchema;
 import dev.sluice.mapping.Field;
 import dev.sluice.mapping.Tag;
 import dev.sluice.mapping.Timestamp;

@@ -1,12 +1,12 @@
 package dev.sluice.internal.bulk;
 
-import dev.sluice.Compression;
-import dev.sluice.Context;
-import dev.sluice.Err;
-import dev.sluice.Result;
-import dev.sluice.RetryPolicy;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOk;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOk;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;

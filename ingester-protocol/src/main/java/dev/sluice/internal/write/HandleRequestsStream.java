@@ -1,12 +1,12 @@
 package dev.sluice.internal.write;
 
-import dev.sluice.Err;
-import dev.sluice.RetryPolicy;
+import dev.sluice.write.Err;
+import dev.sluice.write.RetryPolicy;
 import dev.sluice.StreamWriteException;
 import dev.sluice.StreamWriter;
-import dev.sluice.Table;
-import dev.sluice.WriteOk;
-import dev.sluice.WriteOp;
+import dev.sluice.data.Table;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.metrics.ClientMetrics;
@@ -529,7 +529,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 HandleRequestsStream.this.notifyAll();
             }
             if (status.isOk()) {
-                dev.sluice.Result<WriteOk, Err> r = RegularWriter.toResult(response, distinct(tables));
+                dev.sluice.write.Result<WriteOk, Err> r = RegularWriter.toResult(response, distinct(tables));
                 if (r.isOk()) {
                     List<String> distinct = distinct(tables);
                     metrics.rows("stream", distinct.size() == 1 ? distinct.get(0) : "multiple", r.getOk().affectedRows());

@@ -1,15 +1,15 @@
 package dev.sluice.internal.write;
 
-import dev.sluice.Compression;
-import dev.sluice.Context;
-import dev.sluice.Err;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
+import dev.sluice.write.Err;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.Result;
-import dev.sluice.SemanticType;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOk;
-import dev.sluice.WriteOp;
+import dev.sluice.write.Result;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.HeaderInterceptor;
@@ -23,7 +23,7 @@ import dev.sluice.internal.wire.GreptimeRequest;
 import dev.sluice.internal.wire.GreptimeResponse;
 import dev.sluice.internal.wire.RequestHeader;
 import dev.sluice.LimitExceededException;
-import dev.sluice.RetryPolicy;
+import dev.sluice.write.RetryPolicy;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.metrics.ClientMetrics;
 import io.grpc.CallOptions;
@@ -417,7 +417,7 @@ public final class RegularWriter {
         }
         int status = response.getHeader().getStatus().getStatusCode();
         if (status != 0) {
-            dev.sluice.StatusCode sc = dev.sluice.StatusCode.of(status);
+            dev.sluice.write.StatusCode sc = dev.sluice.write.StatusCode.of(status);
             return Result.err(new Err(status, sc == null ? Status.Code.UNKNOWN : sc.grpcCode(),
                     response.getHeader().getStatus().getErrMsg(), sc != null && sc.serverRetryable(), names, null));
         }
