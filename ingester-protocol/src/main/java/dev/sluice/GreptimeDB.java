@@ -20,7 +20,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import dev.sluice.internal.metrics.ClientMetrics;
+import dev.sluice.metrics.MetricsSink;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.TransportSecurity;
 import dev.sluice.internal.write.RegularWriter;
@@ -69,12 +69,12 @@ public final class GreptimeDB implements AutoCloseable {
     private final Executor callbackExecutor;
     private final ScheduledExecutorService timer;
     private final InFlightLimiter limiter;
-    private final ClientMetrics metrics;
+    private final MetricsSink metrics;
     private final java.util.Set<BatchingWriter> batchingWriters = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private GreptimeDB(GreptimeOptions options) {
         this.options = options;
-        this.metrics = ClientMetrics.of(options.meterRegistry(), options.endpoints().get(0));
+        this.metrics = options.metrics().forClient(options.endpoints().get(0));
         Executor executor = options.callbackExecutor();
         if (executor == null) {
             ownExecutor = callbackPool();

@@ -15,7 +15,7 @@ import dev.sluice.bulk.internal.BulkAccess;
 import dev.sluice.bulk.internal.BulkEvents;
 import dev.sluice.bulk.internal.BulkTransport;
 import dev.sluice.internal.limit.InFlightLimiter;
-import dev.sluice.internal.metrics.ClientMetrics;
+import dev.sluice.metrics.MetricsSink;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.write.RegularWriter;
 import io.grpc.CallOptions;
@@ -48,7 +48,7 @@ public final class BulkOpener {
      */
     public static BulkStreamWriter open(TableSchema schema, BulkWrite.Config config, Context ctx, RegularWriter regular,
                                         Endpoints endpoints, Executor callbackExecutor, ScheduledExecutorService timer,
-                                        long timeoutMs, ClientMetrics metrics, RetryPolicy policy,
+                                        long timeoutMs, MetricsSink metrics, RetryPolicy policy,
                                         InFlightLimiter limiter) {
         registerGauge(metrics);
         ArrowSupport.check();
@@ -80,21 +80,21 @@ public final class BulkOpener {
                         bytes -> limiter.acquire(bytes, false)::release, regular::stopped));
     }
 
-    private static final java.util.Set<ClientMetrics> GAUGED = java.util.Collections.newSetFromMap(
+    private static final java.util.Set<MetricsSink> GAUGED = java.util.Collections.newSetFromMap(
             new java.util.WeakHashMap<>());
 
     /** Registers the off-heap gauge once per client, when its first bulk writer opens. */
-    private static void registerGauge(ClientMetrics metrics) {
+    private static void registerGauge(MetricsSink metrics) {
         synchronized (GAUGED) {
-            if (metrics != ClientMetrics.NONE && GAUGED.add(metrics)) {
+            if (metrics != MetricsSink.NONE && GAUGED.add(metrics)) {
                 metrics.gauge("sluice.bulk.allocated.bytes", "off-heap bytes held by bulk writers (process-wide)",
                         () -> ArrowSupport.root().getAllocatedMemory());
             }
         }
     }
 
-    private static BulkEvents events(ClientMetrics metrics) {
-        if (metrics == ClientMetrics.NONE) {
+    private static BulkEvents events(MetricsSink metrics) {
+        if (metrics == MetricsSink.NONE) {
             return BulkEvents.NONE;
         }
         return new BulkEvents() {

@@ -9,7 +9,7 @@ import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
-import dev.sluice.internal.metrics.ClientMetrics;
+import dev.sluice.metrics.MetricsSink;
 import dev.sluice.internal.wire.GreptimeResponse;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -60,7 +60,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     private final ScheduledExecutorService timer;
     private final ArrayDeque<Queued> outbox = new ArrayDeque<>();
     private final InFlightLimiter limiter;
-    private final ClientMetrics metrics;
+    private final MetricsSink metrics;
     private final long started;
     private long sentBytes;
 
@@ -96,7 +96,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      */
     public HandleRequestsStream(java.util.function.Supplier<Channel> channels, CallOptions options, byte[] header,
                                 long maxQueuedBytes, long timeoutMillis, double rowsPerSecond, int maxMessageSize,
-                                ScheduledExecutorService timer, InFlightLimiter limiter, ClientMetrics metrics,
+                                ScheduledExecutorService timer, InFlightLimiter limiter, MetricsSink metrics,
                                 long replayBudget, RetryPolicy policy) {
         this.channels = channels;
         this.callOptions = options;

@@ -19,6 +19,9 @@ import dev.sluice.TlsConfig;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
 import dev.sluice.kafka.connect.GreptimeSinkConfig;
+import dev.sluice.metrics.MetricsSink;
+import dev.sluice.metrics.MicrometerMetricsSink;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -78,10 +81,10 @@ public final class SluiceClient implements AutoCloseable {
      * Connects (lazily) and starts the batching writer.
      *
      * @param cfg the connector's settings
-     * @param meterRegistry a Micrometer {@code MeterRegistry} for the client's meters, or null
+     * @param meterRegistry a Micrometer registry for the client's meters, or null
      * @return the client
      */
-    public static SluiceClient open(GreptimeSinkConfig cfg, Object meterRegistry) {
+    public static SluiceClient open(GreptimeSinkConfig cfg, MeterRegistry meterRegistry) {
         RetryPolicy retry = new RetryPolicy(cfg.getInt(GreptimeSinkConfig.RETRY_ATTEMPTS),
                 Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF)),
                 Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF_MAX)), 2.0,
@@ -92,7 +95,7 @@ public final class SluiceClient implements AutoCloseable {
                 .defaultTimeout(callTimeout)
                 .retryPolicy(retry)
                 .timezone(cfg.getString(GreptimeSinkConfig.TIMEZONE))
-                .meterRegistry(meterRegistry);
+                .metrics(meterRegistry == null ? MetricsSink.NONE : MicrometerMetricsSink.of(meterRegistry));
         String user = cfg.getString(GreptimeSinkConfig.USERNAME);
         if (!user.isEmpty()) {
             b.authInfo(new AuthInfo(user, cfg.password()));
