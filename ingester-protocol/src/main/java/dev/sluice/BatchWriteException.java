@@ -1,5 +1,8 @@
 package dev.sluice;
 
+import dev.sluice.write.Err;
+import dev.sluice.write.WriteException;
+
 /** A batch of a {@link BatchingWriter} that the server refused or that could not be delivered. */
 public final class BatchWriteException extends WriteException {
     private static final long serialVersionUID = 1L;

@@ -1,5 +1,10 @@
 package dev.sluice;
 
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.Table;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.Context;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;

@@ -2,17 +2,26 @@ package dev.sluice;
 
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
 import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkMemory;
 import dev.sluice.internal.bulk.BulkOpener;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.mapping.ClassMapping;
+import dev.sluice.write.Context;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import dev.sluice.internal.metrics.ClientMetrics;
+import dev.sluice.metrics.MetricsSink;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.TransportSecurity;
 import dev.sluice.internal.write.RegularWriter;
@@ -61,7 +70,7 @@ public final class GreptimeDB implements AutoCloseable {
     private final Executor callbackExecutor;
     private final ScheduledExecutorService timer;
     private final InFlightLimiter limiter;
-    private final ClientMetrics metrics;
+    private final MetricsSink metrics;
     /** Set by the first bulk writer: the client's Arrow memory (an interface, so no Arrow class loads before). */
     private final java.util.concurrent.atomic.AtomicReference<BulkMemory> bulkMemory =
             new java.util.concurrent.atomic.AtomicReference<>();
@@ -69,7 +78,7 @@ public final class GreptimeDB implements AutoCloseable {
 
     private GreptimeDB(GreptimeOptions options) {
         this.options = options;
-        this.metrics = ClientMetrics.of(options.meterRegistry(), options.endpoints().get(0));
+        this.metrics = options.metrics().forClient(options.endpoints().get(0));
         Executor executor = options.callbackExecutor();
         if (executor == null) {
             ownExecutor = callbackPool();

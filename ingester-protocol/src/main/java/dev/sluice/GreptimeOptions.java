@@ -1,5 +1,10 @@
 package dev.sluice;
 
+import dev.sluice.metrics.MetricsSink;
+import dev.sluice.metrics.MicrometerMetricsSink;
+import dev.sluice.write.Context;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.WhenFull;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -28,7 +33,7 @@ import java.util.concurrent.Executor;
  *       the stream is answered, and bulk batches until answered. A message larger than the budget takes all of it</td></tr>
  *   <tr><td>maxInFlightRequests</td><td>1,024</td><td>regular requests in flight (0 for no cap)</td></tr>
  *   <tr><td>limitPolicy</td><td>Block</td><td>when a limit is reached: wait for room (up to limitWait) or fail at once</td></tr>
- *   <tr><td>meterRegistry</td><td>none</td><td>a Micrometer {@code MeterRegistry} to publish {@code sluice.*} meters to</td></tr>
+ *   <tr><td>metrics</td><td>{@link MetricsSink#NONE}</td><td>where the client reports rows, bytes, failures, retries, latencies and gauges; {@link MicrometerMetricsSink} publishes {@code sluice.*} meters to a Micrometer registry</td></tr>
  *   <tr><td>limitWait</td><td>10 s</td><td>the longest wait for room; then the write fails with a {@link LimitExceededException}</td></tr>
  *   <tr><td>bufferCache</td><td>{@link BufferCache#defaults()}</td><td>released large transport and bulk buffers kept for the next messages and batches</td></tr>
  * </table>
@@ -49,7 +54,7 @@ public final class GreptimeOptions {
     private final int maxInFlightRequests;
     private final WhenFull limitPolicy;
     private final Duration limitWait;
-    private final Object meterRegistry;
+    private final MetricsSink metrics;
     private final BufferCache bufferCache;
 
     private GreptimeOptions(Builder b) {
@@ -61,7 +66,7 @@ public final class GreptimeOptions {
         this.maxInFlightRequests = b.maxInFlightRequests;
         this.limitPolicy = b.limitPolicy;
         this.limitWait = b.limitWait;
-        this.meterRegistry = b.meterRegistry;
+        this.metrics = b.metrics;
         this.endpoints = b.endpoints;
         this.database = b.database;
         this.authInfo = b.authInfo;
@@ -158,9 +163,9 @@ public final class GreptimeOptions {
         return limitWait;
     }
 
-    /** @return the Micrometer registry, or null */
-    public Object meterRegistry() {
-        return meterRegistry;
+    /** @return where the client reports its metrics; {@link MetricsSink#NONE} unless set */
+    public MetricsSink metrics() {
+        return metrics;
     }
 
     /** @return the buffer cache sizes */
@@ -194,7 +199,7 @@ public final class GreptimeOptions {
         private int maxInFlightRequests = 1_024;
         private WhenFull limitPolicy = WhenFull.Block;
         private Duration limitWait = Duration.ofSeconds(10);
-        private Object meterRegistry;
+        private MetricsSink metrics = MetricsSink.NONE;
         private BufferCache bufferCache = BufferCache.defaults();
 
         private Builder(String[] endpoints, String database) {
@@ -379,18 +384,18 @@ public final class GreptimeOptions {
         }
 
         /**
-         * Publishes the client's meters ({@code sluice.write.rows}, {@code sluice.write.bytes},
-         * {@code sluice.write.failures}, {@code sluice.write.retries}, {@code sluice.write.latency},
-         * {@code sluice.inflight.requests}, {@code sluice.inflight.bytes}, {@code sluice.bulk.allocated.bytes},
-         * {@code sluice.batching.buffered.rows}) to a Micrometer registry. Micrometer is an optional dependency:
-         * without this call nothing of it is loaded.
+         * Where the client reports what it does: rows, bytes, failures, retries, latencies and gauges (see
+         * {@link MetricsSink}). To publish to Micrometer, pass {@code MicrometerMetricsSink.of(registry)}
+         * ({@link MicrometerMetricsSink}); Micrometer is an optional dependency and only a program that names
+         * that class needs it on its class path (or module path). Any other metrics library plugs in by
+         * implementing {@link MetricsSink}.
          *
-         * @param registry an {@code io.micrometer.core.instrument.MeterRegistry} (typed as Object so the option
-         *     exists without Micrometer on the class path)
+         * @param sink the sink; {@link MetricsSink#NONE} (the default) records nothing
          * @return this
+         * @throws NullPointerException when sink is null
          */
-        public Builder meterRegistry(Object registry) {
-            this.meterRegistry = registry;
+        public Builder metrics(MetricsSink sink) {
+            this.metrics = Objects.requireNonNull(sink, "sink");
             return this;
         }
 

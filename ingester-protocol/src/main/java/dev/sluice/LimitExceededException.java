@@ -1,5 +1,7 @@
 package dev.sluice;
 
+import dev.sluice.write.WriteException;
+
 /** A client-side limit was reached and the bounded wait for room ran out; nothing was dropped or sent. */
 public final class LimitExceededException extends WriteException {
     private static final long serialVersionUID = 1L;

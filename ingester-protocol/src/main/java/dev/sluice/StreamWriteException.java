@@ -1,5 +1,7 @@
 package dev.sluice;
 
+import dev.sluice.write.Err;
+import dev.sluice.write.WriteException;
 import java.util.List;
 
 /**

@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.write.WriteOp;
 import java.util.concurrent.CompletableFuture;
 
 /**

@@ -3,6 +3,8 @@ package dev.sluice;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.data.DataType;
+import dev.sluice.data.TableSchema;
 import dev.sluice.testkit.GreptimeTestServer;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.data.DataType;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.TableSchema;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.RecordedRequest;
 import java.time.Duration;

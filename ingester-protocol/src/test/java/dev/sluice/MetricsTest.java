@@ -1,17 +1,28 @@
 package dev.sluice;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
+import dev.sluice.data.DataType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.metrics.MetricsSink;
+import dev.sluice.metrics.MicrometerMetricsSink;
 import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.write.Context;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.StatusCode;
+import dev.sluice.write.WriteOk;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class MetricsTest {
@@ -31,7 +42,7 @@ class MetricsTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                    .meterRegistry(registry).retryPolicy(RetryPolicy.defaults().withBackoff(Duration.ofMillis(1),
+                    .metrics(MicrometerMetricsSink.of(registry)).retryPolicy(RetryPolicy.defaults().withBackoff(Duration.ofMillis(1),
                             Duration.ofMillis(5))).build());
             String ep = server.endpoint();
             assertTrue(db.write(rows(100)).join().isOk());
@@ -76,10 +87,49 @@ class MetricsTest {
     }
 
     @Test
-    void aRegistryOfTheWrongTypeIsRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GreptimeDB.create(
-                GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public").meterRegistry("nope").build()));
-        assertNotNull(e.getMessage());
-        assertTrue(e.getMessage().contains("MeterRegistry"));
+    void aSinkOfAnyLibraryReceivesTheClientsEventsAndIsClosedWithIt() {
+        // A sink written against the interface alone (no Micrometer type involved): what a user of another
+        // metrics library writes. forClient is called once with the first endpoint; close when the client stops.
+        List<String> events = new CopyOnWriteArrayList<>();
+        AtomicLong rows = new AtomicLong();
+        MetricsSink sink = new MetricsSink() {
+            @Override
+            public MetricsSink forClient(String endpoint) {
+                events.add("forClient " + endpoint);
+                return this;
+            }
+
+            @Override
+            public void rows(String path, String table, long n) {
+                rows.addAndGet(n);
+                events.add("rows " + path + " " + table);
+            }
+
+            @Override
+            public void close() {
+                events.add("close");
+            }
+        };
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+                    .metrics(sink).build());
+            assertTrue(db.write(rows(12)).join().isOk());
+            // another host: rows(3) would repeat rows(12)'s keys and the server would keep 12 rows
+            assertTrue(db.write(Table.from(CPU).addRow("h2", 1.0, 1L).addRow("h2", 2.0, 2L).addRow("h2", 3.0, 3L))
+                    .join().isOk());
+            db.shutdownGracefully();
+            assertEquals(15, rows.get());
+            assertEquals(15, server.rowCount("cpu"));
+            assertEquals(List.of("forClient " + server.endpoint(), "rows regular cpu", "rows regular cpu", "close"),
+                    events);
+        }
+    }
+
+    @Test
+    void noSinkIsRefusedAndTheDefaultRecordsNothing() {
+        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public");
+        NullPointerException e = assertThrows(NullPointerException.class, () -> b.metrics(null));
+        assertTrue(e.getMessage().contains("sink"), e.getMessage());
+        assertSame(MetricsSink.NONE, b.build().metrics());
     }
 }

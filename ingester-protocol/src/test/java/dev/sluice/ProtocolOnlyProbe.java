@@ -1,5 +1,11 @@
 package dev.sluice;
 
+import dev.sluice.data.DataType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.WriteOk;
 import java.time.Duration;
 
 /**

@@ -1,5 +1,12 @@
 package dev.sluice;
 
+import dev.sluice.data.DataType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.WriteOk;
+
 /** Run in a child JVM by {@link NoArrowForRegularWritesTest}: one regular write to the endpoint in args[0]. */
 public final class RegularOnlyProbe {
     private RegularOnlyProbe() {

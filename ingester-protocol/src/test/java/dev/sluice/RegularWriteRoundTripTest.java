@@ -5,6 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.data.DataType;
+import dev.sluice.data.DecimalType;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;

@@ -4,8 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.data.DataType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.RecordedRequest;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.StatusCode;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -7,6 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.bulk.BulkWrite;
+import dev.sluice.data.DataType;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.data.VectorType;
+import dev.sluice.write.Context;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.StatusCode;
+import dev.sluice.write.WriteOk;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

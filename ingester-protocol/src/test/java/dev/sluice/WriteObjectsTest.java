@@ -4,9 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.data.DataType;
+import dev.sluice.data.DecimalType;
+import dev.sluice.data.TableSchema;
 import dev.sluice.mapping.Field;
 import dev.sluice.mapping.Tag;
 import dev.sluice.mapping.Timestamp;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.WriteOk;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.sluice.bulk;
 
-import dev.sluice.Compression;
-import dev.sluice.Err;
-import dev.sluice.RetryPolicy;
-import dev.sluice.TableSchema;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Err;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.data.TableSchema;
 import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.bulk.internal.BulkAccess;
 import dev.sluice.bulk.internal.ArrowTypes;
@@ -204,12 +204,12 @@ public final class BulkStreamWriter implements AutoCloseable {
      */
     public static void checkBulkWritable(TableSchema schema) {
         for (TableSchema.Column c : schema.columns()) {
-            if (c.dataType() == dev.sluice.DataType.Json) {
+            if (c.dataType() == dev.sluice.data.DataType.Json) {
                 throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
                         + "': JSON columns cannot be bulk written (the open-source server stores the bytes unconverted);"
                         + " write tables with JSON columns through GreptimeDB.write()");
             }
-            if (c.dataType() == dev.sluice.DataType.Vector) {
+            if (c.dataType() == dev.sluice.data.DataType.Vector) {
                 throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
                         + "': Vector columns cannot be bulk written (Sluice has no tested Arrow mapping for them);"
                         + " write tables with Vector columns through GreptimeDB.write()");
@@ -309,7 +309,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             root.reset();
             failed.incrementAndGet();
             String why = "no answer slot freed: " + config.maxRequestsInFlight() + " batches of '" + schema.tableName()
-                    + "' unanswered" + (config.whenFull() == dev.sluice.WhenFull.Block ? " for " + config.timeoutPerMessage().toMillis()
+                    + "' unanswered" + (config.whenFull() == dev.sluice.write.WhenFull.Block ? " for " + config.timeoutPerMessage().toMillis()
                     + " ms" : "");
             return CompletableFuture.failedFuture(new BulkWriteException(why,
                     GrpcErrors.local(Status.Code.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
@@ -391,7 +391,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     }
 
     private boolean acquireSlot() {
-        if (config.whenFull() == dev.sluice.WhenFull.FailFast) {
+        if (config.whenFull() == dev.sluice.write.WhenFull.FailFast) {
             return slots.tryAcquire();
         }
         try {

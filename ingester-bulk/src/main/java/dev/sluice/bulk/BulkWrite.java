@@ -1,6 +1,6 @@
 package dev.sluice.bulk;
 
-import dev.sluice.WhenFull;
+import dev.sluice.write.WhenFull;
 
 /** Settings of a {@link BulkStreamWriter}. */
 public final class BulkWrite {

@@ -1,9 +1,9 @@
 package dev.sluice.bulk;
 
-import dev.sluice.Err;
+import dev.sluice.write.Err;
 
 /** A bulk write that failed: a batch, the stream, or the writer's memory limit. */
-public final class BulkWriteException extends dev.sluice.WriteException {
+public final class BulkWriteException extends dev.sluice.write.WriteException {
     private static final long serialVersionUID = 1L;
 
     /**

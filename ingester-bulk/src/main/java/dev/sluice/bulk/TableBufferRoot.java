@@ -1,8 +1,8 @@
 package dev.sluice.bulk;
 
-import dev.sluice.InvalidDataException;
-import dev.sluice.RowAppender;
-import dev.sluice.TableSchema;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.TableSchema;
 import dev.sluice.bulk.internal.ArrowColumnSink;
 import dev.sluice.bulk.internal.ArrowTypes;
 import dev.sluice.internal.model.ColumnSink;
@@ -20,7 +20,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * One batch of rows built directly in off-heap Arrow vectors owned by a {@link BulkStreamWriter}.
  *
  * <p>{@link #addRow(Object...)} takes the same values and applies the same checks as
- * {@link dev.sluice.Table#addRow(Object...)}; a rejected row is not added. After
+ * {@link dev.sluice.data.Table#addRow(Object...)}; a rejected row is not added. After
  * {@link BulkStreamWriter#writeNext()} the batch is empty again and can be refilled (into fresh vectors from the
  * writer's allocator while the sent batch's memory waits for its answer, or into the same vectors when the
  * allocator's cap leaves no room). Not thread-safe.
@@ -220,7 +220,7 @@ public final class TableBufferRoot {
      * @throws IllegalArgumentException when the table's schema differs
      * @throws BulkWriteException when the batch would exceed {@code allocatorMaxAllocation} (no row is added)
      */
-    public TableBufferRoot addTable(dev.sluice.Table table) {
+    public TableBufferRoot addTable(dev.sluice.data.Table table) {
         guard.enter();
         try {
             return addTableGuarded(table);
@@ -229,7 +229,7 @@ public final class TableBufferRoot {
         }
     }
 
-    private TableBufferRoot addTableGuarded(dev.sluice.Table table) {
+    private TableBufferRoot addTableGuarded(dev.sluice.data.Table table) {
         if (!table.schema().equals(schema)) {
             throw new IllegalArgumentException("table '" + table.tableName() + "' has a different schema than this batch");
         }
@@ -249,8 +249,8 @@ public final class TableBufferRoot {
         return this;
     }
 
-    private static void copyColumn(dev.sluice.ColumnVector from, ColumnSink to, int at, int n) {
-        dev.sluice.DataType t = from.dataType();
+    private static void copyColumn(dev.sluice.data.ColumnVector from, ColumnSink to, int at, int n) {
+        dev.sluice.data.DataType t = from.dataType();
         for (int r = 0; r < n; r++) {
             int row = at + r;
             if (from.isNull(r)) {
@@ -261,9 +261,9 @@ public final class TableBufferRoot {
                 to.setDouble(row, from.getDouble(r));
             } else if (t.isStringBacked()) {
                 to.setUtf8(row, from.getBytes(r));
-            } else if (t == dev.sluice.DataType.Bool) {
+            } else if (t == dev.sluice.data.DataType.Bool) {
                 to.setBool(row, from.getBool(r));
-            } else if (t == dev.sluice.DataType.Binary) {
+            } else if (t == dev.sluice.data.DataType.Binary) {
                 to.setBytes(row, from.getBytes(r));
             } else {
                 to.setDecimal(row, from.getDecimalHigh(r), from.getDecimalLow(r));

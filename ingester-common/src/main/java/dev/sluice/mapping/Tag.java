@@ -1,6 +1,6 @@
 package dev.sluice.mapping;
 
-import dev.sluice.DataType;
+import dev.sluice.data.DataType;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;

@@ -1,10 +1,10 @@
 package dev.sluice.example;
 
 import dev.sluice.BatchingWriter;
-import dev.sluice.DataType;
+import dev.sluice.data.DataType;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.TableSchema;
+import dev.sluice.data.TableSchema;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

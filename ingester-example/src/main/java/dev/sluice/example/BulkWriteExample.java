@@ -2,12 +2,12 @@ package dev.sluice.example;
 
 import java.time.Duration;
 
-import dev.sluice.Compression;
-import dev.sluice.Context;
-import dev.sluice.DataType;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
+import dev.sluice.data.DataType;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.TableSchema;
+import dev.sluice.data.TableSchema;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;

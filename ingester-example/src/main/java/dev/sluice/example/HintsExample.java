@@ -1,13 +1,13 @@
 package dev.sluice.example;
 
-import dev.sluice.Context;
-import dev.sluice.DataType;
+import dev.sluice.write.Context;
+import dev.sluice.data.DataType;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.RetryPolicy;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOp;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOp;
 import java.util.List;
 
 /**

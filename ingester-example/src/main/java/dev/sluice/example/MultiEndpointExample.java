@@ -1,10 +1,10 @@
 package dev.sluice.example;
 
-import dev.sluice.DataType;
+import dev.sluice.data.DataType;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
 import dev.sluice.testkit.GreptimeTestServer;
 import java.time.Duration;
 

@@ -1,15 +1,15 @@
 package dev.sluice.example;
 
-import dev.sluice.Context;
-import dev.sluice.DataType;
-import dev.sluice.Err;
+import dev.sluice.write.Context;
+import dev.sluice.data.DataType;
+import dev.sluice.write.Err;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.Result;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOk;
-import dev.sluice.WriteOp;
+import dev.sluice.write.Result;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import java.time.Instant;
 import java.util.List;
 

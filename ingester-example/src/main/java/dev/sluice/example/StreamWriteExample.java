@@ -1,12 +1,12 @@
 package dev.sluice.example;
 
-import dev.sluice.DataType;
+import dev.sluice.data.DataType;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.StreamWriter;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOk;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOk;
 
 /** Sends many tables over one {@code HandleRequests} stream and reads the server's single answer. */
 public final class StreamWriteExample {

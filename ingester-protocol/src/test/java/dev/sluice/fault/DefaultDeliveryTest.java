@@ -5,18 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.BatchingWriter;
-import dev.sluice.Context;
-import dev.sluice.DataType;
-import dev.sluice.Err;
+import dev.sluice.write.Context;
+import dev.sluice.data.DataType;
+import dev.sluice.write.Err;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.Result;
-import dev.sluice.RetryPolicy;
-import dev.sluice.StatusCode;
+import dev.sluice.write.Result;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.StatusCode;
 import dev.sluice.StreamWriter;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOk;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOk;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;
@@ -643,7 +643,7 @@ class DefaultDeliveryTest {
             if (c instanceof dev.sluice.LimitExceededException) {
                 return true;
             }
-            if (c instanceof dev.sluice.WriteException w && w.err() != null && w.err().cause() != null
+            if (c instanceof dev.sluice.write.WriteException w && w.err() != null && w.err().cause() != null
                     && isLimitError(w.err().cause())) {
                 return true;
             }

@@ -5,18 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.Context;
-import dev.sluice.DataType;
-import dev.sluice.Err;
+import dev.sluice.write.Context;
+import dev.sluice.data.DataType;
+import dev.sluice.write.Err;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.Result;
-import dev.sluice.RetryPolicy;
-import dev.sluice.StatusCode;
+import dev.sluice.write.Result;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.StatusCode;
 import dev.sluice.StreamWriter;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOk;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOk;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;
@@ -233,7 +233,7 @@ class FaultToleranceTest {
             server.faults().latency(Duration.ofMillis(20));
             long budget = 8L << 20;
             GreptimeDB db = GreptimeDB.create(options(server.endpoint()).maxInFlightBytes(budget)
-                    .limitPolicy(dev.sluice.WhenFull.Block, Duration.ofSeconds(30)).build());
+                    .limitPolicy(dev.sluice.write.WhenFull.Block, Duration.ofSeconds(30)).build());
             AtomicLong sent = new AtomicLong();
             AtomicLong acked = new AtomicLong();
             AtomicLong failed = new AtomicLong();

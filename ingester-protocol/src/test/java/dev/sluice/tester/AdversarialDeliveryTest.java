@@ -8,21 +8,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.sluice.BatchingWriter;
-import dev.sluice.Context;
-import dev.sluice.DataType;
-import dev.sluice.Err;
+import dev.sluice.write.Context;
+import dev.sluice.data.DataType;
+import dev.sluice.write.Err;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.InvalidDataException;
-import dev.sluice.Result;
-import dev.sluice.RetryPolicy;
-import dev.sluice.StatusCode;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.write.Result;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.StatusCode;
 import dev.sluice.StreamWriter;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WhenFull;
-import dev.sluice.WriteOk;
-import dev.sluice.WriteOp;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WhenFull;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;
@@ -494,7 +494,7 @@ class AdversarialDeliveryTest {
                     } catch (IllegalStateException e) {
                         // closed: documented refusal
                     } catch (RuntimeException e) {
-                        if (!(e instanceof dev.sluice.WriteException)) {
+                        if (!(e instanceof dev.sluice.write.WriteException)) {
                             unexpected.set(e);
                         }
                     } finally {

@@ -1,10 +1,10 @@
 package dev.sluice.testkit;
 
 import com.google.protobuf.ByteString;
-import dev.sluice.DataType;
-import dev.sluice.SemanticType;
-import dev.sluice.StatusCode;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.SemanticType;
+import dev.sluice.write.StatusCode;
+import dev.sluice.data.TableSchema;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonParser;
 import dev.sluice.testkit.internal.DbString;

@@ -160,7 +160,7 @@ final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBas
         @Override
         public void healthCheck(HealthCheckRequest request, StreamObserver<HealthCheckResponse> observer) {
             log.add(new RecordedRequest("HealthCheck", "health", "", null, "", Map.of(),
-                    RequestProcessor.ascii(metadata()), List.of(), 0, dev.sluice.StatusCode.Success));
+                    RequestProcessor.ascii(metadata()), List.of(), 0, dev.sluice.write.StatusCode.Success));
             observer.onNext(HealthCheckResponse.getDefaultInstance());
             observer.onCompleted();
         }

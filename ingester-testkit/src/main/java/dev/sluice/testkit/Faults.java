@@ -1,6 +1,6 @@
 package dev.sluice.testkit;
 
-import dev.sluice.StatusCode;
+import dev.sluice.write.StatusCode;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;

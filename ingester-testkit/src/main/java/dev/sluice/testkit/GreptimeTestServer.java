@@ -1,6 +1,6 @@
 package dev.sluice.testkit;
 
-import dev.sluice.TableSchema;
+import dev.sluice.data.TableSchema;
 import dev.sluice.testkit.internal.Storage;
 import dev.sluice.testkit.internal.ZstdCodec;
 import io.grpc.DecompressorRegistry;

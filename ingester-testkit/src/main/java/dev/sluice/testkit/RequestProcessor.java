@@ -1,6 +1,6 @@
 package dev.sluice.testkit;
 
-import dev.sluice.StatusCode;
+import dev.sluice.write.StatusCode;
 import dev.sluice.testkit.internal.ColumnWise;
 import dev.sluice.testkit.internal.DbString;
 import dev.sluice.testkit.internal.Hints;

@@ -7,7 +7,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonPrimitive;
-import dev.sluice.StatusCode;
+import dev.sluice.write.StatusCode;
 import dev.sluice.testkit.internal.DbString;
 import dev.sluice.testkit.internal.ServerError;
 import dev.sluice.testkit.internal.SqlService;

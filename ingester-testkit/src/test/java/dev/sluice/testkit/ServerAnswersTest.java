@@ -186,7 +186,7 @@ class ServerAnswersTest {
         assertEquals(0, stub.handle(ddl(dev.sluice.internal.wire.DdlRequest.newBuilder().setAlterTable(alter)))
                 .getAffectedRows().getValue());
         assertEquals(List.of("host", "ts", "region", "cpu"), server.schema("a").columns().stream()
-                .map(dev.sluice.TableSchema.Column::name).toList());
+                .map(dev.sluice.data.TableSchema.Column::name).toList());
         assertNull(server.rows("a").get(0).get("region"), "older rows read NULL in an added column");
         StatusRuntimeException again = fails(ddl(dev.sluice.internal.wire.DdlRequest.newBuilder().setAlterTable(alter)),
                 Status.Code.ALREADY_EXISTS, 4003);

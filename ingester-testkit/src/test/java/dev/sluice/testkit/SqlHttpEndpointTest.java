@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import dev.sluice.DataType;
-import dev.sluice.SemanticType;
+import dev.sluice.data.DataType;
+import dev.sluice.data.SemanticType;
 import dev.sluice.internal.wire.ColumnDataType;
 import dev.sluice.internal.wire.GreptimeDatabaseGrpc;
 import io.grpc.ManagedChannel;
@@ -81,10 +81,10 @@ class SqlHttpEndpointTest {
             assertEquals(200, created.statusCode(), created.body());
             assertTrue(created.body().contains("\"affectedrows\":0"), created.body());
             assertEquals(List.of("host", "region", "usage", "cores", "price", "ts"),
-                    s.schema("cpu").columns().stream().map(dev.sluice.TableSchema.Column::name).toList());
+                    s.schema("cpu").columns().stream().map(dev.sluice.data.TableSchema.Column::name).toList());
             assertEquals(SemanticType.Tag, s.schema("cpu").columns().get(1).semanticType());
             assertEquals(DataType.UInt32, s.schema("cpu").columns().get(3).dataType());
-            assertEquals(new dev.sluice.DecimalType(10, 2), s.schema("cpu").columns().get(4).decimalType());
+            assertEquals(new dev.sluice.data.DecimalType(10, 2), s.schema("cpu").columns().get(4).decimalType());
             assertEquals(SemanticType.Timestamp, s.schema("cpu").columns().get(5).semanticType());
             assertEquals("7days", s.tableOptions("public", "cpu").get("ttl"));
             assertEquals("1h", s.tableOptions("public", "cpu").get("compaction.twcs.time_window"));

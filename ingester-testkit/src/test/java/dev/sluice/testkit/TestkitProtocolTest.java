@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.StatusCode;
+import dev.sluice.write.StatusCode;
 import dev.sluice.internal.wire.AuthHeader;
 import dev.sluice.internal.wire.Basic;
 import dev.sluice.internal.wire.ColumnDataType;

@@ -12,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.google.gson.JsonArray;
 import com.google.protobuf.ByteString;
-import dev.sluice.DataType;
-import dev.sluice.VectorType;
+import dev.sluice.data.DataType;
+import dev.sluice.data.VectorType;
 import dev.sluice.internal.wire.ColumnDataType;
 import dev.sluice.internal.wire.ColumnDataTypeExtension;
 import dev.sluice.internal.wire.ColumnSchema;

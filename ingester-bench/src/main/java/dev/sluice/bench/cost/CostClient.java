@@ -2,8 +2,8 @@ package dev.sluice.bench.cost;
 
 import dev.sluice.AuthInfo;
 import dev.sluice.BatchingWriter;
-import dev.sluice.Compression;
-import dev.sluice.Context;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.bench.run.ModeRunner;
@@ -71,7 +71,7 @@ public final class CostClient implements Callable<Integer> {
                 .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20)
                 // The client's default in-flight budget (256 MiB: one ~145 MB logs request at a time), with a wait
                 // that a loaded machine does not run out of: the run measures cost, not the client's back-pressure.
-                .limitPolicy(dev.sluice.WhenFull.Block, Duration.ofMinutes(5));
+                .limitPolicy(dev.sluice.write.WhenFull.Block, Duration.ofMinutes(5));
         if (user != null) {
             String password = System.getenv(PASSWORD_ENV);
             ob.authInfo(new AuthInfo(user, password == null ? "" : password));

@@ -1,10 +1,10 @@
 package dev.sluice.bench.jmh;
 
-import dev.sluice.DataType;
-import dev.sluice.RowAppender;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOp;
+import dev.sluice.data.DataType;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOp;
 import dev.sluice.internal.wire.RequestHeader;
 import dev.sluice.internal.write.RequestEncoder;
 import com.google.protobuf.CodedOutputStream;

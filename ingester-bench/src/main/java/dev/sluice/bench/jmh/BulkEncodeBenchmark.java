@@ -1,9 +1,9 @@
 package dev.sluice.bench.jmh;
 
 import com.google.protobuf.CodedOutputStream;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOp;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOp;
 import dev.sluice.bench.workload.Workload;
 import dev.sluice.bulk.internal.ArrowColumnSink;
 import dev.sluice.bulk.internal.ArrowSupport;

@@ -1,8 +1,8 @@
 package dev.sluice.bench.jmh;
 
 import com.google.protobuf.CodedOutputStream;
-import dev.sluice.Table;
-import dev.sluice.WriteOp;
+import dev.sluice.data.Table;
+import dev.sluice.write.WriteOp;
 import dev.sluice.bench.workload.Workload;
 import dev.sluice.internal.wire.GreptimeRequest;
 import dev.sluice.internal.wire.RequestHeader;

@@ -1,6 +1,6 @@
 package dev.sluice.bench.run;
 
-import dev.sluice.Context;
+import dev.sluice.write.Context;
 import dev.sluice.GreptimeDB;
 import dev.sluice.bench.workload.Workload;
 import dev.sluice.bulk.BulkWrite;

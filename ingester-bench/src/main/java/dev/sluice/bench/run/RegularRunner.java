@@ -1,10 +1,10 @@
 package dev.sluice.bench.run;
 
-import dev.sluice.Err;
-import dev.sluice.Result;
-import dev.sluice.Table;
-import dev.sluice.WriteOk;
-import dev.sluice.WriteOp;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.data.Table;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -1,9 +1,9 @@
 package dev.sluice.bench.run;
 
-import dev.sluice.Err;
-import dev.sluice.Result;
-import dev.sluice.Table;
-import dev.sluice.WriteOk;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.data.Table;
+import dev.sluice.write.WriteOk;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The baseline for batching: every row is its own one-row {@code write(Table)}, one call in flight per worker. */

@@ -2,8 +2,8 @@ package dev.sluice.bench.run;
 
 import dev.sluice.StreamWriteException;
 import dev.sluice.StreamWriter;
-import dev.sluice.Table;
-import dev.sluice.WriteOk;
+import dev.sluice.data.Table;
+import dev.sluice.write.WriteOk;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 

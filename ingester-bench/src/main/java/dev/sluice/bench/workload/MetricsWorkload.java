@@ -1,7 +1,7 @@
 package dev.sluice.bench.workload;
 
-import dev.sluice.DataType;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.TableSchema;
 import java.time.Instant;
 import java.util.function.Consumer;
 

@@ -1,7 +1,7 @@
 package dev.sluice.bench.workload;
 
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
 import java.util.function.Consumer;
 
 /** A deterministic stream of rows for one table: row {@code i} is always the same for a given seed. */

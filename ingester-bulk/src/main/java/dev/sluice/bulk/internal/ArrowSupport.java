@@ -11,6 +11,9 @@ public final class ArrowSupport {
     /** The JVM option Arrow needs on Java 17+. */
     public static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
 
+    /** The same flag when Arrow runs as a named module on the module path. */
+    public static final String ADD_OPENS_MODULE_PATH = "--add-opens=java.base/java.nio=org.apache.arrow.memory.core";
+
     private ArrowSupport() {
     }
 
@@ -29,7 +32,9 @@ public final class ArrowSupport {
                 throw new IllegalStateException("Arrow wrapped direct memory with the wrong capacity");
             }
         } catch (Throwable t) {
-            throw new IllegalStateException("bulk writes use Apache Arrow, which needs the JVM option " + ADD_OPENS
+            // On the module path Arrow is the named module org.apache.arrow.memory.core, not ALL-UNNAMED.
+            String flag = MemoryUtil.class.getModule().isNamed() ? ADD_OPENS_MODULE_PATH : ADD_OPENS;
+            throw new IllegalStateException("bulk writes use Apache Arrow, which needs the JVM option " + flag
                     + " on Java 17 and later (add it to the java command, surefire argLine or the jar manifest's"
                     + " Add-Opens: java.base/java.nio)", t);
         }

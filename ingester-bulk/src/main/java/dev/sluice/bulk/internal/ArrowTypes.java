@@ -1,8 +1,8 @@
 package dev.sluice.bulk.internal;
 
-import dev.sluice.DataType;
-import dev.sluice.SemanticType;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.TableSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -112,7 +112,7 @@ public final class ArrowTypes {
             if (t == DataType.Decimal128) {
                 if (f.getType() instanceof ArrowType.Decimal) {
                     ArrowType.Decimal d = (ArrowType.Decimal) f.getType();
-                    return new TableSchema.Column(f.getName(), semantic, t, new dev.sluice.DecimalType(d.getPrecision(), d.getScale()));
+                    return new TableSchema.Column(f.getName(), semantic, t, new dev.sluice.data.DecimalType(d.getPrecision(), d.getScale()));
                 }
                 continue;
             }

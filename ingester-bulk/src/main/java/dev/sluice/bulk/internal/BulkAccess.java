@@ -1,7 +1,7 @@
 package dev.sluice.bulk.internal;
 
-import dev.sluice.Compression;
-import dev.sluice.TableSchema;
+import dev.sluice.write.Compression;
+import dev.sluice.data.TableSchema;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 

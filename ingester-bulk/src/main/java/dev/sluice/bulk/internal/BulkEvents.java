@@ -1,6 +1,6 @@
 package dev.sluice.bulk.internal;
 
-import dev.sluice.Err;
+import dev.sluice.write.Err;
 
 /** What a bulk writer tells its client as batches are answered or fail (for metrics). Called on callback threads. */
 public interface BulkEvents {

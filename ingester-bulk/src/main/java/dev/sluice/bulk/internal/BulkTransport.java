@@ -1,6 +1,6 @@
 package dev.sluice.bulk.internal;
 
-import dev.sluice.RetryPolicy;
+import dev.sluice.write.RetryPolicy;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import java.util.concurrent.Executor;

@@ -1,6 +1,6 @@
 package dev.sluice.internal.error;
 
-import dev.sluice.Err;
+import dev.sluice.write.Err;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import java.util.List;

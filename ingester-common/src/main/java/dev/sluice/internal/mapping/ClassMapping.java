@@ -1,11 +1,11 @@
 package dev.sluice.internal.mapping;
 
-import dev.sluice.DataType;
-import dev.sluice.DecimalType;
-import dev.sluice.VectorType;
-import dev.sluice.InvalidDataException;
-import dev.sluice.SemanticType;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.DecimalType;
+import dev.sluice.data.VectorType;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.TableSchema;
 import dev.sluice.mapping.Field;
 import dev.sluice.mapping.Tag;
 import dev.sluice.mapping.Timestamp;
@@ -62,6 +62,10 @@ public final class ClassMapping {
         TableSchema.Builder b = TableSchema.newBuilder(name);
         List<MethodHandle> handles = new ArrayList<>();
         MethodHandles.Lookup lookup;
+        // On the module path a named module reads only what it requires; the user's module is not among them.
+        // Reading it is this module's own decision (no-op on the class path); what the user must grant is access,
+        // by opening the package to dev.sluice.common.
+        ClassMapping.class.getModule().addReads(type.getModule());
         try {
             lookup = MethodHandles.privateLookupIn(type, MethodHandles.lookup());
         } catch (IllegalAccessException e) {

@@ -1,7 +1,7 @@
 package dev.sluice.internal.model;
 
-import dev.sluice.ColumnVector;
-import dev.sluice.DataType;
+import dev.sluice.data.ColumnVector;
+import dev.sluice.data.DataType;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 

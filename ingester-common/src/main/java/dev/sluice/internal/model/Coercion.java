@@ -1,8 +1,8 @@
 package dev.sluice.internal.model;
 
-import dev.sluice.DataType;
-import dev.sluice.DecimalType;
-import dev.sluice.VectorType;
+import dev.sluice.data.DataType;
+import dev.sluice.data.DecimalType;
+import dev.sluice.data.VectorType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;

@@ -1,6 +1,6 @@
 package dev.sluice.internal.model;
 
-import dev.sluice.TableSchema;
+import dev.sluice.data.TableSchema;
 
 /** Where a {@link TypedRowAppender} writes: a heap table or an off-heap batch. */
 public interface RowTarget {

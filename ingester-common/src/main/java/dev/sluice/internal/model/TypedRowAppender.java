@@ -1,9 +1,9 @@
 package dev.sluice.internal.model;
 
-import dev.sluice.DataType;
-import dev.sluice.InvalidDataException;
-import dev.sluice.RowAppender;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.TableSchema;
 import java.math.BigDecimal;
 import java.time.Instant;
 

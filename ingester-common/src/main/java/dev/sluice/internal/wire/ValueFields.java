@@ -1,6 +1,6 @@
 package dev.sluice.internal.wire;
 
-import dev.sluice.DataType;
+import dev.sluice.data.DataType;
 
 /** Which {@code Value} oneof field carries each column type (JSON travels as {@code string_value}). */
 public final class ValueFields {

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.DataType;
-import dev.sluice.InvalidDataException;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
 import org.junit.jupiter.api.Test;
 
 /** String columns take a String as it is, any other CharSequence as its text, and nothing else. */

@@ -3,7 +3,7 @@ package dev.sluice.internal.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.sluice.DataType;
+import dev.sluice.data.DataType;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 

@@ -78,7 +78,7 @@ class ConfigTest {
         Map<String, String> m = base();
         m.put(GreptimeSinkConfig.COLUMN_TYPES, "price:Decimal128(20,4),cpu:float64");
         new GreptimeSinkConfig(m);
-        assertEquals(new dev.sluice.DecimalType(20, 4), dev.sluice.kafka.connect.internal.ColumnTypeOverrides
+        assertEquals(new dev.sluice.data.DecimalType(20, 4), dev.sluice.kafka.connect.internal.ColumnTypeOverrides
                 .parse("price:Decimal128(20,4)").get("price").decimalType());
     }
 }

@@ -3,7 +3,7 @@ package dev.sluice.kafka.connect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.StatusCode;
+import dev.sluice.write.StatusCode;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.RecordedRequest;
 import java.nio.charset.StandardCharsets;

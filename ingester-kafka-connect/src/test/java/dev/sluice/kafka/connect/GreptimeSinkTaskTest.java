@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.StatusCode;
+import dev.sluice.write.StatusCode;
 import dev.sluice.testkit.GreptimeTestServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -400,24 +400,24 @@ class GreptimeSinkTaskTest {
         task.put(List.of(new SinkRecord("typed", 0, null, null, s, v, 0, 1_700_000_000_500L,
                 TimestampType.CREATE_TIME)));
         await("stored", () -> server.rowCount("typed") == 1);
-        dev.sluice.TableSchema t = server.schema("typed");
-        Map<String, dev.sluice.DataType> types = new HashMap<>();
-        for (dev.sluice.TableSchema.Column c : t.columns()) {
+        dev.sluice.data.TableSchema t = server.schema("typed");
+        Map<String, dev.sluice.data.DataType> types = new HashMap<>();
+        for (dev.sluice.data.TableSchema.Column c : t.columns()) {
             types.put(c.name(), c.dataType());
         }
-        assertEquals(dev.sluice.DataType.Int8, types.get("i8"));
-        assertEquals(dev.sluice.DataType.Int64, types.get("i64"));
-        assertEquals(dev.sluice.DataType.Float32, types.get("f32"));
-        assertEquals(dev.sluice.DataType.Bool, types.get("ok"));
-        assertEquals(dev.sluice.DataType.Binary, types.get("raw"));
-        assertEquals(dev.sluice.DataType.Json, types.get("doc"));
-        assertEquals(dev.sluice.DataType.Date, types.get("day"));
-        assertEquals(dev.sluice.DataType.TimeMillisecond, types.get("tod"));
-        assertEquals(dev.sluice.DataType.TimestampMillisecond, types.get("at"));
-        assertEquals(dev.sluice.DataType.Decimal128, types.get("price"));
-        assertEquals(new dev.sluice.DecimalType(38, 2), t.column(t.indexOf("price")).decimalType());
-        assertEquals(dev.sluice.SemanticType.Tag, t.column(t.indexOf("host")).semanticType());
-        assertEquals(dev.sluice.SemanticType.Timestamp, t.column(t.indexOf("ts")).semanticType());
+        assertEquals(dev.sluice.data.DataType.Int8, types.get("i8"));
+        assertEquals(dev.sluice.data.DataType.Int64, types.get("i64"));
+        assertEquals(dev.sluice.data.DataType.Float32, types.get("f32"));
+        assertEquals(dev.sluice.data.DataType.Bool, types.get("ok"));
+        assertEquals(dev.sluice.data.DataType.Binary, types.get("raw"));
+        assertEquals(dev.sluice.data.DataType.Json, types.get("doc"));
+        assertEquals(dev.sluice.data.DataType.Date, types.get("day"));
+        assertEquals(dev.sluice.data.DataType.TimeMillisecond, types.get("tod"));
+        assertEquals(dev.sluice.data.DataType.TimestampMillisecond, types.get("at"));
+        assertEquals(dev.sluice.data.DataType.Decimal128, types.get("price"));
+        assertEquals(new dev.sluice.data.DecimalType(38, 2), t.column(t.indexOf("price")).decimalType());
+        assertEquals(dev.sluice.data.SemanticType.Tag, t.column(t.indexOf("host")).semanticType());
+        assertEquals(dev.sluice.data.SemanticType.Timestamp, t.column(t.indexOf("ts")).semanticType());
         Map<String, Object> row = server.rows("typed").get(0);
         assertEquals(java.time.LocalDate.ofEpochDay(20_000), row.get("day"));
         assertEquals(61_000L, row.get("tod"));

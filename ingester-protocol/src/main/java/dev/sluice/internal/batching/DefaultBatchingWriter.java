@@ -2,14 +2,14 @@ package dev.sluice.internal.batching;
 
 import dev.sluice.BatchWriteException;
 import dev.sluice.BatchingWriter;
-import dev.sluice.Err;
+import dev.sluice.write.Err;
 import dev.sluice.LimitExceededException;
-import dev.sluice.Result;
-import dev.sluice.RowAppender;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOk;
-import dev.sluice.WriteOp;
+import dev.sluice.write.Result;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import java.time.Duration;
@@ -50,7 +50,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
          * @param ctx the writer's context
          * @return the outcome
          */
-        CompletableFuture<Result<WriteOk, Err>> write(List<Table> tables, WriteOp op, dev.sluice.Context ctx);
+        CompletableFuture<Result<WriteOk, Err>> write(List<Table> tables, WriteOp op, dev.sluice.write.Context ctx);
 
         /**
          * Opens a bulk writer for one table.
@@ -60,7 +60,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
          * @param ctx the writer's context
          * @return the open writer
          */
-        BulkStreamWriter bulk(TableSchema schema, BulkWrite.Config config, dev.sluice.Context ctx);
+        BulkStreamWriter bulk(TableSchema schema, BulkWrite.Config config, dev.sluice.write.Context ctx);
     }
     private final Config config;
     private final ScheduledExecutorService timer;
@@ -409,7 +409,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             } else {
                 Throwable cause = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
                 finish(List.of(b), null, new BatchWriteException("the bulk batch failed: " + cause.getMessage(),
-                        cause instanceof dev.sluice.WriteException ? ((dev.sluice.WriteException) cause).err() : null,
+                        cause instanceof dev.sluice.write.WriteException ? ((dev.sluice.write.WriteException) cause).err() : null,
                         b.table.rowCount(), cause));
             }
         });

@@ -1,6 +1,6 @@
 package dev.sluice.internal.batching;
 
-import dev.sluice.RowAppender;
+import dev.sluice.data.RowAppender;
 import java.math.BigDecimal;
 import java.time.Instant;
 

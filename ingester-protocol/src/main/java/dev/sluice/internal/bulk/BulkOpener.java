@@ -1,13 +1,13 @@
 package dev.sluice.internal.bulk;
 
 import dev.sluice.BufferCache;
-import dev.sluice.Compression;
-import dev.sluice.Context;
-import dev.sluice.Err;
-import dev.sluice.Result;
-import dev.sluice.RetryPolicy;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOk;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOk;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
@@ -16,7 +16,7 @@ import dev.sluice.bulk.internal.BulkAccess;
 import dev.sluice.bulk.internal.BulkEvents;
 import dev.sluice.bulk.internal.BulkTransport;
 import dev.sluice.internal.limit.InFlightLimiter;
-import dev.sluice.internal.metrics.ClientMetrics;
+import dev.sluice.metrics.MetricsSink;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.write.RegularWriter;
 import io.grpc.CallOptions;
@@ -53,7 +53,7 @@ public final class BulkOpener {
      */
     public static BulkStreamWriter open(TableSchema schema, BulkWrite.Config config, Context ctx, RegularWriter regular,
                                         Endpoints endpoints, Executor callbackExecutor, ScheduledExecutorService timer,
-                                        long timeoutMs, ClientMetrics metrics, RetryPolicy policy,
+                                        long timeoutMs, MetricsSink metrics, RetryPolicy policy,
                                         InFlightLimiter limiter, AtomicReference<BulkMemory> memory,
                                         BufferCache cache) {
         ArrowSupport.check();
@@ -105,8 +105,8 @@ public final class BulkOpener {
         }
     }
 
-    private static BulkEvents events(ClientMetrics metrics) {
-        if (metrics == ClientMetrics.NONE) {
+    private static BulkEvents events(MetricsSink metrics) {
+        if (metrics == MetricsSink.NONE) {
             return BulkEvents.NONE;
         }
         return new BulkEvents() {

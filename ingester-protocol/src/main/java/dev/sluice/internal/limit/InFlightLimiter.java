@@ -25,7 +25,7 @@ public final class InFlightLimiter {
         this.maxBytes = (int) options.maxInFlightBytes();
         this.bytes = new Semaphore(maxBytes, true);
         this.requests = options.maxInFlightRequests() > 0 ? new Semaphore(options.maxInFlightRequests(), true) : null;
-        this.block = options.limitPolicy() == dev.sluice.WhenFull.Block;
+        this.block = options.limitPolicy() == dev.sluice.write.WhenFull.Block;
         this.waitNanos = options.limitWait().toNanos();
     }
 

@@ -1,15 +1,15 @@
 package dev.sluice.internal.write;
 
-import dev.sluice.Err;
-import dev.sluice.RetryPolicy;
+import dev.sluice.write.Err;
+import dev.sluice.write.RetryPolicy;
 import dev.sluice.StreamWriteException;
 import dev.sluice.StreamWriter;
-import dev.sluice.Table;
-import dev.sluice.WriteOk;
-import dev.sluice.WriteOp;
+import dev.sluice.data.Table;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
-import dev.sluice.internal.metrics.ClientMetrics;
+import dev.sluice.metrics.MetricsSink;
 import dev.sluice.internal.wire.GreptimeResponse;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -62,7 +62,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     private final ScheduledExecutorService timer;
     private final ArrayDeque<Queued> outbox = new ArrayDeque<>();
     private final InFlightLimiter limiter;
-    private final ClientMetrics metrics;
+    private final MetricsSink metrics;
     private final long started;
     private long sentBytes;
 
@@ -98,7 +98,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      */
     public HandleRequestsStream(java.util.function.Supplier<Channel> channels, CallOptions options, byte[] header,
                                 long maxQueuedBytes, long timeoutMillis, double rowsPerSecond, int maxMessageSize,
-                                ScheduledExecutorService timer, InFlightLimiter limiter, ClientMetrics metrics,
+                                ScheduledExecutorService timer, InFlightLimiter limiter, MetricsSink metrics,
                                 long replayBudget, RetryPolicy policy) {
         this.channels = channels;
         this.callOptions = options;
@@ -560,7 +560,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 HandleRequestsStream.this.notifyAll();
             }
             if (status.isOk()) {
-                dev.sluice.Result<WriteOk, Err> r = RegularWriter.toResult(response, distinct(tables));
+                dev.sluice.write.Result<WriteOk, Err> r = RegularWriter.toResult(response, distinct(tables));
                 if (r.isOk()) {
                     List<String> distinct = distinct(tables);
                     metrics.rows("stream", distinct.size() == 1 ? distinct.get(0) : "multiple", r.getOk().affectedRows());

@@ -1,15 +1,15 @@
 package dev.sluice.internal.write;
 
-import dev.sluice.Compression;
-import dev.sluice.Context;
-import dev.sluice.Err;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
+import dev.sluice.write.Err;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.Result;
-import dev.sluice.SemanticType;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOk;
-import dev.sluice.WriteOp;
+import dev.sluice.write.Result;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.HeaderInterceptor;
@@ -23,9 +23,9 @@ import dev.sluice.internal.wire.GreptimeRequest;
 import dev.sluice.internal.wire.GreptimeResponse;
 import dev.sluice.internal.wire.RequestHeader;
 import dev.sluice.LimitExceededException;
-import dev.sluice.RetryPolicy;
+import dev.sluice.write.RetryPolicy;
 import dev.sluice.internal.limit.InFlightLimiter;
-import dev.sluice.internal.metrics.ClientMetrics;
+import dev.sluice.metrics.MetricsSink;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -56,7 +56,7 @@ public final class RegularWriter {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder retries = new LongAdder();
     private final InFlightLimiter limiter;
-    private final ClientMetrics metrics;
+    private final MetricsSink metrics;
     private final ScheduledExecutorService timer;
     private volatile boolean closed;
     private volatile boolean stopped;
@@ -75,7 +75,7 @@ public final class RegularWriter {
      * @param metrics where outcomes are reported
      */
     public RegularWriter(GreptimeOptions options, Endpoints endpoints, InFlightLimiter limiter,
-                         ScheduledExecutorService timer, ClientMetrics metrics) {
+                         ScheduledExecutorService timer, MetricsSink metrics) {
         this.metrics = metrics;
         this.options = options;
         this.endpoints = endpoints;
@@ -152,7 +152,7 @@ public final class RegularWriter {
         }
         long start = System.nanoTime();
         CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, encoder, encoder.size(), callOptions, ctx, names);
-        if (metrics != ClientMetrics.NONE) {
+        if (metrics != MetricsSink.NONE) {
             // Recorded before the caller's future completes, so whoever waits on it sees the meters updated.
             return f.thenApply(r -> {
                 record("regular", r, nonEmpty, encoder.size(), start);
@@ -188,7 +188,7 @@ public final class RegularWriter {
         for (RequestEncoder part : parts) {
             List<String> partNames = List.of(part.tables().get(0).tableName());
             CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, part, part.size(), callOptions, ctx, partNames);
-            if (metrics != ClientMetrics.NONE) {
+            if (metrics != MetricsSink.NONE) {
                 f = f.thenApply(r -> {
                     record("regular", r, List.of(), part.size(), start);
                     if (r.isOk()) {
@@ -417,7 +417,7 @@ public final class RegularWriter {
         }
         int status = response.getHeader().getStatus().getStatusCode();
         if (status != 0) {
-            dev.sluice.StatusCode sc = dev.sluice.StatusCode.of(status);
+            dev.sluice.write.StatusCode sc = dev.sluice.write.StatusCode.of(status);
             return Result.err(new Err(status, sc == null ? Status.Code.UNKNOWN : sc.grpcCode(),
                     response.getHeader().getStatus().getErrMsg(), sc != null && sc.serverRetryable(), names, null));
         }

@@ -1,12 +1,12 @@
 package dev.sluice.internal.write;
 
 import com.google.protobuf.CodedOutputStream;
-import dev.sluice.ColumnVector;
-import dev.sluice.DataType;
-import dev.sluice.SemanticType;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOp;
+import dev.sluice.data.ColumnVector;
+import dev.sluice.data.DataType;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOp;
 import dev.sluice.internal.wire.ColumnDataType;
 import dev.sluice.internal.wire.ColumnDataTypeExtension;
 import dev.sluice.internal.wire.ColumnSchema;

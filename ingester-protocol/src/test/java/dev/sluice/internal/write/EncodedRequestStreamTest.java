@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.DataType;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
-import dev.sluice.WriteOp;
+import dev.sluice.data.DataType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.WriteOp;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.sluice.testkit.internal;
 
-import dev.sluice.DataType;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.TableSchema;
 import java.math.BigInteger;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -43,7 +43,7 @@ final class ColumnStore {
         this.column = column;
         this.first = first;
         DataType t = column.dataType();
-        if (t == DataType.String && column.semanticType() == dev.sluice.SemanticType.Tag) {
+        if (t == DataType.String && column.semanticType() == dev.sluice.data.SemanticType.Tag) {
             kind = Kind.DICT;
             dictionary = new HashMap<>();
             dictionaryValues = new ArrayList<>();

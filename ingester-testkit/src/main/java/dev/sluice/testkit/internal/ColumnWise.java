@@ -1,6 +1,6 @@
 package dev.sluice.testkit.internal;
 
-import dev.sluice.StatusCode;
+import dev.sluice.write.StatusCode;
 import dev.sluice.internal.wire.Column;
 import dev.sluice.internal.wire.ColumnSchema;
 import dev.sluice.internal.wire.Row;

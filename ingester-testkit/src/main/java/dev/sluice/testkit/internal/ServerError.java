@@ -1,6 +1,6 @@
 package dev.sluice.testkit.internal;
 
-import dev.sluice.StatusCode;
+import dev.sluice.write.StatusCode;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

@@ -1,7 +1,7 @@
 package dev.sluice.testkit.internal;
 
-import dev.sluice.StatusCode;
-import dev.sluice.TableSchema;
+import dev.sluice.write.StatusCode;
+import dev.sluice.data.TableSchema;
 import dev.sluice.internal.wire.ColumnDataType;
 import dev.sluice.internal.wire.ColumnSchema;
 import dev.sluice.internal.wire.Decimal128;
@@ -67,8 +67,8 @@ final class SqlInsert {
         for (TableSchema.Column c : targets) {
             ColumnSchema.Builder cs = ColumnSchema.newBuilder().setColumnName(c.name())
                     .setDatatypeValue(c.dataType().wireNumber())
-                    .setSemanticType(c.semanticType() == dev.sluice.SemanticType.Tag ? SemanticType.TAG
-                            : c.semanticType() == dev.sluice.SemanticType.Timestamp ? SemanticType.TIMESTAMP
+                    .setSemanticType(c.semanticType() == dev.sluice.data.SemanticType.Tag ? SemanticType.TAG
+                            : c.semanticType() == dev.sluice.data.SemanticType.Timestamp ? SemanticType.TIMESTAMP
                             : SemanticType.FIELD);
             if (c.decimalType() != null) {
                 cs.setDatatypeExtension(dev.sluice.internal.wire.ColumnDataTypeExtension.newBuilder().setDecimalType(

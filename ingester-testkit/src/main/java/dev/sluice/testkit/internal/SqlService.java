@@ -1,9 +1,9 @@
 package dev.sluice.testkit.internal;
 
-import dev.sluice.DataType;
-import dev.sluice.SemanticType;
-import dev.sluice.StatusCode;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.SemanticType;
+import dev.sluice.write.StatusCode;
+import dev.sluice.data.TableSchema;
 import dev.sluice.internal.wire.ColumnDataTypeExtension;
 import dev.sluice.internal.wire.ColumnDef;
 import dev.sluice.internal.wire.CreateTableExpr;

@@ -1,6 +1,6 @@
 package dev.sluice.testkit.internal;
 
-import dev.sluice.StatusCode;
+import dev.sluice.write.StatusCode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

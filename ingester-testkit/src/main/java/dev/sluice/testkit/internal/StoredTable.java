@@ -1,7 +1,7 @@
 package dev.sluice.testkit.internal;
 
-import dev.sluice.SemanticType;
-import dev.sluice.TableSchema;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.TableSchema;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;

@@ -1,6 +1,6 @@
 package dev.sluice.testkit.internal;
 
-import dev.sluice.StatusCode;
+import dev.sluice.write.StatusCode;
 import java.math.BigInteger;
 import java.util.Locale;
 import java.util.Map;

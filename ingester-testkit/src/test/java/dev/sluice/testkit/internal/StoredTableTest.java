@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.sluice.DataType;
-import dev.sluice.SemanticType;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.TableSchema;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.LocalDate;
@@ -110,7 +110,7 @@ class StoredTableTest {
                 new TableSchema.Column("f", SemanticType.Field, DataType.Float32, null),
                 new TableSchema.Column("d", SemanticType.Field, DataType.Date, null),
                 new TableSchema.Column("bin", SemanticType.Field, DataType.Binary, null),
-                new TableSchema.Column("dec", SemanticType.Field, DataType.Decimal128, dev.sluice.DecimalType.DEFAULT),
+                new TableSchema.Column("dec", SemanticType.Field, DataType.Decimal128, dev.sluice.data.DecimalType.DEFAULT),
                 new TableSchema.Column("s", SemanticType.Field, DataType.String, null));
         t.addColumns(extra);
         BigInteger big = new BigInteger("18446744073709551615");

@@ -1,7 +1,7 @@
 package dev.sluice.kafka.connect.internal;
 
-import dev.sluice.DataType;
-import dev.sluice.DecimalType;
+import dev.sluice.data.DataType;
+import dev.sluice.data.DecimalType;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;

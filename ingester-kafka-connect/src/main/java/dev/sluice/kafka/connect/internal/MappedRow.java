@@ -1,6 +1,6 @@
 package dev.sluice.kafka.connect.internal;
 
-import dev.sluice.TableSchema;
+import dev.sluice.data.TableSchema;
 
 /**
  * One record turned into a row: its table's schema and one value per column, in schema order.

@@ -1,10 +1,10 @@
 package dev.sluice.kafka.connect.internal;
 
-import dev.sluice.DataType;
-import dev.sluice.DecimalType;
-import dev.sluice.InvalidDataException;
-import dev.sluice.SemanticType;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.DecimalType;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.TableSchema;
 import dev.sluice.kafka.connect.internal.ColumnTypeOverrides.ColumnType;
 import java.math.BigDecimal;
 import java.math.BigInteger;

@@ -1,6 +1,6 @@
 package dev.sluice.kafka.connect.internal;
 
-import dev.sluice.TableSchema;
+import dev.sluice.data.TableSchema;
 import dev.sluice.kafka.connect.RecordRejectedException;
 import dev.sluice.kafka.connect.internal.SluiceClient.Outcome;
 import java.time.Duration;

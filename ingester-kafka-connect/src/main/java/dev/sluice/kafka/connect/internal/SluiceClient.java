@@ -3,22 +3,25 @@ package dev.sluice.kafka.connect.internal;
 import dev.sluice.AuthInfo;
 import dev.sluice.BatchWriteException;
 import dev.sluice.BatchingWriter;
-import dev.sluice.Compression;
-import dev.sluice.Context;
-import dev.sluice.Err;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
+import dev.sluice.write.Err;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.InvalidDataException;
+import dev.sluice.data.InvalidDataException;
 import dev.sluice.LimitExceededException;
-import dev.sluice.Result;
-import dev.sluice.RetryPolicy;
-import dev.sluice.StatusCode;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
+import dev.sluice.write.Result;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.StatusCode;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
 import dev.sluice.TlsConfig;
-import dev.sluice.WriteOk;
-import dev.sluice.WriteOp;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import dev.sluice.kafka.connect.GreptimeSinkConfig;
+import dev.sluice.metrics.MetricsSink;
+import dev.sluice.metrics.MicrometerMetricsSink;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -78,10 +81,10 @@ public final class SluiceClient implements AutoCloseable {
      * Connects (lazily) and starts the batching writer.
      *
      * @param cfg the connector's settings
-     * @param meterRegistry a Micrometer {@code MeterRegistry} for the client's meters, or null
+     * @param meterRegistry a Micrometer registry for the client's meters, or null
      * @return the client
      */
-    public static SluiceClient open(GreptimeSinkConfig cfg, Object meterRegistry) {
+    public static SluiceClient open(GreptimeSinkConfig cfg, MeterRegistry meterRegistry) {
         RetryPolicy retry = new RetryPolicy(cfg.getInt(GreptimeSinkConfig.RETRY_ATTEMPTS),
                 Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF)),
                 Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF_MAX)), 2.0,
@@ -92,7 +95,7 @@ public final class SluiceClient implements AutoCloseable {
                 .defaultTimeout(callTimeout)
                 .retryPolicy(retry)
                 .timezone(cfg.getString(GreptimeSinkConfig.TIMEZONE))
-                .meterRegistry(meterRegistry);
+                .metrics(meterRegistry == null ? MetricsSink.NONE : MicrometerMetricsSink.of(meterRegistry));
         String user = cfg.getString(GreptimeSinkConfig.USERNAME);
         if (!user.isEmpty()) {
             b.authInfo(new AuthInfo(user, cfg.password()));

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.DataType;
-import dev.sluice.DecimalType;
-import dev.sluice.SemanticType;
-import dev.sluice.Table;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.DecimalType;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.DataType;
-import dev.sluice.DecimalType;
-import dev.sluice.StatusCode;
-import dev.sluice.TableSchema;
+import dev.sluice.data.DataType;
+import dev.sluice.data.DecimalType;
+import dev.sluice.write.StatusCode;
+import dev.sluice.data.TableSchema;
 import dev.sluice.kafka.connect.GreptimeSinkConfig;
 import dev.sluice.kafka.connect.GreptimeSinkTask;
 import dev.sluice.testkit.GreptimeTestServer;

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.data;
 
 /**
  * The dimension of a {@link DataType#Vector} column: every value holds exactly {@code dim} float32 numbers.

@@ -1,5 +1,6 @@
-package dev.sluice;
+package dev.sluice.write;
 
+import dev.sluice.data.InvalidDataException;
 import io.grpc.Status;
 import java.util.List;
 

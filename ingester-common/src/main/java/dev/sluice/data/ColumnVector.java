@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.data;
 
 /**
  * Read access to one column of a {@link Table}, in the form values are held in memory.

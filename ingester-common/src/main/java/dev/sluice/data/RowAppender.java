@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.data;
 
 import java.math.BigDecimal;
 import java.time.Instant;

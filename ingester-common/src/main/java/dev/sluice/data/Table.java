@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.data;
 
 import dev.sluice.internal.model.ArrayColumn;
 import dev.sluice.internal.model.ColumnSink;

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.data;
 
 import java.util.ArrayList;
 import java.util.Collections;

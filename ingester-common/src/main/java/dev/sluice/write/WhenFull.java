@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.write;
 
 /**
  * What a call does when a limit is reached: the client-wide byte budget ({@code GreptimeOptions.limitPolicy})

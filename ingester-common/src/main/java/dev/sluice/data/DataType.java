@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.data;
 
 /**
  * Every GreptimeDB column type a client can write, with the Java values each one accepts.

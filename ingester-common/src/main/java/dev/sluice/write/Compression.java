@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.write;
 
 /** Compression of data on the wire. */
 public enum Compression {

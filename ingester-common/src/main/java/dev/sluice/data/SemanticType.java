@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.data;
 
 /**
  * The role a column plays in a GreptimeDB table.

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.write;
 
 import java.util.List;
 

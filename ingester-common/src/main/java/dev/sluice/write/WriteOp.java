@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.write;
 
 /** What a write does with its rows. */
 public enum WriteOp {

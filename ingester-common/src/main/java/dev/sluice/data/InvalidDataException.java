@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.data;
 
 /**
  * A value, row or schema that GreptimeDB would reject, found before anything was sent.

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.data;
 
 /**
  * Precision and scale of a {@link DataType#Decimal128} column.
