@@ -177,6 +177,7 @@ public final class SinkSession {
     public void put(Collection<SinkRecord> records) {
         throwIfFatal();
         settle();
+        throwIfFatal();
         if (retryNeeded) {
             rewind(records, false);
         }
@@ -300,7 +301,10 @@ public final class SinkSession {
             return;
         }
         Outcome o = client.writeNow(key.schema(), List.<Object[]>of(key.values()), true);
-        if (o instanceof Outcome.Failed failed) {
+        if (o instanceof Outcome.Misconfigured m) {
+            misconfigured(List.of(pe), m.message());
+            throwIfFatal();
+        } else if (o instanceof Outcome.Failed failed) {
             if (failed.retryable()) {
                 pe.state = State.RETRY;
                 retryNeeded = true;
@@ -346,7 +350,12 @@ public final class SinkSession {
                 counters.stored.add(members.size());
                 continue;
             }
-            Outcome.Failed o = (Outcome.Failed) client.outcomeOf(failure);
+            Outcome outcome = client.outcomeOf(failure);
+            if (outcome instanceof Outcome.Misconfigured m) {
+                misconfigured(members, m.message());
+                continue;
+            }
+            Outcome.Failed o = (Outcome.Failed) outcome;
             if (o.retryable()) {
                 LOG.warn("GreptimeDB sink: a batch of {} rows for table {} failed after the client's retries: {}",
                         members.size(), members.get(0).row.schema().tableName(), o.message());
@@ -363,6 +372,24 @@ public final class SinkSession {
             // Nothing unanswered: the next row of any table may define its columns afresh.
             unansweredColumns.clear();
             admittedSchemas.clear();
+        }
+    }
+
+    /**
+     * Fails the task for a failure no record causes (credentials, rights, a missing database): the records stay
+     * unsettled, so their offsets are never committed, and none goes to the dead-letter queue. The next put
+     * throws a {@link ConnectException}: Connect stops the task until the settings are fixed and it is restarted.
+     */
+    private void misconfigured(List<Pending> members, String message) {
+        for (Pending m : members) {
+            m.state = State.RETRY; // unsettled: holds its partition's committable offset back
+        }
+        if (fatal == null) {
+            String table = members.isEmpty() || members.get(0).row == null ? "?" : members.get(0).row.schema().tableName();
+            fatal = new ConnectException("GreptimeDB refused the task's writes (table " + table + ") for a reason no"
+                    + " record causes: " + message + ". Check greptimedb.database, username and password; no record"
+                    + " was dead-lettered and the offsets of the unwritten records are not committed");
+            LOG.error("GreptimeDB sink: {}", fatal.getMessage());
         }
     }
 
@@ -385,6 +412,10 @@ public final class SinkSession {
     }
 
     private void bisect(TableSchema schema, List<Pending> part) {
+        if (fatal != null) {
+            misconfigured(part, null); // the task fails anyway: no more requests
+            return;
+        }
         List<Object[]> rows = new ArrayList<>(part.size());
         for (Pending m : part) {
             rows.add(m.row.values());
@@ -395,6 +426,10 @@ public final class SinkSession {
                 m.state = State.STORED;
             }
             counters.stored.add(part.size());
+            return;
+        }
+        if (o instanceof Outcome.Misconfigured m) {
+            misconfigured(part, m.message());
             return;
         }
         Outcome.Failed failed = (Outcome.Failed) o;

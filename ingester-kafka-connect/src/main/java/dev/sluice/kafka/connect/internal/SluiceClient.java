@@ -59,6 +59,16 @@ public final class SluiceClient implements AutoCloseable {
          */
         record Failed(boolean retryable, String message) implements Outcome {
         }
+
+        /**
+         * Not written, for a reason no record causes: the task's credentials, rights or database are wrong, so
+         * every record would fail alike. Such a failure is never a record's fault: it fails the task and no
+         * record is dead-lettered or committed.
+         *
+         * @param message what the server said
+         */
+        record Misconfigured(String message) implements Outcome {
+        }
     }
 
     /** The batching writer's buffer stayed full for the configured wait. */
@@ -175,10 +185,43 @@ public final class SluiceClient implements AutoCloseable {
     public Outcome outcomeOf(Throwable failure) {
         Throwable t = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (t instanceof BatchWriteException b && b.err() != null) {
-            return new Outcome.Failed(b.err().retryable(), describe(b.err()));
+            return failed(b.err());
         }
         // No answer from the server (transport failure, writer closed): the data may be sent again.
         return new Outcome.Failed(true, String.valueOf(t.getMessage()));
+    }
+
+    /** Classifies a failure the server answered: the task's configuration, retryable, or the data's fault. */
+    static Outcome failed(Err err) {
+        return configurationError(err) ? new Outcome.Misconfigured(describe(err))
+                : new Outcome.Failed(err.retryable(), describe(err));
+    }
+
+    /**
+     * Whether a failure comes from the task's settings rather than from the rows: authentication, access
+     * rights, a missing database. GreptimeDB answers a missing database on a row insert with 1004
+     * InvalidArguments ("Failed to find schema, schema info: ...", PROTOCOL.md "Verified answers"), the code of
+     * a bad row, so only its message tells it apart; DoPut answers a wrong password or unknown user with
+     * UNAUTHENTICATED and no code trailer.
+     *
+     * @param err the failure
+     * @return true when no record is to blame
+     */
+    static boolean configurationError(Err err) {
+        StatusCode c = err.statusCode();
+        if (c != null) {
+            switch (c) {
+                case UserNotFound, UnsupportedPasswordType, UserPasswordMismatch, AuthHeaderNotFound,
+                     InvalidAuthHeader, AccessDenied, PermissionDenied, DatabaseNotFound:
+                    return true;
+                case InvalidArguments:
+                    return err.message() != null && err.message().contains("Failed to find schema");
+                default:
+                    return false;
+            }
+        }
+        return err.code() == -1 && (err.grpcCode() == io.grpc.Status.Code.UNAUTHENTICATED
+                || err.grpcCode() == io.grpc.Status.Code.PERMISSION_DENIED);
     }
 
     private static String describe(Err err) {
@@ -208,7 +251,7 @@ public final class SluiceClient implements AutoCloseable {
             if (r.isOk() || delete && r.getErr().statusCode() == StatusCode.TableNotFound) {
                 return new Outcome.Stored(); // a delete from a table that does not exist has nothing to remove
             }
-            return new Outcome.Failed(r.getErr().retryable(), describe(r.getErr()));
+            return failed(r.getErr());
         } catch (TimeoutException e) {
             return new Outcome.Failed(true, "no answer within " + writeBound.toMillis() + " ms");
         } catch (ExecutionException e) {
