@@ -145,8 +145,9 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         d.define(WRITE_PATH, Type.STRING, "regular", ConfigDef.ValidString.in("regular", "bulk"), Importance.MEDIUM,
                 "How batches travel: 'regular' (row inserts; creates tables and adds columns as records need them,"
                         + " carries JSON columns and deletes) or 'bulk' (Arrow Flight, one stream per table: faster for"
-                        + " wide rows, but a table it creates does not gain columns later, and JSON columns are"
-                        + " refused).", WRITE, ++o, Width.SHORT, "Write path");
+                        + " wide rows; a record that brings a table or column new to the task is written through the"
+                        + " regular path first, which creates it; records with JSON values go to the dead-letter"
+                        + " queue, or fail the task without one).", WRITE, ++o, Width.SHORT, "Write path");
         d.define(COMPRESSION, Type.STRING, "none", ConfigDef.ValidString.in("none", "gzip", "zstd", "lz4"),
                 Importance.LOW, "Compression of requests: none, gzip or zstd (lz4 on the bulk path only).", WRITE,
                 ++o, Width.SHORT, "Compression");

@@ -70,6 +70,14 @@ public final class SinkSession {
     private final Map<String, Map<String, TableSchema.Column>> unansweredColumns = new HashMap<>();
     /** Row schemas already checked against {@link #unansweredColumns} (identity: the mapper caches them). */
     private final Set<TableSchema> admittedSchemas = Collections.newSetFromMap(new IdentityHashMap<>());
+    /**
+     * Bulk path only, per table: the columns this session has written through the regular path, which creates
+     * the table and adds columns (the bulk path does neither, and the server silently ignores batch columns a
+     * table lacks, PROTOCOL.md "Arrow Flight DoPut").
+     */
+    private final Map<String, Map<String, TableSchema.Column>> regularColumns = new HashMap<>();
+    /** Bulk path only: row schemas whose every column is in {@link #regularColumns} (identity: cached by the mapper). */
+    private final Set<TableSchema> bulkReady = Collections.newSetFromMap(new IdentityHashMap<>());
     private Set<SinkRecord> skipOnRedelivery = Collections.emptySet();
     private boolean retryNeeded;
     private ConnectException fatal;
@@ -210,6 +218,17 @@ public final class SinkSession {
                 retryNeeded = true;
                 continue;
             }
+            if (client.bulk() && !bulkReady(row.schema())) {
+                try {
+                    client.checkPath(row.schema());
+                } catch (MappingException e) {
+                    reject(pe, e.table(), e.column(), e.getMessage(), e);
+                    continue;
+                }
+                writeThroughRegularPath(pe);
+                throwIfFatal();
+                continue;
+            }
             CompletableFuture<Void> f;
             try {
                 f = client.write(row);
@@ -267,6 +286,64 @@ public final class SinkSession {
         }
         admittedSchemas.add(schema);
         return true;
+    }
+
+    private boolean bulkReady(TableSchema schema) {
+        if (bulkReady.contains(schema)) {
+            return true;
+        }
+        Map<String, TableSchema.Column> known = regularColumns.get(schema.tableName());
+        if (known == null) {
+            return false;
+        }
+        for (TableSchema.Column c : schema.columns()) {
+            if (!c.equals(known.get(c.name()))) {
+                return false;
+            }
+        }
+        bulkReady.add(schema);
+        return true;
+    }
+
+    /**
+     * Bulk path: writes a row that brings a table or column this session has not written yet through the
+     * regular path (or a column defined differently, which the server then refuses for the record alone), which
+     * creates the table or adds the column, instead of letting the bulk path drop the
+     * column's value silently. The writer is drained first, so the row reaches the server after the records
+     * before it. Rows of that shape then travel in bulk. Rare: once per new table or column per task.
+     */
+    private void writeThroughRegularPath(Pending pe) {
+        TableSchema schema = pe.row.schema();
+        if (!client.flush(flushTimeout)) {
+            LOG.info("GreptimeDB sink: writes were not answered within {} ms before a row bringing new columns to"
+                    + " table {}; the row will be redelivered", flushTimeout.toMillis(), schema.tableName());
+            pe.state = State.RETRY;
+            retryNeeded = true;
+            return;
+        }
+        settle();
+        Outcome o = client.writeNow(schema, List.<Object[]>of(pe.row.values()), false);
+        if (o instanceof Outcome.Stored) {
+            pe.state = State.STORED;
+            counters.stored.increment();
+            Map<String, TableSchema.Column> known = regularColumns.computeIfAbsent(schema.tableName(),
+                    t -> new HashMap<>());
+            for (TableSchema.Column c : schema.columns()) {
+                known.put(c.name(), c);
+            }
+            bulkReady.add(schema);
+        } else if (o instanceof Outcome.Misconfigured m) {
+            misconfigured(List.of(pe), m.message());
+        } else {
+            Outcome.Failed failed = (Outcome.Failed) o;
+            if (failed.retryable()) {
+                pe.state = State.RETRY;
+                retryNeeded = true;
+            } else {
+                reject(pe, schema.tableName(), columnIn(failed.message()), "GreptimeDB refused the row: "
+                        + failed.message(), null);
+            }
+        }
     }
 
     private static boolean conflicts(Map<String, TableSchema.Column> columns, TableSchema schema) {

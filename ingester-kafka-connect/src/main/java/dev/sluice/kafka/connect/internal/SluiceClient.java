@@ -42,6 +42,7 @@ public final class SluiceClient implements AutoCloseable {
     private final GreptimeDB db;
     private final BatchingWriter writer;
     private final Context context;
+    private final boolean bulk;
     /** The longest a direct write can take: the delivery budget plus one call's deadline. */
     private final Duration writeBound;
 
@@ -80,8 +81,9 @@ public final class SluiceClient implements AutoCloseable {
         }
     }
 
-    private SluiceClient(GreptimeDB db, BatchingWriter writer, Context context, Duration writeBound) {
+    private SluiceClient(GreptimeDB db, BatchingWriter writer, Context context, boolean bulk, Duration writeBound) {
         this.db = db;
+        this.bulk = bulk;
         this.writer = writer;
         this.context = context;
         this.writeBound = writeBound;
@@ -127,7 +129,7 @@ public final class SluiceClient implements AutoCloseable {
                     cfg.getLong(GreptimeSinkConfig.BATCH_BYTES), Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.LINGER)),
                     cfg.getInt(GreptimeSinkConfig.IN_FLIGHT), cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS),
                     Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)), path, ctx));
-            return new SluiceClient(db, w, ctx, retry.deliveryTimeout().plus(callTimeout));
+            return new SluiceClient(db, w, ctx, path == BatchingWriter.Path.Bulk, retry.deliveryTimeout().plus(callTimeout));
         } catch (RuntimeException e) {
             db.shutdownNow();
             throw e;
@@ -155,6 +157,32 @@ public final class SluiceClient implements AutoCloseable {
             case "lz4" -> Compression.Lz4;
             default -> Compression.None;
         };
+    }
+
+    /** @return true when the batching writer sends batches over the bulk path (Arrow Flight) */
+    public boolean bulk() {
+        return bulk;
+    }
+
+    /**
+     * Refuses, on the bulk path, a row schema that path can never carry: JSON and Vector columns (the rule of
+     * {@code BulkStreamWriter.checkBulkWritable}, checked here per row so that the record is refused alone
+     * instead of failing its whole batch when the writer opens the table's stream).
+     *
+     * @param schema the row's schema
+     * @throws MappingException naming the table and column
+     */
+    public void checkPath(TableSchema schema) {
+        if (!bulk) {
+            return;
+        }
+        for (TableSchema.Column c : schema.columns()) {
+            if (c.dataType() == dev.sluice.data.DataType.Json || c.dataType() == dev.sluice.data.DataType.Vector) {
+                throw new MappingException(schema.tableName(), c.name(), "column " + c.name() + " is "
+                        + c.dataType() + ", which write.path=bulk cannot carry (use write.path=regular for"
+                        + " records with nested values)", null);
+            }
+        }
     }
 
     /**
