@@ -209,6 +209,29 @@ class BatchingWriterTest {
         assertEquals(20, w.failedRows() + w.ackedRows(), "every buffered row was settled, none dropped");
     }
 
+    /**
+     * A buffer full of open batches that no size limit seals (rows spread over two tables, each under a batch)
+     * is sent when a writer has to wait for room, not after the flush interval: with a 60 s interval and a 10 s
+     * buffer wait, the 150 writes all succeed and every row is stored.
+     */
+    @Test
+    void aFullBufferOfOpenBatchesIsSentRatherThanWaitingForTheFlushInterval() throws Exception {
+        BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(100)
+                .withBuffer(100, Duration.ofSeconds(10)).withFlushInterval(Duration.ofSeconds(60));
+        try (BatchingWriter w = KIT.db().batchingWriter(cfg)) {
+            List<CompletableFuture<Void>> acks = new ArrayList<>();
+            for (int i = 0; i < 150; i++) {
+                acks.add(w.write(schema(i % 2 == 0 ? "even" : "odd"), 1, 1.0, (long) i));
+            }
+            assertTrue(w.flush(Duration.ofSeconds(30)));
+            for (CompletableFuture<Void> f : acks) {
+                assertTrue(f.isDone() && !f.isCompletedExceptionally());
+            }
+        }
+        assertEquals(75, KIT.server().rowCount("even"));
+        assertEquals(75, KIT.server().rowCount("odd"));
+    }
+
     @Test
     void closeWithPendingRowsStoresThemAll() {
         BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults().withFlushInterval(Duration.ofSeconds(30)));

@@ -154,6 +154,12 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         }
         // Room is usually there: take it without queueing; only a full buffer waits, in arrival order.
         boolean ok = buffer.tryAcquire(rows);
+        if (!ok) {
+            // The buffer may be full of open batches that no size limit will ever seal (rows spread over many
+            // tables, or fewer rows than a batch): send them now rather than waiting for their flush interval,
+            // so room comes back as soon as the server answers.
+            sealAll();
+        }
         try {
             ok = ok || buffer.tryAcquire(rows, config.bufferTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {

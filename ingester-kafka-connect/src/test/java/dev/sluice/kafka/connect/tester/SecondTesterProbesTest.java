@@ -2274,7 +2274,6 @@ class SecondTesterProbesTest {
      * never asked (the message blames GreptimeDB for the sink's own linger); Connect's retried put meets the same
      * full buffer until the 60 s linger expires, so the task stalls for a whole linger per cycle.
      */
-    @Disabled("BUG: a buffer full of partial batches is not sent; put times out waiting for the linger and blames GreptimeDB")
     @Test
     void aFullBufferOfPartialBatchesIsSentRatherThanWaitingForTheLinger() throws Exception {
         start(Dlq.NONE, GreptimeSinkConfig.BUFFER_ROWS, "100", GreptimeSinkConfig.BATCH_ROWS, "100",
