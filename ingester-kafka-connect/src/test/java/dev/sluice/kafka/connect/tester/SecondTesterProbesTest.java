@@ -2145,7 +2145,6 @@ class SecondTesterProbesTest {
      * record rather than on the configuration (GreptimeDB makes TAG columns the primary key in request order,
      * PROTOCOL.md "Row inserts").
      */
-    @Disabled("BUG: the primary key follows the first record's field order, not the order of tag.fields")
     @Test
     void tagsFollowTagFieldsOrder() throws Exception {
         start(Dlq.NONE, GreptimeSinkConfig.TAGS, "region,host");
