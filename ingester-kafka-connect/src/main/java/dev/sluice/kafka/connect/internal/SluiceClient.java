@@ -128,7 +128,10 @@ public final class SluiceClient implements AutoCloseable {
             BatchingWriter w = db.batchingWriter(new BatchingWriter.Config(cfg.getInt(GreptimeSinkConfig.BATCH_ROWS),
                     cfg.getLong(GreptimeSinkConfig.BATCH_BYTES), Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.LINGER)),
                     cfg.getInt(GreptimeSinkConfig.IN_FLIGHT), cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS),
-                    Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)), path, ctx));
+                    Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)), path, ctx,
+                    // Kafka's order per partition must survive retries for last-write-wins: one batch of a table
+                    // in flight at a time, so a retried batch never lands after a later one of its table.
+                    true));
             return new SluiceClient(db, w, ctx, path == BatchingWriter.Path.Bulk, retry.deliveryTimeout().plus(callTimeout));
         } catch (RuntimeException e) {
             db.shutdownNow();
