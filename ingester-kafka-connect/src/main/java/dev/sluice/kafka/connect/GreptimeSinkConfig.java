@@ -209,7 +209,9 @@ public final class GreptimeSinkConfig extends AbstractConfig {
                         + " instant string. Empty: the Kafka record's timestamp becomes column " + TS_COLUMN + ".",
                 MAPPING, ++o, Width.MEDIUM, "Timestamp field");
         d.define(TS_UNIT, Type.STRING, "ms", ConfigDef.ValidString.in("s", "ms", "us", "ns"), Importance.MEDIUM,
-                "Unit of a numeric " + TS_FIELD + ", and the precision of the time index column.", MAPPING, ++o,
+                "Unit of a numeric " + TS_FIELD + ", and the precision of the time index column it fills (Connect"
+                        + " Timestamps and ISO-8601 text are converted to it; s drops fractions of a second). The"
+                        + " Kafka record timestamp fills a millisecond column.", MAPPING, ++o,
                 Width.SHORT, "Timestamp unit");
         d.define(TS_COLUMN, Type.STRING, "ts", new ConfigDef.NonEmptyString(), Importance.LOW,
                 "Column name of the time index when it comes from the Kafka record timestamp.", MAPPING, ++o,

@@ -310,7 +310,9 @@ public final class RecordMapper {
             }
         }
         if (Timestamp.LOGICAL_NAME.equals(logical)) {
-            return new ColumnType(DataType.TimestampMillisecond, null);
+            // The time index has timestamp.unit's precision whatever the value's form (timestamp.unit doc), so a
+            // topic mixing Connect Timestamps with numbers or ISO text keeps one column type.
+            return new ColumnType(isTs ? unitType : DataType.TimestampMillisecond, null);
         }
         if (isTs) {
             switch (s.type()) {
@@ -470,7 +472,7 @@ public final class RecordMapper {
         if (isTs) {
             return switch (kind) {
                 case INTEGER, TEXT -> new ColumnType(unitType, null);
-                case INSTANT -> new ColumnType(DataType.TimestampMillisecond, null);
+                case INSTANT -> new ColumnType(unitType, null);
                 default -> throw new MappingException(table, column, "the time index field holds a "
                         + kindName(kind) + "; it must be an integer in timestamp.unit or an ISO-8601 string", null);
             };

@@ -1188,7 +1188,6 @@ class SecondTesterProbesTest {
      * TIMESTAMP_MILLISECOND") and the task fails naming the record (or dead-letters it); on a table the Struct
      * creates, the time index silently becomes milliseconds despite timestamp.unit=ns.
      */
-    @Disabled("BUG: timestamp.unit is ignored for a Connect Timestamp timestamp.field; mixed with numbers it is refused")
     @Test
     void aConnectTimestampFieldFollowsTimestampUnitNanoseconds() throws Exception {
         start(Dlq.NONE, GreptimeSinkConfig.TS_FIELD, "at", GreptimeSinkConfig.TS_UNIT, "ns");
