@@ -464,8 +464,9 @@ public final class SinkSession {
         if (fatal == null) {
             String table = members.isEmpty() || members.get(0).row == null ? "?" : members.get(0).row.schema().tableName();
             fatal = new ConnectException("GreptimeDB refused the task's writes (table " + table + ") for a reason no"
-                    + " record causes: " + message + ". Check greptimedb.database, username and password; no record"
-                    + " was dead-lettered and the offsets of the unwritten records are not committed");
+                    + " record causes: " + message + ". Check greptimedb.database, username, password and"
+                    + " table.hints; no record was dead-lettered and the offsets of the unwritten records are not"
+                    + " committed");
             LOG.error("GreptimeDB sink: {}", fatal.getMessage());
         }
     }

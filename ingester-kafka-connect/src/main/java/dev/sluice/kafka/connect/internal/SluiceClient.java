@@ -230,7 +230,7 @@ public final class SluiceClient implements AutoCloseable {
 
     /**
      * Whether a failure comes from the task's settings rather than from the rows: authentication, access
-     * rights, a missing database. GreptimeDB answers a missing database on a row insert with 1004
+     * rights, a missing database, a table option (table.hints) the server cannot parse. GreptimeDB answers a missing database on a row insert with 1004
      * InvalidArguments ("Failed to find schema, schema info: ...", PROTOCOL.md "Verified answers"), the code of
      * a bad row, so only its message tells it apart; DoPut answers a wrong password or unknown user with
      * UNAUTHENTICATED and no code trailer.
@@ -246,7 +246,10 @@ public final class SluiceClient implements AutoCloseable {
                      InvalidAuthHeader, AccessDenied, PermissionDenied, DatabaseNotFound:
                     return true;
                 case InvalidArguments:
-                    return err.message() != null && err.message().contains("Failed to find schema");
+                    // A missing database, or a table option from table.hints the server cannot parse (it refuses
+                    // every write creating the table: "Failed to parse table option, key: ttl, value: ...").
+                    return err.message() != null && (err.message().contains("Failed to find schema")
+                            || err.message().contains("Failed to parse table option"));
                 default:
                     return false;
             }

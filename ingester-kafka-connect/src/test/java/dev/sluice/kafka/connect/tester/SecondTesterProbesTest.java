@@ -1836,6 +1836,31 @@ class SecondTesterProbesTest {
      * The server restarting (every connection dropped) while batches are in flight: commits never run ahead of the
      * stored rows, and everything is stored once it is back.
      */
+    /**
+     * Drops every connection and listens again on the same port; the rebind is retried (the old listening socket
+     * may take a moment to go away on a loaded machine).
+     */
+    private void restartServer() {
+        server.stop();
+        long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try {
+                server.resume();
+                return;
+            } catch (java.io.UncheckedIOException e) {
+                if (System.nanoTime() > until) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError(ie);
+                }
+            }
+        }
+    }
+
     @Test
     void aServerRestartWithBatchesInFlightLosesNothingAndNeverCommitsAhead() throws Exception {
         Ctx ctx = start(Dlq.NONE, GreptimeSinkConfig.BATCH_ROWS, "5", GreptimeSinkConfig.RETRY_ATTEMPTS, "50",
@@ -1847,7 +1872,7 @@ class SecondTesterProbesTest {
         }
         driveUntilCommitted(ctx, log, log, 120, WAIT, round -> {
             if (round == 1 || round == 3) {
-                server.restart();
+                restartServer();
             }
             if (round == 5) {
                 server.faults().latency(Duration.ZERO);
@@ -2339,8 +2364,10 @@ class SecondTesterProbesTest {
             }
             task = null;
             server.faults().reset();
-            await("every thread the " + path + " task started ended", () -> {
-                List<String> left = new ArrayList<>();
+            List<String> left = new ArrayList<>();
+            long until = System.nanoTime() + WAIT.toNanos();
+            do {
+                left.clear();
                 for (Thread t : Thread.getAllStackTraces().keySet()) {
                     String n = t.getName();
                     if (t.isAlive() && !before.contains(t) && !n.startsWith("testkit-")
@@ -2349,8 +2376,488 @@ class SecondTesterProbesTest {
                         left.add(n);
                     }
                 }
-                return left.isEmpty();
-            });
+                if (!left.isEmpty()) {
+                    Thread.sleep(20);
+                }
+            } while (!left.isEmpty() && System.nanoTime() < until);
+            assertEquals(List.of(), left, "threads the " + path + " task started, alive " + WAIT + " after stop()");
+        }
+    }
+
+    /**
+     * Everything at once over eight partitions of two topics: poison records (every 23rd offset, text into the
+     * Float64 column), bursts of retryable failures outliving retry.max.attempts=2 (RetriableException with
+     * rewinds), and rebalances (preCommit, close, open, redelivery from the committed offset). Every rewind and
+     * every committed offset is backed by records stored or dead-lettered; in the end exactly the poison records
+     * are in the DLQ and all others are stored.
+     */
+    @Test
+    void poisonRewindsAndRebalancesTogetherKeepEveryCommitBackedAndDeadLetterOnlyThePoison() throws Exception {
+        List<TopicPartition> all = new ArrayList<>();
+        for (String t : List.of("xa", "xb")) {
+            for (int p = 0; p < 4; p++) {
+                all.add(new TopicPartition(t, p));
+            }
+        }
+        Ctx ctx = startOn(all, Dlq.OK, GreptimeSinkConfig.BATCH_ROWS, "11", GreptimeSinkConfig.IN_FLIGHT, "3",
+                GreptimeSinkConfig.RETRY_ATTEMPTS, "2", GreptimeSinkConfig.RETRY_DELIVERY, "2000",
+                GreptimeSinkConfig.FLUSH_TIMEOUT, "200", GreptimeSinkConfig.REDELIVERY_BACKOFF, "0",
+                GreptimeSinkConfig.COLUMN_TYPES, "cpu:Float64");
+        final int perPartition = 70;
+        Map<TopicPartition, Long> position = new HashMap<>();
+        Map<TopicPartition, Long> committedOffsets = new HashMap<>();
+        for (TopicPartition tp : all) {
+            position.put(tp, 0L);
+        }
+        Random rnd = new Random(2323);
+        List<SinkRecord> retry = null;
+        int retriables = 0;
+        int rebalances = 0;
+        long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+        boolean done = false;
+        int round = 0;
+        while (!done) {
+            assertTrue(System.nanoTime() < deadline, "not all committed in time: " + committedOffsets);
+            round++;
+            if (round % 12 == 0 && round < 150) {
+                server.faults().failNext(5, StatusCode.StorageUnavailable, "probe2: burst");
+            }
+            List<SinkRecord> batch;
+            if (retry != null) {
+                batch = retry;
+            } else {
+                batch = new ArrayList<>();
+                for (int i = 0; i < rnd.nextInt(30); i++) {
+                    TopicPartition tp = all.get(rnd.nextInt(all.size()));
+                    long o = position.get(tp);
+                    if (o < perPartition) {
+                        batch.add(metric(tp, o, o % 23 == 5 ? (Object) "poison" : (Object) (o * 0.5)));
+                        position.put(tp, o + 1);
+                    }
+                }
+            }
+            try {
+                task.put(new ArrayList<>(batch));
+                retry = null;
+                if (round % 2 == 0) {
+                    Map<TopicPartition, OffsetAndMetadata> current = new HashMap<>();
+                    for (TopicPartition tp : all) {
+                        current.put(tp, new OffsetAndMetadata(position.get(tp)));
+                    }
+                    for (Map.Entry<TopicPartition, OffsetAndMetadata> e : task.preCommit(current).entrySet()) {
+                        checkCovered(e.getKey(), e.getValue().offset(), "preCommit", ctx);
+                        committedOffsets.put(e.getKey(), e.getValue().offset());
+                    }
+                }
+            } catch (RetriableException e) {
+                retriables++;
+                if (retry == null) {
+                    retry = batch;
+                }
+                for (Map.Entry<TopicPartition, Long> rw : ctx.rewinds.entrySet()) {
+                    checkCovered(rw.getKey(), rw.getValue(), "rewind", ctx);
+                    position.put(rw.getKey(), Math.min(position.get(rw.getKey()), rw.getValue()));
+                }
+                ctx.rewinds.clear();
+            }
+            if (retry == null && round % 13 == 0 && round < 150) {
+                List<TopicPartition> revoke = new ArrayList<>(all);
+                Collections.shuffle(revoke, rnd);
+                revoke = revoke.subList(0, 3);
+                Map<TopicPartition, OffsetAndMetadata> current = new HashMap<>();
+                for (TopicPartition tp : revoke) {
+                    current.put(tp, new OffsetAndMetadata(position.get(tp)));
+                }
+                try {
+                    for (Map.Entry<TopicPartition, OffsetAndMetadata> e : task.preCommit(current).entrySet()) {
+                        checkCovered(e.getKey(), e.getValue().offset(), "preCommit before close", ctx);
+                        committedOffsets.put(e.getKey(), e.getValue().offset());
+                    }
+                    task.close(revoke);
+                } catch (RetriableException acceptable) {
+                    // the next owner redelivers from the committed offset
+                }
+                ctx.assignment.removeAll(revoke);
+                ctx.rewinds.keySet().removeAll(revoke);
+                for (TopicPartition tp : revoke) {
+                    position.put(tp, committedOffsets.getOrDefault(tp, 0L));
+                }
+                ctx.assignment.addAll(revoke);
+                task.open(revoke);
+                rebalances++;
+            }
+            done = retry == null;
+            for (TopicPartition tp : all) {
+                done &= committedOffsets.getOrDefault(tp, 0L) == perPartition;
+            }
+        }
+        assertTrue(retriables > 0 && rebalances > 3, "retriables " + retriables + ", rebalances " + rebalances);
+        Set<String> dead = new HashSet<>();
+        for (SinkRecord r : List.copyOf(ctx.dlq)) {
+            dead.add(host(new TopicPartition(r.topic(), r.kafkaPartition()), r.kafkaOffset()));
+        }
+        for (TopicPartition tp : all) {
+            Set<String> stored = storedHosts(tp.topic());
+            for (long o = 0; o < perPartition; o++) {
+                boolean poison = o % 23 == 5;
+                assertEquals(poison, dead.contains(host(tp, o)), "DLQ holds " + host(tp, o) + ": " + poison);
+                assertEquals(!poison, stored.contains(host(tp, o)), "stored " + host(tp, o) + ": " + !poison);
+            }
+        }
+    }
+
+    /**
+     * Docs vs behaviour, retry.max.attempts (default 5, "the first included"): with the server failing every
+     * request retryably and the other retry settings at their defaults, one single-row batch is tried exactly five
+     * times before the task gives up with RetriableException.
+     */
+    @Test
+    void theDefaultRetryMaxAttemptsIsFiveTriesPerRequest() throws Exception {
+        Ctx ctx = new Ctx(Dlq.NONE);
+        task = new GreptimeSinkTask();
+        task.initialize(ctx);
+        task.start(new HashMap<>(Map.of(GreptimeSinkConfig.ENDPOINTS, server.endpoint(), GreptimeSinkConfig.TAGS,
+                "host", GreptimeSinkConfig.FLUSH_TIMEOUT, "500")));
+        ctx.assignment.add(P0);
+        task.open(List.of(P0));
+        task.put(List.of(metric(P0, 0, 1.0)));
+        awaitCommitted(P0, 1);
+        long before = server.faults().injectedCount();
+        server.faults().failNext(1_000, StatusCode.StorageUnavailable, "probe2: down");
+        task.put(List.of(metric(P0, 1, 2.0)));
+        RetriableException seen = null;
+        long until = System.nanoTime() + WAIT.toNanos();
+        while (seen == null && System.nanoTime() < until) {
+            try {
+                commit(P0);
+                task.put(List.of());
+            } catch (RetriableException e) {
+                seen = e;
+            }
+            Thread.sleep(20);
+        }
+        assertNotNull(seen, "the attempts ran out");
+        assertEquals(5, server.faults().injectedCount() - before, "requests tried for one batch");
+    }
+
+    /**
+     * Docs vs behaviour, batch.linger.ms (default 200 ms): a lone record is sent on its own after the linger,
+     * without any preCommit/flush asking for it.
+     */
+    @Test
+    void aLoneRecordIsSentAfterTheDefaultLingerWithoutAFlush() throws Exception {
+        Ctx ctx = new Ctx(Dlq.NONE);
+        task = new GreptimeSinkTask();
+        task.initialize(ctx);
+        task.start(new HashMap<>(Map.of(GreptimeSinkConfig.ENDPOINTS, server.endpoint(), GreptimeSinkConfig.TAGS,
+                "host")));
+        ctx.assignment.add(P0);
+        task.open(List.of(P0));
+        task.put(List.of(metric(P0, 0, 1.0)));
+        await("the record stored without a flush", () -> server.tables().contains(TOPIC)
+                && server.rowCount(TOPIC) == 1);
+    }
+
+    /**
+     * A new table, the earliest record's (cpu = 1.5) request failing retryably once, a later record with cpu text
+     * in the same put: the earliest record still decides (README), so cpu is Float64 and the text record goes to
+     * the DLQ, even though the text row's batch could have reached the server first.
+     */
+    @Test
+    void theEarliestRecordDecidesANewColumnsTypeEvenWhenItsRequestIsRetried() throws Exception {
+        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.RETRY_ATTEMPTS, "10", GreptimeSinkConfig.IN_FLIGHT, "4");
+        server.faults().failNext(1, StatusCode.StorageUnavailable, "probe2: first write busy");
+        task.put(List.of(metric(P0, 0, 1.5), metric(P0, 1, "text"), metric(P0, 2, 2.5)));
+        awaitCommitted(P0, 3);
+        assertEquals(DataType.Float64, typeOf(server.schema(TOPIC), "cpu"));
+        assertEquals(List.of(1L), ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList());
+        assertEquals(Set.of(host(P0, 0), host(P0, 2)), storedHosts(TOPIC));
+    }
+
+    /**
+     * Row X = A in a batch refused because of a poison record (the sink splits it and sends the good records
+     * again), row X = B (same tag and time index) in a later batch of the same partition that is stored first.
+     * Expected: X ends as B, the later record (last write wins in Kafka's order). A sink that resends the split
+     * batch's good records after later batches were stored leaves A.
+     */
+    @Test
+    void resendingTheGoodRecordsOfARefusedBatchDoesNotOverwriteALaterRecordOfTheSameRow() throws Exception {
+        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.BATCH_ROWS, "3", GreptimeSinkConfig.IN_FLIGHT, "4",
+                GreptimeSinkConfig.LINGER, "60000");
+        task.put(List.of(metric(P1, 0, 0.0)));
+        awaitCommitted(P1, 1);
+        Map<String, Object> a = new HashMap<>(Map.of("host", "x", "cpu", 1.0));
+        Map<String, Object> b = new HashMap<>(Map.of("host", "x", "cpu", 2.0));
+        task.put(List.of(
+                new SinkRecord(TOPIC, 0, null, null, null, a, 0, T0, TimestampType.CREATE_TIME),
+                metric(P0, 1, "poison"),
+                metric(P0, 2, 3.0),
+                new SinkRecord(TOPIC, 0, null, null, null, b, 3, T0, TimestampType.CREATE_TIME),
+                metric(P0, 4, 4.0),
+                metric(P0, 5, 5.0)));
+        awaitCommitted(P0, 6);
+        assertEquals(List.of(1L), ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList());
+        assertEquals(2.0, rowsByHost(TOPIC).get("x").get("cpu"), "the later record of the row wins");
+    }
+
+    /**
+     * Logical types and bytes inside a nested Struct (a Json column): the JSON text is valid and keeps the decimal's
+     * exact value, the timestamp (epoch milliseconds or ISO-8601 text) and the bytes (as some text or array).
+     */
+    @Test
+    void logicalTypesInsideANestedStructBecomeValidJsonWithTheirValues() throws Exception {
+        Schema inner = SchemaBuilder.struct().name("in").field("price", Decimal.schema(2))
+                .field("at", Timestamp.SCHEMA).field("raw", Schema.BYTES_SCHEMA)
+                .field("day", Date.SCHEMA).build();
+        Schema schema = SchemaBuilder.struct().field("host", Schema.STRING_SCHEMA).field("detail", inner).build();
+        java.util.Date day = new java.util.Date(java.time.LocalDate.of(2024, 2, 29).toEpochDay() * 86_400_000L);
+        Struct s = new Struct(schema).put("host", "h").put("detail", new Struct(inner)
+                .put("price", new BigDecimal("12345678901234567.89")).put("at", new java.util.Date(T0))
+                .put("raw", new byte[] {1, 2, (byte) 255}).put("day", day));
+        start(Dlq.NONE);
+        task.put(List.of(new SinkRecord(TOPIC, 0, null, null, schema, s, 0, T0, TimestampType.CREATE_TIME)));
+        awaitCommitted(P0, 1);
+        assertEquals(DataType.Json, typeOf(server.schema(TOPIC), "detail"));
+        String text = String.valueOf(server.rows(TOPIC).get(0).get("detail"));
+        JsonNode n = new ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .readTree(text);
+        assertEquals(0, new BigDecimal("12345678901234567.89").compareTo(n.get("price").decimalValue()),
+                "exact decimal in " + text);
+        JsonNode at = n.get("at");
+        assertTrue(at.asLong() == T0 || at.asText().startsWith(java.time.Instant.ofEpochMilli(T0).toString()
+                .substring(0, 19)), "timestamp in " + text);
+        assertNotNull(n.get("raw"), "bytes kept in " + text);
+        assertNotNull(n.get("day"), "date kept in " + text);
+    }
+
+    /**
+     * Bulk path, a record larger than the server's message limit (64 KiB): it can never be written, so it goes to
+     * the DLQ alone and the others are stored and committed (as on the regular path), rather than being retried
+     * forever.
+     */
+    @Test
+    void onTheBulkPathARecordTooLargeGoesToTheDlq() throws Exception {
+        server.close();
+        server = GreptimeTestServer.builder().maxMessageBytes(64 * 1024).start();
+        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.WRITE_PATH, "bulk", GreptimeSinkConfig.RETRY_ATTEMPTS, "2",
+                GreptimeSinkConfig.RETRY_DELIVERY, "1000", GreptimeSinkConfig.FLUSH_TIMEOUT, "300",
+                GreptimeSinkConfig.REDELIVERY_BACKOFF, "0");
+        Map<String, Object> first = metricValue(P0, 0, 0.0);
+        first.put("blob", "small");
+        task.put(List.of(rec(P0, 0, first)));
+        awaitCommitted(P0, 1);
+        List<SinkRecord> log = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            Map<String, Object> v = metricValue(P0, i, 1.0 * i);
+            v.put("blob", i == 3 ? "x".repeat(200 * 1024) : "small");
+            log.add(rec(P0, i, v));
+        }
+        driveUntilCommitted(ctx, log, 6, Duration.ofSeconds(30));
+        assertEquals(List.of(3L), ctx.dlq.stream().map(SinkRecord::kafkaOffset).distinct().toList());
+        Set<String> stored = storedHosts(TOPIC);
+        for (int i = 0; i <= 5; i++) {
+            assertEquals(i != 3, stored.contains(host(P0, i)), "record " + i);
+        }
+    }
+
+    /**
+     * delete.enabled with field-based table names (table.name.field=tbl): a tombstone has no value to take the
+     * table from. Its key holds tbl, the tag and ts: the row in that table is deleted, or the tombstone goes to the
+     * DLQ (it cannot be routed); it is never committed as done while the row silently stays.
+     */
+    @Test
+    void aTombstoneWithFieldRoutedTablesDeletesInTheKeysTableOrIsDeadLettered() throws Exception {
+        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.DELETES, "true", GreptimeSinkConfig.TABLE_FIELD, "tbl");
+        Map<String, Object> v = new HashMap<>(Map.of("tbl", "routed", "host", "a", "cpu", 1.0));
+        task.put(List.of(rec(P0, 0, v)));
+        awaitCommitted(P0, 1);
+        Map<String, Object> key = new HashMap<>(Map.of("tbl", "routed", "host", "a", "ts", T0));
+        task.put(List.of(new SinkRecord(TOPIC, 0, null, key, null, null, 1, T0 + 1, TimestampType.CREATE_TIME)));
+        awaitCommitted(P0, 2);
+        boolean dlq = ctx.dlq.stream().anyMatch(r -> r.kafkaOffset() == 1);
+        assertTrue(dlq || server.rowCount("routed") == 0,
+                "tombstone committed but row still in 'routed'; tables " + server.tables());
+        assertFalse(server.tables().contains(TOPIC) && server.rowCount(TOPIC) > 0, "nothing written to the topic table");
+    }
+
+    /**
+     * column.types overrides of schemaless values, from the documented list: an integer into UInt32, a fraction
+     * into Float32 and into Decimal128(10,2), an integer into TimestampMicrosecond (a non-time-index column), text
+     * into Json. Each column has the override's type and the value converted.
+     */
+    @Test
+    void columnTypesOverridesConvertSchemalessValuesToTheDocumentedTypes() throws Exception {
+        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.COLUMN_TYPES,
+                "n:UInt32,f:Float32,d:Decimal128(10,2),seen:TimestampMicrosecond,doc:Json");
+        Map<String, Object> v = metricValue(P0, 0, 1.0);
+        v.put("n", 5L);
+        v.put("f", 0.5);
+        v.put("d", 1.25);
+        v.put("seen", 123L);
+        v.put("doc", "{\"k\":[1,2]}");
+        task.put(List.of(rec(P0, 0, v)));
+        awaitCommitted(P0, 1);
+        assertEquals(List.of(), ctx.dlqErrors.stream().map(Throwable::getMessage).toList());
+        TableSchema ts = server.schema(TOPIC);
+        assertEquals(DataType.UInt32, typeOf(ts, "n"));
+        assertEquals(DataType.Float32, typeOf(ts, "f"));
+        assertEquals(DataType.Decimal128, typeOf(ts, "d"));
+        assertEquals(new dev.sluice.data.DecimalType(10, 2), ts.column(ts.indexOf("d")).decimalType());
+        assertEquals(DataType.TimestampMicrosecond, typeOf(ts, "seen"));
+        assertEquals(DataType.Json, typeOf(ts, "doc"));
+        Map<String, Object> row = server.rows(TOPIC).get(0);
+        assertEquals(5L, ((Number) row.get("n")).longValue());
+        assertEquals(0.5f, ((Number) row.get("f")).floatValue());
+        assertEquals(0, new BigDecimal("1.25").compareTo((BigDecimal) row.get("d")));
+        assertEquals(123L, ((Number) row.get("seen")).longValue());
+        assertEquals(2, new ObjectMapper().readTree(String.valueOf(row.get("doc"))).get("k").get(1).asInt());
+    }
+
+    /**
+     * Values that do not fit an overridden narrow type (README: "a value that does not fit its column" goes to the
+     * DLQ at once): 300 into Int8, -1 into UInt32, 5,000,000,000 into UInt32, 1e40 into Float32. None is stored
+     * wrapped or saturated; each goes to the DLQ naming its column, and the fitting record is stored.
+     */
+    @Test
+    void valuesOverflowingAnOverriddenNarrowTypeGoToTheDlqInsteadOfWrapping() throws Exception {
+        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.COLUMN_TYPES, "i8:Int8,u32:UInt32,f32:Float32");
+        Object[][] cases = {{"i8", 300L}, {"u32", -1L}, {"u32", 5_000_000_000L}, {"f32", 1e40}};
+        List<SinkRecord> recs = new ArrayList<>();
+        Map<String, Object> fits = metricValue(P0, 0, 1.0);
+        fits.put("i8", 7L);
+        fits.put("u32", 7L);
+        fits.put("f32", 0.25);
+        recs.add(rec(P0, 0, fits));
+        for (int i = 0; i < cases.length; i++) {
+            Map<String, Object> v = metricValue(P0, i + 1, 1.0);
+            v.put((String) cases[i][0], cases[i][1]);
+            recs.add(rec(P0, i + 1, v));
+        }
+        task.put(recs);
+        awaitCommitted(P0, cases.length + 1);
+        Map<String, Map<String, Object>> rows = rowsByHost(TOPIC);
+        for (int i = 0; i < cases.length; i++) {
+            Map<String, Object> row = rows.get(host(P0, i + 1));
+            assertNull(row, cases[i][0] + "=" + cases[i][1] + " stored as " + row);
+        }
+        assertEquals(List.of(1L, 2L, 3L, 4L), ctx.dlq.stream().map(SinkRecord::kafkaOffset).sorted().toList());
+        for (int i = 0; i < cases.length; i++) {
+            String msg = ctx.dlqErrors.get(i).getMessage();
+            assertTrue(msg.contains("column="), "names the column: " + msg);
+        }
+        assertEquals(7L, ((Number) rows.get(host(P0, 0)).get("i8")).longValue());
+    }
+
+    /**
+     * A configuration mistake in table.hints (ttl=notaduration, which GreptimeDB refuses on every write that
+     * creates the table): like a wrong password, this is not a property of any record. Expected: the connector's
+     * validation refuses it, or the task fails; no record is dead-lettered and committed. Observed: validation
+     * accepts it, and both records go to the DLQ with "GreptimeDB refused the row: Failed to parse table option,
+     * key: ttl, value: notaduration (code 1004)" and offset 2 is committed, without any failure: a typo in a hint
+     * drains the topic into the DLQ.
+     */
+    @Test
+    void anInvalidTableHintNeverDeadLettersEveryRecord() throws Exception {
+        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.HINTS, "ttl=notaduration", GreptimeSinkConfig.RETRY_ATTEMPTS, "2",
+                GreptimeSinkConfig.RETRY_DELIVERY, "500", GreptimeSinkConfig.FLUSH_TIMEOUT, "500");
+        RuntimeException failure = null;
+        long maxCommitted = 0;
+        try {
+            task.put(List.of(metric(P0, 0, 1.0), metric(P0, 1, 2.0)));
+            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (System.nanoTime() < until) {
+                Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
+                if (c.containsKey(P0)) {
+                    maxCommitted = Math.max(maxCommitted, c.get(P0).offset());
+                }
+                task.put(List.of());
+                Thread.sleep(20);
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        boolean stored = server.tables().contains(TOPIC) && server.rowCount(TOPIC) == 2;
+        assertTrue(stored || ctx.dlq.isEmpty(), "dead-lettered with " + ctx.dlqErrors + " (committed " + maxCommitted
+                + ", failure " + failure + ")");
+        assertTrue(stored || maxCommitted == 0, "committed " + maxCommitted + " with nothing stored");
+    }
+
+    /** Bulk path with a wrong password: no record dead-lettered or committed (as on the regular path). */
+    @Test
+    void onTheBulkPathAWrongPasswordNeverDeadLettersOrCommits() throws Exception {
+        server.close();
+        server = GreptimeTestServer.builder().user("ingest", "right").start();
+        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.WRITE_PATH, "bulk", GreptimeSinkConfig.USERNAME, "ingest",
+                GreptimeSinkConfig.PASSWORD, "wrong", GreptimeSinkConfig.RETRY_ATTEMPTS, "2",
+                GreptimeSinkConfig.RETRY_DELIVERY, "500", GreptimeSinkConfig.FLUSH_TIMEOUT, "500");
+        long maxCommitted = 0;
+        RuntimeException failure = null;
+        try {
+            task.put(List.of(metric(P0, 0, 1.0), metric(P0, 1, 2.0)));
+            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (System.nanoTime() < until) {
+                Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
+                if (c.containsKey(P0)) {
+                    maxCommitted = Math.max(maxCommitted, c.get(P0).offset());
+                }
+                task.put(List.of());
+                Thread.sleep(20);
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        assertEquals(List.of(), ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList(),
+                "dead-lettered with " + ctx.dlqErrors + " (failure " + failure + ")");
+        assertEquals(0, maxCommitted);
+    }
+
+    /**
+     * close(partitions) while a dead-letter report of that partition never completes: close is bounded (about
+     * flush.timeout.ms, here 300 ms), and the partition's offset was never reported past the unreported record.
+     */
+    @Test
+    void closeWithADlqReportThatNeverCompletesIsBounded() throws Exception {
+        start(Dlq.HANGS, GreptimeSinkConfig.FLUSH_TIMEOUT, "300");
+        task.put(List.of(metric(P0, 0, 1.0)));
+        awaitCommitted(P0, 1);
+        try {
+            task.put(List.of(rec(P0, 1, "unmappable"), metric(P0, 2, 2.0)));
+            Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
+            assertTrue(!c.containsKey(P0) || c.get(P0).offset() <= 1, "offset passed the unreported record: " + c);
+        } catch (RuntimeException acceptable) {
+            // failing the task is fine too
+        }
+        long t0 = System.nanoTime();
+        try {
+            task.close(List.of(P0));
+        } catch (RuntimeException acceptable) {
+            // close may report the unsettled record
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 20_000, "close took " + ms + " ms with flush.timeout.ms=300");
+    }
+
+    /**
+     * ISO-8601 texts with an offset and with a fraction (README: "an ISO-8601 instant text"): each is the instant
+     * it names, converted to UTC milliseconds.
+     */
+    @Test
+    void isoTimestampsWithOffsetsAndFractionsNameTheirInstant() throws Exception {
+        start(Dlq.NONE, GreptimeSinkConfig.TS_FIELD, "at");
+        String[] texts = {"2024-03-01T12:00:00+02:00", "2024-03-01T10:00:00.5Z", "2024-03-01T05:30:00-04:30"};
+        long[] expected = {1_709_287_200_000L, 1_709_287_200_500L, 1_709_287_200_000L};
+        List<SinkRecord> recs = new ArrayList<>();
+        for (int i = 0; i < texts.length; i++) {
+            Map<String, Object> v = metricValue(P0, i, 1.0);
+            v.put("at", texts[i]);
+            recs.add(rec(P0, i, v));
+        }
+        task.put(recs);
+        awaitCommitted(P0, texts.length);
+        Map<String, Map<String, Object>> rows = rowsByHost(TOPIC);
+        for (int i = 0; i < texts.length; i++) {
+            assertEquals(expected[i], rows.get(host(P0, i)).get("at"), texts[i]);
         }
     }
 }
