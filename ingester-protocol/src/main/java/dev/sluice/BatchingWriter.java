@@ -122,9 +122,32 @@ public interface BatchingWriter extends AutoCloseable {
      * @param bufferTimeout longest wait for buffer room (default 10 s)
      * @param path regular (default) or bulk
      * @param context hints and compression of every batch
+     * @param orderedPerTable regular path: at most one batch of a table in flight at a time (default false),
+     *     so the server receives a table's batches in the order they were sealed, retries included: a batch
+     *     retried by the client can never land after a later batch of its table, and with last-write-wins
+     *     tables the later write of a row stays. Costs a table's concurrency (other tables still overlap).
+     *     The bulk path keeps order per stream (one per table schema) by itself and ignores this.
      */
     record Config(int maxBatchRows, long maxBatchBytes, Duration flushInterval, int maxInFlightBatches,
-                  long maxBufferedRows, Duration bufferTimeout, Path path, Context context) {
+                  long maxBufferedRows, Duration bufferTimeout, Path path, Context context, boolean orderedPerTable) {
+        /**
+         * Creates settings without per-table ordering.
+         *
+         * @param maxBatchRows rows that make a batch full
+         * @param maxBatchBytes approximate bytes that make a batch full
+         * @param flushInterval longest time a row waits in a batch before it is sent
+         * @param maxInFlightBatches batches sent and not yet answered
+         * @param maxBufferedRows rows buffered or in flight before writers wait
+         * @param bufferTimeout longest wait for buffer room
+         * @param path regular or bulk
+         * @param context hints and compression of every batch
+         */
+        public Config(int maxBatchRows, long maxBatchBytes, Duration flushInterval, int maxInFlightBatches,
+                      long maxBufferedRows, Duration bufferTimeout, Path path, Context context) {
+            this(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, maxBufferedRows, bufferTimeout, path,
+                    context, false);
+        }
+
         /** Checks the values. */
         public Config {
             if (maxBatchRows < 1 || maxBatchBytes < 1 || maxInFlightBatches < 1 || maxBufferedRows < maxBatchRows) {
@@ -158,7 +181,7 @@ public interface BatchingWriter extends AutoCloseable {
          */
         public Config withMaxBatchRows(int rows) {
             return new Config(rows, maxBatchBytes, flushInterval, maxInFlightBatches, Math.max(maxBufferedRows, rows),
-                    bufferTimeout, path, context);
+                    bufferTimeout, path, context, orderedPerTable);
         }
 
         /**
@@ -169,7 +192,7 @@ public interface BatchingWriter extends AutoCloseable {
          */
         public Config withFlushInterval(Duration interval) {
             return new Config(maxBatchRows, maxBatchBytes, interval, maxInFlightBatches, maxBufferedRows, bufferTimeout,
-                    path, context);
+                    path, context, orderedPerTable);
         }
 
         /**
@@ -180,7 +203,8 @@ public interface BatchingWriter extends AutoCloseable {
          * @return a new config
          */
         public Config withBuffer(long rows, Duration timeout) {
-            return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, rows, timeout, path, context);
+            return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, rows, timeout, path, context,
+                    orderedPerTable);
         }
 
         /**
@@ -191,7 +215,7 @@ public interface BatchingWriter extends AutoCloseable {
          */
         public Config withPath(Path path) {
             return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, maxBufferedRows,
-                    bufferTimeout, path, context);
+                    bufferTimeout, path, context, orderedPerTable);
         }
 
         /**
@@ -202,7 +226,18 @@ public interface BatchingWriter extends AutoCloseable {
          */
         public Config withMaxInFlightBatches(int batches) {
             return new Config(maxBatchRows, maxBatchBytes, flushInterval, batches, maxBufferedRows, bufferTimeout,
-                    path, context);
+                    path, context, orderedPerTable);
+        }
+
+        /**
+         * Copies with or without per-table ordering.
+         *
+         * @param ordered true for at most one batch of a table in flight (regular path)
+         * @return a new config
+         */
+        public Config withOrderedPerTable(boolean ordered) {
+            return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, maxBufferedRows,
+                    bufferTimeout, path, context, ordered);
         }
 
         /**
@@ -213,7 +248,7 @@ public interface BatchingWriter extends AutoCloseable {
          */
         public Config withContext(Context context) {
             return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, maxBufferedRows,
-                    bufferTimeout, path, context);
+                    bufferTimeout, path, context, orderedPerTable);
         }
     }
 }

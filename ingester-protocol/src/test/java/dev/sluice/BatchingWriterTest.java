@@ -209,6 +209,60 @@ class BatchingWriterTest {
         assertEquals(20, w.failedRows() + w.ackedRows(), "every buffered row was settled, none dropped");
     }
 
+    /**
+     * orderedPerTable: two one-row batches of the same row (same tag and time index), both sendable at once
+     * (four in flight), the first request failing retryably once. The client retries the first batch; the
+     * second must not overtake it, so the row ends with the later value (last write wins). A batch of another
+     * table is not held back by them.
+     */
+    @Test
+    void orderedPerTableARetriedBatchNeverLandsAfterALaterBatchOfItsTable() throws Exception {
+        TableSchema s = schema("ordered");
+        BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(1).withMaxInFlightBatches(4)
+                .withFlushInterval(Duration.ofMillis(20)).withOrderedPerTable(true);
+        try (BatchingWriter w = KIT.db().batchingWriter(cfg)) {
+            w.write(s, 0, 0.0, 1L).get(30, TimeUnit.SECONDS); // creates the table: the fault below hits a data write
+            KIT.server().faults().failNext(1, dev.sluice.write.StatusCode.StorageUnavailable, "busy once");
+            CompletableFuture<Void> first = w.write(s, 7, 1.0, 5L);
+            CompletableFuture<Void> second = w.write(s, 7, 2.0, 5L);
+            CompletableFuture<Void> other = w.write(schema("ordered_other"), 1, 3.0, 5L);
+            CompletableFuture.allOf(first, second, other).get(30, TimeUnit.SECONDS);
+        } finally {
+            KIT.server().faults().reset();
+        }
+        Object v = null;
+        for (java.util.Map<String, Object> r : KIT.server().rows("ordered")) {
+            if (r.get("writer") instanceof Number n && n.intValue() == 7) {
+                v = r.get("v");
+            }
+        }
+        assertEquals(2.0, v, "the later write of the row wins");
+        assertEquals(1, KIT.server().rowCount("ordered_other"));
+    }
+
+    /**
+     * A buffer full of open batches that no size limit seals (rows spread over two tables, each under a batch)
+     * is sent when a writer has to wait for room, not after the flush interval: with a 60 s interval and a 10 s
+     * buffer wait, the 150 writes all succeed and every row is stored.
+     */
+    @Test
+    void aFullBufferOfOpenBatchesIsSentRatherThanWaitingForTheFlushInterval() throws Exception {
+        BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(100)
+                .withBuffer(100, Duration.ofSeconds(10)).withFlushInterval(Duration.ofSeconds(60));
+        try (BatchingWriter w = KIT.db().batchingWriter(cfg)) {
+            List<CompletableFuture<Void>> acks = new ArrayList<>();
+            for (int i = 0; i < 150; i++) {
+                acks.add(w.write(schema(i % 2 == 0 ? "even" : "odd"), 1, 1.0, (long) i));
+            }
+            assertTrue(w.flush(Duration.ofSeconds(30)));
+            for (CompletableFuture<Void> f : acks) {
+                assertTrue(f.isDone() && !f.isCompletedExceptionally());
+            }
+        }
+        assertEquals(75, KIT.server().rowCount("even"));
+        assertEquals(75, KIT.server().rowCount("odd"));
+    }
+
     @Test
     void closeWithPendingRowsStoresThemAll() {
         BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults().withFlushInterval(Duration.ofSeconds(30)));

@@ -145,8 +145,9 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         d.define(WRITE_PATH, Type.STRING, "regular", ConfigDef.ValidString.in("regular", "bulk"), Importance.MEDIUM,
                 "How batches travel: 'regular' (row inserts; creates tables and adds columns as records need them,"
                         + " carries JSON columns and deletes) or 'bulk' (Arrow Flight, one stream per table: faster for"
-                        + " wide rows, but a table it creates does not gain columns later, and JSON columns are"
-                        + " refused).", WRITE, ++o, Width.SHORT, "Write path");
+                        + " wide rows; a record that brings a table or column new to the task is written through the"
+                        + " regular path first, which creates it; records with JSON values go to the dead-letter"
+                        + " queue, or fail the task without one).", WRITE, ++o, Width.SHORT, "Write path");
         d.define(COMPRESSION, Type.STRING, "none", ConfigDef.ValidString.in("none", "gzip", "zstd", "lz4"),
                 Importance.LOW, "Compression of requests: none, gzip or zstd (lz4 on the bulk path only).", WRITE,
                 ++o, Width.SHORT, "Compression");
@@ -208,7 +209,9 @@ public final class GreptimeSinkConfig extends AbstractConfig {
                         + " instant string. Empty: the Kafka record's timestamp becomes column " + TS_COLUMN + ".",
                 MAPPING, ++o, Width.MEDIUM, "Timestamp field");
         d.define(TS_UNIT, Type.STRING, "ms", ConfigDef.ValidString.in("s", "ms", "us", "ns"), Importance.MEDIUM,
-                "Unit of a numeric " + TS_FIELD + ", and the precision of the time index column.", MAPPING, ++o,
+                "Unit of a numeric " + TS_FIELD + ", and the precision of the time index column it fills (Connect"
+                        + " Timestamps and ISO-8601 text are converted to it; s drops fractions of a second). The"
+                        + " Kafka record timestamp fills a millisecond column.", MAPPING, ++o,
                 Width.SHORT, "Timestamp unit");
         d.define(TS_COLUMN, Type.STRING, "ts", new ConfigDef.NonEmptyString(), Importance.LOW,
                 "Column name of the time index when it comes from the Kafka record timestamp.", MAPPING, ++o,

@@ -74,6 +74,12 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     private final AtomicLong failed = new AtomicLong();
     private final LongAdder pending = new LongAdder();
     private final Map<TableSchema, BulkStreamWriter> bulkWriters = new HashMap<>();
+    /**
+     * Ordered mode ({@link Config#orderedPerTable()}, regular path): per table name with a batch holding its turn
+     * (sent or about to be), the table's later batches waiting for their turn, oldest first.
+     */
+    private final Map<String, java.util.ArrayDeque<Batch>> turns = new HashMap<>();
+    private final boolean ordered;
     private final Thread sender;
     private volatile boolean closed;
     /** Set once {@link #close()} has failed what was left: a write still inside then fails its own batch. */
@@ -88,6 +94,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         final Table table;
         final CompletableFuture<Void> future = new CompletableFuture<>();
         long bytes;
+        /** Ordered mode: this batch holds its table's turn (it may be sent); guarded by {@code turns}. */
+        boolean hasTurn;
 
         Batch(Table table) {
             this.table = table;
@@ -118,6 +126,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         this.onClose = onClose;
         this.paths = paths;
         this.config = config;
+        this.ordered = config.orderedPerTable() && config.path() == Path.Regular;
         this.timer = timer;
         this.closeTimeout = closeTimeout;
         this.buffer = new Semaphore((int) Math.min(config.maxBufferedRows(), Integer.MAX_VALUE), true);
@@ -154,6 +163,12 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         }
         // Room is usually there: take it without queueing; only a full buffer waits, in arrival order.
         boolean ok = buffer.tryAcquire(rows);
+        if (!ok) {
+            // The buffer may be full of open batches that no size limit will ever seal (rows spread over many
+            // tables, or fewer rows than a batch): send them now rather than waiting for their flush interval,
+            // so room comes back as soon as the server answers.
+            sealAll();
+        }
         try {
             ok = ok || buffer.tryAcquire(rows, config.bufferTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
@@ -325,6 +340,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                 }
                 continue;
             }
+            if (ordered && !takeTurn(first)) {
+                continue; // waits behind its table's batch in flight; sent when that one is answered
+            }
             try {
                 if (config.path() == Path.Bulk) {
                     sendBulk(first);
@@ -348,6 +366,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             if (next == null || rows + next.table.rowCount() > config.maxBatchRows() || sealed.poll() == null) {
                 break;
             }
+            if (ordered && !takeTurn(next)) {
+                continue; // a batch of a table already in this request or in flight: it waits for its turn
+            }
             group.add(next);
             rows += next.table.rowCount();
         }
@@ -366,7 +387,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             sent = paths.write(tables, WriteOp.Insert, config.context());
         } catch (RuntimeException e) {
             inFlight.release();
-            throw e;
+            // Every batch of the group fails, not only the first (the send loop knows only that one).
+            finish(group, null, new BatchWriteException("could not send the batch: " + e, null, rowsOf(group), e));
+            return;
         }
         sent.whenComplete((r, t) -> {
             inFlight.release();
@@ -380,6 +403,48 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                         rowsOf(group), err.cause()));
             }
         });
+    }
+
+    /**
+     * Ordered mode: gives a batch its table's turn, or queues it behind the table's batch holding the turn.
+     *
+     * @param b a batch taken from the sealed queue
+     * @return true when it may be sent now
+     */
+    private boolean takeTurn(Batch b) {
+        synchronized (turns) {
+            if (b.hasTurn) {
+                return true; // handed the turn by its predecessor
+            }
+            java.util.ArrayDeque<Batch> waiting = turns.get(b.table.schema().tableName());
+            if (waiting == null) {
+                turns.put(b.table.schema().tableName(), new java.util.ArrayDeque<>());
+                b.hasTurn = true;
+                return true;
+            }
+            waiting.add(b);
+            return false;
+        }
+    }
+
+    /** Ordered mode: an answered batch hands its table's turn to the next batch of the table, if one waits. */
+    private void passTurn(Batch b) {
+        Batch next;
+        synchronized (turns) {
+            if (!b.hasTurn) {
+                return;
+            }
+            b.hasTurn = false;
+            String table = b.table.schema().tableName();
+            java.util.ArrayDeque<Batch> waiting = turns.get(table);
+            next = waiting == null ? null : waiting.poll();
+            if (next == null) {
+                turns.remove(table);
+                return;
+            }
+            next.hasTurn = true;
+        }
+        sealed.add(next);
     }
 
     /** Waits (bounded) for an in-flight slot; false when none came or the sender was interrupted. */
@@ -434,6 +499,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                 continue; // already settled (close() fails what is left; a late answer changes nothing)
             }
             int rows = b.table.rowCount();
+            if (ordered) {
+                passTurn(b);
+            }
             // Counters and buffer room first: whoever waits on the future then sees them settled.
             unreserve(rows);
             if (error == null) {
@@ -503,6 +571,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     private void failLeftovers() {
         sealAll();
         sealed.clear();
+        synchronized (turns) {
+            turns.clear(); // every waiting batch is outstanding: it fails below
+        }
         List<Batch> left = new ArrayList<>(outstanding);
         if (!left.isEmpty()) {
             finish(left, null, new BatchWriteException("the batching writer closed before the batch was acknowledged",

@@ -58,6 +58,8 @@ public final class RecordMapper {
 
     private final Settings settings;
     private final Set<String> tags;
+    /** Position of each tag in {@code tag.fields}: a new table's primary key follows it. */
+    private final Map<String, Integer> tagRank;
     private final DataType unitType;
     private final Map<Schema, Map<String, Plan>> structPlans = new IdentityHashMap<>();
     private final Map<Schema, Map<String, Plan>> structKeyPlans = new IdentityHashMap<>();
@@ -72,6 +74,11 @@ public final class RecordMapper {
     public RecordMapper(Settings settings) {
         this.settings = settings;
         this.tags = Set.copyOf(settings.tags());
+        Map<String, Integer> rank = new HashMap<>();
+        for (String t : settings.tags()) {
+            rank.putIfAbsent(t, rank.size());
+        }
+        this.tagRank = Map.copyOf(rank);
         this.unitType = switch (settings.tsUnit()) {
             case "s" -> DataType.TimestampSecond;
             case "us" -> DataType.TimestampMicrosecond;
@@ -228,8 +235,7 @@ public final class RecordMapper {
             throw new MappingException(table, null, "the record schema is " + schema.type() + ", not a STRUCT", null);
         }
         TableSchema.Builder b = TableSchema.newBuilder(table);
-        List<Field> fields = new ArrayList<>();
-        boolean tsSeen = false;
+        List<Field> kept = new ArrayList<>();
         String timeField = timeField(keysOnly);
         for (Field f : schema.fields()) {
             String name = f.name();
@@ -237,6 +243,18 @@ public final class RecordMapper {
             if (name.equals(settings.tableField()) || keysOnly && !isTs && !tags.contains(name)) {
                 continue;
             }
+            kept.add(f);
+        }
+        String[] keptNames = new String[kept.size()];
+        for (int i = 0; i < keptNames.length; i++) {
+            keptNames[i] = kept.get(i).name();
+        }
+        List<Field> fields = new ArrayList<>();
+        boolean tsSeen = false;
+        for (int entry : columnOrder(keptNames)) {
+            Field f = kept.get(entry);
+            String name = f.name();
+            boolean isTs = name.equals(timeField);
             tsSeen |= isTs;
             ColumnType ct = settings.overrides().get(name);
             if (ct == null) {
@@ -292,7 +310,9 @@ public final class RecordMapper {
             }
         }
         if (Timestamp.LOGICAL_NAME.equals(logical)) {
-            return new ColumnType(DataType.TimestampMillisecond, null);
+            // The time index has timestamp.unit's precision whatever the value's form (timestamp.unit doc), so a
+            // topic mixing Connect Timestamps with numbers or ISO text keeps one column type.
+            return new ColumnType(isTs ? unitType : DataType.TimestampMillisecond, null);
         }
         if (isTs) {
             switch (s.type()) {
@@ -402,7 +422,11 @@ public final class RecordMapper {
     private Plan schemalessPlan(String table, String[] names, byte[] kinds, String timeField, boolean keyTime) {
         TableSchema.Builder b = TableSchema.newBuilder(table);
         boolean tsSeen = false;
-        for (int i = 0; i < names.length; i++) {
+        int[] order = columnOrder(names);
+        int[] columnOfEntry = new int[names.length];
+        for (int c = 0; c < order.length; c++) {
+            int i = order[c];
+            columnOfEntry[i] = c;
             String name = names[i];
             boolean isTs = name.equals(timeField);
             tsSeen |= isTs;
@@ -419,18 +443,36 @@ public final class RecordMapper {
                     : SemanticType.Field, ct.dataType(), ct.decimalType());
         }
         int recordTs = addRecordTimestamp(table, b, tsSeen);
-        int[] columnOfEntry = new int[names.length];
-        for (int i = 0; i < names.length; i++) {
-            columnOfEntry[i] = i;
-        }
         return new Plan(build(b, table), null, columnOfEntry, recordTs >= 0 ? names.length : -1);
+    }
+
+    /**
+     * Orders a record's columns: its tags first, in the order of {@code tag.fields} (GreptimeDB makes a new
+     * table's tag columns its primary key in the order the request lists them), then the other columns in the
+     * record's order.
+     *
+     * @param names the record's column names, in its order
+     * @return for each column position, the index of the name that goes there
+     */
+    private int[] columnOrder(String[] names) {
+        Integer[] order = new Integer[names.length];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        // Stable: non-tags (rank MAX) keep the record's order among themselves.
+        Arrays.sort(order, java.util.Comparator.comparingInt(i -> tagRank.getOrDefault(names[i], Integer.MAX_VALUE)));
+        int[] out = new int[order.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = order[i];
+        }
+        return out;
     }
 
     private ColumnType inferSchemaless(String table, String column, byte kind, boolean isTs) {
         if (isTs) {
             return switch (kind) {
                 case INTEGER, TEXT -> new ColumnType(unitType, null);
-                case INSTANT -> new ColumnType(DataType.TimestampMillisecond, null);
+                case INSTANT -> new ColumnType(unitType, null);
                 default -> throw new MappingException(table, column, "the time index field holds a "
                         + kindName(kind) + "; it must be an integer in timestamp.unit or an ISO-8601 string", null);
             };

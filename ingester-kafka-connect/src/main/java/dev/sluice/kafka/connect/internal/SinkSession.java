@@ -70,6 +70,14 @@ public final class SinkSession {
     private final Map<String, Map<String, TableSchema.Column>> unansweredColumns = new HashMap<>();
     /** Row schemas already checked against {@link #unansweredColumns} (identity: the mapper caches them). */
     private final Set<TableSchema> admittedSchemas = Collections.newSetFromMap(new IdentityHashMap<>());
+    /**
+     * Bulk path only, per table: the columns this session has written through the regular path, which creates
+     * the table and adds columns (the bulk path does neither, and the server silently ignores batch columns a
+     * table lacks, PROTOCOL.md "Arrow Flight DoPut").
+     */
+    private final Map<String, Map<String, TableSchema.Column>> regularColumns = new HashMap<>();
+    /** Bulk path only: row schemas whose every column is in {@link #regularColumns} (identity: cached by the mapper). */
+    private final Set<TableSchema> bulkReady = Collections.newSetFromMap(new IdentityHashMap<>());
     private Set<SinkRecord> skipOnRedelivery = Collections.emptySet();
     private boolean retryNeeded;
     private ConnectException fatal;
@@ -177,6 +185,7 @@ public final class SinkSession {
     public void put(Collection<SinkRecord> records) {
         throwIfFatal();
         settle();
+        throwIfFatal();
         if (retryNeeded) {
             rewind(records, false);
         }
@@ -207,6 +216,17 @@ public final class SinkSession {
             if (!admit(row.schema())) {
                 pe.state = State.RETRY;
                 retryNeeded = true;
+                continue;
+            }
+            if (client.bulk() && !bulkReady(row.schema())) {
+                try {
+                    client.checkPath(row.schema());
+                } catch (MappingException e) {
+                    reject(pe, e.table(), e.column(), e.getMessage(), e);
+                    continue;
+                }
+                writeThroughRegularPath(pe);
+                throwIfFatal();
                 continue;
             }
             CompletableFuture<Void> f;
@@ -268,6 +288,64 @@ public final class SinkSession {
         return true;
     }
 
+    private boolean bulkReady(TableSchema schema) {
+        if (bulkReady.contains(schema)) {
+            return true;
+        }
+        Map<String, TableSchema.Column> known = regularColumns.get(schema.tableName());
+        if (known == null) {
+            return false;
+        }
+        for (TableSchema.Column c : schema.columns()) {
+            if (!c.equals(known.get(c.name()))) {
+                return false;
+            }
+        }
+        bulkReady.add(schema);
+        return true;
+    }
+
+    /**
+     * Bulk path: writes a row that brings a table or column this session has not written yet through the
+     * regular path (or a column defined differently, which the server then refuses for the record alone), which
+     * creates the table or adds the column, instead of letting the bulk path drop the
+     * column's value silently. The writer is drained first, so the row reaches the server after the records
+     * before it. Rows of that shape then travel in bulk. Rare: once per new table or column per task.
+     */
+    private void writeThroughRegularPath(Pending pe) {
+        TableSchema schema = pe.row.schema();
+        if (!client.flush(flushTimeout)) {
+            LOG.info("GreptimeDB sink: writes were not answered within {} ms before a row bringing new columns to"
+                    + " table {}; the row will be redelivered", flushTimeout.toMillis(), schema.tableName());
+            pe.state = State.RETRY;
+            retryNeeded = true;
+            return;
+        }
+        settle();
+        Outcome o = client.writeNow(schema, List.<Object[]>of(pe.row.values()), false);
+        if (o instanceof Outcome.Stored) {
+            pe.state = State.STORED;
+            counters.stored.increment();
+            Map<String, TableSchema.Column> known = regularColumns.computeIfAbsent(schema.tableName(),
+                    t -> new HashMap<>());
+            for (TableSchema.Column c : schema.columns()) {
+                known.put(c.name(), c);
+            }
+            bulkReady.add(schema);
+        } else if (o instanceof Outcome.Misconfigured m) {
+            misconfigured(List.of(pe), m.message());
+        } else {
+            Outcome.Failed failed = (Outcome.Failed) o;
+            if (failed.retryable()) {
+                pe.state = State.RETRY;
+                retryNeeded = true;
+            } else {
+                reject(pe, schema.tableName(), columnIn(failed.message()), "GreptimeDB refused the row: "
+                        + failed.message(), null);
+            }
+        }
+    }
+
     private static boolean conflicts(Map<String, TableSchema.Column> columns, TableSchema schema) {
         for (TableSchema.Column c : schema.columns()) {
             TableSchema.Column earlier = columns.get(c.name());
@@ -300,7 +378,10 @@ public final class SinkSession {
             return;
         }
         Outcome o = client.writeNow(key.schema(), List.<Object[]>of(key.values()), true);
-        if (o instanceof Outcome.Failed failed) {
+        if (o instanceof Outcome.Misconfigured m) {
+            misconfigured(List.of(pe), m.message());
+            throwIfFatal();
+        } else if (o instanceof Outcome.Failed failed) {
             if (failed.retryable()) {
                 pe.state = State.RETRY;
                 retryNeeded = true;
@@ -346,7 +427,12 @@ public final class SinkSession {
                 counters.stored.add(members.size());
                 continue;
             }
-            Outcome.Failed o = (Outcome.Failed) client.outcomeOf(failure);
+            Outcome outcome = client.outcomeOf(failure);
+            if (outcome instanceof Outcome.Misconfigured m) {
+                misconfigured(members, m.message());
+                continue;
+            }
+            Outcome.Failed o = (Outcome.Failed) outcome;
             if (o.retryable()) {
                 LOG.warn("GreptimeDB sink: a batch of {} rows for table {} failed after the client's retries: {}",
                         members.size(), members.get(0).row.schema().tableName(), o.message());
@@ -363,6 +449,25 @@ public final class SinkSession {
             // Nothing unanswered: the next row of any table may define its columns afresh.
             unansweredColumns.clear();
             admittedSchemas.clear();
+        }
+    }
+
+    /**
+     * Fails the task for a failure no record causes (credentials, rights, a missing database): the records stay
+     * unsettled, so their offsets are never committed, and none goes to the dead-letter queue. The next put
+     * throws a {@link ConnectException}: Connect stops the task until the settings are fixed and it is restarted.
+     */
+    private void misconfigured(List<Pending> members, String message) {
+        for (Pending m : members) {
+            m.state = State.RETRY; // unsettled: holds its partition's committable offset back
+        }
+        if (fatal == null) {
+            String table = members.isEmpty() || members.get(0).row == null ? "?" : members.get(0).row.schema().tableName();
+            fatal = new ConnectException("GreptimeDB refused the task's writes (table " + table + ") for a reason no"
+                    + " record causes: " + message + ". Check greptimedb.database, username, password and"
+                    + " table.hints; no record was dead-lettered and the offsets of the unwritten records are not"
+                    + " committed");
+            LOG.error("GreptimeDB sink: {}", fatal.getMessage());
         }
     }
 
@@ -385,6 +490,10 @@ public final class SinkSession {
     }
 
     private void bisect(TableSchema schema, List<Pending> part) {
+        if (fatal != null) {
+            misconfigured(part, null); // the task fails anyway: no more requests
+            return;
+        }
         List<Object[]> rows = new ArrayList<>(part.size());
         for (Pending m : part) {
             rows.add(m.row.values());
@@ -395,6 +504,10 @@ public final class SinkSession {
                 m.state = State.STORED;
             }
             counters.stored.add(part.size());
+            return;
+        }
+        if (o instanceof Outcome.Misconfigured m) {
+            misconfigured(part, m.message());
             return;
         }
         Outcome.Failed failed = (Outcome.Failed) o;
@@ -515,8 +628,9 @@ public final class SinkSession {
         retryNeeded = false;
         counters.rewinds.increment();
         context.timeout(redeliveryBackoffMs);
-        throw new RetriableException("GreptimeDB did not acknowledge some records within the client's retries;"
-                + " rewinding " + targets + " (partition=offset) for redelivery in " + redeliveryBackoffMs + " ms");
+        throw new RetriableException((thisPut ? "the batching writer's buffer (buffer.max.rows) stayed full for"
+                + " buffer.timeout.ms while earlier writes were unanswered" : "GreptimeDB did not acknowledge some"
+                + " records within the client's retries") + "; rewinding " + targets + " (partition=offset) for redelivery in " + redeliveryBackoffMs + " ms");
     }
 
     /**

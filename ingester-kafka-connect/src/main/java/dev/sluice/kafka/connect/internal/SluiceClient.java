@@ -42,6 +42,7 @@ public final class SluiceClient implements AutoCloseable {
     private final GreptimeDB db;
     private final BatchingWriter writer;
     private final Context context;
+    private final boolean bulk;
     /** The longest a direct write can take: the delivery budget plus one call's deadline. */
     private final Duration writeBound;
 
@@ -59,6 +60,16 @@ public final class SluiceClient implements AutoCloseable {
          */
         record Failed(boolean retryable, String message) implements Outcome {
         }
+
+        /**
+         * Not written, for a reason no record causes: the task's credentials, rights or database are wrong, so
+         * every record would fail alike. Such a failure is never a record's fault: it fails the task and no
+         * record is dead-lettered or committed.
+         *
+         * @param message what the server said
+         */
+        record Misconfigured(String message) implements Outcome {
+        }
     }
 
     /** The batching writer's buffer stayed full for the configured wait. */
@@ -70,8 +81,9 @@ public final class SluiceClient implements AutoCloseable {
         }
     }
 
-    private SluiceClient(GreptimeDB db, BatchingWriter writer, Context context, Duration writeBound) {
+    private SluiceClient(GreptimeDB db, BatchingWriter writer, Context context, boolean bulk, Duration writeBound) {
         this.db = db;
+        this.bulk = bulk;
         this.writer = writer;
         this.context = context;
         this.writeBound = writeBound;
@@ -116,8 +128,11 @@ public final class SluiceClient implements AutoCloseable {
             BatchingWriter w = db.batchingWriter(new BatchingWriter.Config(cfg.getInt(GreptimeSinkConfig.BATCH_ROWS),
                     cfg.getLong(GreptimeSinkConfig.BATCH_BYTES), Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.LINGER)),
                     cfg.getInt(GreptimeSinkConfig.IN_FLIGHT), cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS),
-                    Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)), path, ctx));
-            return new SluiceClient(db, w, ctx, retry.deliveryTimeout().plus(callTimeout));
+                    Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)), path, ctx,
+                    // Kafka's order per partition must survive retries for last-write-wins: one batch of a table
+                    // in flight at a time, so a retried batch never lands after a later one of its table.
+                    true));
+            return new SluiceClient(db, w, ctx, path == BatchingWriter.Path.Bulk, retry.deliveryTimeout().plus(callTimeout));
         } catch (RuntimeException e) {
             db.shutdownNow();
             throw e;
@@ -145,6 +160,32 @@ public final class SluiceClient implements AutoCloseable {
             case "lz4" -> Compression.Lz4;
             default -> Compression.None;
         };
+    }
+
+    /** @return true when the batching writer sends batches over the bulk path (Arrow Flight) */
+    public boolean bulk() {
+        return bulk;
+    }
+
+    /**
+     * Refuses, on the bulk path, a row schema that path can never carry: JSON and Vector columns (the rule of
+     * {@code BulkStreamWriter.checkBulkWritable}, checked here per row so that the record is refused alone
+     * instead of failing its whole batch when the writer opens the table's stream).
+     *
+     * @param schema the row's schema
+     * @throws MappingException naming the table and column
+     */
+    public void checkPath(TableSchema schema) {
+        if (!bulk) {
+            return;
+        }
+        for (TableSchema.Column c : schema.columns()) {
+            if (c.dataType() == dev.sluice.data.DataType.Json || c.dataType() == dev.sluice.data.DataType.Vector) {
+                throw new MappingException(schema.tableName(), c.name(), "column " + c.name() + " is "
+                        + c.dataType() + ", which write.path=bulk cannot carry (use write.path=regular for"
+                        + " records with nested values)", null);
+            }
+        }
     }
 
     /**
@@ -175,10 +216,46 @@ public final class SluiceClient implements AutoCloseable {
     public Outcome outcomeOf(Throwable failure) {
         Throwable t = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (t instanceof BatchWriteException b && b.err() != null) {
-            return new Outcome.Failed(b.err().retryable(), describe(b.err()));
+            return failed(b.err());
         }
         // No answer from the server (transport failure, writer closed): the data may be sent again.
         return new Outcome.Failed(true, String.valueOf(t.getMessage()));
+    }
+
+    /** Classifies a failure the server answered: the task's configuration, retryable, or the data's fault. */
+    static Outcome failed(Err err) {
+        return configurationError(err) ? new Outcome.Misconfigured(describe(err))
+                : new Outcome.Failed(err.retryable(), describe(err));
+    }
+
+    /**
+     * Whether a failure comes from the task's settings rather than from the rows: authentication, access
+     * rights, a missing database, a table option (table.hints) the server cannot parse. GreptimeDB answers a missing database on a row insert with 1004
+     * InvalidArguments ("Failed to find schema, schema info: ...", PROTOCOL.md "Verified answers"), the code of
+     * a bad row, so only its message tells it apart; DoPut answers a wrong password or unknown user with
+     * UNAUTHENTICATED and no code trailer.
+     *
+     * @param err the failure
+     * @return true when no record is to blame
+     */
+    static boolean configurationError(Err err) {
+        StatusCode c = err.statusCode();
+        if (c != null) {
+            switch (c) {
+                case UserNotFound, UnsupportedPasswordType, UserPasswordMismatch, AuthHeaderNotFound,
+                     InvalidAuthHeader, AccessDenied, PermissionDenied, DatabaseNotFound:
+                    return true;
+                case InvalidArguments:
+                    // A missing database, or a table option from table.hints the server cannot parse (it refuses
+                    // every write creating the table: "Failed to parse table option, key: ttl, value: ...").
+                    return err.message() != null && (err.message().contains("Failed to find schema")
+                            || err.message().contains("Failed to parse table option"));
+                default:
+                    return false;
+            }
+        }
+        return err.code() == -1 && (err.grpcCode() == io.grpc.Status.Code.UNAUTHENTICATED
+                || err.grpcCode() == io.grpc.Status.Code.PERMISSION_DENIED);
     }
 
     private static String describe(Err err) {
@@ -208,7 +285,7 @@ public final class SluiceClient implements AutoCloseable {
             if (r.isOk() || delete && r.getErr().statusCode() == StatusCode.TableNotFound) {
                 return new Outcome.Stored(); // a delete from a table that does not exist has nothing to remove
             }
-            return new Outcome.Failed(r.getErr().retryable(), describe(r.getErr()));
+            return failed(r.getErr());
         } catch (TimeoutException e) {
             return new Outcome.Failed(true, "no answer within " + writeBound.toMillis() + " ms");
         } catch (ExecutionException e) {

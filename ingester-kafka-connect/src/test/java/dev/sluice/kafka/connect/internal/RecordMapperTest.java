@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalTime;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -149,7 +150,9 @@ class RecordMapperTest {
         Schema logical = SchemaBuilder.struct().field("t", Timestamp.SCHEMA).build();
         MappedRow r = mapper("", List.of(), "t", "s", "")
                 .map(record("m", null, new Struct(logical).put("t", new java.util.Date(TS)), logical));
-        assertEquals(DataType.TimestampMillisecond, col(r, "t").dataType());
+        // A Connect Timestamp time index follows timestamp.unit too (the column's precision), like numbers and text.
+        assertEquals(DataType.TimestampSecond, col(r, "t").dataType());
+        accepted(r);
         Schema text = SchemaBuilder.struct().field("t", Schema.STRING_SCHEMA).build();
         MappedRow iso = mapper("", List.of(), "t", "us", "")
                 .map(record("m", null, new Struct(text).put("t", "2024-01-01T00:00:00.000001Z"), text));
@@ -336,5 +339,41 @@ class RecordMapperTest {
                 .put("raw", ByteBuffer.wrap(new byte[] {1, 2})).put("doc", Map.of("k", new byte[] {3})), s));
         assertEquals(Map.of("k", "Aw=="), val(r, "doc"));
         accepted(r);
+    }
+
+    /**
+     * tag.fields is "the primary key, in this order": whatever the order of a record's fields, a Struct's or a
+     * schemaless Map's, the row lists its tags in the order of tag.fields, and the tombstone key of a delete too.
+     */
+    @Test
+    void tagColumnsFollowTheOrderOfTagFieldsWhateverTheRecordsFieldOrder() {
+        RecordMapper m = mapper("", List.of("region", "host"), "", "ms", "");
+        Schema s = SchemaBuilder.struct().field("host", Schema.STRING_SCHEMA).field("cpu", Schema.FLOAT64_SCHEMA)
+                .field("region", Schema.STRING_SCHEMA).field("mem", Schema.FLOAT64_SCHEMA).build();
+        Struct v = new Struct(s).put("host", "h1").put("cpu", 0.5).put("region", "eu").put("mem", 2.0);
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("host", "h1");
+        json.put("cpu", 0.5);
+        json.put("region", "eu");
+        json.put("mem", 2.0);
+        for (MappedRow r : List.of(m.map(record("t", null, v, s)), m.map(record("t", null, json, null)))) {
+            List<String> names = new ArrayList<>();
+            for (TableSchema.Column c : r.schema().columns()) {
+                names.add(c.name());
+            }
+            assertEquals(List.of("region", "host", "cpu", "mem", "ts"), names);
+            assertEquals("eu", val(r, "region"));
+            assertEquals("h1", val(r, "host"));
+            assertEquals(0.5, val(r, "cpu"));
+            assertEquals(2.0, val(r, "mem"));
+            accepted(r);
+        }
+        Map<String, Object> key = new LinkedHashMap<>();
+        key.put("host", "h1");
+        key.put("region", "eu");
+        MappedRow del = m.mapDelete(record("t", key, null, null));
+        assertEquals("region", del.schema().column(0).name());
+        assertEquals("host", del.schema().column(1).name());
+        assertEquals("eu", del.values()[0]);
     }
 }
