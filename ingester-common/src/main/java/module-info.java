@@ -26,6 +26,7 @@ module dev.sluice.common {
     exports dev.sluice.internal.wire to dev.sluice.protocol, dev.sluice.bulk, dev.sluice.testkit;
     exports dev.sluice.internal.compression to dev.sluice.protocol;
     exports dev.sluice.internal.error to dev.sluice.protocol, dev.sluice.bulk;
+    exports dev.sluice.internal.send to dev.sluice.protocol, dev.sluice.bulk;
     exports dev.sluice.internal.mapping to dev.sluice.protocol;
     exports dev.sluice.internal.memory to dev.sluice.protocol, dev.sluice.bulk;
     exports dev.sluice.internal.model to dev.sluice.protocol, dev.sluice.bulk;

@@ -1,31 +1,34 @@
 package dev.sluice.internal.write;
 
-import dev.sluice.write.Err;
-import dev.sluice.write.RetryPolicy;
 import dev.sluice.StreamWriteException;
 import dev.sluice.StreamWriter;
 import dev.sluice.data.Table;
-import dev.sluice.write.WriteOk;
-import dev.sluice.write.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
-import dev.sluice.metrics.MetricsSink;
+import dev.sluice.internal.send.SendEngine;
 import dev.sluice.internal.wire.GreptimeResponse;
+import dev.sluice.metrics.MetricsSink;
+import dev.sluice.write.Err;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
-import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
-import java.util.ArrayDeque;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * {@link StreamWriter} over {@code GreptimeDatabase/HandleRequests}. Writes are encoded and queued; they go out
- * as gRPC flow control allows ({@code onReady}), and the queue is bounded in bytes.
+ * {@link StreamWriter} over {@code GreptimeDatabase/HandleRequests}, on the client's {@link SendEngine}. Writes are
+ * encoded and queued; they go out as gRPC flow control allows, and the queue is bounded in bytes. The server
+ * answers the stream once, when it is completed: until then every message is kept (within the replay budget) so
+ * that a broken stream is replayed whole on a new call.
  */
 public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> {
     /**
@@ -36,49 +39,54 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     static final int MAX_STREAM_MESSAGE = 4 << 20;
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HandleRequestsStream.class);
-    private volatile ClientCall<RequestEncoder, GreptimeResponse> call;
-    private final java.util.function.Supplier<Channel> channels;
-    private final CallOptions callOptions;
+    private final SendEngine<RequestEncoder, GreptimeResponse, Part> engine;
     private final long replayBudget;
-    private final RetryPolicy policy;
-    /** Messages sent and kept for a replay, each still holding its share of the budget. Guarded by this. */
-    private final ArrayDeque<Queued> kept = new ArrayDeque<>();
-    private long keptBytes;
-    /** False once the stream could not keep every message (or replay is off): a failure is then final. */
-    private boolean keeping;
-    /** Tags a call and everything scheduled for it, so that nothing of an earlier call touches a later one. */
-    private volatile int generation;
-    private int replays;
-    private long firstFailure;
-    /** When {@link #completed()} was first called (nanoTime), 0 before: the answer's delivery deadline counts from it. */
-    private long completedAt;
-    private boolean reopening;
-    private boolean userCancelled;
     private final byte[] header;
     private final long maxQueuedBytes;
     private final long timeoutNanos;
     private final double rowsPerSecond;
     private final int maxMessageSize;
-    private final ScheduledExecutorService timer;
-    private final ArrayDeque<Queued> outbox = new ArrayDeque<>();
     private final InFlightLimiter limiter;
     private final MetricsSink metrics;
     private final long started;
-    private long sentBytes;
-
-    /** A message waiting for flow control, with its share of the client-wide budget. */
-    private record Queued(RequestEncoder encoder, InFlightLimiter.Permit permit) {
-    }
-    private final List<String> sentTables = new ArrayList<>();
     private final CompletableFuture<WriteOk> result = new CompletableFuture<>();
-    private long queuedBytes;
-    private boolean halfClosePending;
-    private boolean halfClosed;
-    private volatile StreamWriteException failure;
-    private volatile boolean finished;
-    private GreptimeResponse response;
+    /** Tables written, once per {@code write}; guarded by this. */
+    private final List<String> sentTables = new ArrayList<>();
+    /** Guarded by this. */
+    private boolean keeping;
+    private long nextId;
+    private long sentBytes;
     private long rateStart;
     private long rateRows;
+    /** The current call's answer; guarded by this. */
+    private GreptimeResponse response;
+    /** The stream's outcome once its call ended cleanly; guarded by this. */
+    private WriteOk answer;
+    private volatile boolean completing;
+    private volatile StreamWriteException failure;
+
+    /** One message of the stream, holding its share of the client-wide budget until answered or sent for good. */
+    private static final class Part extends SendEngine.Entry<RequestEncoder> {
+        private RequestEncoder encoder;
+        private final InFlightLimiter.Permit permit;
+
+        Part(long id, RequestEncoder encoder, InFlightLimiter.Permit permit) {
+            super(id, encoder.size(), 0); // the deadline counts from the first failure or from completed()
+            this.encoder = encoder;
+            this.permit = permit;
+        }
+
+        @Override
+        protected RequestEncoder payload() {
+            return encoder;
+        }
+
+        @Override
+        protected void release() {
+            encoder = null;
+            permit.release();
+        }
+    }
 
     /**
      * Opens the stream.
@@ -87,46 +95,35 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      * @param options call options (compression, hints); the deadline, if any, covers the whole stream
      * @param header the request header bytes
      * @param maxQueuedBytes encoded bytes that may wait for flow control before {@code write} blocks
-     * @param timeoutMillis how long {@code write} may block
+     * @param timeoutMillis how long {@code write} may block, and how long the answer may take after {@link #completed()}
      * @param rowsPerSecond a rate limit, or 0 for none
      * @param maxMessageSize the largest message sent
-     * @param timer bounds the wait for the final answer after {@link #completed()}
+     * @param timer bounds the wait for the final answer and schedules replays
      * @param limiter the client-wide budget queued messages count against
      * @param metrics where the outcome is reported
      * @param replayBudget bytes of sent messages kept for replaying the stream after a failure, 0 for no replay
      * @param policy how often and for how long a broken stream is reopened and replayed
      */
-    public HandleRequestsStream(java.util.function.Supplier<Channel> channels, CallOptions options, byte[] header,
+    public HandleRequestsStream(Supplier<Channel> channels, CallOptions options, byte[] header,
                                 long maxQueuedBytes, long timeoutMillis, double rowsPerSecond, int maxMessageSize,
                                 ScheduledExecutorService timer, InFlightLimiter limiter, MetricsSink metrics,
                                 long replayBudget, RetryPolicy policy) {
-        this.channels = channels;
-        this.callOptions = options;
         this.replayBudget = replayBudget;
-        this.policy = policy;
         this.keeping = replayBudget > 0 && policy.maxAttempts() > 1;
         this.metrics = metrics;
         this.started = System.nanoTime();
-        this.timer = timer;
         this.limiter = limiter;
         this.header = header;
         this.maxQueuedBytes = maxQueuedBytes;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         this.rowsPerSecond = rowsPerSecond;
         this.maxMessageSize = maxMessageSize;
-        synchronized (this) {
-            openCall(++generation);
-        }
-    }
-
-    /** Opens a call on the next endpoint for generation {@code gen}; caller holds the lock. */
-    private void openCall(int gen) {
-        ClientCall<RequestEncoder, GreptimeResponse> c = channels.get().newCall(WriteMethods.HANDLE_REQUESTS, callOptions);
-        call = c;
-        halfClosed = false;
-        response = null;
-        c.start(new Listener(gen), new Metadata());
-        c.request(1);
+        String noResend = keeping ? null : replayBudget <= 0 ? "replay is off" : "the retry policy allows no replay";
+        SendEngine.Settings<RequestEncoder> settings = new SendEngine.Settings<>(timer, policy, false, null,
+                Duration.ofMillis(timeoutMillis), null, noResend, () -> false, "message");
+        this.engine = new SendEngine<>(settings,
+                () -> channels.get().newCall(WriteMethods.HANDLE_REQUESTS, options), new Events());
+        engine.open();
     }
 
     /** Counts tables written to the stream (all unconfirmed until it completes). */
@@ -137,8 +134,8 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
 
     /** Counts stream reopenings after failures. */
     @Override
-    public synchronized int replays() {
-        return replays;
+    public int replays() {
+        return engine.reopenings();
     }
 
     @Override
@@ -151,6 +148,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         if (value == null || op == null) {
             throw new NullPointerException("value and op are required");
         }
+        checkUsable();
         value.complete();
         if (value.rowCount() == 0) {
             return this;
@@ -179,7 +177,6 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 throw e;
             }
             first = false;
-            drain();
         }
         return this;
     }
@@ -191,57 +188,35 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     /** Queues one message; {@code table} is recorded as sent (once per written table, with its first part). */
     private void enqueue(RequestEncoder encoder, InFlightLimiter.Permit permit, String table) {
         long deadline = System.nanoTime() + timeoutNanos;
-        synchronized (this) {
-            while (true) {
-                checkUsable();
-                if (queuedBytes == 0 || queuedBytes + encoder.size() <= maxQueuedBytes) {
-                    break;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new StreamWriteException("the stream's send buffer stayed full (" + queuedBytes
-                            + " bytes waiting for the server) for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms",
-                            null, List.copyOf(sentTables), null);
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(this, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new StreamWriteException("interrupted while waiting to send", null, List.copyOf(sentTables), e);
-                }
+        try {
+            if (!engine.awaitRoom(encoder.size(), maxQueuedBytes, deadline)) {
+                throw new StreamWriteException("the stream's send buffer stayed full (waiting for the server) for "
+                        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", null, unconfirmed(), null);
             }
-            if (keeping && keptBytes + queuedBytes + encoder.size() > replayBudget) {
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamWriteException("interrupted while waiting to send", null, unconfirmed(), e);
+        }
+        checkUsable();
+        Part part;
+        synchronized (this) {
+            if (keeping && engine.pendingBytes() + encoder.size() > replayBudget) {
                 LOG.warn("stream keeps {} bytes for replay and a message of {} bytes would pass its replay budget of {}"
                         + " bytes: from now on a failure of this stream is final (complete streams sooner to keep them"
-                        + " replayable)", keptBytes + queuedBytes, encoder.size(), replayBudget);
+                        + " replayable)", engine.pendingBytes(), encoder.size(), replayBudget);
                 keeping = false;
-                releaseKept();
+                engine.stopResending("the stream outgrew its replay budget of " + replayBudget + " bytes");
             }
-            outbox.add(new Queued(encoder, permit));
-            sentBytes += encoder.size();
-            queuedBytes += encoder.size();
+            part = new Part(++nextId, encoder, permit);
             if (table != null) {
                 sentTables.add(table);
             }
+            sentBytes += encoder.size();
         }
-    }
-
-    private void clearOutbox() {
-        for (Queued q : outbox) {
-            q.permit().release();
+        if (!engine.submit(part)) {
+            checkUsable();
+            throw new StreamWriteException("the stream has ended; open a new one", null, unconfirmed(), null);
         }
-        outbox.clear();
-        queuedBytes = 0;
-        releaseKept();
-    }
-
-    /** Gives back the budget of the messages kept for a replay; holds the lock. */
-    private void releaseKept() {
-        for (Queued q : kept) {
-            q.permit().release();
-        }
-        kept.clear();
-        keptBytes = 0;
     }
 
     private void checkUsable() {
@@ -249,8 +224,8 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         if (f != null) {
             throw new StreamWriteException(f.getMessage(), f.err(), f.unconfirmedTables(), f);
         }
-        if (halfClosePending) {
-            throw new StreamWriteException("the stream is completed; open a new one", null, List.copyOf(sentTables), null);
+        if (completing) {
+            throw new StreamWriteException("the stream is completed; open a new one", null, unconfirmed(), null);
         }
     }
 
@@ -277,98 +252,19 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         }
     }
 
-    private synchronized void drain() {
-        if (finished) {
-            clearOutbox();
-            return;
-        }
-        if (reopening) {
-            return; // the replay resends everything once the backoff is over
-        }
-        while (!outbox.isEmpty() && call.isReady()) {
-            Queued q = outbox.poll();
-            queuedBytes -= q.encoder().size();
-            boolean keep = keeping;
-            try {
-                call.sendMessage(q.encoder());
-            } finally {
-                if (keep) {
-                    kept.add(q);
-                    keptBytes += q.encoder().size();
-                } else {
-                    q.permit().release();
-                }
-            }
-        }
-        notifyAll();
-        if (halfClosePending && outbox.isEmpty() && !halfClosed) {
-            halfClosed = true;
-            call.halfClose();
-        }
-    }
-
     @Override
     public CompletableFuture<WriteOk> completed() {
         boolean first = false;
         synchronized (this) {
-            if (!halfClosePending && failure == null) {
-                halfClosePending = true;
-                completedAt = System.nanoTime();
+            if (!completing && failure == null) {
+                completing = true;
                 first = true;
             }
         }
-        drain();
         if (first) {
-            scheduleAnswerTimeout(generation);
+            engine.halfClose();
         }
         return result;
-    }
-
-    /**
-     * Bounds the wait for the answer of the call of generation {@code gen} once it is half-closed: the call's timeout,
-     * cut short where the delivery deadline ends first.
-     */
-    private void scheduleAnswerTimeout(int gen) {
-        long wait;
-        synchronized (this) {
-            wait = Math.max(0, Math.min(timeoutNanos, deliveryStart() + policy.deliveryTimeout().toNanos() - System.nanoTime()));
-        }
-        try {
-            timer.schedule(() -> answerTimedOut(gen), wait, TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            answerTimedOut(gen);
-        }
-    }
-
-    private void answerTimedOut(int gen) {
-        if (result.isDone()) {
-            return;
-        }
-        synchronized (this) {
-            if (gen != generation) {
-                return; // a timer of a call a replay has replaced
-            }
-            ClientCall<RequestEncoder, GreptimeResponse> unanswered = call;
-            // No answer is a deadline failure like any other: replayed (unless replay is off, as in append mode)
-            // while the delivery deadline allows, counted from completed().
-            if (!reopening && replay(Status.DEADLINE_EXCEEDED.withDescription("no answer within "
-                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms of completing the stream"), new Metadata())) {
-                unanswered.cancel("no answer in time; the stream is replayed on a new call", null);
-                return;
-            }
-            if (failure == null) {
-                failure = new StreamWriteException("no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                        + " ms of completing the stream (" + replays + " replays; not replayed again: "
-                        + (keeping ? "the delivery deadline of " + policy.deliveryTimeout().toMillis() + " ms or the"
-                        + " attempts allow no more)" : "replay is off)"), null, List.copyOf(sentTables), null);
-            }
-            finished = true;
-            if (reopening) {
-                endWithoutCall();
-                return;
-            }
-        }
-        call.cancel("no answer in time", null);
     }
 
     /** The stream's outcome, without completing it (for the client's bookkeeping). */
@@ -383,213 +279,113 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      * @param why the reason
      */
     void abort(String why) {
-        boolean live;
-        synchronized (this) {
-            if (result.isDone()) {
-                return;
-            }
-            if (failure == null) {
-                failure = new StreamWriteException(why, null, List.copyOf(sentTables), null);
-            }
-            finished = true;
-            userCancelled = true;
-            clearOutbox();
-            notifyAll();
-            live = !reopening;
-            reopening = false;
-            generation++; // retires the call's listener and any scheduled reopen
+        if (result.isDone()) {
+            return;
         }
-        result.completeExceptionally(failure);
-        if (live) {
-            call.cancel(why, null);
-        }
+        end(why, why);
     }
 
     @Override
     public void close() {
-        synchronized (this) {
-            if (halfClosePending || finished) {
-                return;
-            }
+        if (completing || result.isDone()) {
+            return;
         }
         cancel();
     }
 
     @Override
     public void cancel() {
+        end("the stream was cancelled", "cancelled by the caller");
+    }
+
+    private void end(String failureMessage, String toServer) {
         synchronized (this) {
-            if (failure == null) {
-                failure = new StreamWriteException("the stream was cancelled", null, List.copyOf(sentTables), null);
-            }
-            finished = true;
-            userCancelled = true;
-            clearOutbox();
-            notifyAll();
-            if (reopening) {
-                endWithoutCall();
-                return;
+            if (failure == null && answer == null) {
+                failure = new StreamWriteException(failureMessage, null, List.copyOf(sentTables), null);
             }
         }
-        call.cancel("cancelled by the caller", null);
+        engine.abort(toServer);
     }
 
-    /**
-     * Schedules a new call after the policy's backoff that resends every message, when the stream kept them all
-     * and the failure may pass within the policy's attempts and deadline (counted from the first failure); caller
-     * holds the lock.
-     *
-     * @return true when a replay was scheduled
-     */
-    private boolean replay(Status status, Metadata trailers) {
-        if (!keeping || userCancelled || finished && failure != null) {
-            return false;
-        }
-        Err err = GrpcErrors.fromThrowable(status.asRuntimeException(trailers), List.of());
-        if (!err.retryable()) {
-            return false;
-        }
-        long now = System.nanoTime();
-        if (replays == 0) {
-            firstFailure = now;
-        }
-        long wait = policy.backoff(replays + 2).toNanos();
-        if (replays + 1 >= policy.maxAttempts() || now + wait - deliveryStart() > policy.deliveryTimeout().toNanos()) {
-            return false;
-        }
-        int gen = ++generation; // retires the broken call's listener and timers now
-        reopening = true;
-        try {
-            timer.schedule(() -> reopen(gen), wait, TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            reopening = false;
-            return false;
-        }
-        replays++;
-        metrics.retry("stream");
-        LOG.info("stream broke ({}); replaying its {} messages on a new stream", status.getCode(), kept.size() + outbox.size());
-        return true;
+    private static List<String> distinct(List<String> tables) {
+        return tables.stream().distinct().toList();
     }
 
-    /**
-     * Where the delivery deadline counts from: the first failure, or {@link #completed()} when that came first (the
-     * answer of a completed stream is due within the deadline, however often it is replayed); caller holds the lock.
-     */
-    private long deliveryStart() {
-        if (firstFailure == 0) {
-            return completedAt != 0 ? completedAt : System.nanoTime();
-        }
-        return completedAt != 0 ? Math.min(firstFailure, completedAt) : firstFailure;
-    }
-
-    /**
-     * Ends the stream while no call is open (a replay waits on its backoff): no {@code onClose} will come, so the
-     * result is completed here; holds the lock.
-     */
-    private void endWithoutCall() {
-        reopening = false;
-        generation++; // the pending reopen finds a newer generation and does nothing
-        clearOutbox();
-        notifyAll();
-        result.completeExceptionally(failure);
-    }
-
-    /** Opens the replacement call and puts every kept message back in front of the unsent ones. */
-    private void reopen(int gen) {
-        synchronized (this) {
-            if (gen != generation || finished) {
-                return;
-            }
-            reopening = false;
-            ArrayDeque<Queued> again = new ArrayDeque<>(kept);
-            again.addAll(outbox);
-            kept.clear();
-            keptBytes = 0;
-            outbox.clear();
-            outbox.addAll(again);
-            queuedBytes = 0;
-            for (Queued q : outbox) {
-                queuedBytes += q.encoder().size();
-            }
-            halfClosed = false;
-            openCall(gen);
-            if (halfClosePending) {
-                scheduleAnswerTimeout(gen);
-            }
-        }
-        drain();
-    }
-
-    private final class Listener extends ClientCall.Listener<GreptimeResponse> {
-        private final int gen;
-
-        Listener(int gen) {
-            this.gen = gen;
-        }
-
+    /** What the engine tells the stream. */
+    private final class Events implements SendEngine.Handler<GreptimeResponse, Part> {
         @Override
-        public void onMessage(GreptimeResponse message) {
-            synchronized (HandleRequestsStream.this) {
-                if (gen == generation) {
+        public void onResponse(GreptimeResponse message, boolean fromCurrentCall) {
+            if (fromCurrentCall) {
+                synchronized (HandleRequestsStream.this) {
                     response = message;
                 }
             }
         }
 
         @Override
-        public void onReady() {
-            if (gen == generation) {
-                drain();
+        public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
+            synchronized (HandleRequestsStream.this) {
+                List<String> tables = distinct(sentTables);
+                GreptimeResponse answered = response;
+                response = null;
+                if (timeout != null) {
+                    return new SendEngine.Broken(GrpcErrors.local(Status.Code.DEADLINE_EXCEEDED, timeout, true, tables),
+                            true, null);
+                }
+                if (!status.isOk()) {
+                    Throwable cause = status.asRuntimeException(trailers);
+                    return new SendEngine.Broken(GrpcErrors.fromThrowable(cause, tables), true, cause);
+                }
+                dev.sluice.write.Result<WriteOk, Err> r = RegularWriter.toResult(answered, tables);
+                if (r.isOk()) {
+                    answer = r.getOk();
+                    return new SendEngine.Answered(true);
+                }
+                return new SendEngine.Broken(r.getErr(), true, null);
             }
         }
 
         @Override
-        public void onClose(Status status, Metadata trailers) {
-            synchronized (HandleRequestsStream.this) {
-                if (gen != generation) {
-                    return;
-                }
-                if (!status.isOk() && replay(status, trailers)) {
-                    return; // resent by reopen() after the backoff
-                }
-            }
-            List<String> tables;
-            synchronized (HandleRequestsStream.this) {
-                finished = true;
-                tables = List.copyOf(sentTables);
-                clearOutbox();
-                HandleRequestsStream.this.notifyAll();
-            }
-            if (status.isOk()) {
-                dev.sluice.write.Result<WriteOk, Err> r = RegularWriter.toResult(response, distinct(tables));
-                if (r.isOk()) {
-                    List<String> distinct = distinct(tables);
-                    metrics.rows("stream", distinct.size() == 1 ? distinct.get(0) : "multiple", r.getOk().affectedRows());
-                    metrics.bytes("stream", sentBytes);
-                    metrics.latency("stream", System.nanoTime() - started);
-                    result.complete(r.getOk());
-                    return;
-                }
-                fail(new StreamWriteException("the stream failed: " + r.getErr().message(), r.getErr(), tables, null));
-                return;
-            }
-            Err err = GrpcErrors.fromThrowable(status.asRuntimeException(trailers), distinct(tables));
+        public void failed(List<Part> parts, SendEngine.Broken broken, String notResent) {
+            Err err = broken.err();
+            List<String> tables = unconfirmed();
             metrics.failure("stream", err.code(), err.grpcCode().name());
             LOG.warn("stream failed after {} messages: {}", tables.size(), err.message());
-            fail(new StreamWriteException("the stream failed: " + err.message() + "; " + tables.size()
-                    + " messages were sent and not confirmed", err, tables, status.asRuntimeException(trailers)));
-        }
-
-        private void fail(StreamWriteException e) {
+            StreamWriteException e = new StreamWriteException("the stream failed: " + err.message()
+                    + (notResent != null ? " (" + engine.reopenings() + " replays; not replayed again: " + notResent + ")" : "")
+                    + "; " + tables.size() + " messages were sent and not confirmed", err, tables, broken.cause());
             synchronized (HandleRequestsStream.this) {
                 if (failure == null) {
                     failure = e;
                 }
             }
-            result.completeExceptionally(failure);
         }
-    }
 
-    private static List<String> distinct(List<String> tables) {
-        return tables.stream().distinct().toList();
+        @Override
+        public void resending(SendEngine.Broken broken, int entries) {
+            metrics.retry("stream");
+            LOG.info("stream broke ({}); replaying its {} messages on a new stream", broken.err().grpcCode(), entries);
+        }
+
+        @Override
+        public void finished() {
+            WriteOk ok;
+            StreamWriteException f;
+            List<String> tables;
+            synchronized (HandleRequestsStream.this) {
+                ok = answer;
+                f = failure;
+                tables = distinct(sentTables);
+            }
+            if (ok != null) {
+                metrics.rows("stream", tables.size() == 1 ? tables.get(0) : "multiple", ok.affectedRows());
+                metrics.bytes("stream", sentBytes);
+                metrics.latency("stream", System.nanoTime() - started);
+                result.complete(ok);
+                return;
+            }
+            result.completeExceptionally(f != null ? f : new StreamWriteException("the stream ended without an answer",
+                    null, tables, null));
+        }
     }
 }

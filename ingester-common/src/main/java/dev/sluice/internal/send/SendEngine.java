@@ -1,0 +1,812 @@
+package dev.sluice.internal.send;
+
+import dev.sluice.write.Err;
+import dev.sluice.write.RetryPolicy;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The one send engine under the client's streaming paths, {@code HandleRequests} streams and bulk {@code DoPut}:
+ * a flow-controlled outbox over a client-streaming gRPC call that survives the call breaking.
+ *
+ * <p>Messages ({@link Entry}) are queued and go out as gRPC flow control allows ({@code onReady}). Each stays
+ * pending until the path answers it ({@link #ack(long)} per message, or every one at once when the call ends
+ * cleanly) or it fails. When a call breaks with a retryable failure, a new call is opened on the next endpoint
+ * after the retry policy's backoff and only the pending messages are sent again, behind the optional preamble.
+ * Every call is an object of its own: a listener, a message timer or an answer timer holds the call it was made
+ * for and does nothing once that call is no longer the current one, so nothing of an old call touches a new one.
+ *
+ * <p>The budget is per message: each call a message is queued on is one of the policy's attempts, and its delivery
+ * deadline is its own (set when it is submitted, or, for a stream answered as a whole, counted from the first
+ * failure or from the half-close, whichever comes first). A resend after an ambiguous outcome is refused for
+ * append-mode tables. What a path does with outcomes (futures, exceptions, metrics) is its {@link Handler}'s.
+ *
+ * <p>Thread-safe. The handler's {@link Handler#ended} runs under the engine's lock and must not block; every
+ * other handler method runs without it.
+ *
+ * @param <Q> the request message type
+ * @param <R> the response message type
+ * @param <E> the path's entry type
+ */
+public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
+    /** Marks the preamble in the outbox. */
+    private static final Object PREAMBLE = new Object();
+
+    private final Settings<Q> settings;
+    private final Supplier<ClientCall<Q, R>> calls;
+    private final Handler<R, E> handler;
+    private final Object lock = new Object();
+    /** Unanswered entries by id, oldest first. Guarded by {@link #lock}. */
+    private final LinkedHashMap<Long, E> pending = new LinkedHashMap<>();
+    /** What the current call has still to send: the preamble, then entries. Guarded by {@link #lock}. */
+    private final ArrayDeque<Object> outbox = new ArrayDeque<>();
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+    /** The open call, or null between calls. Guarded by {@link #lock}. */
+    private Call current;
+    /** Identifies the scheduled reopening, null when none is; guarded by {@link #lock}. */
+    private Object reopening;
+    private long queuedBytes;
+    private long pendingBytes;
+    private boolean halfClosePending;
+    /** Set once the engine ended (failed, aborted or answered for the last time): nothing is sent after. */
+    private boolean ended;
+    /** Why nothing is resent, or null while pending messages are kept for a resend. */
+    private String noResend;
+    private int reopenings;
+
+    /**
+     * What the engine needs besides the call factory and the handler.
+     *
+     * @param timer schedules message deadlines, answer deadlines and reopenings
+     * @param policy attempts, backoff and delivery deadline of every message
+     * @param appendMode no resend after an ambiguous failure (the table keeps every copy)
+     * @param messageTimeout how long a message may wait for its own answer once queued on a call, or null when
+     *     answers come only at the end of a call
+     * @param answerTimeout how long the answer may take once the call is half-closed, or null for no bound
+     * @param preamble sent first on every call (bulk's schema), or null
+     * @param noResend why nothing is ever resent (the retry policy allows no resend, replay is off), or null
+     * @param stopped true once the client shuts down: nothing is resent after that
+     * @param noun what a message is called in errors ("batch", "message")
+     * @param <Q> the request message type
+     */
+    public record Settings<Q>(ScheduledExecutorService timer, RetryPolicy policy, boolean appendMode,
+                              Duration messageTimeout, Duration answerTimeout, Q preamble, String noResend,
+                              BooleanSupplier stopped, String noun) {
+    }
+
+    /**
+     * One message, pending until answered or failed. Its engine-owned fields are guarded by the engine's lock.
+     *
+     * @param <Q> the request message type
+     */
+    public abstract static class Entry<Q> {
+        final long id;
+        final int size;
+        long deadline;
+        int attempts;
+        long sentAt;
+        boolean queued;
+        boolean settled;
+        Object call;
+        ScheduledFuture<?> timer;
+
+        /**
+         * Creates an entry.
+         *
+         * @param id unique within its engine, increasing in submission order
+         * @param size encoded bytes
+         * @param deadline the delivery deadline ({@code System.nanoTime()}), or 0 to count it from the first failure
+         *     or the half-close
+         */
+        protected Entry(long id, int size, long deadline) {
+            this.id = id;
+            this.size = size;
+            this.deadline = deadline;
+        }
+
+        /**
+         * Returns the entry's id.
+         *
+         * @return the id
+         */
+        public final long id() {
+            return id;
+        }
+
+        /**
+         * Returns the encoded size.
+         *
+         * @return bytes
+         */
+        public final int size() {
+            return size;
+        }
+
+        /**
+         * Returns when the entry was last handed to gRPC ({@code System.nanoTime()}), 0 before.
+         *
+         * @return nanoTime
+         */
+        public final long sentAt() {
+            return sentAt;
+        }
+
+        /**
+         * Returns the message to send; called under the engine's lock, only while the entry is kept.
+         *
+         * @return the message
+         */
+        protected abstract Q payload();
+
+        /**
+         * Frees what the message holds (memory, budget) once it will not be sent again: after it was sent when
+         * nothing is resent, or when it is answered or failed. Called once, under the engine's lock.
+         */
+        protected abstract void release();
+
+        boolean released;
+
+        void releaseOnce() {
+            if (!released) {
+                released = true;
+                release();
+            }
+        }
+    }
+
+    /** How a call ended, as the path reads it. */
+    public sealed interface Ending permits Answered, Broken {
+    }
+
+    /**
+     * The call ended cleanly and every entry it carried is answered.
+     *
+     * @param last true when the engine ends with it (a stream answered as a whole), false when a later
+     *     submission may open a new call
+     */
+    public record Answered(boolean last) implements Ending {
+    }
+
+    /**
+     * The call broke.
+     *
+     * @param err what failed
+     * @param ambiguous whether the unanswered entries may have been written (a transport failure, a timeout)
+     * @param cause the status as an exception, or null
+     */
+    public record Broken(Err err, boolean ambiguous, Throwable cause) implements Ending {
+    }
+
+    /**
+     * What a path hears from its engine.
+     *
+     * @param <R> the response message type
+     * @param <E> the path's entry type
+     */
+    public interface Handler<R, E> {
+        /**
+         * A response arrived.
+         *
+         * @param response the message
+         * @param fromCurrentCall false for a late response of a call a resend replaced
+         */
+        void onResponse(R response, boolean fromCurrentCall);
+
+        /**
+         * Reads how a call ended; runs under the engine's lock, so it must not block.
+         *
+         * @param status the call's status
+         * @param trailers its trailers
+         * @param timeout why the engine cancelled the call (a message or the answer was late), or null
+         * @param unanswered entries still pending
+         * @return how the engine goes on
+         */
+        Ending ended(Status status, Metadata trailers, String timeout, int unanswered);
+
+        /**
+         * Entries were answered by the clean end of a call (each entry once).
+         *
+         * @param entries the entries, oldest first
+         */
+        default void answered(List<E> entries) {
+        }
+
+        /**
+         * Entries failed for good (each entry once), and the engine ended.
+         *
+         * @param entries the entries, oldest first (may be empty)
+         * @param broken what broke
+         * @param notResent why they were not resent although the failure was retryable, or null
+         */
+        void failed(List<E> entries, Broken broken, String notResent);
+
+        /**
+         * A broken call will be replaced after a backoff and its pending entries resent.
+         *
+         * @param broken what broke
+         * @param entries how many are resent
+         */
+        default void resending(Broken broken, int entries) {
+        }
+
+        /** The engine finished: half-closed with nothing pending, answered for the last time, failed or aborted. */
+        default void finished() {
+        }
+    }
+
+    /** One gRPC call; its fields are guarded by the engine's lock. */
+    private final class Call extends ClientCall.Listener<R> {
+        final ClientCall<Q, R> call;
+        boolean halfClosed;
+        boolean cancelled;
+        String timeout;
+        ScheduledFuture<?> answerTimer;
+
+        Call(ClientCall<Q, R> call) {
+            this.call = call;
+        }
+
+        @Override
+        public void onMessage(R message) {
+            boolean now;
+            synchronized (lock) {
+                now = current == this;
+            }
+            handler.onResponse(message, now);
+        }
+
+        @Override
+        public void onReady() {
+            drain();
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+            closed(this, status, trailers);
+        }
+    }
+
+    /**
+     * Creates the engine; no call is opened before the first submission or half-close.
+     *
+     * @param settings timers, policy and limits
+     * @param calls a new call on the next healthy endpoint, each time it is asked
+     * @param handler what the path does with outcomes
+     */
+    public SendEngine(Settings<Q> settings, Supplier<ClientCall<Q, R>> calls, Handler<R, E> handler) {
+        this.settings = settings;
+        this.calls = calls;
+        this.handler = handler;
+        this.noResend = settings.noResend();
+    }
+
+    /**
+     * Opens a call now (a stream opens at once, so that a dead endpoint shows early); does nothing when one is open.
+     */
+    public void open() {
+        synchronized (lock) {
+            if (current == null && reopening == null && !ended) {
+                openCall();
+            }
+        }
+        drain();
+    }
+
+    /**
+     * Queues an entry on the current call, opening one when none is open and none is about to be.
+     *
+     * @param entry the entry
+     * @return false when the engine has ended (the entry was not taken: the caller settles it)
+     */
+    public boolean submit(E entry) {
+        synchronized (lock) {
+            if (ended || halfClosePending) {
+                return false;
+            }
+            pending.put(entry.id, entry);
+            pendingBytes += entry.size;
+            Call c = current;
+            if (c != null && !c.cancelled && !c.halfClosed) {
+                queue(entry, c);
+            } else if (reopening == null) {
+                openCall();
+            } // else: the reopening queues it
+        }
+        drain();
+        return true;
+    }
+
+    /**
+     * Waits until the outbox has room for {@code size} more bytes under {@code max} (an empty outbox always has),
+     * or the engine ended.
+     *
+     * @param size the bytes to add
+     * @param max the most bytes that may wait for flow control
+     * @param deadline when to give up ({@code System.nanoTime()})
+     * @return false when the deadline passed first
+     * @throws InterruptedException when interrupted
+     */
+    public boolean awaitRoom(long size, long max, long deadline) throws InterruptedException {
+        synchronized (lock) {
+            while (!ended && queuedBytes != 0 && queuedBytes + size > max) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lock, left);
+            }
+            return true;
+        }
+    }
+
+    /**
+     * Stops keeping messages for a resend: sent ones are released now, later ones once sent; a later failure is final.
+     *
+     * @param why the reason, given in the failure
+     */
+    public void stopResending(String why) {
+        synchronized (lock) {
+            if (noResend != null) {
+                return;
+            }
+            noResend = why;
+            for (E e : pending.values()) {
+                if (!e.queued && e.sentAt != 0) {
+                    e.releaseOnce();
+                }
+            }
+        }
+    }
+
+    /**
+     * Ends the call once everything queued is sent; the engine finishes when nothing is pending and the call ended.
+     * The answer deadline starts now, and stream entries' delivery deadlines too.
+     */
+    public void halfClose() {
+        synchronized (lock) {
+            if (halfClosePending || ended) {
+                return;
+            }
+            halfClosePending = true;
+            startDeadlines(System.nanoTime());
+            if (current != null) {
+                scheduleAnswerTimer(current);
+            } else if (reopening == null && (!pending.isEmpty() || answeredAtEnd())) {
+                openCall(); // a stream answered as a whole needs a call to hear its answer, even an empty one
+            }
+        }
+        drain();
+        finishIfDone();
+    }
+
+    /**
+     * Marks an entry answered.
+     *
+     * @param id the entry's id
+     * @return the entry, or null when it is not pending (answered already, failed, or unknown)
+     */
+    public E ack(long id) {
+        E e;
+        synchronized (lock) {
+            e = pending.remove(id);
+            if (e == null) {
+                return null;
+            }
+            settle(e);
+            lock.notifyAll();
+        }
+        finishIfDone();
+        return e;
+    }
+
+    /**
+     * Ends the engine at once: takes every pending entry (the caller fails them), stops any reopening and cancels
+     * the call.
+     *
+     * @param why the reason given to the server
+     * @return the entries taken, oldest first
+     */
+    public List<E> abort(String why) {
+        List<E> taken;
+        Call c;
+        synchronized (lock) {
+            ended = true;
+            reopening = null;
+            taken = takeAll();
+            c = current;
+            current = null;
+            if (c != null) {
+                c.cancelled = true;
+                cancelTimer(c);
+            }
+            lock.notifyAll();
+        }
+        if (c != null) {
+            c.call.cancel(why, null);
+        }
+        finish();
+        return taken;
+    }
+
+    /**
+     * Returns a future completed when the engine has finished.
+     *
+     * @return the future
+     */
+    public CompletableFuture<Void> done() {
+        return done;
+    }
+
+    /**
+     * Counts pending entries.
+     *
+     * @return entries
+     */
+    public int pendingCount() {
+        synchronized (lock) {
+            return pending.size();
+        }
+    }
+
+    /**
+     * Returns the bytes of pending entries (queued or sent).
+     *
+     * @return bytes
+     */
+    public long pendingBytes() {
+        synchronized (lock) {
+            return pendingBytes;
+        }
+    }
+
+    /**
+     * Returns the latest delivery deadline of the pending entries, or {@code now} when none is set.
+     *
+     * @param now the current {@code System.nanoTime()}
+     * @return nanoTime
+     */
+    public long lastDeadline(long now) {
+        synchronized (lock) {
+            long last = now;
+            for (E e : pending.values()) {
+                if (e.deadline != 0) {
+                    last = Math.max(last, e.deadline);
+                }
+            }
+            return last;
+        }
+    }
+
+    /**
+     * Counts calls opened to resend after a failure.
+     *
+     * @return reopenings
+     */
+    public int reopenings() {
+        synchronized (lock) {
+            return reopenings;
+        }
+    }
+
+    /** Opens a call and queues the preamble and every pending entry; holds the lock. */
+    private void openCall() {
+        Call c = new Call(calls.get());
+        current = c;
+        outbox.clear();
+        queuedBytes = 0;
+        c.call.start(c, new Metadata());
+        c.call.request(Integer.MAX_VALUE);
+        if (settings.preamble() != null) {
+            outbox.add(PREAMBLE);
+        }
+        for (E e : pending.values()) {
+            queue(e, c);
+        }
+        if (halfClosePending) {
+            scheduleAnswerTimer(c);
+        }
+    }
+
+    /** Puts an entry in line on a call, counting the attempt and starting its message deadline; holds the lock. */
+    private void queue(E e, Call c) {
+        e.attempts++;
+        e.call = c;
+        e.queued = true;
+        queuedBytes += e.size;
+        outbox.add(e);
+        cancelTimer(e);
+        Duration perMessage = settings.messageTimeout();
+        if (perMessage != null) {
+            long wait = perMessage.toNanos();
+            if (e.deadline != 0) {
+                wait = Math.min(wait, e.deadline - System.nanoTime());
+            }
+            try {
+                e.timer = settings.timer().schedule(() -> messageTimedOut(e, c), Math.max(0, wait), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException rejected) {
+                e.timer = null; // the client is shutting down; its shutdown aborts this engine
+            }
+        }
+    }
+
+    /** Bounds the wait for a half-closed call's answer by the answer timeout and the entries' deadlines; holds the lock. */
+    private void scheduleAnswerTimer(Call c) {
+        Duration answer = settings.answerTimeout();
+        if (answer == null || c.answerTimer != null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long wait = answer.toNanos();
+        for (E e : pending.values()) {
+            if (e.deadline != 0) {
+                wait = Math.min(wait, e.deadline - now);
+            }
+        }
+        String why = "no answer within " + answer.toMillis() + " ms of completing the stream";
+        try {
+            c.answerTimer = settings.timer().schedule(() -> timedOut(c, why), Math.max(0, wait), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException rejected) {
+            c.answerTimer = null;
+        }
+    }
+
+    private void messageTimedOut(E e, Call c) {
+        synchronized (lock) {
+            if (e.settled || e.call != c) {
+                return; // answered, or a timer of an earlier call
+            }
+        }
+        timedOut(c, settings.noun() + " " + e.id + " had no answer within " + settings.messageTimeout().toMillis() + " ms");
+    }
+
+    /** A deadline of a call passed: it is presumed broken and cancelled; its end decides the rest. */
+    private void timedOut(Call c, String why) {
+        synchronized (lock) {
+            if (current != c || c.cancelled) {
+                return;
+            }
+            c.cancelled = true;
+            c.timeout = why;
+        }
+        c.call.cancel(why, null);
+    }
+
+    /** Sends what the current call can take now, then half-closes it when asked to and nothing is left. */
+    private void drain() {
+        synchronized (lock) {
+            Call c = current;
+            if (c == null || c.cancelled) {
+                return;
+            }
+            boolean sent = false;
+            while (!outbox.isEmpty() && !c.halfClosed && c.call.isReady()) {
+                Object o = outbox.poll();
+                if (o == PREAMBLE) {
+                    c.call.sendMessage(settings.preamble());
+                    continue;
+                }
+                @SuppressWarnings("unchecked")
+                E e = (E) o;
+                if (e.settled || e.call != c || !e.queued) {
+                    continue; // answered or failed meanwhile, or queued again on a later call
+                }
+                e.queued = false;
+                queuedBytes -= e.size;
+                e.sentAt = System.nanoTime();
+                sent = true;
+                try {
+                    c.call.sendMessage(e.payload());
+                } finally {
+                    // gRPC has serialized the message inside sendMessage: without resends it is not needed again.
+                    if (noResend != null) {
+                        e.releaseOnce();
+                    }
+                }
+            }
+            if (sent) {
+                lock.notifyAll();
+            }
+            if (halfClosePending && outbox.isEmpty() && !c.halfClosed) {
+                c.halfClosed = true;
+                c.call.halfClose();
+            }
+        }
+    }
+
+    /** A call ended: answered, resent on a new call after the backoff, or failed for good. */
+    private void closed(Call c, Status status, Metadata trailers) {
+        List<E> answered = List.of();
+        List<E> lost = null;
+        Broken broken = null;
+        String notResent = null;
+        boolean last = false;
+        synchronized (lock) {
+            if (current != c) {
+                return; // aborted, or replaced
+            }
+            current = null;
+            cancelTimer(c);
+            Ending ending = handler.ended(status, trailers, c.timeout, pending.size());
+            if (ending instanceof Answered a) {
+                answered = takeAll();
+                last = a.last();
+                if (last) {
+                    ended = true;
+                }
+            } else {
+                broken = (Broken) ending;
+                if (pending.isEmpty() && !(halfClosePending && answeredAtEnd())) {
+                    broken = null; // nothing was lost: the next submission opens a new call
+                } else {
+                    notResent = whyNotResent(broken);
+                    if (broken.err().retryable() && notResent == null) {
+                        long wait = settings.policy().backoff(minAttempts() + 1).toNanos();
+                        Object token = new Object();
+                        try {
+                            settings.timer().schedule(() -> reopen(token), wait, TimeUnit.NANOSECONDS);
+                            reopening = token;
+                            reopenings++;
+                            startDeadlines(System.nanoTime());
+                        } catch (RejectedExecutionException rejected) {
+                            notResent = "the client is shutting down";
+                        }
+                    }
+                    if (reopening == null) {
+                        ended = true;
+                        lost = takeAll();
+                    }
+                }
+            }
+            lock.notifyAll();
+        }
+        if (!answered.isEmpty()) {
+            handler.answered(answered);
+        }
+        if (lost != null) {
+            handler.failed(lost, broken, broken.err().retryable() ? notResent : null);
+        } else if (broken != null) {
+            handler.resending(broken, pendingCount());
+        }
+        if (last || lost != null) {
+            finish();
+        } else {
+            finishIfDone();
+        }
+    }
+
+    /** Whether answers come only at the end of a call (a stream) rather than one per message (bulk). */
+    private boolean answeredAtEnd() {
+        return settings.messageTimeout() == null;
+    }
+
+    /** Why the pending entries may not be resent after a retryable failure, or null when they may; holds the lock. */
+    private String whyNotResent(Broken broken) {
+        if (settings.stopped().getAsBoolean()) {
+            return "the client is shutting down";
+        }
+        if (noResend != null) {
+            return noResend;
+        }
+        if (broken.ambiguous() && settings.appendMode()) {
+            return "append-mode tables are not resent after an ambiguous failure";
+        }
+        if (pending.isEmpty()) {
+            return null;
+        }
+        RetryPolicy policy = settings.policy();
+        E oldest = pending.values().iterator().next();
+        if (oldest.attempts >= policy.maxAttempts()) {
+            return settings.noun() + " " + oldest.id + " used its " + policy.maxAttempts() + " attempts";
+        }
+        long now = System.nanoTime();
+        long wait = policy.backoff(minAttempts() + 1).toNanos();
+        for (E e : pending.values()) {
+            if (e.deadline != 0 && now + wait >= e.deadline) {
+                return "the delivery deadline of " + policy.deliveryTimeout().toMillis() + " ms passed";
+            }
+        }
+        return null;
+    }
+
+    private int minAttempts() {
+        int min = Integer.MAX_VALUE;
+        for (E e : pending.values()) {
+            min = Math.min(min, e.attempts);
+        }
+        return pending.isEmpty() ? 0 : min;
+    }
+
+    /** Entries whose deadline counts from a failure or the half-close get it now; holds the lock. */
+    private void startDeadlines(long now) {
+        long deadline = now + settings.policy().deliveryTimeout().toNanos();
+        for (E e : pending.values()) {
+            if (e.deadline == 0) {
+                e.deadline = deadline;
+            }
+        }
+    }
+
+    private void reopen(Object token) {
+        synchronized (lock) {
+            if (reopening != token || ended) {
+                return;
+            }
+            reopening = null;
+            if (pending.isEmpty() && !halfClosePending) {
+                return;
+            }
+            openCall();
+        }
+        drain();
+        finishIfDone();
+    }
+
+    /** Takes every pending entry, releasing each and cancelling its timer; holds the lock. */
+    private List<E> takeAll() {
+        List<E> all = new ArrayList<>(pending.values());
+        for (Iterator<E> it = pending.values().iterator(); it.hasNext(); ) {
+            settle(it.next());
+            it.remove();
+        }
+        outbox.clear();
+        queuedBytes = 0;
+        return all;
+    }
+
+    /** An entry leaves the pending set; holds the lock. */
+    private void settle(E e) {
+        e.settled = true;
+        pendingBytes -= e.size;
+        if (e.queued) {
+            e.queued = false;
+            queuedBytes -= e.size;
+        }
+        cancelTimer(e);
+        e.releaseOnce();
+    }
+
+    private static void cancelTimer(Entry<?> e) {
+        if (e.timer != null) {
+            e.timer.cancel(false);
+            e.timer = null;
+        }
+    }
+
+    private void cancelTimer(Call c) {
+        if (c.answerTimer != null) {
+            c.answerTimer.cancel(false);
+            c.answerTimer = null;
+        }
+    }
+
+    /** Finishes once half-closed with nothing pending, nothing reopening and no call open. */
+    private void finishIfDone() {
+        synchronized (lock) {
+            if (!ended && !(halfClosePending && pending.isEmpty() && reopening == null && current == null)) {
+                return;
+            }
+            ended = true;
+        }
+        finish();
+    }
+
+    private void finish() {
+        if (done.complete(null)) {
+            handler.finished();
+        }
+    }
+}
