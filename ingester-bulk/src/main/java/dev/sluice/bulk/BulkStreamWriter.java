@@ -1,32 +1,27 @@
 package dev.sluice.bulk;
 
+import dev.sluice.bulk.internal.ArrowSupport;
+import dev.sluice.bulk.internal.ArrowTypes;
+import dev.sluice.bulk.internal.BulkAccess;
+import dev.sluice.bulk.internal.BulkTransport;
+import dev.sluice.bulk.internal.FlightMessages;
+import dev.sluice.data.TableSchema;
+import dev.sluice.internal.error.GrpcErrors;
+import dev.sluice.internal.send.SendEngine;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Err;
 import dev.sluice.write.RetryPolicy;
-import dev.sluice.data.TableSchema;
-import dev.sluice.bulk.internal.ArrowSupport;
-import dev.sluice.bulk.internal.BulkAccess;
-import dev.sluice.bulk.internal.ArrowTypes;
-import dev.sluice.bulk.internal.BulkTransport;
-import dev.sluice.bulk.internal.FlightMessages;
-import dev.sluice.internal.error.GrpcErrors;
-import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.memory.BufferAllocator;
@@ -72,35 +67,18 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  */
 public final class BulkStreamWriter implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
-    /** Marks the schema message in the outbox; every stream sends it first. */
-    private static final Object SCHEMA = new Object();
     private final TableSchema schema;
     private final BulkWrite.Config config;
     private final BulkTransport transport;
     private final RetryPolicy policy;
-    /** Whether a sent batch is kept for a resend until answered (any retry policy but {@code none()}). */
-    private final boolean keepCopies;
     private final BufferAllocator allocator;
     private final CompressionCodec codec;
-    private final Compression compression;
-    private final byte[] schemaMessage;
     private final Semaphore slots;
-    private final Object lock = new Object();
-    /** The open stream, or null between a failure and the next opening. Guarded by {@link #lock}. */
-    private Stream stream;
-    /** A reopening waits on the timer (backoff). Guarded by {@link #lock}. */
-    private boolean reopenScheduled;
-    /** Unanswered batches by request id. Guarded by {@link #lock}. */
-    private final TreeMap<Long, Pending> pending = new TreeMap<>();
-    /** What the open stream has still to send: {@link #SCHEMA} first, then batches. Guarded by {@link #lock}. */
-    private final ArrayDeque<Object> outbox = new ArrayDeque<>();
-    /** Guarded by {@link #lock}. */
-    private boolean halfClosePending;
-    private final CompletableFuture<Void> finished = new CompletableFuture<>();
+    /** Sends, resends and answers the batches: the client's one send engine, shared with streams. */
+    private final SendEngine<Object, Flight.PutResult, Batch> engine;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong ackedRows = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
-    private final AtomicInteger reopenings = new AtomicInteger();
     private TableBufferRoot root;
     private long nextId;
     private volatile BulkWriteException failure;
@@ -130,35 +108,32 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     };
 
-    /** One unanswered batch. Mutable fields are guarded by the writer's lock. */
-    private static final class Pending {
-        final long id;
+    /** One unanswered batch: its message (Arrow memory or a heap copy), its room in the budget and its future. */
+    private static final class Batch extends SendEngine.Entry<Object> {
         final int rows;
-        final int size;
-        final long deadline;
         /** The batch as heap bytes, when the allocator had no room to keep it; else null. */
         final byte[] copy;
         final Runnable budget;
         final CompletableFuture<Integer> future = new CompletableFuture<>();
-        /** The batch in Arrow memory, until it is answered or failed (or sent, when nothing is resent); else null. */
-        FlightMessages.BatchMessage message;
-        int attempts;
-        Stream stream;
-        long sentAt;
-        ScheduledFuture<?> timer;
+        /** The batch in Arrow memory until the engine releases it (answered, failed, or sent when nothing is resent). */
+        private FlightMessages.BatchMessage message;
 
-        Pending(long id, int rows, int size, long deadline, byte[] copy, FlightMessages.BatchMessage message, Runnable budget) {
-            this.id = id;
+        Batch(long id, int rows, int size, long deadline, byte[] copy, FlightMessages.BatchMessage message, Runnable budget) {
+            super(id, size, deadline);
             this.rows = rows;
-            this.size = size;
-            this.deadline = deadline;
             this.copy = copy;
             this.message = message;
             this.budget = budget;
         }
 
-        /** Frees the batch's Arrow memory, if it holds any; under the writer's lock or once no stream can send it. */
-        void releaseMessage() {
+        @Override
+        protected Object payload() {
+            return message != null ? message : copy;
+        }
+
+        /** Frees the batch's Arrow memory, if it holds any; under the engine's lock or once no call can send it. */
+        @Override
+        protected void release() {
             FlightMessages.BatchMessage m = message;
             if (m != null) {
                 message = null;
@@ -179,8 +154,6 @@ public final class BulkStreamWriter implements AutoCloseable {
         this.config = config;
         this.transport = transport;
         this.policy = transport.retryPolicy();
-        this.keepCopies = policy.maxAttempts() > 1;
-        this.schemaMessage = FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema));
         this.allocator = transport.allocator().newChildAllocator("bulk-" + schema.tableName(),
                 config.allocatorInitReservation(), config.allocatorMaxAllocation());
         this.codec = compression == Compression.Zstd
@@ -189,11 +162,16 @@ public final class BulkStreamWriter implements AutoCloseable {
                 ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.LZ4_FRAME)
                 : NoCompressionCodec.INSTANCE;
         this.slots = new Semaphore(config.maxRequestsInFlight(), true);
-        this.compression = compression;
-        synchronized (lock) {
-            open();
-        }
-        drain();
+        // Every batch is kept for a resend until answered, unless the policy allows no resend.
+        SendEngine.Settings<Object> settings = new SendEngine.Settings<>(transport.timer(), policy,
+                transport.appendMode(), config.timeoutPerMessage(), null,
+                FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema)),
+                policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", transport.stopped(), "batch");
+        io.grpc.CallOptions options = compression == Compression.Gzip
+                ? transport.callOptions().withCompression("gzip") : transport.callOptions();
+        this.engine = new SendEngine<>(settings,
+                () -> transport.channels().get().newCall(FlightMessages.DO_PUT, options), new Events());
+        engine.open();
     }
 
     /**
@@ -215,37 +193,6 @@ public final class BulkStreamWriter implements AutoCloseable {
                         + " write tables with Vector columns through GreptimeDB.write()");
             }
         }
-    }
-
-    /** Opens a DoPut call on the next endpoint and queues the schema, then every unanswered batch; holds the lock. */
-    private void open() {
-        ClientCall<Object, Flight.PutResult> c = transport.channels().get().newCall(FlightMessages.DO_PUT,
-                compression == Compression.Gzip ? transport.callOptions().withCompression("gzip") : transport.callOptions());
-        Stream s = new Stream(c);
-        stream = s;
-        c.start(s, new Metadata());
-        c.request(Integer.MAX_VALUE);
-        outbox.clear();
-        outbox.add(SCHEMA);
-        for (Pending p : pending.values()) {
-            queue(p, s);
-        }
-    }
-
-    /** Puts a batch in line on a stream, counting the attempt and starting its answer deadline; holds the lock. */
-    private void queue(Pending p, Stream s) {
-        p.attempts++;
-        p.stream = s;
-        if (p.timer != null) {
-            p.timer.cancel(false);
-        }
-        long wait = Math.min(TimeUnit.MILLISECONDS.toNanos(config.timeoutPerMessage().toMillis()), p.deadline - System.nanoTime());
-        try {
-            p.timer = transport.timer().schedule(() -> timedOut(p, s), Math.max(0, wait), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            p.timer = null; // the client is shutting down; its shutdown closes this writer
-        }
-        outbox.add(p);
     }
 
     /**
@@ -368,25 +315,14 @@ public final class BulkStreamWriter implements AutoCloseable {
             return CompletableFuture.failedFuture(new BulkWriteException("batch " + id + " of '" + schema.tableName()
                     + "' (" + size + " bytes) got no room in the client's memory budget: " + e.getMessage(), null, e));
         }
-        Pending p = new Pending(id, rows, size, System.nanoTime() + policy.deliveryTimeout().toNanos(), copy, message, budget);
-        BulkWriteException refused;
-        synchronized (lock) {
-            refused = closed ? closedError() : failure;
-            if (refused == null) {
-                pending.put(id, p);
-                Stream s = stream;
-                if (s != null && !s.cancelled && !s.halfClosed) {
-                    queue(p, s);
-                } else if (!reopenScheduled) {
-                    open();
-                }
-                // else: queued by the reopening
-            }
+        Batch p = new Batch(id, rows, size, System.nanoTime() + policy.deliveryTimeout().toNanos(), copy, message, budget);
+        BulkWriteException refused = closed ? closedError() : failure;
+        if (refused == null && !engine.submit(p)) {
+            refused = failure != null ? failure : closedError(); // failed or closed meanwhile
         }
         if (refused != null) {
             settle(List.of(p), refused);
         }
-        drain();
         return p.future;
     }
 
@@ -402,196 +338,10 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     }
 
-    /** Sends what the open stream can take now, then half-closes it when completing and nothing is left. */
-    private void drain() {
-        synchronized (lock) {
-            Stream s = stream;
-            if (s == null || s.cancelled) {
-                return;
-            }
-            while (!outbox.isEmpty() && !s.halfClosed && s.call.isReady()) {
-                Object o = outbox.poll();
-                if (o == SCHEMA) {
-                    s.call.sendMessage(schemaMessage);
-                    continue;
-                }
-                Pending p = (Pending) o;
-                if (pending.get(p.id) != p || p.stream != s) {
-                    continue; // answered or failed meanwhile
-                }
-                p.sentAt = System.nanoTime();
-                try {
-                    s.call.sendMessage(p.message != null ? p.message : p.copy);
-                } finally {
-                    // gRPC drains a message inside sendMessage. Without resends its memory is not needed again (one
-                    // gRPC refused is freed all the same).
-                    if (!keepCopies) {
-                        p.releaseMessage();
-                    }
-                }
-            }
-            if (halfClosePending && outbox.isEmpty() && !s.halfClosed) {
-                s.halfClosed = true;
-                s.call.halfClose();
-            }
-        }
-    }
-
-    /** A batch's answer deadline passed on the stream it was queued on: that stream is presumed broken. */
-    private void timedOut(Pending p, Stream s) {
-        synchronized (lock) {
-            if (pending.get(p.id) != p || p.stream != s || stream != s || s.cancelled) {
-                return; // answered, or a timer of an earlier stream
-            }
-            s.cancelled = true;
-            s.timedOut = p;
-        }
-        s.call.cancel("batch " + p.id + " had no answer in time", null);
-    }
-
-    /** An answer: completes its batch, whichever stream carried it (an answered batch is committed). */
-    private void answered(FlightMessages.Answer a) {
-        if (a.requestId() == 0) {
-            return; // the server's greeting
-        }
-        Pending p;
-        synchronized (lock) {
-            p = pending.remove(a.requestId());
-            if (p == null) {
-                return;
-            }
-            if (p.timer != null) {
-                p.timer.cancel(false);
-            }
-            p.releaseMessage(); // under the lock, so the allocator is never closed while this memory is held
-        }
-        p.budget.run();
-        slots.release();
-        acked.incrementAndGet();
-        ackedRows.addAndGet(a.affectedRows());
-        transport.events().acked(schema.tableName(), a.affectedRows(), p.size, System.nanoTime() - p.sentAt);
-        p.future.complete((int) a.affectedRows());
-        completeIfDone();
-    }
-
-    /** A stream ended: finished, retried on a new stream after the backoff, or failed for good. */
-    private void streamClosed(Stream s, Status status, Metadata trailers) {
-        List<Pending> lost = List.of();
-        BulkWriteException error = null;
-        synchronized (lock) {
-            if (stream != s) {
-                return;
-            }
-            stream = null;
-            if (pending.isEmpty()) {
-                if (!status.isOk() && !closed && !halfClosePending) {
-                    LOG.debug("idle bulk stream of '{}' ended: {}", schema.tableName(), status);
-                }
-            } else {
-                Err err;
-                boolean ambiguous;
-                Throwable cause = null;
-                if (s.timedOut != null) {
-                    err = GrpcErrors.local(Status.Code.DEADLINE_EXCEEDED, "batch " + s.timedOut.id + " had no answer within "
-                            + config.timeoutPerMessage().toMillis() + " ms", true, List.of(schema.tableName()));
-                    ambiguous = true;
-                } else if (status.isOk()) {
-                    err = GrpcErrors.local(Status.Code.UNAVAILABLE, "the stream ended with " + pending.size()
-                            + " batches unanswered (the server drops answers beyond 32 unsent)", true, List.of(schema.tableName()));
-                    ambiguous = true;
-                } else {
-                    cause = status.asRuntimeException(trailers);
-                    err = GrpcErrors.fromThrowable(cause, List.of(schema.tableName()));
-                    // A status from the server itself ends the stream at the failed batch: later ones were not read.
-                    ambiguous = err.code() < 0;
-                }
-                long wait = -1;
-                String budgetSpent = null;
-                if (closed) {
-                    budgetSpent = "the writer was closed";
-                } else if (transport.stopped().getAsBoolean()) {
-                    budgetSpent = "the client is shutting down";
-                } else if (!err.retryable()) {
-                    budgetSpent = null;
-                } else if (!keepCopies) {
-                    budgetSpent = "the retry policy allows no resend";
-                } else if (ambiguous && transport.appendMode()) {
-                    budgetSpent = "append-mode tables are not resent after an ambiguous failure";
-                } else {
-                    long now = System.nanoTime();
-                    int attempts = Integer.MAX_VALUE;
-                    long deadline = Long.MAX_VALUE;
-                    for (Pending p : pending.values()) {
-                        attempts = Math.min(attempts, p.attempts);
-                        deadline = Math.min(deadline, p.deadline);
-                    }
-                    Pending oldest = pending.firstEntry().getValue();
-                    wait = policy.backoff(attempts + 1).toNanos();
-                    if (oldest.attempts >= policy.maxAttempts()) {
-                        budgetSpent = "batch " + oldest.id + " used its " + policy.maxAttempts() + " attempts";
-                    } else if (now + wait >= deadline) {
-                        budgetSpent = "the delivery deadline of " + policy.deliveryTimeout().toMillis() + " ms passed";
-                    }
-                }
-                if (err.retryable() && budgetSpent == null) {
-                    reopenScheduled = true;
-                    try {
-                        transport.timer().schedule(this::reopen, wait, TimeUnit.NANOSECONDS);
-                        reopenings.incrementAndGet();
-                        transport.events().replayed();
-                        LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
-                                schema.tableName(), err.message(), pending.size());
-                        return;
-                    } catch (RejectedExecutionException e) {
-                        reopenScheduled = false;
-                        budgetSpent = "the client was shut down";
-                    }
-                }
-                error = new BulkWriteException("bulk stream of '" + schema.tableName() + "' failed: " + err.message()
-                        + (budgetSpent != null && err.retryable() ? " (not resent: " + budgetSpent + ")" : ""), err, cause);
-                lost = takeAll(error);
-            }
-        }
-        if (error != null) {
-            LOG.warn("{}", error.getMessage());
-            settle(lost, error);
-        }
-        completeIfDone();
-    }
-
-    private void reopen() {
-        synchronized (lock) {
-            reopenScheduled = false;
-            if (closed || failure != null || pending.isEmpty() || stream != null) {
-                return;
-            }
-            open();
-        }
-        drain();
-        completeIfDone();
-    }
-
-    /** Fails the writer: takes every unanswered batch and drops the outbox; holds the lock. */
-    private List<Pending> takeAll(BulkWriteException e) {
-        if (failure == null) {
-            failure = e;
-        }
-        List<Pending> all = new ArrayList<>(pending.values());
-        pending.clear();
-        outbox.clear();
-        for (Pending p : all) {
-            if (p.timer != null) {
-                p.timer.cancel(false);
-            }
-            p.releaseMessage();
-        }
-        return all;
-    }
-
-    /** Completes failed batches: gives back their room and slot, then fails their futures on the callback executor. */
-    private void settle(List<Pending> batches, BulkWriteException e) {
-        for (Pending p : batches) {
-            p.releaseMessage();
+    /** Completes failed batches: gives back their memory, room and slot, then fails their futures on the callback executor. */
+    private void settle(List<Batch> batches, BulkWriteException e) {
+        for (Batch p : batches) {
+            p.release(); // a batch the engine never took; the engine released the others already
             p.budget.run();
             failed.incrementAndGet();
             slots.release();
@@ -604,51 +354,68 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     }
 
-    /** Finishes {@link #completed()} once it was asked for and nothing is unanswered or open. */
-    private void completeIfDone() {
-        synchronized (lock) {
-            if (!halfClosePending || !pending.isEmpty() || reopenScheduled) {
-                return;
-            }
-            if (stream != null && failure == null && !closed) {
-                return; // the half-closed stream's end completes it
-            }
-        }
-        finished.complete(null);
-    }
-
     private BulkWriteException closedError() {
         return new BulkWriteException("the bulk writer for '" + schema.tableName() + "' was closed before its"
                 + " batches were answered", null, null);
     }
 
-    /** Receives the answers of one DoPut call; runs on the callback executor. */
-    private final class Stream extends ClientCall.Listener<Flight.PutResult> {
-        final ClientCall<Object, Flight.PutResult> call;
-        /** Guarded by the writer's lock. */
-        boolean halfClosed;
-        /** Guarded by the writer's lock. */
-        boolean cancelled;
-        /** The batch whose deadline cancelled this stream; guarded by the writer's lock. */
-        Pending timedOut;
-
-        Stream(ClientCall<Object, Flight.PutResult> call) {
-            this.call = call;
+    /** What the engine tells the writer: answers, how a call ended, batches failed for good, resends. */
+    private final class Events implements SendEngine.Handler<Flight.PutResult, Batch> {
+        /** An answer completes its batch, whichever call carried it (an answered batch is committed). */
+        @Override
+        public void onResponse(Flight.PutResult message, boolean fromCurrentCall) {
+            FlightMessages.Answer a = FlightMessages.answer(message);
+            if (a.requestId() == 0) {
+                return; // the server's greeting
+            }
+            Batch p = engine.ack(a.requestId());
+            if (p == null) {
+                return;
+            }
+            p.budget.run();
+            slots.release();
+            acked.incrementAndGet();
+            ackedRows.addAndGet(a.affectedRows());
+            transport.events().acked(schema.tableName(), a.affectedRows(), p.size(), System.nanoTime() - p.sentAt());
+            p.future.complete((int) a.affectedRows());
         }
 
         @Override
-        public void onMessage(Flight.PutResult message) {
-            answered(FlightMessages.answer(message));
+        public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
+            List<String> table = List.of(schema.tableName());
+            if (timeout != null) {
+                return new SendEngine.Broken(GrpcErrors.local(Status.Code.DEADLINE_EXCEEDED, timeout, true, table), true, null);
+            }
+            if (status.isOk()) {
+                if (unanswered == 0) {
+                    return new SendEngine.Answered(false);
+                }
+                return new SendEngine.Broken(GrpcErrors.local(Status.Code.UNAVAILABLE, "the stream ended with " + unanswered
+                        + " batches unanswered (the server drops answers beyond 32 unsent)", true, table), true, null);
+            }
+            Throwable cause = status.asRuntimeException(trailers);
+            Err err = GrpcErrors.fromThrowable(cause, table);
+            // A status from the server itself ends the stream at the failed batch: later ones were not read.
+            return new SendEngine.Broken(err, err.code() < 0, cause);
         }
 
         @Override
-        public void onReady() {
-            drain();
+        public void failed(List<Batch> batches, SendEngine.Broken broken, String notResent) {
+            BulkWriteException error = new BulkWriteException("bulk stream of '" + schema.tableName() + "' failed: "
+                    + broken.err().message() + (notResent != null ? " (not resent: " + notResent + ")" : ""),
+                    broken.err(), broken.cause());
+            if (failure == null) {
+                failure = error;
+            }
+            LOG.warn("{}", error.getMessage());
+            settle(batches, error);
         }
 
         @Override
-        public void onClose(Status status, Metadata trailers) {
-            streamClosed(this, status, trailers);
+        public void resending(SendEngine.Broken broken, int batches) {
+            transport.events().replayed();
+            LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
+                    schema.tableName(), broken.err().message(), batches);
         }
     }
 
@@ -663,22 +430,15 @@ public final class BulkStreamWriter implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
         }
-        long waitNanos = TimeUnit.MILLISECONDS.toNanos(config.timeoutPerMessage().toMillis());
+        long now = System.nanoTime();
+        long waitNanos = Math.max(config.timeoutPerMessage().toNanos(), engine.lastDeadline(now) - now);
         if (!completing) {
             completing = true;
-            synchronized (lock) {
-                halfClosePending = true;
-                long now = System.nanoTime();
-                for (Pending p : pending.values()) {
-                    waitNanos = Math.max(waitNanos, p.deadline - now);
-                }
-            }
-            drain();
-            completeIfDone();
+            engine.halfClose();
         }
         waitNanos += TimeUnit.SECONDS.toNanos(1);
         try {
-            finished.get(waitNanos, TimeUnit.NANOSECONDS);
+            engine.done().get(waitNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             abort(new BulkWriteException("the stream of '" + schema.tableName() + "' did not finish within "
                     + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms", null, null), "completion timed out");
@@ -699,20 +459,10 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     /** Fails every unanswered batch with {@code e} and cancels the stream. */
     private void abort(BulkWriteException e, String why) {
-        List<Pending> lost;
-        Stream s;
-        synchronized (lock) {
-            lost = takeAll(e);
-            s = stream;
-            if (s != null) {
-                s.cancelled = true;
-            }
+        if (failure == null) {
+            failure = e;
         }
-        settle(lost, e);
-        if (s != null) {
-            s.call.cancel(why, null);
-        }
-        finished.complete(null);
+        settle(engine.abort(why), e);
     }
 
     /**
@@ -730,7 +480,7 @@ public final class BulkStreamWriter implements AutoCloseable {
      * @return reopenings
      */
     public int replays() {
-        return reopenings.get();
+        return engine.reopenings();
     }
 
     /**
@@ -748,9 +498,7 @@ public final class BulkStreamWriter implements AutoCloseable {
      * @return unanswered batches
      */
     public int inFlight() {
-        synchronized (lock) {
-            return pending.size();
-        }
+        return engine.pendingCount();
     }
 
     /**
@@ -803,11 +551,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
         freed = true;
         BulkWriteException e = closedError();
-        List<Pending> lost;
-        synchronized (lock) {
-            lost = takeAll(e);
-        }
-        settle(lost, e);
+        settle(engine.abort("bulk writer closed"), e);
         if (root != null) {
             root.close();
         }

@@ -1,0 +1,358 @@
+package dev.sluice.internal.send;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.internal.error.GrpcErrors;
+import dev.sluice.write.RetryPolicy;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The send engine against scripted calls (no server): what it sends on which call, when it resends, and that
+ * nothing of a replaced call touches the next one.
+ */
+class SendEngineTest {
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    private final List<FakeCall> calls = new CopyOnWriteArrayList<>();
+    private final Recorder recorder = new Recorder();
+    private static final RetryPolicy FAST = RetryPolicy.defaults().withBackoff(Duration.ofMillis(1), Duration.ofMillis(5));
+
+    @AfterEach
+    void stop() {
+        timer.shutdownNow();
+    }
+
+    /** A call that records what it was sent and is ended by the test. */
+    static final class FakeCall extends ClientCall<String, String> {
+        final List<String> sent = Collections.synchronizedList(new ArrayList<>());
+        volatile Listener<String> listener;
+        volatile boolean ready = true;
+        volatile boolean halfClosed;
+        volatile String cancelled;
+
+        @Override
+        public void start(Listener<String> responseListener, Metadata headers) {
+            listener = responseListener;
+        }
+
+        @Override
+        public void request(int numMessages) {
+        }
+
+        @Override
+        public void cancel(String message, Throwable cause) {
+            cancelled = message;
+            listener.onClose(Status.CANCELLED.withDescription(message), new Metadata());
+        }
+
+        @Override
+        public void halfClose() {
+            halfClosed = true;
+        }
+
+        @Override
+        public void sendMessage(String message) {
+            sent.add(message);
+        }
+
+        @Override
+        public boolean isReady() {
+            return ready;
+        }
+
+        void answer(String response) {
+            listener.onMessage(response);
+        }
+
+        void end(Status status) {
+            listener.onClose(status, new Metadata());
+        }
+    }
+
+    static final class Msg extends SendEngine.Entry<String> {
+        final String text;
+        volatile boolean released;
+
+        Msg(long id, String text, long deadline) {
+            super(id, text.length(), deadline);
+            this.text = text;
+        }
+
+        @Override
+        protected String payload() {
+            return text;
+        }
+
+        @Override
+        protected void release() {
+            released = true;
+        }
+    }
+
+    /** Answers "ack:N" per message; a clean end answers all when {@code wholeCall}. */
+    final class Recorder implements SendEngine.Handler<String, Msg> {
+        final List<Msg> failed = new CopyOnWriteArrayList<>();
+        final List<Msg> answered = new CopyOnWriteArrayList<>();
+        volatile String notResent;
+        volatile SendEngine<String, String, Msg> engine;
+        volatile boolean wholeCall;
+        volatile boolean finished;
+
+        @Override
+        public void onResponse(String response, boolean fromCurrentCall) {
+            Msg m = engine.ack(Long.parseLong(response.substring(4)));
+            if (m != null) {
+                answered.add(m);
+            }
+        }
+
+        @Override
+        public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
+            if (timeout != null) {
+                return new SendEngine.Broken(GrpcErrors.local(Status.Code.DEADLINE_EXCEEDED, timeout, true, List.of()), true, null);
+            }
+            if (status.isOk() && (wholeCall || unanswered == 0)) {
+                return new SendEngine.Answered(wholeCall);
+            }
+            Status s = status.isOk() ? Status.UNAVAILABLE : status;
+            return new SendEngine.Broken(GrpcErrors.fromThrowable(s.asRuntimeException(), List.of()), true, null);
+        }
+
+        @Override
+        public void answered(List<Msg> entries) {
+            answered.addAll(entries);
+        }
+
+        @Override
+        public void failed(List<Msg> entries, SendEngine.Broken broken, String why) {
+            failed.addAll(entries);
+            notResent = why;
+        }
+
+        @Override
+        public void finished() {
+            finished = true;
+        }
+    }
+
+    private SendEngine<String, String, Msg> engine(RetryPolicy policy, Duration messageTimeout, boolean appendMode,
+                                                   BooleanSupplier stopped) {
+        SendEngine.Settings<String> settings = new SendEngine.Settings<>(timer, policy, appendMode, messageTimeout,
+                messageTimeout == null ? Duration.ofSeconds(5) : null, "schema", null, stopped, "batch");
+        SendEngine<String, String, Msg> e = new SendEngine<>(settings, () -> {
+            FakeCall c = new FakeCall();
+            calls.add(c);
+            return c;
+        }, recorder);
+        recorder.engine = e;
+        return e;
+    }
+
+    private static long in(Duration d) {
+        return System.nanoTime() + d.toNanos();
+    }
+
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 10 s");
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    @Test
+    void aBrokenCallIsReplacedAndOnlyItsUnansweredMessagesAreResentBehindThePreamble() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), false, () -> false);
+        for (int i = 1; i <= 3; i++) {
+            assertTrue(e.submit(new Msg(i, "m" + i, in(Duration.ofMinutes(1)))));
+        }
+        FakeCall first = calls.get(0);
+        assertEquals(List.of("schema", "m1", "m2", "m3"), first.sent);
+        first.answer("ack:2");
+        first.end(Status.UNAVAILABLE);
+        await(() -> calls.size() == 2 && calls.get(1).sent.size() == 3);
+        assertEquals(List.of("schema", "m1", "m3"), calls.get(1).sent);
+        assertEquals(1, e.reopenings());
+        calls.get(1).answer("ack:1");
+        calls.get(1).answer("ack:3");
+        e.halfClose();
+        assertTrue(calls.get(1).halfClosed);
+        calls.get(1).end(Status.OK);
+        e.done().get(5, TimeUnit.SECONDS);
+        assertEquals(3, recorder.answered.size());
+        assertTrue(recorder.failed.isEmpty());
+    }
+
+    @Test
+    void aMessageTimerOfAReplacedCallNeitherCancelsNorBurnsTheNextCall() throws Exception {
+        // m1's 300 ms timer on the first call is still scheduled when that call breaks at once; the replacement
+        // call must survive past it, and m1 is answered there.
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofMillis(300), false, () -> false);
+        e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
+        calls.get(0).end(Status.UNAVAILABLE);
+        await(() -> calls.size() == 2);
+        FakeCall second = calls.get(1);
+        Thread.sleep(150);
+        // Re-queued on the second call, m1 has a fresh 300 ms timer; answer it well within that.
+        second.answer("ack:1");
+        Thread.sleep(400); // past the first call's timer and the second's
+        assertNull(second.cancelled, "the replacement call was cancelled by a timer");
+        assertEquals(2, calls.size());
+        assertEquals(1, recorder.answered.size());
+        assertEquals(1, e.reopenings());
+    }
+
+    @Test
+    void aMessageWithoutAnAnswerInTimeBreaksItsCallAndIsResent() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofMillis(100), false, () -> false);
+        e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
+        await(() -> calls.size() == 2);
+        assertNotNull(calls.get(0).cancelled);
+        assertTrue(calls.get(0).cancelled.contains("batch 1 had no answer within 100 ms"), calls.get(0).cancelled);
+        assertEquals(List.of("schema", "m1"), calls.get(1).sent);
+        calls.get(1).answer("ack:1");
+        assertTrue(recorder.failed.isEmpty());
+    }
+
+    @Test
+    void theAttemptBudgetIsPerMessageNotPerEngineLife() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST.withMaxAttempts(2), Duration.ofSeconds(30), false, () -> false);
+        // Five messages in a row each survive one broken call: a life-long count of 2 would have failed the third.
+        for (int i = 1; i <= 5; i++) {
+            int n = i;
+            e.submit(new Msg(i, "m" + i, in(Duration.ofMinutes(1))));
+            FakeCall c = calls.get(calls.size() - 1);
+            c.end(Status.UNAVAILABLE);
+            await(() -> calls.size() == n * 2 || !recorder.failed.isEmpty());
+            calls.get(calls.size() - 1).answer("ack:" + i);
+            calls.get(calls.size() - 1).end(Status.OK);
+        }
+        assertTrue(recorder.failed.isEmpty(), () -> "failed: " + recorder.notResent);
+        assertEquals(5, recorder.answered.size());
+        assertEquals(5, e.reopenings());
+        // A sixth breaks twice: its second break spends its two attempts.
+        e.submit(new Msg(6, "m6", in(Duration.ofMinutes(1))));
+        calls.get(calls.size() - 1).end(Status.UNAVAILABLE);
+        await(() -> calls.size() == 12);
+        calls.get(11).end(Status.UNAVAILABLE);
+        await(() -> !recorder.failed.isEmpty());
+        assertEquals("batch 6 used its 2 attempts", recorder.notResent);
+    }
+
+    @Test
+    void nothingIsResentAfterAnAmbiguousFailureInAppendMode() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), true, () -> false);
+        Msg m = new Msg(1, "m1", in(Duration.ofMinutes(1)));
+        e.submit(m);
+        calls.get(0).end(Status.UNAVAILABLE);
+        await(() -> recorder.finished);
+        assertEquals(List.of(m), recorder.failed);
+        assertEquals("append-mode tables are not resent after an ambiguous failure", recorder.notResent);
+        assertTrue(m.released);
+        assertEquals(1, calls.size());
+        assertFalse(e.submit(new Msg(2, "m2", in(Duration.ofMinutes(1)))), "an ended engine takes nothing");
+    }
+
+    @Test
+    void aMessagePastItsDeliveryDeadlineIsNotResent() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), false, () -> false);
+        e.submit(new Msg(1, "m1", System.nanoTime() - 1));
+        calls.get(0).end(Status.UNAVAILABLE);
+        await(() -> recorder.finished);
+        assertTrue(recorder.notResent.startsWith("the delivery deadline"), recorder.notResent);
+    }
+
+    @Test
+    void nothingIsResentOnceTheClientStops() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), false, () -> true);
+        e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
+        calls.get(0).end(Status.UNAVAILABLE);
+        await(() -> recorder.finished);
+        assertEquals("the client is shutting down", recorder.notResent);
+    }
+
+    @Test
+    void messagesWaitForFlowControlAndTheHalfCloseWaitsForThem() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), false, () -> false);
+        e.open();
+        FakeCall c = calls.get(0);
+        c.ready = false;
+        e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
+        e.submit(new Msg(2, "m2", in(Duration.ofMinutes(1))));
+        e.halfClose();
+        assertEquals(List.of("schema"), c.sent, "the preamble went out when the call opened, nothing after");
+        assertFalse(c.halfClosed);
+        assertFalse(e.awaitRoom(1, 4, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20)), "4 queued bytes fill a 4-byte outbox");
+        c.ready = true;
+        c.listener.onReady();
+        assertEquals(List.of("schema", "m1", "m2"), c.sent);
+        assertTrue(c.halfClosed);
+        assertTrue(e.awaitRoom(1, 4, System.nanoTime()));
+        c.answer("ack:1");
+        c.answer("ack:2");
+        assertFalse(e.done().isDone(), "finished only once the call ended");
+        c.end(Status.OK);
+        e.done().get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aStreamAnsweredAsAWholeIsReplayedWholeAndItsAnswerDeadlineIsBounded() throws Exception {
+        recorder.wholeCall = true;
+        SendEngine<String, String, Msg> e = engine(FAST, null, false, () -> false);
+        e.open();
+        e.submit(new Msg(1, "m1", 0));
+        e.submit(new Msg(2, "m2", 0));
+        calls.get(0).end(Status.UNAVAILABLE);
+        await(() -> calls.size() == 2);
+        assertEquals(List.of("schema", "m1", "m2"), calls.get(1).sent);
+        e.halfClose();
+        assertTrue(calls.get(1).halfClosed);
+        calls.get(1).end(Status.OK);
+        e.done().get(5, TimeUnit.SECONDS);
+        assertEquals(2, recorder.answered.size());
+        assertTrue(recorder.finished);
+    }
+
+    @Test
+    void abortTakesEveryPendingMessageAndStopsAScheduledReopening() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), false, () -> false);
+        Msg m = new Msg(1, "m1", in(Duration.ofMinutes(1)));
+        e.submit(m);
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        timer.execute(() -> {
+            try {
+                hold.await(); // the timer thread is busy: the reopening below waits behind this
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        calls.get(0).end(Status.UNAVAILABLE);
+        assertEquals(1, e.reopenings(), "a reopening is scheduled");
+        List<Msg> taken = e.abort("closed");
+        assertEquals(List.of(m), taken);
+        assertTrue(m.released);
+        assertTrue(e.done().isDone());
+        hold.countDown();
+        Thread.sleep(200);
+        assertEquals(1, calls.size(), "the aborted engine opened a call");
+        assertEquals(0, e.pendingCount());
+    }
+}
