@@ -67,6 +67,14 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  */
 public final class BulkStreamWriter implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
+    /**
+     * Batches at least this large stay in the Arrow memory they were built in until answered, and the next rows get
+     * fresh buffers; smaller ones are copied to the heap and the vectors refilled. Fresh buffers cost a fixed price
+     * per batch (allocation, zeroing, cold memory) that only large batches amortize: on the 1,000-row metrics
+     * benchmark (about 100 KB a batch) keeping every batch cost 25% of bulk throughput and 20% more client CPU than
+     * the copy, while a 65,536-row logs batch (about 150 MB) copied to the heap cost over 1 GiB of heap.
+     */
+    static final int KEEP_IN_ARROW_BYTES = 4 << 20;
     private final TableSchema schema;
     private final BulkWrite.Config config;
     private final BulkTransport transport;
@@ -281,12 +289,13 @@ public final class BulkStreamWriter implements AutoCloseable {
                 throw e;
             }
             try {
-                if (root.renew()) {
+                if (m.size() >= KEEP_IN_ARROW_BYTES && root.renew()) {
                     // The batch holds the vectors' memory now (the next rows go to fresh buffers): sent from it, and
                     // kept until answered so that a broken stream can resend it without a copy.
                     message = m;
                 } else {
-                    // The allocator's cap leaves no room for fresh buffers: a heap copy, the same vectors refilled.
+                    // A small batch, or the allocator's cap leaves no room for fresh buffers: a heap copy, the same
+                    // vectors refilled.
                     copy = m.toBytes();
                     m.release();
                     root.reset();
