@@ -47,8 +47,9 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  *
  * <p>Delivery contract. Each {@link #writeNext()} future completes exactly once, with the rows the server wrote
  * for that batch or with a {@link BulkWriteException}. Until a batch is answered the writer keeps it, in the
- * Arrow memory it was built in (the next rows go to fresh vectors; when {@code allocatorMaxAllocation} leaves no
- * room for them, the batch is copied to the heap instead and the vectors refilled). When the stream breaks with a retryable failure (a retryable server error such as rate limiting, a
+ * Arrow memory it was built in when it is 4 MiB or larger (the next rows go to fresh vectors; when
+ * {@code allocatorMaxAllocation} leaves no room for them, the batch is copied to the heap instead and the vectors
+ * refilled), and as a heap copy when smaller (fresh vectors per small batch cost more CPU than the copy). When the stream breaks with a retryable failure (a retryable server error such as rate limiting, a
  * transport failure, a batch with no answer within {@code timeoutPerMessage}, or a stream that ended with
  * batches unanswered), the writer waits the retry policy's backoff, opens a new stream on the next healthy
  * endpoint and resends only the unanswered batches, with their original request ids. The budget is per batch:
