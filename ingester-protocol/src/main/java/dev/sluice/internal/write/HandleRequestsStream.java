@@ -52,8 +52,8 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     private final CompletableFuture<WriteOk> result = new CompletableFuture<>();
     /** Tables written, once per {@code write}; guarded by this. */
     private final List<String> sentTables = new ArrayList<>();
-    /** Guarded by this. */
-    private boolean keeping;
+    /** Whether sent messages are still kept for a replay (written by the producer). */
+    private volatile boolean keeping;
     private long nextId;
     private long sentBytes;
     private long rateStart;
@@ -198,15 +198,19 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             throw new StreamWriteException("interrupted while waiting to send", null, unconfirmed(), e);
         }
         checkUsable();
-        Part part;
-        synchronized (this) {
-            if (keeping && engine.pendingBytes() + encoder.size() > replayBudget) {
+        // The engine's lock is never taken while holding this stream's (the engine calls into the stream under its own).
+        if (keeping) {
+            long kept = engine.pendingBytes();
+            if (kept + encoder.size() > replayBudget) {
                 LOG.warn("stream keeps {} bytes for replay and a message of {} bytes would pass its replay budget of {}"
                         + " bytes: from now on a failure of this stream is final (complete streams sooner to keep them"
-                        + " replayable)", engine.pendingBytes(), encoder.size(), replayBudget);
+                        + " replayable)", kept, encoder.size(), replayBudget);
                 keeping = false;
                 engine.stopResending("the stream outgrew its replay budget of " + replayBudget + " bytes");
             }
+        }
+        Part part;
+        synchronized (this) {
             part = new Part(++nextId, encoder, permit);
             if (table != null) {
                 sentTables.add(table);
