@@ -705,7 +705,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             return "append-mode tables are not resent after an ambiguous failure";
         }
         if (pending.isEmpty()) {
-            return null;
+            return "it carried nothing to resend"; // nothing to lose, and no message budget to bound a retry
         }
         RetryPolicy policy = settings.policy();
         E oldest = pending.values().iterator().next();

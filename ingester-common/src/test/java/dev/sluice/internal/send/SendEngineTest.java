@@ -355,4 +355,17 @@ class SendEngineTest {
         assertEquals(1, calls.size(), "the aborted engine opened a call");
         assertEquals(0, e.pendingCount());
     }
+
+    @Test
+    void anEmptyStreamWhoseCallBreaksFailsInsteadOfReopeningForever() throws Exception {
+        recorder.wholeCall = true;
+        SendEngine<String, String, Msg> e = engine(FAST, null, false, () -> false);
+        e.open();
+        e.halfClose();
+        calls.get(0).end(Status.UNAVAILABLE);
+        await(() -> recorder.finished);
+        assertEquals("it carried nothing to resend", recorder.notResent);
+        assertEquals(1, calls.size());
+        assertEquals(0, e.reopenings());
+    }
 }
