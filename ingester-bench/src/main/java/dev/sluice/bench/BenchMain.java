@@ -106,6 +106,11 @@ public final class BenchMain implements Callable<Integer> {
             description = "path of the batching mode: regular | bulk (default: ${DEFAULT-VALUE})")
     String batchingPath;
 
+    @Option(names = "--retry", defaultValue = "default",
+            description = "retry policy: default (resend until the 2-minute deadline; unanswered bulk batches and stream"
+                    + " messages are kept for it) | none (fail fast, nothing kept) (default: ${DEFAULT-VALUE})")
+    String retry;
+
     @Option(names = "--repeat", defaultValue = "1",
             description = "rounds over all modes (interleaved); each mode reports its median round (default: ${DEFAULT-VALUE})")
     int repeat;
@@ -171,6 +176,11 @@ public final class BenchMain implements Callable<Integer> {
                     // Unanswered bulk batches (kept for resending) count against this budget: room for the
                     // writers' batches in flight, 150 MB each on the logs workload.
                     .maxInFlightBytes(Integer.MAX_VALUE);
+            if (retry.equals("none")) {
+                ob.retryPolicy(dev.sluice.write.RetryPolicy.none());
+            } else if (!retry.equals("default")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--retry is default or none, not " + retry);
+            }
             if (user != null) {
                 ob.authInfo(new AuthInfo(user, password == null ? "" : password));
             }
