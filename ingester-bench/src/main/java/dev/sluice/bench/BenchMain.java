@@ -136,6 +136,11 @@ public final class BenchMain implements Callable<Integer> {
             description = "with --cost: options of each client JVM, space-separated (default: ${DEFAULT-VALUE})")
     String clientJvmArgs;
 
+    @Option(names = "--row-api", defaultValue = "objects", description = "with --cost: how rows reach the client:"
+            + " objects (addRow with boxed numbers and Strings) or typed (the typed row appender, primitive numbers and"
+            + " Strings); both check every value (default: ${DEFAULT-VALUE})")
+    String rowApi;
+
     @Option(names = "--testkit-jvm-args", defaultValue = "-Xmx4g -XX:MaxDirectMemorySize=4g",
             description = "with --cost and no --endpoint: options of the testkit's JVM (default: ${DEFAULT-VALUE})")
     String testkitJvmArgs;
@@ -253,6 +258,10 @@ public final class BenchMain implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--cost does not pass TLS settings to its"
                     + " client JVMs yet; use a plaintext endpoint");
         }
+        if (!List.of("objects", "typed").contains(rowApi)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--row-api takes objects or typed, not '"
+                    + rowApi + "'");
+        }
         boolean logs = workload.equals("logs");
         long longRows = rows != null ? rows : logs ? 400_000L : 2_000_000L;
         long short0 = shortRows != null ? shortRows : longRows / 4;
@@ -276,16 +285,16 @@ public final class BenchMain implements Callable<Integer> {
         }
         CostBenchmark.Plan plan = new CostBenchmark.Plan(workload, paths,
                 batches, short0, longRows, workers, compression, seed, maxInFlight, database, user, password,
-                splitArgs(clientJvmArgs), Duration.ofMinutes(30));
+                splitArgs(clientJvmArgs), Duration.ofMinutes(30), rowApi);
         try (Target target = endpoint != null ? target()
                 : new TestkitProcess(splitArgs(testkitJvmArgs), Duration.ofMinutes(2))) {
             System.out.println("target: " + target.description());
             List<CostBenchmark.Result> results =
                     new CostBenchmark(plan, target, System.out).run();
             String header = String.format(Locale.ROOT, "client cost: workload=%s parallelism=%d compression=%s;"
-                            + " each run a fresh client JVM (%s); cold = whole run's process CPU / rows, marginal ="
+                            + " rows as %s; each run a fresh client JVM (%s); cold = whole run's process CPU / rows, marginal ="
                             + " (long - short CPU) / (long - short rows); %s; %d cores, Java %s", workload, workers,
-                    compression, clientJvmArgs, target.description(), Runtime.getRuntime().availableProcessors(),
+                    compression, rowApi, clientJvmArgs, target.description(), Runtime.getRuntime().availableProcessors(),
                     System.getProperty("java.version"));
             CostBenchmark.print(System.out, header, results);
             if (out != null) {

@@ -15,6 +15,7 @@ import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import java.util.List;
 
 /**
  * One batch of rows built directly in off-heap Arrow vectors owned by a {@link BulkStreamWriter}.
@@ -36,6 +37,12 @@ public final class TableBufferRoot {
     private int rowCount;
     private boolean completed;
     private final Guard guard;
+    /** True after {@link #renew()} until the next row: the vectors hold no buffers yet. */
+    private boolean unallocated;
+    /** Per column, the value capacity {@link #ensureBuffers()} allocates after a renewal. */
+    private final int[] nextCapacity;
+    /** Per column, the text bytes per value {@link #ensureBuffers()} allocates for (variable-width only). */
+    private final double[] nextDensity;
 
     /**
      * Brackets every change of the vectors, so that a writer closed from another thread frees them only when no
@@ -55,6 +62,8 @@ public final class TableBufferRoot {
         this.allocator = allocator;
         this.maxAllocation = maxAllocation;
         this.initialCapacity = capacity;
+        this.nextCapacity = new int[schema.columnCount()];
+        this.nextDensity = new double[schema.columnCount()];
         allocate();
     }
 
@@ -79,14 +88,16 @@ public final class TableBufferRoot {
 
     /**
      * Hands the vectors' memory over to a batch unloaded from them (which holds its own references to the
-     * buffers) and gives the same vectors fresh buffers for the next rows, each column as large as it grew
-     * (text columns as dense), so a batch of the same size as the last one needs no growth. The batch can then
-     * be kept until it is answered, and sent again, without a copy. When the allocator's cap leaves no room for
-     * the fresh buffers, nothing changes: the caller copies the batch, then empties these vectors with
-     * {@link #reset()}.
+     * buffers) and empties the vectors; they get fresh buffers for the next rows only when the first of those
+     * rows comes (see {@link #ensureBuffers()}), each column as large as it grew (text columns as dense), so a
+     * batch of the same size as the last one needs no growth. The batch can then be kept until it is answered,
+     * and sent again, without a copy. Allocating later rather than here means a producer that waits for room in
+     * the client's budget (or for an answer slot) after sending holds one batch, not that batch plus a second,
+     * empty set of buffers that the allocator's reuse cache may have handed it from already-resident memory.
+     * When the allocator's cap leaves no room for the fresh buffers, nothing changes: the caller copies the
+     * batch, then empties these vectors with {@link #reset()}.
      *
      * @return true when the next rows go to fresh buffers; false when there was no room for them
-     * @throws BulkWriteException when the fresh buffers could not be allocated although there seemed to be room
      */
     boolean renew() {
         long need = 0;
@@ -101,27 +112,52 @@ public final class TableBufferRoot {
         if (appender != null) {
             appender.cancelRow();
         }
-        try {
-            for (FieldVector v : root.getFieldVectors()) {
-                int capacity = Math.max(initialCapacity, v.getValueCapacity());
-                if (v instanceof BaseVariableWidthVector) {
-                    BaseVariableWidthVector text = (BaseVariableWidthVector) v;
-                    double density = text.getDataBuffer().capacity() / (double) Math.max(1, text.getValueCapacity());
-                    v.clear();
-                    text.setInitialCapacity(capacity, Math.max(1.0, density));
-                } else {
-                    v.clear();
-                    v.setInitialCapacity(capacity);
-                }
-                v.allocateNew();
+        List<FieldVector> vectors = root.getFieldVectors();
+        for (int i = 0; i < vectors.size(); i++) {
+            FieldVector v = vectors.get(i);
+            nextCapacity[i] = Math.max(initialCapacity, v.getValueCapacity());
+            if (v instanceof BaseVariableWidthVector) {
+                BaseVariableWidthVector text = (BaseVariableWidthVector) v;
+                nextDensity[i] = Math.max(1.0,
+                        text.getDataBuffer().capacity() / (double) Math.max(1, text.getValueCapacity()));
             }
-        } catch (OutOfMemoryException e) {
-            throw limit(-1, e);
+            v.clear();
         }
+        unallocated = true;
         root.setRowCount(0);
         rowCount = 0;
         completed = false;
         return true;
+    }
+
+    /**
+     * Gives the vectors the fresh buffers {@link #renew()} put off, before the first row after it.
+     *
+     * @throws BulkWriteException when the allocator's cap leaves no room for them (the vectors stay empty, and
+     *     the next row tries again)
+     */
+    private void ensureBuffers() {
+        if (!unallocated) {
+            return;
+        }
+        List<FieldVector> vectors = root.getFieldVectors();
+        try {
+            for (int i = 0; i < vectors.size(); i++) {
+                FieldVector v = vectors.get(i);
+                if (v instanceof BaseVariableWidthVector) {
+                    ((BaseVariableWidthVector) v).setInitialCapacity(nextCapacity[i], nextDensity[i]);
+                } else {
+                    v.setInitialCapacity(nextCapacity[i]);
+                }
+                v.allocateNew();
+            }
+        } catch (OutOfMemoryException e) {
+            for (FieldVector v : vectors) {
+                v.clear();
+            }
+            throw limit(rowCount, e);
+        }
+        unallocated = false;
     }
 
     private BulkWriteException limit(int row, OutOfMemoryException e) {
@@ -152,6 +188,7 @@ public final class TableBufferRoot {
             throw new InvalidDataException(schema.tableName(), null, rowCount,
                     "the batch is completed; call writeNext() to send it before adding rows");
         }
+        ensureBuffers();
         try {
             RowWriter.write(schema, sinks, rowCount, values);
         } catch (OutOfMemoryException e) {
@@ -188,6 +225,12 @@ public final class TableBufferRoot {
                         guard.exit();
                         throw new InvalidDataException(schema.tableName(), null, rowCount,
                                 "the batch is completed; call writeNext() to send it before adding rows");
+                    }
+                    try {
+                        ensureBuffers();
+                    } catch (RuntimeException e) {
+                        guard.exit();
+                        throw e;
                     }
                     return rowCount;
                 }
@@ -238,6 +281,10 @@ public final class TableBufferRoot {
                     "the batch is completed; call writeNext() to send it before adding rows");
         }
         int n = table.rowCount();
+        if (n == 0) {
+            return this;
+        }
+        ensureBuffers();
         try {
             for (int c = 0; c < sinks.length; c++) {
                 copyColumn(table.column(c), sinks[c], rowCount, n);
@@ -315,6 +362,13 @@ public final class TableBufferRoot {
     void reset() {
         if (appender != null) {
             appender.cancelRow();
+        }
+        if (unallocated) {
+            // Emptied by renew(): no buffers to clear; the next row allocates them.
+            root.setRowCount(0);
+            rowCount = 0;
+            completed = false;
+            return;
         }
         for (FieldVector v : root.getFieldVectors()) {
             ArrowBuf validity = v.getValidityBuffer();

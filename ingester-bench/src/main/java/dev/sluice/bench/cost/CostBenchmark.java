@@ -48,10 +48,12 @@ public final class CostBenchmark {
      * @param password its password or null
      * @param clientJvmArgs options of every client JVM (e.g. {@code -Xmx4g})
      * @param runTimeout the longest one client run may take
+     * @param rowApi how rows reach the client: {@code objects} ({@code addRow(Object...)}, boxed numbers) or
+     *     {@code typed} (the typed row appender, primitive numbers); both validate every value
      */
     public record Plan(String workload, List<String> paths, List<Integer> batches, long shortRows, long longRows,
                        int parallelism, String compression, long seed, int maxInFlight, String database, String user,
-                       String password, List<String> clientJvmArgs, Duration runTimeout) {
+                       String password, List<String> clientJvmArgs, Duration runTimeout, String rowApi) {
     }
 
     /**
@@ -177,7 +179,7 @@ public final class CostBenchmark {
                 "--batch", Integer.toString(batch), "--parallelism", Integer.toString(plan.parallelism()),
                 "--compression", plan.compression(), "--seed", Long.toString(plan.seed()),
                 "--endpoint", target.endpoint(), "--database", plan.database(),
-                "--max-in-flight", Integer.toString(plan.maxInFlight())));
+                "--max-in-flight", Integer.toString(plan.maxInFlight()), "--row-api", plan.rowApi()));
         if (plan.user() != null) {
             cmd.addAll(List.of("--user", plan.user()));
         }

@@ -63,9 +63,17 @@ public final class CostClient implements Callable<Integer> {
     @Option(names = "--max-in-flight", defaultValue = "8")
     int maxInFlight;
 
+    @Option(names = "--row-api", defaultValue = "objects")
+    String rowApi;
+
     @Override
     public Integer call() throws Exception {
         Workload wl = Workload.named(workload, seed);
+        if (rowApi.equals("typed")) {
+            wl = wl.typedRows();
+        } else if (!rowApi.equals("objects")) {
+            throw new IllegalArgumentException("--row-api takes objects or typed, not '" + rowApi + "'");
+        }
         ModeRunner runner = ModeRunner.named(mode);
         GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(new String[] {endpoint}, database)
                 .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20)

@@ -19,7 +19,7 @@ final class BulkRunner implements ModeRunner {
             long b;
             while ((b = next.getAndIncrement()) < run.batches()) {
                 int n = run.rowsOf(b);
-                run.workload().fill(root::addRow, b * run.batch(), n);
+                run.workload().fillBatch(root, b * run.batch(), n);
                 long sent = System.nanoTime();
                 stats.sent(n);
                 writer.writeNext().whenComplete((rows, error) -> {

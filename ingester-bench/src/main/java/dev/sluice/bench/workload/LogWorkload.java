@@ -1,6 +1,7 @@
 package dev.sluice.bench.workload;
 
 import dev.sluice.data.DataType;
+import dev.sluice.data.RowAppender;
 import dev.sluice.data.TableSchema;
 import java.time.Instant;
 import java.util.function.Consumer;
@@ -112,6 +113,33 @@ public final class LogWorkload implements Workload {
             row[12] = traceStates[pick(t >>> 32, traceStates.length)];
             row[13] = pods[pick(t >>> 48, pods.length)];
             sink.accept(row);
+        }
+    }
+
+    /** The same rows as {@link #fill}, the time index as a primitive long. */
+    @Override
+    public void append(RowAppender a, long first, int count) {
+        for (long i = first; i < first + count; i++) {
+            long r = SplitMix.mix(seed, i, 0);
+            long q = SplitMix.mix(seed, i, 1);
+            int level = pick(r, 100);
+            int lv = level < 5 ? 4 : level < 15 ? 3 : level < 75 ? 2 : level < 95 ? 1 : 0;
+            a.setLong(0, START + i);
+            a.setString(1, businesses[pick(r >>> 16, businesses.length)]);
+            a.setString(2, apps[pick(r >>> 32, apps.length)]);
+            a.setString(3, hostNames[pick(r >>> 48, hostNames.length)]);
+            a.setString(4, messages[lv][pick(q, MESSAGES_PER_LEVEL)]);
+            a.setString(5, LEVELS[lv]);
+            a.setString(6, logNames[pick(q >>> 16, logNames.length)]);
+            a.setString(7, uris[pick(q >>> 32, uris.length)]);
+            a.setString(8, ids[(int) (q >>> 48)]);
+            a.setString(9, ids[(int) ((i * 31 + (r >>> 20)) & (ID_POOL - 1))]);
+            long t = SplitMix.mix(seed, i, 2);
+            a.setString(10, errnos[pick(t, errnos.length)]);
+            a.setString(11, traceFlags[pick(t >>> 16, traceFlags.length)]);
+            a.setString(12, traceStates[pick(t >>> 32, traceStates.length)]);
+            a.setString(13, pods[pick(t >>> 48, pods.length)]);
+            a.endRow();
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.sluice.bench.workload;
 
 import dev.sluice.data.DataType;
+import dev.sluice.data.RowAppender;
 import dev.sluice.data.TableSchema;
 import java.time.Instant;
 import java.util.function.Consumer;
@@ -19,13 +20,15 @@ public final class MetricsWorkload implements Workload {
     private static final String[] REGIONS = {"us-east", "us-west", "eu-central", "ap-south", "sa-east"};
 
     private static final int POOL = 1 << 16;
+    private static final double PERCENT_STEP = 100.0 / POOL;
+    private static final double BYTES_STEP = 1e9 / POOL;
     private static final Double[] PERCENTS = new Double[POOL];
     private static final Double[] BYTES = new Double[POOL];
 
     static {
         for (int k = 0; k < POOL; k++) {
-            PERCENTS[k] = k * (100.0 / POOL);
-            BYTES[k] = k * (1e9 / POOL);
+            PERCENTS[k] = k * PERCENT_STEP;
+            BYTES[k] = k * BYTES_STEP;
         }
     }
 
@@ -84,6 +87,27 @@ public final class MetricsWorkload implements Workload {
             row[8] = BYTES[(int) (b >>> 32) & (POOL - 1)];
             row[9] = START + i;
             sink.accept(row);
+        }
+    }
+
+    /** The same rows as {@link #fill}: the fields as the pools' values, computed instead of read from the pools. */
+    @Override
+    public void append(RowAppender a, long first, int count) {
+        for (long i = first; i < first + count; i++) {
+            int series = (int) (i % 1_000_000);
+            long x = SplitMix.mix(seed, i, 1);
+            long y = SplitMix.mix(seed, i, 2);
+            a.setString(0, hosts[series % 1_000]);
+            a.setString(1, REGIONS[(series / 1_000) % 5]);
+            a.setString(2, datacenters[(series / 5_000) % 10]);
+            a.setString(3, services[(series / 50_000) % 20]);
+            a.setDouble(4, (int) (x >>> 48) * PERCENT_STEP);
+            a.setDouble(5, ((int) (x >>> 32) & (POOL - 1)) * PERCENT_STEP);
+            a.setDouble(6, ((int) (x >>> 16) & (POOL - 1)) * PERCENT_STEP);
+            a.setDouble(7, (int) (y >>> 48) * BYTES_STEP);
+            a.setDouble(8, ((int) (y >>> 32) & (POOL - 1)) * BYTES_STEP);
+            a.setLong(9, START + i);
+            a.endRow();
         }
     }
 }

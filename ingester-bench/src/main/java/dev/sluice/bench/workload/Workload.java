@@ -1,5 +1,7 @@
 package dev.sluice.bench.workload;
 
+import dev.sluice.bulk.TableBufferRoot;
+import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import java.util.function.Consumer;
@@ -23,6 +25,72 @@ public interface Workload {
      * @param count rows to produce
      */
     void fill(Consumer<Object[]> sink, long first, int count);
+
+    /**
+     * Hands the same rows as {@link #fill} to a typed row appender, value by value: text as the same
+     * {@code String} instances, numbers as primitive {@code long}s and {@code double}s (no boxing, no
+     * {@code Object[]}), each checked by the appender as {@code addRow} checks it. The appender must be open for
+     * a new row; every row is ended with {@link RowAppender#endRow()}.
+     *
+     * @param appender where the rows go ({@code Table.appender()} or {@code TableBufferRoot.appender()})
+     * @param first index of the first row
+     * @param count rows to produce
+     */
+    void append(RowAppender appender, long first, int count);
+
+    /**
+     * Adds rows {@code first .. first+count-1} to a bulk batch, through {@code addRow} (values as objects).
+     *
+     * @param root the batch
+     * @param first index of the first row
+     * @param count rows to produce
+     */
+    default void fillBatch(TableBufferRoot root, long first, int count) {
+        fill(root::addRow, first, count);
+    }
+
+    /**
+     * Returns this workload with {@link #batch} and {@link #fillBatch} going through the typed row appender
+     * ({@link #append}) instead of {@code addRow(Object...)}: the same rows, values and bytes on the wire.
+     *
+     * @return the typed view of this workload
+     */
+    default Workload typedRows() {
+        Workload rows = this;
+        return new Workload() {
+            @Override
+            public TableSchema schema() {
+                return rows.schema();
+            }
+
+            @Override
+            public void fill(Consumer<Object[]> sink, long first, int count) {
+                rows.fill(sink, first, count);
+            }
+
+            @Override
+            public void append(RowAppender appender, long first, int count) {
+                rows.append(appender, first, count);
+            }
+
+            @Override
+            public Table batch(long first, int count) {
+                Table t = Table.from(schema(), count);
+                rows.append(t.appender(), first, count);
+                return t.complete();
+            }
+
+            @Override
+            public void fillBatch(TableBufferRoot root, long first, int count) {
+                rows.append(root.appender(), first, count);
+            }
+
+            @Override
+            public Workload typedRows() {
+                return this;
+            }
+        };
+    }
 
     /**
      * Builds a completed table holding rows {@code first .. first+count-1}.
