@@ -194,7 +194,6 @@ class StreamContractTest {
         }
     }
 
-    @Disabled("BUG: cancel() does not release a write() sleeping on the stream's maxRowsPerSecond limit")
     @Test
     void streamWriteWaitingOnItsRateLimitIsReleasedWhenAnotherThreadCancels() throws Exception {
         try (Kit kit = new Kit()) {

@@ -8,7 +8,6 @@ import dev.sluice.data.TableSchema;
 import dev.sluice.write.Context;
 import dev.sluice.write.WriteOk;
 import java.time.Duration;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -16,8 +15,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StreamShutdownRaceTest {
 
-    @Disabled("BUG: same deadlock without cancel(): shutdownGracefully(2 s) never returns (stopServices -> "
-            + "HandleRequestsStream.abort/end BLOCKED, producer BLOCKED in SendEngine.stopResending, callback BLOCKED in Events.ended)")
     @Test
     void shutdownGracefullyReturnsWithinItsTimeoutWhileAProducerWritesPastTheReplayBudgetDuringAnOutage() throws Exception {
         for (int round = 0; round < 6; round++) {

@@ -247,12 +247,20 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             wait = rateStart + (long) (rateRows / rowsPerSecond * 1e9) - now;
         }
         if (wait > 0) {
-            try {
-                TimeUnit.NANOSECONDS.sleep(Math.min(wait, timeoutNanos));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new StreamWriteException("interrupted while rate limited", null, List.of(), e);
+            // Waits on this stream's monitor, so that a cancel, a shutdown or a failure ends the wait at once.
+            long until = now + Math.min(wait, timeoutNanos);
+            synchronized (this) {
+                long left;
+                while (failure == null && (left = until - System.nanoTime()) > 0) {
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(this, left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new StreamWriteException("interrupted while rate limited", null, List.copyOf(sentTables), e);
+                    }
+                }
             }
+            checkUsable();
         }
     }
 
@@ -307,6 +315,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             if (failure == null && answer == null) {
                 failure = new StreamWriteException(failureMessage, null, List.copyOf(sentTables), null);
             }
+            notifyAll(); // a write waiting on the rate limit
         }
         engine.abort(toServer);
     }
@@ -362,6 +371,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 if (failure == null) {
                     failure = e;
                 }
+                HandleRequestsStream.this.notifyAll();
             }
         }
 
