@@ -56,9 +56,10 @@ class StreamContractTest {
         }
     }
 
-    @Disabled("SUSPECT (timing-dependent, 3 outcomes in 4 runs): after GreptimeTestServer.restart() a stream once "
-            + "stayed unreplayed (replays()==0) for 10 s while accepting 100 writes; once survived 3 breaks with "
-            + "maxAttempts=3; once one restart cost two attempts")
+    @Disabled("SUSPECT, analysed as the test's timing, not a client bug: an instant GreptimeTestServer.restart() does not"
+            + " always break a stream (gRPC's transparent retry carries a call the old server never processed over to the"
+            + " new connection), and a reopen racing the restart can cost a second attempt; counting attempts needs a"
+            + " deterministic break (SendEngineTest.theAttemptBudgetIsPerMessageNotPerEngineLife counts them exactly)")
     @Test
     void streamAttemptsAreCountedPerStreamSoTwoBreaksPassAndAThirdFailsWithThreeAttempts() {
         try (Kit kit = new Kit()) {
