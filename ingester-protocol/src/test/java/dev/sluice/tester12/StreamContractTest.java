@@ -56,7 +56,7 @@ class StreamContractTest {
         }
     }
 
-    @Disabled("SUSPECT, analysed as the test's timing, not a client bug: an instant GreptimeTestServer.restart() does not"
+    @Disabled("SUSPECT, most likely the test's timing rather than a client bug (not proven): an instant GreptimeTestServer.restart() does not"
             + " always break a stream (gRPC's transparent retry carries a call the old server never processed over to the"
             + " new connection), and a reopen racing the restart can cost a second attempt; counting attempts needs a"
             + " deterministic break (SendEngineTest.theAttemptBudgetIsPerMessageNotPerEngineLife counts them exactly)")
