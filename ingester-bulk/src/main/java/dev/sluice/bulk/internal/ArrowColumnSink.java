@@ -164,6 +164,8 @@ public final class ArrowColumnSink implements ColumnSink {
     public void setText(int row, String value) {
         if (text == null) {
             text = new Utf8Cache(vector.getValueCapacity());
+        } else if (row == 0) {
+            text.nextFill();
         }
         setVariable(row, text.encode(value));
     }

@@ -102,6 +102,8 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     public void setText(int row, String value) {
         if (text == null) {
             text = new Utf8Cache(capacity);
+        } else if (row == 0) {
+            text.nextFill();
         }
         refs[row] = text.encode(value);
         present(row);
