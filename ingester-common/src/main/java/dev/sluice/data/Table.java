@@ -88,6 +88,9 @@ public final class Table {
         if (appender != null) {
             appender.cancelRow();
         }
+        for (ArrayColumn c : columns) {
+            c.refill();
+        }
         rowCount = 0;
         completed = false;
         return this;

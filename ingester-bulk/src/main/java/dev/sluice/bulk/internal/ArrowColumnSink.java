@@ -160,12 +160,21 @@ public final class ArrowColumnSink implements ColumnSink {
         bits.setSafe(row, value ? 1 : 0);
     }
 
+    /**
+     * Tells the sink its rows are about to be written again from row 0 (the batch was sent or emptied), so its
+     * text cache can adapt to what the last batch saw (see {@link Utf8Cache#nextFill()}). Called once per batch,
+     * never from the per-row path.
+     */
+    public void refill() {
+        if (text != null) {
+            text.nextFill();
+        }
+    }
+
     @Override
     public void setText(int row, String value) {
         if (text == null) {
             text = new Utf8Cache(vector.getValueCapacity());
-        } else if (row == 0) {
-            text.nextFill();
         }
         setVariable(row, text.encode(value));
     }

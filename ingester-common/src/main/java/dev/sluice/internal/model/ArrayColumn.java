@@ -68,6 +68,17 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
         capacity = next;
     }
 
+    /**
+     * Tells the column its rows are about to be written again from row 0 (the table was reset), so its text
+     * cache can adapt to what the last fill saw (see {@link Utf8Cache#nextFill()}). Not called per row: a branch
+     * taken once per batch inside the per-row path costs a deoptimization of the whole compiled row loop.
+     */
+    public void refill() {
+        if (text != null) {
+            text.nextFill();
+        }
+    }
+
     private void present(int row) {
         nulls[row >>> 6] &= ~(1L << row);
     }
@@ -102,8 +113,6 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     public void setText(int row, String value) {
         if (text == null) {
             text = new Utf8Cache(capacity);
-        } else if (row == 0) {
-            text.nextFill();
         }
         refs[row] = text.encode(value);
         present(row);

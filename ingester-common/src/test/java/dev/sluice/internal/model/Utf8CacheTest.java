@@ -47,6 +47,7 @@ class Utf8CacheTest {
 
     @Test
     void aTableFilledOnceKeepsItsSmallCacheAndStillEncodesEveryValueRight() {
+        // (Its owner calls nextFill() only when it is reset for another fill, never within one.)
         String[] hosts = pool(1_000);
         Utf8Cache cache = new Utf8Cache(1_000);
         fill(cache, hosts);
