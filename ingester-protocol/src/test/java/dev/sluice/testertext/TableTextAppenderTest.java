@@ -355,4 +355,61 @@ class TableTextAppenderTest {
         }
         assertEquals(1, t.rowCount(), "a completed (read-only) table grew");
     }
+
+    @Test
+    void oneStringBuilderChangedBetweenRowsStoresEachRowsTextAtTheTimeItWasSet() {
+        StringBuilder sb = new StringBuilder();
+        Table t = Table.from(SCHEMA, 8);
+        RowAppender a = t.appender();
+        for (int fill = 0; fill < 5; fill++) {
+            t.reset();
+            List<Row> expected = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                sb.setLength(0);
+                sb.append("h").append(i % 20).append("-é-").append(fill);
+                String now = sb.toString();
+                a.setString(0, sb).setString(1, sb).setDouble(3, i).setLong(4, i);
+                sb.append("-changed-after-the-setter"); // must not reach the stored row
+                a.endRow();
+                expected.add(new Row(now, now, null, i, i));
+            }
+            assertTableHolds(t, expected, "fill " + fill);
+        }
+    }
+
+    @Test
+    void jsonFromMapsAndTextIsStoredAsGivenAcrossFills() {
+        Table t = Table.from(SCHEMA, 8);
+        RowAppender a = t.appender();
+        String shared = "{\"k\":\"é🚀\"}";
+        for (int fill = 0; fill < 6; fill++) {
+            t.reset();
+            List<Row> expected = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                if (i % 3 == 0) {
+                    a.setValue(2, java.util.Map.of("fill", fill, "i", i));
+                    expected.add(new Row("h", null, "{\"fill\":" + fill + ",\"i\":" + i + "}", i, i));
+                    // Map order is unspecified: compare as parsed below, so record both orders.
+                } else if (i % 3 == 1) {
+                    a.setString(2, shared);
+                    expected.add(new Row("h", null, shared, i, i));
+                } else {
+                    a.setString(2, " [1, \"" + fill + "\"] ");
+                    expected.add(new Row("h", null, " [1, \"" + fill + "\"] ", i, i));
+                }
+                a.setString(0, "h").setDouble(3, i).setLong(4, i).endRow();
+            }
+            assertEquals(expected.size(), t.rowCount());
+            for (int r = 0; r < expected.size(); r++) {
+                String got = t.column(2).getString(r);
+                String want = expected.get(r).doc();
+                if (r % 3 == 0) {
+                    String swapped = "{\"i\":" + r + ",\"fill\":" + fill + "}";
+                    assertTrue(want.equals(got) || swapped.equals(got), "fill " + fill + " row " + r + ": " + got);
+                } else {
+                    assertEquals(want, got, "fill " + fill + " row " + r);
+                }
+            }
+        }
+    }
 }
