@@ -412,4 +412,38 @@ class TableTextAppenderTest {
             }
         }
     }
+
+    @Test
+    void settingATextColumnTwiceInARowKeepsTheLastValueWhetherTextOrNull() {
+        Table t = Table.from(SCHEMA, 2);
+        RowAppender a = t.appender();
+        for (int fill = 0; fill < 3; fill++) {
+            t.reset();
+            List<Row> expected = new ArrayList<>();
+            String longer = "a much longer first value é🚀 ".repeat(50);
+            a.setString(0, "h").setString(1, longer).setString(1, "short").setDouble(3, 0).setLong(4, 0).endRow();
+            expected.add(new Row("h", "short", null, 0, 0));
+            a.setString(0, "h").setString(1, "text").setNull(1).setDouble(3, 1).setLong(4, 1).endRow();
+            expected.add(new Row("h", null, null, 1, 1));
+            a.setString(0, "h").setNull(1).setString(1, "back").setDouble(3, 2).setLong(4, 2).endRow();
+            expected.add(new Row("h", "back", null, 2, 2));
+            a.setString(0, "h").setString(1, "").setString(1, longer).setDouble(3, 3).setLong(4, 3).endRow();
+            expected.add(new Row("h", longer, null, 3, 3));
+            assertTableHolds(t, expected, "fill " + fill);
+        }
+    }
+
+    @Test
+    void aRowRefusedForItsMissingTimeIndexLeavesNoTextForTheNextRow() {
+        Table t = Table.from(SCHEMA, 2);
+        RowAppender a = t.appender();
+        a.setString(0, "h0").setDouble(3, 0).setLong(4, 0).endRow();
+        InvalidDataException e = assertThrows(InvalidDataException.class,
+                () -> a.setString(0, "no-ts").setString(1, "no-ts").setString(2, "{}").endRow());
+        assertEquals("ts", e.column());
+        assertEquals(1, e.row());
+        assertThrows(InvalidDataException.class, () -> a.setString(1, "null-ts").setNull(4));
+        a.setDouble(3, 1).setLong(4, 1).endRow();
+        assertTableHolds(t, List.of(new Row("h0", null, null, 0, 0), new Row(null, null, null, 1, 1)), "table");
+    }
 }
