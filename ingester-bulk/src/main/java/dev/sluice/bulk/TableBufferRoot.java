@@ -31,7 +31,7 @@ public final class TableBufferRoot {
     private final BufferAllocator allocator;
     private VectorSchemaRoot root;
     private ColumnSink[] sinks;
-    private RowAppender appender;
+    private TypedRowAppender appender;
     private final long maxAllocation;
     private final int initialCapacity;
     private int rowCount;
@@ -189,6 +189,9 @@ public final class TableBufferRoot {
             throw new InvalidDataException(schema.tableName(), null, rowCount,
                     "the batch is completed; call writeNext() to send it before adding rows");
         }
+        if (appender != null) {
+            appender.checkNoOpenRow("addRow");
+        }
         ensureBuffers();
         try {
             RowWriter.write(schema, sinks, rowCount, values);
@@ -280,6 +283,9 @@ public final class TableBufferRoot {
         if (completed) {
             throw new InvalidDataException(schema.tableName(), null, rowCount,
                     "the batch is completed; call writeNext() to send it before adding rows");
+        }
+        if (appender != null) {
+            appender.checkNoOpenRow("addTable");
         }
         int n = table.rowCount();
         if (n == 0) {

@@ -59,10 +59,13 @@ public interface ColumnVector {
     String getString(int row);
 
     /**
-     * Reads a Binary value, a Vector value (its little-endian float32s), or the UTF-8 bytes of a String or Json value (the array itself, not a copy).
+     * Reads a Binary value, a Vector value (its little-endian float32s), or the UTF-8 bytes of a String or Json
+     * value. This is the array the column holds, not a copy, and it may be shared: a text column stores one
+     * array per distinct {@code String} instance it saw (other rows, and later fills of a reused table, can hold
+     * the same array). Never modify it; copy it first if you need to.
      *
      * @param row zero-based row index
-     * @return the bytes
+     * @return the bytes (read only)
      */
     byte[] getBytes(int row);
 

@@ -21,7 +21,7 @@ public final class Table {
     private final ArrayColumn[] columns;
     private int rowCount;
     private volatile boolean completed;
-    private RowAppender appender;
+    private TypedRowAppender appender;
 
     private Table(TableSchema schema, int capacity) {
         this.schema = schema;
@@ -67,6 +67,9 @@ public final class Table {
         if (completed) {
             throw new InvalidDataException(schema.tableName(), null, rowCount,
                     "the table is completed; create a new Table for more rows");
+        }
+        if (appender != null) {
+            appender.checkNoOpenRow("addRow");
         }
         int row = rowCount;
         for (ArrayColumn c : columns) {
@@ -138,11 +141,15 @@ public final class Table {
     }
 
     /**
-     * Marks the table as finished; later {@link #addRow} calls fail. Calling it again does nothing.
+     * Marks the table as finished; later {@link #addRow} calls fail. A row still open in the {@link #appender()}
+     * is dropped (it was never ended, so it is not part of the table). Calling it again does nothing.
      *
      * @return this table
      */
     public Table complete() {
+        if (appender != null) {
+            appender.cancelRow();
+        }
         completed = true;
         return this;
     }

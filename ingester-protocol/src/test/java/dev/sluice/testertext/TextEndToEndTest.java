@@ -32,7 +32,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -283,8 +282,6 @@ class TextEndToEndTest {
         assertStored(table, sent, false);
     }
 
-    @Disabled("BUG: on the bulk path, setTimestamp(badIndex, ..) throws an ArrayIndexOutOfBoundsException without"
-            + " dropping the open row: the abandoned row's text is sent to the server in the caller's next row")
     @Test
     void aBulkRowInterruptedByATimestampSetterOnAMissingColumnSendsNoneOfItsText() {
         TableSchema schema = TableSchema.newBuilder("tt_bulk_leak").addTag("host", DataType.String)
@@ -304,8 +301,6 @@ class TextEndToEndTest {
         assertEquals(null, row.get("msg"), "the abandoned row's msg was sent in the next row");
     }
 
-    @Disabled("BUG: TableBufferRoot.addRow while an appender row is open is accepted, then endRow commits a second"
-            + " row with a null time index: the server refuses the whole batch, losing the caller's good rows in it")
     @Test
     void aBulkAddRowCalledWhileAnAppenderRowIsOpenSendsOnlyRowsTheCallerGave() {
         TableSchema schema = TableSchema.newBuilder("tt_bulk_mix").addTag("host", DataType.String)
@@ -351,8 +346,6 @@ class TextEndToEndTest {
         assertEquals(3, good, "the three rows ended before the mix-up");
     }
 
-    @Disabled("BUG: a batching write made from inside another row's lambda (same table) shares the open row: the"
-            + " inner row is stored with the outer row's msg (inner-host, outer-msg, ts 1)")
     @Test
     void aBatchingWriteMadeFromInsideAnotherRowOfTheSameTableStoresOnlyRowsTheCallerGave() {
         TableSchema schema = TableSchema.newBuilder("tt_batching_nested").addTag("host", DataType.String)
@@ -382,8 +375,6 @@ class TextEndToEndTest {
         }
     }
 
-    @Disabled("BUG: Table.addRow while an appender row is open is accepted, and endRow then commits the slot after it"
-            + " unwritten: a reset table sends a mixed row and an earlier, dropped fill's row (stale-host, ts 101)")
     @Test
     void aResetTableWithAddRowCalledWhileAnAppenderRowIsOpenSendsNoRowOfAnEarlierFill() {
         TableSchema schema = TableSchema.newBuilder("tt_regular_mix").addTag("host", DataType.String)

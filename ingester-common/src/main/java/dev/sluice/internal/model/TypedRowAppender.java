@@ -161,8 +161,8 @@ public final class TypedRowAppender implements RowAppender {
 
     @Override
     public RowAppender setTimestamp(int column, Instant value) {
+        begin(column); // checks the index (dropping the row) before the column's type is looked at
         if (!types[column].isTimestamp()) {
-            begin(column);
             throw refuse(column, "an Instant does not fit a " + types[column] + " column; it takes "
                     + Coercion.accepted(types[column]));
         }
@@ -238,6 +238,20 @@ public final class TypedRowAppender implements RowAppender {
     @Override
     public void cancelRow() {
         clear();
+    }
+
+    /**
+     * Refuses a row added another way ({@code addRow}, {@code addTable}, a nested batching write) while this
+     * appender's row is open: both would write at the same index, mixing their values (the open row is kept).
+     *
+     * @param what what the caller tried, for the message
+     * @throws IllegalStateException naming the table and the open row
+     */
+    public void checkNoOpenRow(String what) {
+        if (row >= 0) {
+            throw new IllegalStateException("table '" + schema.tableName() + "': row " + row + " begun with the"
+                    + " row appender is still open; end it (endRow) or cancel it (cancelRow) before " + what);
+        }
     }
 
     private void clear() {
