@@ -53,7 +53,8 @@ public interface BatchingWriter extends AutoCloseable {
      * @return the future of the batch the row joined
      * @throws InvalidDataException for a bad row (nothing of it is buffered)
      * @throws LimitExceededException when the buffer stayed full for {@code bufferTimeout}
-     * @throws IllegalStateException after {@link #close()}
+     * @throws IllegalStateException after {@link #close()}, or when called from inside another row's
+     *     {@code row} lambda for the same table (that row is still open; nothing of this one is buffered)
      */
     CompletableFuture<Void> write(TableSchema schema, java.util.function.Consumer<RowAppender> row);
 

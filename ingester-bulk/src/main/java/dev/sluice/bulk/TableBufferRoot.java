@@ -174,6 +174,7 @@ public final class TableBufferRoot {
      * @return this
      * @throws InvalidDataException when the row does not fit the schema (the batch keeps its earlier rows)
      * @throws BulkWriteException when the batch would exceed {@code allocatorMaxAllocation} (the row is not added)
+     * @throws IllegalStateException while a row begun with {@link #appender()} is open (end or cancel it first)
      */
     public TableBufferRoot addRow(Object... values) {
         guard.enter();
@@ -266,6 +267,7 @@ public final class TableBufferRoot {
      * @return this
      * @throws IllegalArgumentException when the table's schema differs
      * @throws BulkWriteException when the batch would exceed {@code allocatorMaxAllocation} (no row is added)
+     * @throws IllegalStateException while a row begun with {@link #appender()} is open (end or cancel it first)
      */
     public TableBufferRoot addTable(dev.sluice.data.Table table) {
         guard.enter();

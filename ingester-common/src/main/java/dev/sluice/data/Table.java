@@ -62,6 +62,7 @@ public final class Table {
      * @return this table
      * @throws InvalidDataException when the row has the wrong number of values, a value the column does not
      *     take, a null time index, or the table is already completed
+     * @throws IllegalStateException while a row begun with {@link #appender()} is open (end or cancel it first)
      */
     public Table addRow(Object... values) {
         if (completed) {
