@@ -31,7 +31,8 @@ public interface BatchingWriter extends AutoCloseable {
      * @return the future of the batch the row joined
      * @throws InvalidDataException for a bad row
      * @throws LimitExceededException when the buffer stayed full for {@code bufferTimeout}
-     * @throws IllegalStateException after {@link #close()}
+     * @throws IllegalStateException after {@link #close()}, or when called from inside a typed write's row
+     *     lambda for the same table (that row is still open; nothing of this one is buffered)
      */
     CompletableFuture<Void> write(TableSchema schema, Object... row);
 
