@@ -185,7 +185,6 @@ class BulkContractTest {
             Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.none());
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(schema, config(Duration.ofSeconds(10), 4), ctx)) {
                 kit.server.faults().failNext(1, StatusCode.RateLimited, "rate limited");
-                long before = kit.server.requestCount();
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 fill(batch, 0, ROWS);
                 CompletableFuture<Integer> f = w.writeNext();
@@ -194,7 +193,9 @@ class BulkContractTest {
                 assertEquals(6001, e.err().code());
                 assertEquals(0, w.replays());
                 assertThrows(BulkWriteException.class, w::completed);
-                assertEquals(1, kit.server.requestCount() - before, "one batch received, none resent");
+                // Not resent: a resend would have been stored (the fault hits one request only), and the table
+                // stays empty below. (The server's request count also counts the client's health checks, which
+                // made a count of exactly one flaky under CI load.)
             }
             assertEquals(0, kit.server.rowCount("bulk_none"));
             kit.assertNothingHeld();
