@@ -6,7 +6,6 @@ import dev.sluice.write.Err;
 import dev.sluice.LimitExceededException;
 import dev.sluice.write.Result;
 import dev.sluice.data.RowAppender;
-import dev.sluice.internal.model.TypedRowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.write.WriteOk;
@@ -222,15 +221,13 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         CompletableFuture<Void> future;
         synchronized (acc) {
             Batch b = acc.current;
-            if (b != null && b.table.appender() instanceof TypedRowAppender open) {
-                try {
-                    // A write made from inside another row's lambda (the table's lock is re-entrant): refused before
-                    // it touches the batch, whose open row belongs to the outer write.
-                    open.checkNoOpenRow("writing another row of this table");
-                } catch (IllegalStateException e) {
-                    unreserve(1);
-                    throw e;
-                }
+            if (acc.appender.filling()) {
+                // A write made from inside another row's lambda (the lock is re-entrant): refused before it touches
+                // the batch, whose open row belongs to the outer write.
+                unreserve(1);
+                throw new IllegalStateException("table '" + schema.tableName() + "': a row of this table is still"
+                        + " being written (this write was made from inside its row lambda); write it after that"
+                        + " lambda returns");
             }
             if (b == null) {
                 b = new Batch(Table.from(schema, Math.min(config.maxBatchRows(), 1_024)));

@@ -38,6 +38,11 @@ final class SizedAppender implements RowAppender {
         }
     }
 
+    /** @return true while {@link #fill} runs the caller's row lambda (a nested write of the same table must wait) */
+    boolean filling() {
+        return target != null;
+    }
+
     private RowAppender target() {
         if (target == null) {
             throw new IllegalStateException("a batching writer's row appender is only valid inside the write call"
