@@ -60,10 +60,17 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  * {@code append_mode=true} hint such failures are not resent. With {@code RetryPolicy.none()} nothing is resent
  * and a batch's memory is freed as soon as it is sent.
  *
+ * <p>A batch kept in Arrow memory is sent from it: its large buffers are handed to gRPC's netty transport, which
+ * writes them to the socket without copying them (with gRPC message compression, or another transport, they are
+ * copied into the transport's buffers instead). Such a batch's memory is freed when it is answered (or failed)
+ * and the transport has written or dropped it, whichever is later.
+ *
  * <p>A batch that fails for good (a non-retryable error, or its budget spent) fails the writer: every
  * unanswered batch fails with that cause, and later {@code writeNext()} calls fail at once; open a new writer.
  * At most {@code maxRequestsInFlight} batches are unanswered; every batch also takes its size from the client's
- * {@code maxInFlightBytes} budget until answered. {@link #close()} releases all off-heap memory on every path.
+ * {@code maxInFlightBytes} budget until answered. {@link #close()} releases all off-heap memory on every path:
+ * it cancels the stream and waits up to 5 seconds for the transport to drop the buffers it was still writing
+ * (normally milliseconds); any it holds longer are freed, and the writer's allocator closed, when it lets go.
  * Not thread-safe: one producer thread per writer.
  */
 public final class BulkStreamWriter implements AutoCloseable {
@@ -76,6 +83,11 @@ public final class BulkStreamWriter implements AutoCloseable {
      * the copy, while a 65,536-row logs batch (about 150 MB) copied to the heap cost over 1 GiB of heap.
      */
     static final int KEEP_IN_ARROW_BYTES = 4 << 20;
+    /**
+     * How long {@link #close()} waits for the transport to let go of batch memory handed to it (a cancelled call's
+     * queued writes are dropped on netty's event loop, normally within milliseconds).
+     */
+    static final long HAND_BACK_WAIT_MS = 5_000;
     private final TableSchema schema;
     private final BulkWrite.Config config;
     private final BulkTransport transport;
@@ -97,6 +109,12 @@ public final class BulkStreamWriter implements AutoCloseable {
     private final ReentrantLock producing = new ReentrantLock();
     /** Guarded by {@link #producing}. */
     private boolean freed;
+    /** Guards the two fields below; notified whenever a batch's memory is freed. */
+    private final Object memoryLock = new Object();
+    /** Batches whose Arrow memory is not freed yet: kept for a resend, or still read by the transport. */
+    private int unfreed;
+    /** Set when close found the transport still reading batches: the last one freed closes the allocator. */
+    private boolean closeWhenFreed;
     private final TableBufferRoot.Guard guard = new TableBufferRoot.Guard() {
         @Override
         public void enter() {
@@ -284,7 +302,8 @@ public final class BulkStreamWriter implements AutoCloseable {
             ArrowRecordBatch batch = new VectorUnloader(root.arrowRoot(), true, codec, true).getRecordBatch();
             FlightMessages.BatchMessage m;
             try {
-                m = FlightMessages.batchMessage(batch, id);
+                m = FlightMessages.batchMessage(batch, id, transport.handOff(), this::messageFreed);
+                messageCreated();
             } catch (RuntimeException e) {
                 batch.close();
                 throw e;
@@ -553,7 +572,9 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     /**
      * Releases every off-heap buffer, once; holds {@link #producing}. Unanswered batches still hold theirs: they
-     * are failed first (the writer is closed), so that the allocator closes with nothing outstanding.
+     * are failed first (the writer is closed), so that the allocator closes with nothing outstanding. Buffers the
+     * transport still reads (handed to netty and not yet written or dropped by the cancelled call) are waited for,
+     * at most {@link #HAND_BACK_WAIT_MS}; if some are still out then, the last one back closes the allocator.
      */
     private void freeMemory() {
         if (freed) {
@@ -565,6 +586,48 @@ public final class BulkStreamWriter implements AutoCloseable {
         if (root != null) {
             root.close();
         }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HAND_BACK_WAIT_MS);
+        synchronized (memoryLock) {
+            boolean interrupted = false;
+            long left;
+            while (unfreed > 0 && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(memoryLock, left);
+                } catch (InterruptedException ie) {
+                    interrupted = true;
+                    break;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (unfreed > 0) {
+                closeWhenFreed = true;
+                LOG.warn("bulk writer for '{}' closed while the transport still holds {} of its batches; their memory"
+                        + " is freed when it lets go", schema.tableName(), unfreed);
+                return;
+            }
+        }
         allocator.close();
+    }
+
+    private void messageCreated() {
+        synchronized (memoryLock) {
+            unfreed++;
+        }
+    }
+
+    /** A batch's memory is freed (by its owner's release or by the transport letting go, on any thread). */
+    private void messageFreed() {
+        boolean closeNow;
+        synchronized (memoryLock) {
+            unfreed--;
+            memoryLock.notifyAll();
+            closeNow = unfreed == 0 && closeWhenFreed;
+            closeWhenFreed = false;
+        }
+        if (closeNow) {
+            allocator.close();
+        }
     }
 }

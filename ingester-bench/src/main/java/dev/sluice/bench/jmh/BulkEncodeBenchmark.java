@@ -9,6 +9,7 @@ import dev.sluice.bulk.internal.ArrowColumnSink;
 import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.bulk.internal.ArrowTypes;
 import dev.sluice.bulk.internal.FlightMessages;
+import dev.sluice.internal.send.DirectHandOff;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowWriter;
 import dev.sluice.internal.wire.RequestHeader;
@@ -142,7 +143,7 @@ public class BulkEncodeBenchmark {
         }
         root.setRowCount(ROWS);
         FlightMessages.BatchMessage m = FlightMessages.batchMessage(
-                new VectorUnloader(root, true, codec, true).getRecordBatch(), 1);
+                new VectorUnloader(root, true, codec, true).getRecordBatch(), 1, DirectHandOff.NONE, () -> { });
         CountingSink sink = new CountingSink();
         try {
             m.writeTo(sink);

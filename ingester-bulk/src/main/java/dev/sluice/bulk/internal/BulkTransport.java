@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.internal.send.DirectHandOff;
 import dev.sluice.write.RetryPolicy;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -24,9 +25,10 @@ import org.apache.arrow.memory.BufferAllocator;
  * @param budget the client-wide byte budget every batch takes from until it is answered
  * @param stopped true once the client is shutting down: nothing is resent after that
  * @param allocator the client's Arrow root allocator; each writer takes a capped child of it
+ * @param handOff gives large batch buffers to the transport without a copy, where it takes them
  */
 public record BulkTransport(Supplier<Channel> channels, CallOptions callOptions, Executor callbackExecutor,
                             ScheduledExecutorService timer, BulkEvents events, RetryPolicy retryPolicy,
                             boolean appendMode, BulkBudget budget, BooleanSupplier stopped,
-                            BufferAllocator allocator) {
+                            BufferAllocator allocator, DirectHandOff handOff) {
 }

@@ -2,6 +2,7 @@ package dev.sluice.bulk.internal;
 
 import com.google.gson.stream.JsonReader;
 import com.google.protobuf.CodedOutputStream;
+import dev.sluice.internal.send.DirectHandOff;
 import io.grpc.Drainable;
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
@@ -15,6 +16,8 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.apache.arrow.memory.ArrowBuf;
@@ -102,16 +105,29 @@ public final class FlightMessages {
 
     /**
      * A record batch on its way out: written straight from the Arrow buffers into gRPC's output each time it is
-     * sent (a batch kept for a resend is sent again from the same memory). Owns the batch until released.
+     * sent (a batch kept for a resend is sent again from the same memory). Its large buffers are handed to the
+     * transport without a copy where the transport takes them ({@link DirectHandOff}); the rest is copied.
+     *
+     * <p>Owns the batch. Its memory is freed once the owner has {@linkplain #release() released} it and the
+     * transport has let go of every buffer handed to it, whichever comes last; then {@code freed} runs.
      */
     public static final class BatchMessage {
+        /** Buffers at least this large are handed off; smaller ones, and the gaps between, are copied. */
+        static final int HAND_OFF_MIN_BYTES = 64 << 10;
         private final ArrowRecordBatch batch;
         private final byte[] prefix;
         private final int size;
-        private boolean released;
+        private final DirectHandOff handOff;
+        private final Runnable freed;
+        /** One for the owner until released, one per buffer the transport holds; the batch is freed at zero. */
+        private final AtomicInteger holders = new AtomicInteger(1);
+        private final AtomicBoolean released = new AtomicBoolean();
+        private final Runnable unlent = this::drop;
 
-        BatchMessage(ArrowRecordBatch batch, long requestId) {
+        BatchMessage(ArrowRecordBatch batch, long requestId, DirectHandOff handOff, Runnable freed) {
             this.batch = batch;
+            this.handOff = handOff;
+            this.freed = freed;
             byte[] header = bytes(MessageSerializer.serializeMetadata(batch, IpcOption.DEFAULT));
             byte[] metadata = ("{\"request_id\":" + requestId + "}").getBytes(StandardCharsets.UTF_8);
             long body = batch.computeBodyLength();
@@ -142,17 +158,22 @@ public final class FlightMessages {
 
         /**
          * Writes the FlightData bytes: protobuf prefix, then each buffer at its IPC offset (zero padding between).
+         * Buffers of at least {@link #HAND_OFF_MIN_BYTES} are handed to the transport when it takes them.
          *
          * @param out the destination
          * @throws IOException from the destination
          */
         public void writeTo(OutputStream out) throws IOException {
+            writeTo(out, true);
+        }
+
+        private void writeTo(OutputStream out, boolean lend) throws IOException {
             out.write(prefix);
             List<ArrowBuf> buffers = batch.getBuffers();
             List<ArrowBuffer> layout = batch.getBuffersLayout();
             long written = 0;
             byte[] zeros = new byte[8];
-            byte[] chunk = new byte[Math.min(64 * 1024, Math.max(8, size))];
+            byte[] chunk = null;
             for (int i = 0; i < buffers.size(); i++) {
                 ArrowBuffer at = layout.get(i);
                 while (written < at.getOffset()) {
@@ -160,14 +181,22 @@ public final class FlightMessages {
                     out.write(zeros, 0, n);
                     written += n;
                 }
-                // In chunks: ArrowBuf.getBytes(index, OutputStream, length) would copy the whole buffer onto the heap.
                 ArrowBuf buf = buffers.get(i);
-                for (long off = 0; off < at.getSize(); off += chunk.length) {
-                    int n = (int) Math.min(chunk.length, at.getSize() - off);
+                long length = at.getSize();
+                if (lend && length >= HAND_OFF_MIN_BYTES && lend(out, buf, length)) {
+                    written += length;
+                    continue;
+                }
+                // In chunks: ArrowBuf.getBytes(index, OutputStream, length) would copy the whole buffer onto the heap.
+                if (chunk == null) {
+                    chunk = new byte[Math.min(64 * 1024, Math.max(8, size))];
+                }
+                for (long off = 0; off < length; off += chunk.length) {
+                    int n = (int) Math.min(chunk.length, length - off);
                     buf.getBytes(off, chunk, 0, n);
                     out.write(chunk, 0, n);
                 }
-                written += at.getSize();
+                written += length;
             }
             long end = size - prefix.length;
             while (written < end) {
@@ -175,6 +204,29 @@ public final class FlightMessages {
                 out.write(zeros, 0, n);
                 written += n;
             }
+        }
+
+        /** Hands one buffer to the transport, holding the batch until the transport lets go of it. */
+        private boolean lend(OutputStream out, ArrowBuf buf, long length) {
+            if (handOff == DirectHandOff.NONE) {
+                return false;
+            }
+            int h;
+            do {
+                h = holders.get();
+                if (h == 0) {
+                    throw new IllegalStateException("a bulk batch was sent after its memory was freed");
+                }
+            } while (!holders.compareAndSet(h, h + 1));
+            boolean taken = false;
+            try {
+                taken = handOff.handOff(out, buf.nioBuffer(0, (int) length), unlent);
+            } finally {
+                if (!taken) {
+                    drop();
+                }
+            }
+            return taken;
         }
 
         /**
@@ -199,22 +251,31 @@ public final class FlightMessages {
                         System.arraycopy(b, off, bytes, at, len);
                         at += len;
                     }
-                });
+                }, false);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
             return bytes;
         }
 
-        /** Frees the batch's buffers (once): after its last send, its answer, or when it is dropped. */
+        /**
+         * The owner lets go (once): after its last send, its answer, or when it is dropped. The memory is freed
+         * now, or when the transport lets go of the last buffer handed to it.
+         */
         public void release() {
-            synchronized (this) {
-                if (released) {
-                    return;
-                }
-                released = true;
+            if (released.compareAndSet(false, true)) {
+                drop();
             }
-            batch.close();
+        }
+
+        private void drop() {
+            if (holders.decrementAndGet() == 0) {
+                try {
+                    batch.close();
+                } finally {
+                    freed.run();
+                }
+            }
         }
 
         /**
@@ -227,8 +288,11 @@ public final class FlightMessages {
         }
     }
 
-    /** gRPC drains a batch message straight from Arrow memory (inside {@code sendMessage}). */
-    static final class MessageStream extends InputStream implements KnownLength, Drainable {
+    /**
+     * gRPC drains a batch message straight from Arrow memory (inside {@code sendMessage}). Not {@code KnownLength}:
+     * gRPC then drains it into a chain of buffers, which is what takes handed-off memory.
+     */
+    static final class MessageStream extends InputStream implements Drainable {
         private final BatchMessage message;
         private boolean drained;
 
@@ -262,10 +326,13 @@ public final class FlightMessages {
      *
      * @param batch the unloaded (possibly compressed) batch; owned by the message from now on
      * @param requestId the id the server echoes back
+     * @param handOff takes large buffers without a copy where the transport can ({@link DirectHandOff#NONE}: copy)
+     * @param freed runs once the batch's memory is freed (on any thread)
      * @return the message
      */
-    public static BatchMessage batchMessage(ArrowRecordBatch batch, long requestId) {
-        return new BatchMessage(batch, requestId);
+    public static BatchMessage batchMessage(ArrowRecordBatch batch, long requestId, DirectHandOff handOff,
+                                            Runnable freed) {
+        return new BatchMessage(batch, requestId, handOff, freed);
     }
 
     private static byte[] bytes(ByteBuffer bb) {

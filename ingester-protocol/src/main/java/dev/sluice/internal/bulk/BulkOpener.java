@@ -15,6 +15,7 @@ import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.bulk.internal.BulkAccess;
 import dev.sluice.bulk.internal.BulkEvents;
 import dev.sluice.bulk.internal.BulkTransport;
+import dev.sluice.internal.transport.NettyHandOff;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.metrics.MetricsSink;
 import dev.sluice.internal.transport.Endpoints;
@@ -83,7 +84,8 @@ public final class BulkOpener {
                 new BulkTransport(endpoints::pick, CallOptions.DEFAULT, callbackExecutor, timer, events(metrics),
                         ctx.retryPolicy() != null ? ctx.retryPolicy() : policy, ctx.appendMode(),
                         bytes -> limiter.acquire(bytes, false)::release, regular::stopped,
-                        ((ArrowMemory) memory.updateAndGet(m -> m != null ? m : new ArrowMemory(cache))).root));
+                        ((ArrowMemory) memory.updateAndGet(m -> m != null ? m : new ArrowMemory(cache))).root,
+                        NettyHandOff.get()));
     }
 
     /** The client's Arrow root allocator, with its reuse cache. */
