@@ -102,4 +102,41 @@ class TlsTest {
         assertFalse(text.contains("BEGIN"), text);
         assertTrue(text.contains("clientKey=****"), text);
     }
+
+    @Test
+    void largeBulkBatchesSentFromArrowMemoryArriveIntactOverTls() {
+        TableSchema logs = TableSchema.newBuilder("tls_logs").addTag("host", DataType.String)
+                .addField("message", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
+        int rows = 2_000; // about 8 MB of text a batch: sent from Arrow memory through netty's TLS handler
+        try (GreptimeTestServer s = GreptimeTestServer.builder().tls(server[0], server[1], null).start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {s.endpoint()}, "public")
+                    .tls(TlsConfig.trusting(ca)).defaultTimeout(Duration.ofSeconds(20))
+                    .healthCheckInterval(Duration.ZERO).build());
+            try (dev.sluice.bulk.BulkStreamWriter w = db.bulkStreamWriter(logs,
+                    dev.sluice.bulk.BulkWrite.Config.newBuilder().build(), dev.sluice.write.Context.newDefault())) {
+                dev.sluice.bulk.TableBufferRoot batch = w.tableBufferRoot(rows);
+                java.util.List<java.util.concurrent.CompletableFuture<Integer>> acks = new java.util.ArrayList<>();
+                for (int b = 0; b < 3; b++) {
+                    for (int i = b * rows; i < (b + 1) * rows; i++) {
+                        batch.addRow("h" + (i % 3), (i + ":").repeat(500), 1_700_000_000_000L + i);
+                    }
+                    acks.add(w.writeNext());
+                }
+                for (var a : acks) {
+                    assertEquals(rows, a.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join());
+                }
+                w.completed();
+            } finally {
+                db.shutdownNow();
+            }
+            java.util.List<java.util.Map<String, Object>> stored = s.rows("tls_logs");
+            assertEquals(3 * rows, stored.size());
+            for (java.util.Map<String, Object> r : stored) {
+                String m = (String) r.get("message");
+                String i = m.substring(0, m.indexOf(':'));
+                assertEquals((i + ":").repeat(500), m);
+                assertEquals("h" + (Integer.parseInt(i) % 3), r.get("host"));
+            }
+        }
+    }
 }
