@@ -115,11 +115,9 @@ class LargeBulkBatchTest extends DefaultTestkitTest {
         assertStored("large_resent", 4L * ROWS);
     }
 
-    @Test
-    void largeBatchesWithGrpcCompressionAreCopiedAndStoredExactly() {
-        TableSchema schema = schema("large_gzip");
-        try (BulkStreamWriter w = db.bulkStreamWriter(schema, CONFIG,
-                Context.newDefault().withCompression(Compression.Gzip))) {
+    /** Writes three large batches with the context's settings and checks every stored row. */
+    static void writeThreeAndCheck(String table, Context ctx) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(schema(table), CONFIG, ctx)) {
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
             for (int b = 0; b < 3; b++) {
@@ -129,24 +127,23 @@ class LargeBulkBatchTest extends DefaultTestkitTest {
             acks.forEach(a -> assertEquals(ROWS, join(a)));
             w.completed();
         }
-        assertStored("large_gzip", 3L * ROWS);
+        assertStored(table, 3L * ROWS);
+    }
+
+    @Test
+    void largeBatchesWithGrpcCompressionAreCopiedAndStoredExactly() {
+        writeThreeAndCheck("large_gzip", Context.newDefault().withCompression(Compression.Gzip));
     }
 
     @Test
     void largeBatchesWithoutRetriesAreStoredExactlyAndFreedOnceWritten() {
-        TableSchema schema = schema("large_none");
-        try (BulkStreamWriter w = db.bulkStreamWriter(schema, CONFIG,
-                Context.newDefault().withRetryPolicy(RetryPolicy.none()))) {
-            TableBufferRoot batch = w.tableBufferRoot(ROWS);
-            List<CompletableFuture<Integer>> acks = new ArrayList<>();
-            for (int b = 0; b < 3; b++) {
-                fill(batch, (long) b * ROWS, ROWS);
-                acks.add(w.writeNext());
-            }
-            acks.forEach(a -> assertEquals(ROWS, join(a)));
-            w.completed();
-        }
-        assertStored("large_none", 3L * ROWS);
+        writeThreeAndCheck("large_none", Context.newDefault().withRetryPolicy(RetryPolicy.none()));
+    }
+
+    @Test
+    void largeBatchesWithArrowCompressionAreStoredExactly() {
+        writeThreeAndCheck("large_zstd", Context.newDefault().withCompression(Compression.Zstd));
+        writeThreeAndCheck("large_lz4", Context.newDefault().withCompression(Compression.Lz4));
     }
 
     @Test
