@@ -416,7 +416,10 @@ public final class GreptimeDB implements AutoCloseable {
     /**
      * Refuses new writes, waits for the ones in flight to be answered, then closes the connections. Writes
      * waiting to retry still retry while the timeout lasts. Calls still unanswered at the timeout are cancelled
-     * and their futures complete with an error; none is left incomplete.
+     * and their futures complete with an error; none is left incomplete. In flight means every regular write,
+     * bulk batch and stream message not yet answered (a stream's messages are answered when it is completed);
+     * a bulk or stream writer left open with nothing unanswered does not hold the shutdown back: its call is
+     * ended, and the writer fails later writes.
      *
      * @param timeout the longest wait
      * @return true when everything finished in time
@@ -430,8 +433,16 @@ public final class GreptimeDB implements AutoCloseable {
         try {
             // Channels refuse calls once shut down, so the calls already made (retries included) go first.
             clean = regular.awaitIdle(timeout.toNanos());
+            // Bulk batches and stream messages hold the byte budget until answered: wait for those answers too.
+            clean = limiter.awaitEmpty(Math.max(0, deadline - System.nanoTime())) && clean;
             endpoints.shutdown();
-            clean = endpoints.awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && clean;
+            if (clean) {
+                // Nothing is unanswered: calls still open are idle bulk or stream writers' calls, which would hold
+                // the channels open until the timeout. Ending them fails nothing.
+                cancelCalls();
+            } else {
+                clean = endpoints.awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && clean;
+            }
         } catch (InterruptedException e) {
             endpoints.shutdown();
             Thread.currentThread().interrupt();

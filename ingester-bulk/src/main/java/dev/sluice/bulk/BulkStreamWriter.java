@@ -274,6 +274,10 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
         int rows = root.rowCount();
         BulkWriteException f = failure;
+        if (f == null && transport.stopped().getAsBoolean()) {
+            f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
+                    GrpcErrors.local(Status.Code.UNAVAILABLE, "client shut down", false, List.of(schema.tableName())), null);
+        }
         if (f != null) {
             root.reset();
             failed.incrementAndGet();
@@ -346,8 +350,14 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
         Batch p = new Batch(id, rows, size, System.nanoTime() + policy.deliveryTimeout().toNanos(), copy, message, budget);
         BulkWriteException refused = closed ? closedError() : failure;
-        if (refused == null && !engine.submit(p)) {
-            refused = failure != null ? failure : closedError(); // failed or closed meanwhile
+        try {
+            if (refused == null && !engine.submit(p)) {
+                refused = failure != null ? failure : closedError(); // failed or closed meanwhile
+            }
+        } catch (RuntimeException e) {
+            // Opening a call can fail locally (the client's channels or executor shut down meanwhile).
+            refused = new BulkWriteException("could not send batch " + id + " of '" + schema.tableName() + "': " + e,
+                    GrpcErrors.fromThrowable(e, List.of(schema.tableName())), e);
         }
         if (refused != null) {
             settle(List.of(p), refused);

@@ -49,8 +49,25 @@ public final class GrpcErrors {
         if (message == null || message.isEmpty()) {
             message = status.getCause() != null ? String.valueOf(status.getCause()) : status.getCode().toString();
         }
-        boolean retryable = retryable(code, hint, status.getCode()) || memoryLimited(status.getCode(), message);
-        return new Err(code, status.getCode(), message, retryable, tables, t);
+        Status.Code grpc = status.getCode();
+        if (grpc == Status.Code.UNKNOWN && code < 0 && closedConnection(status.getCause())) {
+            // grpc-netty fails a write on a connection that has just closed with UNKNOWN "Channel closed but for
+            // unknown reason" when it does not know why yet (NettyClientTransport.statusFromFailedFuture): a lost
+            // connection, which it reports as UNAVAILABLE once it does.
+            grpc = Status.Code.UNAVAILABLE;
+        }
+        boolean retryable = retryable(code, hint, grpc) || memoryLimited(grpc, message);
+        return new Err(code, grpc, message, retryable, tables, t);
+    }
+
+    /** Whether a local cause chain holds the transport's "connection closed" exception. */
+    private static boolean closedConnection(Throwable cause) {
+        for (int depth = 0; cause != null && depth < 8; depth++, cause = cause.getCause()) {
+            if (cause instanceof java.nio.channels.ClosedChannelException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -311,6 +311,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      *
      * @param entry the entry
      * @return false when the engine has ended (the entry was not taken: the caller settles it)
+     * @throws RuntimeException when a new call cannot start (the entry was not taken: the caller settles it)
      */
     public boolean submit(E entry) {
         synchronized (lock) {
@@ -323,7 +324,24 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             if (c != null && !c.cancelled && !c.halfClosed) {
                 queue(entry, c);
             } else if (reopening == null) {
-                openCall();
+                try {
+                    openCall();
+                } catch (RuntimeException e) {
+                    // A call that cannot even start (the channel or its executor is shut down): the entry was
+                    // never taken, so the caller fails it; pending others wait for the abort that follows.
+                    pending.remove(entry.id);
+                    pendingBytes -= entry.size;
+                    Call broken = current;
+                    current = null;
+                    if (broken != null) {
+                        try {
+                            broken.call.cancel("the call could not start", e);
+                        } catch (RuntimeException ignored) {
+                            // already unusable
+                        }
+                    }
+                    throw e;
+                }
             } // else: the reopening queues it
         }
         drain();

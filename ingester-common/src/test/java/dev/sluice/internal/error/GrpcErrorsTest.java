@@ -21,4 +21,25 @@ class GrpcErrorsTest {
         Throwable t = Status.INVALID_ARGUMENT.withDescription("column s expect type String").asRuntimeException();
         assertFalse(GrpcErrors.fromThrowable(t, List.of("t")).retryable());
     }
+
+    @Test
+    void aWriteOnAConnectionThatJustClosedIsATransportFailureAndRetryable() {
+        // What grpc-netty reports when a write fails on a channel closing for a reason it does not know yet.
+        Throwable t = Status.UNKNOWN.withDescription("Channel closed but for unknown reason")
+                .withCause(new java.nio.channels.ClosedChannelException()).asRuntimeException();
+        dev.sluice.write.Err err = GrpcErrors.fromThrowable(t, List.of("t"));
+        assertTrue(err.retryable());
+        assertTrue(GrpcErrors.transportFailure(err));
+        org.junit.jupiter.api.Assertions.assertEquals(Status.Code.UNAVAILABLE, err.grpcCode());
+    }
+
+    @Test
+    void anUnknownStatusFromTheServerStaysFinal() {
+        io.grpc.Metadata trailers = new io.grpc.Metadata();
+        trailers.put(io.grpc.Metadata.Key.of("x-greptime-err-code", io.grpc.Metadata.ASCII_STRING_MARSHALLER), "1003");
+        assertFalse(GrpcErrors.fromThrowable(Status.UNKNOWN.withDescription("internal").asRuntimeException(trailers),
+                List.of("t")).retryable());
+        assertFalse(GrpcErrors.fromThrowable(Status.UNKNOWN.withDescription("boom").asRuntimeException(),
+                List.of("t")).retryable());
+    }
 }

@@ -113,4 +113,24 @@ public final class InFlightLimiter {
     public long bytesInUse() {
         return maxBytes - bytes.availablePermits();
     }
+
+    /**
+     * Waits until no byte is taken (every message answered or failed), polling every few milliseconds: used once,
+     * at shutdown.
+     *
+     * @param timeoutNanos the longest wait
+     * @return false when bytes were still taken at the timeout
+     * @throws InterruptedException when interrupted
+     */
+    public boolean awaitEmpty(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (bytesInUse() > 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(5)));
+        }
+        return true;
+    }
 }
