@@ -249,6 +249,11 @@ class ModulePathTest {
                             w.tableBufferRoot(128).addRow("h", (double) i, (long) i);
                         }
                         System.out.println("bulk rows " + w.writeNext().join());
+                        // About 6 MB: a batch sent from its Arrow memory, its large buffers handed to netty.
+                        for (int i = 0; i < 300_000; i++) {
+                            w.tableBufferRoot(128).addRow("h", (double) i, 1_000L + i);
+                        }
+                        System.out.println("large bulk rows " + w.writeNext().join());
                         w.completed();
                     } catch (IllegalStateException e) {
                         System.out.println("bulk refused: " + e.getMessage());
@@ -296,8 +301,10 @@ class ModulePathTest {
             String said = run(dir, out + File.pathSeparator + modulePath, withOpens, "sluice.bulkprobe/probe.Bulk",
                     server.endpoint());
             assertTrue(said.contains("bulk rows 100"), said);
+            assertTrue(said.contains("large bulk rows 300000"), said);
+            assertFalse(said.contains("copied into netty's buffers"), "the hand-off works on the module path: " + said);
             assertTrue(said.contains("shutdown true"), said);
-            assertEquals(100, server.rowCount("modular_bulk"));
+            assertEquals(300_100, server.rowCount("modular_bulk"));
         }
     }
 

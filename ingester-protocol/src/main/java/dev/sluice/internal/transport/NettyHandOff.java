@@ -66,7 +66,8 @@ public final class NettyHandOff implements DirectHandOff {
             writable.setAccessible(true);
             return new NettyHandOff(chain, buffers, current, writable);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            LOG.debug("gRPC's framer is not the one known here; bulk batches are copied into netty's buffers", e);
+            LOG.warn("gRPC's framer is not the one Sluice knows ({}); large bulk batches are copied into netty's buffers",
+                    e.toString());
             return DirectHandOff.NONE;
         }
     }
