@@ -51,7 +51,9 @@ public interface RowAppender {
     RowAppender setDouble(int column, double value);
 
     /**
-     * Sets a String column, or a Json column with JSON text (validated).
+     * Sets a String column, or a Json column with JSON text (validated). Text is stored as UTF-8; a lone
+     * surrogate (half of a pair, which UTF-8 cannot encode) is stored as {@code '?'}, as the JDK's encoder and
+     * protobuf's do, not refused: checking every text for it would cost a scan of every new value.
      *
      * @param column the column index
      * @param value the text; null sets NULL
