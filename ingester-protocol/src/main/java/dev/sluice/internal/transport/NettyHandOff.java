@@ -18,8 +18,8 @@ import java.util.List;
  * is not {@code KnownLength}) by draining it into a {@code MessageFramer.BufferChainOutputStream}: a list of
  * netty buffers, each handed to the transport whole. Appending a netty buffer that wraps the caller's memory to
  * that list is all this does. The list and the wrapper type are gRPC internals, reached reflectively (grpc-core's
- * {@code io.grpc.internal.MessageFramer} and grpc-netty's {@code NettyWritableBuffer}, unchanged from 1.x to at
- * least 1.85); when they are not found, or the target is any other stream (gRPC compression wraps it, the
+ * {@code io.grpc.internal.MessageFramer} and grpc-netty's {@code NettyWritableBuffer}, as of gRPC 1.85);
+ * when they are not found, or the target is any other stream (gRPC compression wraps it, the
  * in-process transport has none), {@link #handOff} returns false and the caller copies, as before.
  *
  * <p>The wrapping buffer does not own the memory: when netty releases it (written, or dropped with a cancelled
