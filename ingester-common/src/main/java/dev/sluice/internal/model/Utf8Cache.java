@@ -59,6 +59,11 @@ public final class Utf8Cache {
                 return values[slot];
             }
         }
+        return miss(text, slot);
+    }
+
+    /** Encodes and keeps a text not in the table; apart from {@link #encode} so that the hit path stays small. */
+    private byte[] miss(String text, int slot) {
         byte[] encoded = text.getBytes(StandardCharsets.UTF_8);
         if (size >= (mask + 1) >>> 1 || bytes + encoded.length > MAX_BYTES) {
             overflowed = true;
