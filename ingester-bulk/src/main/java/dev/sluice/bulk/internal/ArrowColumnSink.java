@@ -1,6 +1,7 @@
 package dev.sluice.bulk.internal;
 
 import dev.sluice.internal.model.ColumnSink;
+import dev.sluice.internal.model.Utf8Cache;
 import java.nio.charset.StandardCharsets;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -28,6 +29,9 @@ public final class ArrowColumnSink implements ColumnSink {
     private final BitVector bits;
     private final int width;
     private final boolean float32;
+    /** Text this long or longer is looked up in {@link #text}; shorter text is encoded afresh. */
+    static final int CACHED_MIN_CHARS = 64;
+    private Utf8Cache text;
 
     /**
      * Wraps a vector.
@@ -160,15 +164,34 @@ public final class ArrowColumnSink implements ColumnSink {
     }
 
     /**
-     * Stores text as UTF-8, encoded afresh for every value. Unlike a {@code Table}'s columns, which keep the bytes
-     * they are given, this sink copies them into Arrow memory at once: a freshly encoded array is still in the CPU
-     * cache for that copy, while a cached one (shared by earlier rows) is not, and looking it up costs more than
-     * encoding a short tag: {@code BulkEncodeBenchmark.arrowBatch} (metrics) built about 3.6M rows/s with an
-     * identity cache of the bytes and 5.7M without it.
+     * Tells the sink its rows are about to be written again from row 0 (the batch was sent or emptied), so its
+     * text cache can adapt to what the last batch saw (see {@link Utf8Cache#nextFill()}). Called once per batch,
+     * never from the per-row path.
+     */
+    public void refill() {
+        if (text != null) {
+            text.nextFill();
+        }
+    }
+
+    /**
+     * Stores text as UTF-8. Short values are encoded afresh every time: this sink copies the bytes into Arrow
+     * memory at once, a freshly encoded array is still in the CPU cache for that copy while a cached one is not,
+     * and looking it up costs more than encoding a short tag ({@code BulkEncodeBenchmark.arrowBatch}, metrics:
+     * about 3.6M rows/s through the cache, 5.1M without). Values of {@link #CACHED_MIN_CHARS} characters or more go
+     * through the column's {@link Utf8Cache}: a long value repeated from the caller's pool (a log message) is
+     * then encoded once instead of on every row.
      */
     @Override
     public void setText(int row, String value) {
-        setVariable(row, value.getBytes(StandardCharsets.UTF_8));
+        if (value.length() < CACHED_MIN_CHARS) {
+            setVariable(row, value.getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        if (text == null) {
+            text = new Utf8Cache(vector.getValueCapacity());
+        }
+        setVariable(row, text.encode(value));
     }
 
     @Override
