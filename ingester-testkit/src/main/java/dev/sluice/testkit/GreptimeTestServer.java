@@ -110,7 +110,8 @@ public final class GreptimeTestServer implements AutoCloseable {
         return builder().start();
     }
 
-    private synchronized void bind() {
+    /** Listens; {@code retryNanos} is how long a port still held by the listener just stopped is waited for. */
+    private synchronized void bind(long retryNanos) {
         RequestProcessor processor = new RequestProcessor(storage, users, faults, log);
         NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
                 .bossEventLoopGroup(boss)
@@ -139,12 +140,37 @@ public final class GreptimeTestServer implements AutoCloseable {
                 throw new IllegalArgumentException("testkit TLS setup failed: " + e.getMessage(), e);
             }
         }
-        try {
-            server = nb.build().start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("testkit could not listen on " + host + ":" + port, e);
+        // After stop(), the old listener can hold the port a little longer than its termination wait (a
+        // server still draining large messages): listening again on that port is retried for up to 10 s.
+        long deadline = System.nanoTime() + retryNanos;
+        while (true) {
+            Server candidate = nb.build();
+            try {
+                server = candidate.start();
+                break;
+            } catch (IOException e) {
+                candidate.shutdownNow();
+                if (!(rootCause(e) instanceof java.net.BindException) || System.nanoTime() > deadline) {
+                    throw new UncheckedIOException("testkit could not listen on " + host + ":" + port, e);
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new UncheckedIOException("testkit could not listen on " + host + ":" + port
+                            + " (interrupted while the port was still in use)", e);
+                }
+            }
         }
         port = server.getPort();
+    }
+
+    private static Throwable rootCause(Throwable t) {
+        Throwable c = t;
+        for (int depth = 0; c.getCause() != null && depth < 10; depth++) {
+            c = c.getCause();
+        }
+        return c;
     }
 
     private static CompressorRegistry registryWithZstd() {
@@ -384,13 +410,15 @@ public final class GreptimeTestServer implements AutoCloseable {
     }
 
     /**
-     * Listens again on the same port after {@link #stop()}.
+     * Listens again on the same port after {@link #stop()}. While the port is still held (the stopped listener
+     * can take a moment longer to let go of it), listening is retried for up to 10 s.
      *
      * @return this
+     * @throws java.io.UncheckedIOException when the port is still in use after that
      */
     public synchronized GreptimeTestServer resume() {
         if (server == null) {
-            bind();
+            bind(TimeUnit.SECONDS.toNanos(10));
         }
         return this;
     }
@@ -576,7 +604,7 @@ public final class GreptimeTestServer implements AutoCloseable {
         public GreptimeTestServer start() {
             GreptimeTestServer s = new GreptimeTestServer(this);
             try {
-                s.bind();
+                s.bind(0);
             } catch (RuntimeException e) {
                 s.close(); // the HTTP endpoint and thread pools must not outlive a failed start
                 throw e;
