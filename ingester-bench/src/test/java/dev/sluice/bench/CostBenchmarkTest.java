@@ -65,16 +65,29 @@ class CostBenchmarkTest {
             // The last run (bulk, batch 1,000, the long run of 3,000 rows), counted by the testkit process.
             assertEquals(3_000, countOverHttp(http, "bench_metrics"), "rows stored by the testkit process");
             List<String> lines = Files.readAllLines(csv);
-            assertEquals(7, lines.size(), "a header and one row per path and batch size: " + lines);
+            assertEquals(9, lines.size(), "a header and, per batch size, the workload-only baseline and one row per"
+                    + " path: " + lines);
+            int baselines = 0;
+            java.util.Map<String, Double> baselineMarginal = new java.util.HashMap<>();
             for (String line : lines.subList(1, lines.size())) {
-                String[] f = line.split(",");
+                String[] f = line.split(",", -1);
                 assertEquals("1000", f[3], line);
                 assertEquals("3000", f[4], line);
                 assertTrue(Double.parseDouble(f[6]) > 0, "the long run used CPU: " + line);
-                assertTrue(Double.parseDouble(f[9]) > 0, "rows allocate heap: " + line);
                 assertTrue(Double.parseDouble(f[10]) > 10, "peak RSS of a JVM is read from /proc: " + line);
-                assertEquals("\"ok\"", f[13], line);
+                assertEquals("\"ok\"", f[14], line);
+                if (f[1].equals("workload")) {
+                    baselines++;
+                    assertEquals("", f[13], "the baseline has no client figure: " + line);
+                    baselineMarginal.put(f[2], Double.parseDouble(f[8]));
+                } else {
+                    assertTrue(Double.parseDouble(f[9]) > 0, "rows allocate heap: " + line);
+                    double expected = Double.parseDouble(f[8]) - baselineMarginal.get(f[2]);
+                    assertEquals(expected, Double.parseDouble(f[13]), 0.002, "the client figure is the path's marginal"
+                            + " less the baseline's of the same batch size, which runs first: " + line);
+                }
             }
+            assertEquals(2, baselines, "one baseline per batch size: " + lines);
             assertTrue(printed.contains("marginal"), printed);
         }
     }

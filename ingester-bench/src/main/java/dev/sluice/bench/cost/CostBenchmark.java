@@ -26,8 +26,15 @@ import java.util.concurrent.TimeoutException;
  * cost is the long run's extra CPU over the short run's, divided by the extra rows (the steady state).
  * Allocation per row is marginal the same way; peak RSS is the long run's {@code VmHWM}. After every run the
  * target's own count of stored rows must equal the rows written.
+ *
+ * <p>Each batch size also gets a {@value #WORKLOAD_ONLY} row: the same short and long runs making the rows with no
+ * client ({@link WorkloadOnly}). The rows are generated in the measured process, so a path's figures include what
+ * the benchmark pays to make them; its "client" column is the path's marginal less this row's.
  */
 public final class CostBenchmark {
+    /** The path name of the baseline runs: the workload's rows made and read, no client. */
+    public static final String WORKLOAD_ONLY = "workload";
+
     /** The batch sizes of the public protocol comparison's sweep. */
     public static final List<Integer> SWEEP = List.of(50, 200, 1_000, 2_000, 65_536);
 
@@ -96,6 +103,16 @@ public final class CostBenchmark {
             return (longRun.cpuSeconds() - shortRun.cpuSeconds()) * 1e6 / (longRun.rows() - shortRun.rows());
         }
 
+        /**
+         * Returns the marginal CPU per row less that of making the rows.
+         *
+         * @param workload the {@value CostBenchmark#WORKLOAD_ONLY} row of the same batch size
+         * @return µs per row
+         */
+        public double clientMarginalMicrosPerRow(Result workload) {
+            return marginalMicrosPerRow() - workload.marginalMicrosPerRow();
+        }
+
         /** @return extra heap allocation per extra row, bytes */
         public double marginalBytesPerRow() {
             return (longRun.allocatedBytes() - shortRun.allocatedBytes()) / (double) (longRun.rows() - shortRun.rows());
@@ -143,15 +160,21 @@ public final class CostBenchmark {
         List<Result> out = new ArrayList<>();
         String table = "bench_" + plan.workload();
         for (int batch : plan.batches()) {
-            for (String path : plan.paths()) {
+            List<String> paths = new ArrayList<>();
+            paths.add(WORKLOAD_ONLY);
+            paths.addAll(plan.paths());
+            for (String path : paths) {
+                boolean baseline = path.equals(WORKLOAD_ONLY);
                 Measure[] m = new Measure[2];
                 String status = "ok";
                 long[] sizes = {plan.shortRows(), plan.longRows()};
                 for (int i = 0; i < 2 && status.equals("ok"); i++) {
                     log.printf(Locale.ROOT, "cost: %s %s batch %,d, %,d rows ...%n", plan.workload(), path, batch, sizes[i]);
                     try {
-                        target.reset(table);
-                        m[i] = clientRun(path, batch, sizes[i], table);
+                        if (!baseline) {
+                            target.reset(table);
+                        }
+                        m[i] = clientRun(path, batch, sizes[i], baseline ? null : table);
                         if (m[i].stored() != sizes[i]) {
                             status = "FAILED: wrote " + sizes[i] + " rows but the target holds " + m[i].stored();
                         }
@@ -167,6 +190,7 @@ public final class CostBenchmark {
         return out;
     }
 
+    /** Runs one client JVM; {@code table} is null for a baseline run, which writes nothing. */
     private Measure clientRun(String path, int batch, long rows, String table) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Jvm.javaBinary());
@@ -224,7 +248,7 @@ public final class CostBenchmark {
             int eq = part.indexOf('=');
             kv.put(part.substring(0, eq), part.substring(eq + 1));
         }
-        long stored = target.count(table);
+        long stored = table == null ? rows : target.count(table);
         long jitMs = Long.parseLong(kv.get("jit_ms"));
         return new Measure(rows, Long.parseLong(kv.get("cpu_ns")) / 1e9, Double.parseDouble(kv.get("seconds")),
                 Long.parseLong(kv.get("alloc_bytes")), Long.parseLong(kv.get("rss_kib")) / 1024.0,
@@ -241,21 +265,39 @@ public final class CostBenchmark {
     public static void print(PrintStream out, String header, List<Result> results) {
         out.println();
         out.println(header);
-        out.printf(Locale.ROOT, "%-8s %7s %11s %11s %7s %7s %10s %10s %10s %8s %7s %11s  %s%n", "path", "batch",
-                "short rows", "long rows", "cpu s", "cpu s", "cold", "marginal", "alloc", "RSS", "jit s", "rows/s",
-                "status");
-        out.printf(Locale.ROOT, "%-8s %7s %11s %11s %7s %7s %10s %10s %10s %8s %7s %11s%n", "", "", "", "", "short",
-                "long", "µs/row", "µs/row", "B/row", "MiB", "long", "long");
+        out.printf(Locale.ROOT, "%-8s %7s %11s %11s %7s %7s %10s %10s %10s %10s %8s %7s %11s  %s%n", "path",
+                "batch", "short rows", "long rows", "cpu s", "cpu s", "cold", "marginal", "client", "alloc", "RSS",
+                "jit s", "rows/s", "status");
+        out.printf(Locale.ROOT, "%-8s %7s %11s %11s %7s %7s %10s %10s %10s %10s %8s %7s %11s%n", "", "", "", "",
+                "short", "long", "µs/row", "µs/row", "µs/row", "B/row", "MiB", "long", "long");
         for (Result r : results) {
             if (r.shortRun() == null || r.longRun() == null) {
                 out.printf(Locale.ROOT, "%-8s %,7d %s%n", r.path(), r.batch(), r.status());
                 continue;
             }
-            out.printf(Locale.ROOT, "%-8s %,7d %,11d %,11d %7.2f %7.2f %10.2f %10.2f %10.0f %8.0f %7.2f %,11.0f  %s%n",
+            Result base = baselineOf(results, r);
+            out.printf(Locale.ROOT, "%-8s %,7d %,11d %,11d %7.2f %7.2f %10.2f %10.2f %10s %10.0f %8.0f %7.2f %,11.0f  %s%n",
                     r.path(), r.batch(), r.shortRun().rows(), r.longRun().rows(), r.shortRun().cpuSeconds(),
-                    r.longRun().cpuSeconds(), r.coldMicrosPerRow(), r.marginalMicrosPerRow(), r.marginalBytesPerRow(),
-                    r.longRun().peakRssMiB(), r.longRun().jitSeconds(), r.rowsPerSecond(), r.status());
+                    r.longRun().cpuSeconds(), r.coldMicrosPerRow(), r.marginalMicrosPerRow(),
+                    base == null ? "-" : String.format(Locale.ROOT, "%.2f", r.clientMarginalMicrosPerRow(base)),
+                    r.marginalBytesPerRow(), r.longRun().peakRssMiB(), r.longRun().jitSeconds(), r.rowsPerSecond(),
+                    r.status());
         }
+        out.println("client = marginal less the " + WORKLOAD_ONLY + " row's (the benchmark making and reading the same"
+                + " rows with no client, in the same kind of JVM)");
+    }
+
+    /** The complete baseline row of a path row's batch size, or null (for the baseline row itself too). */
+    private static Result baselineOf(List<Result> results, Result r) {
+        if (r.path().equals(WORKLOAD_ONLY)) {
+            return null;
+        }
+        for (Result b : results) {
+            if (b.path().equals(WORKLOAD_ONLY) && b.batch() == r.batch() && b.shortRun() != null && b.longRun() != null) {
+                return b;
+            }
+        }
+        return null;
     }
 
     /**
@@ -270,10 +312,11 @@ public final class CostBenchmark {
         boolean json = file.toString().toLowerCase(Locale.ROOT).endsWith(".json");
         StringBuilder sb = new StringBuilder(json ? "[\n" : "workload,path,batch,short_rows,long_rows,short_cpu_s,"
                 + "long_cpu_s,cold_us_per_row,marginal_us_per_row,marginal_bytes_per_row,peak_rss_mib,jit_s,"
-                + "rows_per_s,status\n");
+                + "rows_per_s,client_marginal_us_per_row,status\n");
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
             boolean full = r.shortRun() != null && r.longRun() != null;
+            Result base = full ? baselineOf(results, r) : null;
             if (json) {
                 sb.append(String.format(Locale.ROOT, "  {\"workload\":\"%s\",\"path\":\"%s\",\"batch\":%d", workload,
                         r.path(), r.batch()));
@@ -285,6 +328,10 @@ public final class CostBenchmark {
                             r.shortRun().cpuSeconds(), r.longRun().cpuSeconds(), r.coldMicrosPerRow(),
                             r.marginalMicrosPerRow(), r.marginalBytesPerRow(), r.longRun().peakRssMiB(),
                             r.longRun().jitSeconds(), r.rowsPerSecond()));
+                    if (base != null) {
+                        sb.append(String.format(Locale.ROOT, ",\"client_marginal_us_per_row\":%.3f",
+                                r.clientMarginalMicrosPerRow(base)));
+                    }
                 }
                 sb.append(",\"status\":\"").append(r.status().replace("\\", "\\\\").replace("\"", "\\\""))
                         .append("\"}").append(i + 1 < results.size() ? ",\n" : "\n");
@@ -295,8 +342,12 @@ public final class CostBenchmark {
                             r.shortRun().rows(), r.longRun().rows(), r.shortRun().cpuSeconds(), r.longRun().cpuSeconds(),
                             r.coldMicrosPerRow(), r.marginalMicrosPerRow(), r.marginalBytesPerRow(),
                             r.longRun().peakRssMiB(), r.longRun().jitSeconds(), r.rowsPerSecond()));
+                    if (base != null) {
+                        sb.append(String.format(Locale.ROOT, "%.3f", r.clientMarginalMicrosPerRow(base)));
+                    }
+                    sb.append(',');
                 } else {
-                    sb.append(",,,,,,,,,,");
+                    sb.append(",,,,,,,,,,,");
                 }
                 sb.append('"').append(r.status().replace("\"", "\"\"")).append("\"\n");
             }

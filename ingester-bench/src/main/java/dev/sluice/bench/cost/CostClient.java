@@ -19,8 +19,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * One measured client run, in a JVM of its own: writes a workload's rows through one path and prints one
- * {@value #MARKER} line with the process's CPU, wall time, heap allocation, peak RSS and JIT time.
+ * One measured client run, in a JVM of its own: writes a workload's rows through one path (or, for the path
+ * {@value CostBenchmark#WORKLOAD_ONLY}, makes them with no client) and prints one {@value #MARKER} line with the process's CPU, wall time, heap allocation, peak RSS and JIT time.
  * {@link CostBenchmark} starts it; it is not meant to be run by hand.
  */
 @Command(name = "sluice-cost-client", description = "One client run of the cost benchmark (started by --cost).")
@@ -74,7 +74,8 @@ public final class CostClient implements Callable<Integer> {
         } else if (!rowApi.equals("objects")) {
             throw new IllegalArgumentException("--row-api takes objects or typed, not '" + rowApi + "'");
         }
-        ModeRunner runner = ModeRunner.named(mode);
+        boolean baseline = mode.equals(CostBenchmark.WORKLOAD_ONLY);
+        ModeRunner runner = baseline ? new WorkloadOnly() : ModeRunner.named(mode);
         GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(new String[] {endpoint}, database)
                 .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20)
                 // The client's default in-flight budget (256 MiB: one ~145 MB logs request at a time), with a wait
@@ -94,13 +95,15 @@ public final class CostClient implements Callable<Integer> {
         long cpu0 = Jvm.processCpuNanos();
         long jit0 = Jvm.compilationMillis();
         long start = System.nanoTime();
-        GreptimeDB db = GreptimeDB.create(ob.build());
+        GreptimeDB db = baseline ? null : GreptimeDB.create(ob.build());
         ModeRunner.Run run = new ModeRunner.Run(db, wl, rows, batch, parallelism, ctx, bulk, BatchingWriter.Path.Regular);
         RunStats stats = new RunStats(runner.units(run));
         runner.runAll(run, stats, () -> { });
         double seconds = (System.nanoTime() - start) / 1e9;
         long alloc = Jvm.allocatedSince(alloc0) + stats.endedWorkerAllocatedBytes();
-        db.shutdownGracefully(Duration.ofSeconds(60));
+        if (db != null) {
+            db.shutdownGracefully(Duration.ofSeconds(60));
+        }
         long cpu = Jvm.processCpuNanos() - cpu0;
         long jit = jit0 < 0 ? -1 : Jvm.compilationMillis() - jit0;
         for (String e : stats.errors()) {

@@ -50,6 +50,16 @@ public interface Workload {
     }
 
     /**
+     * Tells how this workload hands rows to the client.
+     *
+     * @return true when {@link #batch} and {@link #fillBatch} use the typed row appender ({@link #append}), false
+     *     when they use {@code addRow(Object...)} ({@link #fill})
+     */
+    default boolean typed() {
+        return false;
+    }
+
+    /**
      * Returns this workload with {@link #batch} and {@link #fillBatch} going through the typed row appender
      * ({@link #append}) instead of {@code addRow(Object...)}: the same rows, values and bytes on the wire.
      *
@@ -83,6 +93,11 @@ public interface Workload {
             @Override
             public void fillBatch(TableBufferRoot root, long first, int count) {
                 rows.append(root.appender(), first, count);
+            }
+
+            @Override
+            public boolean typed() {
+                return true;
             }
 
             @Override
