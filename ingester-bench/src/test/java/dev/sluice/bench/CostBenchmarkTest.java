@@ -75,12 +75,20 @@ class CostBenchmarkTest {
                 assertEquals("3000", f[4], line);
                 assertTrue(Double.parseDouble(f[6]) > 0, "the long run used CPU: " + line);
                 assertTrue(Double.parseDouble(f[10]) > 10, "peak RSS of a JVM is read from /proc: " + line);
-                assertEquals("\"ok\"", f[14], line);
+                assertEquals("\"ok\"", f[17], line);
+                double jitShort = Double.parseDouble(f[14]);
+                double jitLong = Double.parseDouble(f[15]);
+                assertTrue(jitShort >= 0 && jitLong >= 0 && jitLong <= Double.parseDouble(f[6]), "the JIT compiler"
+                        + " threads' CPU is part of the process's: " + line);
+                double expectedNoJit = ((Double.parseDouble(f[6]) - jitLong) - (Double.parseDouble(f[5]) - jitShort))
+                        * 1e6 / 2_000;
+                assertEquals(expectedNoJit, Double.parseDouble(f[16]), 0.002, "marginal without the JIT's CPU: " + line);
                 if (f[1].equals("workload")) {
                     baselines++;
                     assertEquals("", f[13], "the baseline has no client figure: " + line);
                     baselineMarginal.put(f[2], Double.parseDouble(f[8]));
                 } else {
+                    assertTrue(jitLong > 0, "a client run compiles: " + line);
                     assertTrue(Double.parseDouble(f[9]) > 0, "rows allocate heap: " + line);
                     double expected = Double.parseDouble(f[8]) - baselineMarginal.get(f[2]);
                     assertEquals(expected, Double.parseDouble(f[13]), 0.002, "the client figure is the path's marginal"

@@ -71,11 +71,13 @@ public final class CostBenchmark {
      * @param seconds wall time of the writes
      * @param allocatedBytes heap bytes allocated by the process's threads while writing
      * @param peakRssMiB peak resident set of the process
-     * @param jitSeconds JIT compilation time during the run
+     * @param jitSeconds JIT compilation time during the run (the compilers' own clock: time spent waiting for a
+     *     core counts too)
+     * @param jitCpuSeconds CPU time of the JIT compiler threads during the run, NaN where unknown
      * @param stored rows the target held afterwards, by its own count
      */
     public record Measure(long rows, double cpuSeconds, double seconds, long allocatedBytes, double peakRssMiB,
-                          double jitSeconds, long stored) {
+                          double jitSeconds, double jitCpuSeconds, long stored) {
     }
 
     /**
@@ -111,6 +113,12 @@ public final class CostBenchmark {
          */
         public double clientMarginalMicrosPerRow(Result workload) {
             return marginalMicrosPerRow() - workload.marginalMicrosPerRow();
+        }
+
+        /** @return extra CPU per extra row of every thread but the JIT compilers', µs (NaN where unknown) */
+        public double marginalExcludingJitMicrosPerRow() {
+            double cpu = longRun.cpuSeconds() - longRun.jitCpuSeconds() - (shortRun.cpuSeconds() - shortRun.jitCpuSeconds());
+            return cpu * 1e6 / (longRun.rows() - shortRun.rows());
         }
 
         /** @return extra heap allocation per extra row, bytes */
@@ -250,9 +258,10 @@ public final class CostBenchmark {
         }
         long stored = table == null ? rows : target.count(table);
         long jitMs = Long.parseLong(kv.get("jit_ms"));
+        long jitCpuNs = Long.parseLong(kv.get("jit_cpu_ns"));
         return new Measure(rows, Long.parseLong(kv.get("cpu_ns")) / 1e9, Double.parseDouble(kv.get("seconds")),
                 Long.parseLong(kv.get("alloc_bytes")), Long.parseLong(kv.get("rss_kib")) / 1024.0,
-                jitMs < 0 ? Double.NaN : jitMs / 1e3, stored);
+                jitMs < 0 ? Double.NaN : jitMs / 1e3, jitCpuNs < 0 ? Double.NaN : jitCpuNs / 1e9, stored);
     }
 
     /**
@@ -265,26 +274,28 @@ public final class CostBenchmark {
     public static void print(PrintStream out, String header, List<Result> results) {
         out.println();
         out.println(header);
-        out.printf(Locale.ROOT, "%-8s %7s %11s %11s %7s %7s %10s %10s %10s %10s %8s %7s %11s  %s%n", "path",
-                "batch", "short rows", "long rows", "cpu s", "cpu s", "cold", "marginal", "client", "alloc", "RSS",
-                "jit s", "rows/s", "status");
-        out.printf(Locale.ROOT, "%-8s %7s %11s %11s %7s %7s %10s %10s %10s %10s %8s %7s %11s%n", "", "", "", "",
-                "short", "long", "µs/row", "µs/row", "µs/row", "B/row", "MiB", "long", "long");
+        out.printf(Locale.ROOT, "%-8s %7s %11s %11s %7s %7s %10s %10s %10s %7s %7s %10s %10s %8s %11s  %s%n", "path",
+                "batch", "short rows", "long rows", "cpu s", "cpu s", "cold", "marginal", "client", "jit cpu", "jit cpu",
+                "marginal", "alloc", "RSS", "rows/s", "status");
+        out.printf(Locale.ROOT, "%-8s %7s %11s %11s %7s %7s %10s %10s %10s %7s %7s %10s %10s %8s %11s%n", "", "", "",
+                "", "short", "long", "µs/row", "µs/row", "µs/row", "s short", "s long", "no JIT", "B/row", "MiB", "long");
         for (Result r : results) {
             if (r.shortRun() == null || r.longRun() == null) {
                 out.printf(Locale.ROOT, "%-8s %,7d %s%n", r.path(), r.batch(), r.status());
                 continue;
             }
             Result base = baselineOf(results, r);
-            out.printf(Locale.ROOT, "%-8s %,7d %,11d %,11d %7.2f %7.2f %10.2f %10.2f %10s %10.0f %8.0f %7.2f %,11.0f  %s%n",
+            out.printf(Locale.ROOT, "%-8s %,7d %,11d %,11d %7.2f %7.2f %10.2f %10.2f %10s %7.2f %7.2f %10.2f %10.0f %8.0f"
+                            + " %,11.0f  %s%n",
                     r.path(), r.batch(), r.shortRun().rows(), r.longRun().rows(), r.shortRun().cpuSeconds(),
                     r.longRun().cpuSeconds(), r.coldMicrosPerRow(), r.marginalMicrosPerRow(),
                     base == null ? "-" : String.format(Locale.ROOT, "%.2f", r.clientMarginalMicrosPerRow(base)),
-                    r.marginalBytesPerRow(), r.longRun().peakRssMiB(), r.longRun().jitSeconds(), r.rowsPerSecond(),
-                    r.status());
+                    r.shortRun().jitCpuSeconds(), r.longRun().jitCpuSeconds(), r.marginalExcludingJitMicrosPerRow(),
+                    r.marginalBytesPerRow(), r.longRun().peakRssMiB(), r.rowsPerSecond(), r.status());
         }
         out.println("client = marginal less the " + WORKLOAD_ONLY + " row's (the benchmark making and reading the same"
-                + " rows with no client, in the same kind of JVM)");
+                + " rows with no client, in the same kind of JVM); jit cpu = CPU of the JIT compiler threads;"
+                + " marginal no JIT = marginal without their CPU");
     }
 
     /** The complete baseline row of a path row's batch size, or null (for the baseline row itself too). */
@@ -312,7 +323,8 @@ public final class CostBenchmark {
         boolean json = file.toString().toLowerCase(Locale.ROOT).endsWith(".json");
         StringBuilder sb = new StringBuilder(json ? "[\n" : "workload,path,batch,short_rows,long_rows,short_cpu_s,"
                 + "long_cpu_s,cold_us_per_row,marginal_us_per_row,marginal_bytes_per_row,peak_rss_mib,jit_s,"
-                + "rows_per_s,client_marginal_us_per_row,status\n");
+                + "rows_per_s,client_marginal_us_per_row,short_jit_cpu_s,long_jit_cpu_s,marginal_excl_jit_us_per_row,"
+                + "status\n");
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
             boolean full = r.shortRun() != null && r.longRun() != null;
@@ -332,6 +344,11 @@ public final class CostBenchmark {
                         sb.append(String.format(Locale.ROOT, ",\"client_marginal_us_per_row\":%.3f",
                                 r.clientMarginalMicrosPerRow(base)));
                     }
+                    if (!Double.isNaN(r.marginalExcludingJitMicrosPerRow())) {
+                        sb.append(String.format(Locale.ROOT, ",\"short_jit_cpu_s\":%.3f,\"long_jit_cpu_s\":%.3f,"
+                                        + "\"marginal_excl_jit_us_per_row\":%.3f", r.shortRun().jitCpuSeconds(),
+                                r.longRun().jitCpuSeconds(), r.marginalExcludingJitMicrosPerRow()));
+                    }
                 }
                 sb.append(",\"status\":\"").append(r.status().replace("\\", "\\\\").replace("\"", "\\\""))
                         .append("\"}").append(i + 1 < results.size() ? ",\n" : "\n");
@@ -346,8 +363,15 @@ public final class CostBenchmark {
                         sb.append(String.format(Locale.ROOT, "%.3f", r.clientMarginalMicrosPerRow(base)));
                     }
                     sb.append(',');
+                    if (!Double.isNaN(r.marginalExcludingJitMicrosPerRow())) {
+                        sb.append(String.format(Locale.ROOT, "%.3f,%.3f,%.3f", r.shortRun().jitCpuSeconds(),
+                                r.longRun().jitCpuSeconds(), r.marginalExcludingJitMicrosPerRow()));
+                    } else {
+                        sb.append(",,");
+                    }
+                    sb.append(',');
                 } else {
-                    sb.append(",,,,,,,,,,,");
+                    sb.append(",,,,,,,,,,,,,,");
                 }
                 sb.append('"').append(r.status().replace("\"", "\"\"")).append("\"\n");
             }

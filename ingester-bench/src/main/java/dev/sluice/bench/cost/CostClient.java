@@ -94,6 +94,7 @@ public final class CostClient implements Callable<Integer> {
         Map<Long, Long> alloc0 = Jvm.allocatedByThread();
         long cpu0 = Jvm.processCpuNanos();
         long jit0 = Jvm.compilationMillis();
+        long jitCpu0 = Jvm.compilerCpuNanos();
         long start = System.nanoTime();
         GreptimeDB db = baseline ? null : GreptimeDB.create(ob.build());
         ModeRunner.Run run = new ModeRunner.Run(db, wl, rows, batch, parallelism, ctx, bulk, BatchingWriter.Path.Regular);
@@ -106,12 +107,13 @@ public final class CostClient implements Callable<Integer> {
         }
         long cpu = Jvm.processCpuNanos() - cpu0;
         long jit = jit0 < 0 ? -1 : Jvm.compilationMillis() - jit0;
+        long jitCpu = jitCpu0 < 0 ? -1 : Jvm.compilerCpuNanos() - jitCpu0;
         for (String e : stats.errors()) {
             System.err.println("cost client: " + e);
         }
         System.out.printf(Locale.ROOT, "%s rows=%d acked=%d failed=%d cpu_ns=%d seconds=%.6f alloc_bytes=%d"
-                        + " rss_kib=%d jit_ms=%d%n", MARKER, rows, stats.ackedRows(), stats.failedBatches(), cpu, seconds,
-                alloc, Jvm.peakRssKiB(), jit);
+                        + " rss_kib=%d jit_ms=%d jit_cpu_ns=%d%n", MARKER, rows, stats.ackedRows(), stats.failedBatches(), cpu,
+                seconds, alloc, Jvm.peakRssKiB(), jit, jitCpu);
         System.out.flush();
         return stats.failedBatches() == 0 && stats.ackedRows() == rows ? 0 : 1;
     }
