@@ -15,11 +15,7 @@ public final class LogWorkload implements Workload {
     private static final long START = Instant.parse("2024-01-01T00:00:00Z").toEpochMilli();
     private static final String[] LEVELS = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR"};
     private static final int MESSAGES_PER_LEVEL = 8;
-    /**
-     * Trace and span ids: 4,096 strings (about 230 KB), small enough to stay in a core's cache as a caller's freshly
-     * parsed ids are; 65,536 of them read at random made a cache miss on nearly every id the client read.
-     */
-    private static final int ID_POOL = 1 << 12;
+    private static final int ID_POOL = 1 << 16;
 
     private final long seed;
     private final TableSchema schema;
@@ -109,7 +105,7 @@ public final class LogWorkload implements Workload {
             row[5] = LEVELS[lv];
             row[6] = logNames[pick(q >>> 16, logNames.length)];
             row[7] = uris[pick(q >>> 32, uris.length)];
-            row[8] = ids[(int) (q >>> 48) & (ID_POOL - 1)];
+            row[8] = ids[(int) (q >>> 48)];
             row[9] = ids[(int) ((i * 31 + (r >>> 20)) & (ID_POOL - 1))];
             long t = SplitMix.mix(seed, i, 2);
             row[10] = errnos[pick(t, errnos.length)];
@@ -136,7 +132,7 @@ public final class LogWorkload implements Workload {
             a.setString(5, LEVELS[lv]);
             a.setString(6, logNames[pick(q >>> 16, logNames.length)]);
             a.setString(7, uris[pick(q >>> 32, uris.length)]);
-            a.setString(8, ids[(int) (q >>> 48) & (ID_POOL - 1)]);
+            a.setString(8, ids[(int) (q >>> 48)]);
             a.setString(9, ids[(int) ((i * 31 + (r >>> 20)) & (ID_POOL - 1))]);
             long t = SplitMix.mix(seed, i, 2);
             a.setString(10, errnos[pick(t, errnos.length)]);
