@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
 
 /**
  * One measured client run, in a JVM of its own: writes a workload's rows through one path (or, for the path
- * {@value CostBenchmark#WORKLOAD_ONLY}, makes them with no client) and prints one {@value #MARKER} line with the process's CPU, wall time, heap allocation, peak RSS and JIT time.
+ * {@value CostBenchmark#WORKLOAD_ONLY}, makes them with no client) and prints one {@value #MARKER} line with the
+ * process's CPU, wall time, heap allocation, peak RSS and JIT time.
  * {@link CostBenchmark} starts it; it is not meant to be run by hand.
  */
 @Command(name = "sluice-cost-client", description = "One client run of the cost benchmark (started by --cost).")

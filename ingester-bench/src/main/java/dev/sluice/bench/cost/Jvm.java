@@ -12,6 +12,9 @@ import java.util.Map;
 
 /** What the cost benchmark reads about the JVM it runs in: CPU, peak resident memory, allocation, JIT time. */
 final class Jvm {
+    /** {@code USER_HZ}, the unit of {@code /proc} CPU times: 100 on every Linux the JDK supports. */
+    private static final long CLOCK_TICKS_PER_SECOND = 100;
+
     private Jvm() {
     }
 
@@ -65,9 +68,6 @@ final class Jvm {
         }
         return ticks * (1_000_000_000L / CLOCK_TICKS_PER_SECOND);
     }
-
-    /** {@code USER_HZ}, the unit of {@code /proc} CPU times: 100 on every Linux the JDK supports. */
-    private static final long CLOCK_TICKS_PER_SECOND = 100;
 
     /**
      * The process's peak resident set ({@code VmHWM} in {@code /proc/self/status}), in KiB, or -1 off Linux.
