@@ -164,10 +164,14 @@ public final class FlightMessages {
          * @throws IOException from the destination
          */
         public void writeTo(OutputStream out) throws IOException {
-            writeTo(out, true);
+            writeTo(out, true, null);
         }
 
-        private void writeTo(OutputStream out, boolean lend) throws IOException {
+        /**
+         * Writes the FlightData bytes to {@code out}; with {@code heap} set, the Arrow buffers' bytes go straight
+         * into it at the current position instead (one copy, no chunk), and {@code out} must write into it too.
+         */
+        private void writeTo(OutputStream out, boolean lend, HeapCopy heap) throws IOException {
             out.write(prefix);
             List<ArrowBuf> buffers = batch.getBuffers();
             List<ArrowBuffer> layout = batch.getBuffersLayout();
@@ -184,6 +188,11 @@ public final class FlightMessages {
                 ArrowBuf buf = buffers.get(i);
                 long length = at.getSize();
                 if (lend && length >= HAND_OFF_MIN_BYTES && lend(out, buf, length)) {
+                    written += length;
+                    continue;
+                }
+                if (heap != null) {
+                    heap.copyFrom(buf, length);
                     written += length;
                     continue;
                 }
@@ -236,26 +245,16 @@ public final class FlightMessages {
          * @return the bytes
          */
         public byte[] toBytes() {
-            byte[] bytes = new byte[size];
+            HeapCopy copy = new HeapCopy(new byte[size]);
             try {
-                writeTo(new OutputStream() {
-                    private int at;
-
-                    @Override
-                    public void write(int b) {
-                        bytes[at++] = (byte) b;
-                    }
-
-                    @Override
-                    public void write(byte[] b, int off, int len) {
-                        System.arraycopy(b, off, bytes, at, len);
-                        at += len;
-                    }
-                }, false);
+                writeTo(copy, false, copy);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            return bytes;
+            if (copy.at != size) {
+                throw new IllegalStateException("a batch message of " + size + " bytes wrote " + copy.at);
+            }
+            return copy.bytes;
         }
 
         /**
@@ -285,6 +284,32 @@ public final class FlightMessages {
          */
         public InputStream stream() {
             return new MessageStream(this);
+        }
+    }
+
+    /** The heap array a batch message is copied into: the prefix and padding as a stream, Arrow buffers directly. */
+    private static final class HeapCopy extends OutputStream {
+        final byte[] bytes;
+        int at;
+
+        HeapCopy(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void write(int b) {
+            bytes[at++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            System.arraycopy(b, off, bytes, at, len);
+            at += len;
+        }
+
+        void copyFrom(ArrowBuf buf, long length) {
+            buf.getBytes(0, bytes, at, (int) length);
+            at += (int) length;
         }
     }
 
