@@ -1,0 +1,200 @@
+package dev.sluice.bench.cost;
+
+import com.google.protobuf.CodedOutputStream;
+import dev.sluice.bench.workload.Workload;
+import dev.sluice.data.Table;
+import dev.sluice.internal.wire.RequestHeader;
+import dev.sluice.internal.write.RequestEncoder;
+import dev.sluice.write.WriteOp;
+import io.grpc.CallOptions;
+import io.grpc.Drainable;
+import io.grpc.KnownLength;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.grpc.netty.shaded.io.netty.channel.WriteBufferWaterMark;
+import io.grpc.stub.ClientCalls;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What gRPC-Java over Netty costs to carry the regular path's requests, with nothing else: the requests of the
+ * workload's first batches (32, or as many as fit in 256 MiB, at least one) are encoded once by Sluice's own encoder
+ * before the measured part (so these are the very bytes Sluice sends), then {@code parallelism} threads each keep one unary {@code Handle} call in flight on
+ * one plain channel, cycling through them, until {@code rows} rows were sent. Measured from the channel's creation
+ * to its termination with the cost benchmark's probes ({@link Jvm}); prints the cost client's result line.
+ *
+ * <p>Arguments: {@code workload rows batch parallelism host:port [variant,...]}; variants try channel settings:
+ * {@code disableRetry}, {@code directExecutor}, {@code waterMark} (write-buffer marks 1/4 MiB). Run by
+ * {@code compare/run.sh}.
+ */
+public final class TransportFloor {
+    private static final int MAX_DISTINCT_REQUESTS = 32;
+    private static final long MAX_ENCODED_BYTES = 256L << 20;
+
+    private TransportFloor() {
+    }
+
+    /** A request's bytes as gRPC likes them: length known up front, drained in one write. */
+    private static final class RequestBytes extends InputStream implements KnownLength, Drainable {
+        private final byte[] bytes;
+        private int pos;
+
+        RequestBytes(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public int read() {
+            return pos < bytes.length ? bytes[pos++] & 0xff : -1;
+        }
+
+        @Override
+        public int read(byte[] dst, int off, int len) {
+            if (pos >= bytes.length) {
+                return -1;
+            }
+            int n = Math.min(len, bytes.length - pos);
+            System.arraycopy(bytes, pos, dst, off, n);
+            pos += n;
+            return n;
+        }
+
+        @Override
+        public int available() {
+            return bytes.length - pos;
+        }
+
+        @Override
+        public int drainTo(OutputStream out) throws IOException {
+            int n = bytes.length - pos;
+            out.write(bytes, pos, n);
+            pos = bytes.length;
+            return n;
+        }
+    }
+
+    private static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new RequestBytes(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    };
+
+    /** The request Sluice's regular path sends for one table, made by its own encoder. */
+    private static byte[] encode(byte[] header, Table table) throws IOException {
+        RequestEncoder e = new RequestEncoder(header, WriteOp.Insert, List.of(table));
+        byte[] bytes = new byte[e.size()];
+        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+        e.writeTo(out);
+        out.flush();
+        return bytes;
+    }
+
+    /**
+     * Runs one measured transport-only client.
+     *
+     * @param args workload, rows, batch, parallelism, endpoint, optional comma-separated variants
+     * @throws Exception when the run fails
+     */
+    public static void main(String[] args) throws Exception {
+        Workload wl = Workload.named(args[0], 42);
+        long rows = Long.parseLong(args[1]);
+        int batch = Integer.parseInt(args[2]);
+        int parallelism = Integer.parseInt(args[3]);
+        String endpoint = args[4];
+        Set<String> variants = args.length > 5 ? Set.of(args[5].split(",")) : Set.of();
+
+        byte[] header = RequestHeader.newBuilder().setDbname("public").build().toByteArray();
+        List<byte[]> requests = new java.util.ArrayList<>();
+        long encoded = 0;
+        for (int k = 0; k < MAX_DISTINCT_REQUESTS && (k == 0 || encoded < MAX_ENCODED_BYTES); k++) {
+            byte[] bytes = encode(header, wl.batch((long) k * batch, batch));
+            requests.add(bytes);
+            encoded += bytes.length;
+        }
+        long batches = (rows + batch - 1) / batch;
+        int lastRows = (int) (rows - (batches - 1) * batch);
+        byte[] last = lastRows == batch ? null : encode(header, wl.batch((batches - 1) * batch, lastRows));
+        MethodDescriptor<byte[], byte[]> handle = MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("greptime.v1.GreptimeDatabase/Handle")
+                .setRequestMarshaller(RAW).setResponseMarshaller(RAW).build();
+
+        Map<Long, Long> alloc0 = Jvm.allocatedByThread();
+        long cpu0 = Jvm.processCpuNanos();
+        long jitCpu0 = Jvm.compilerCpuNanos();
+        long start = System.nanoTime();
+        ExecutorService executor = Executors.newCachedThreadPool();
+        NettyChannelBuilder b = NettyChannelBuilder.forTarget(endpoint).usePlaintext().maxInboundMessageSize(64 << 20);
+        if (variants.contains("directExecutor")) {
+            b.directExecutor();
+        } else {
+            b.executor(executor);
+        }
+        if (variants.contains("disableRetry")) {
+            b.disableRetry();
+        }
+        if (variants.contains("waterMark")) {
+            b.withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20));
+        }
+        ManagedChannel channel = b.build();
+        AtomicLong next = new AtomicLong();
+        AtomicLong sent = new AtomicLong();
+        AtomicLong failed = new AtomicLong();
+        Thread[] workers = new Thread[parallelism];
+        for (int w = 0; w < parallelism; w++) {
+            workers[w] = new Thread(() -> {
+                long k;
+                while ((k = next.getAndIncrement()) < batches) {
+                    int n = (int) Math.min(batch, rows - k * batch);
+                    try {
+                        ClientCalls.futureUnaryCall(channel.newCall(handle, CallOptions.DEFAULT.withDeadlineAfter(5,
+                                TimeUnit.MINUTES)), k == batches - 1 && last != null ? last : requests.get((int) (k % requests.size()))).get();
+                        sent.addAndGet(n);
+                    } catch (ExecutionException e) {
+                        failed.incrementAndGet();
+                        System.err.println("transport floor: " + e.getCause());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }, "floor-writer-" + w);
+            workers[w].start();
+        }
+        for (Thread t : workers) {
+            t.join();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        channel.shutdown().awaitTermination(1, TimeUnit.MINUTES);
+        executor.shutdown();
+        long cpu = Jvm.processCpuNanos() - cpu0;
+        long jitCpu = jitCpu0 < 0 ? -1 : Jvm.compilerCpuNanos() - jitCpu0;
+        System.out.printf(Locale.ROOT, "sluice-cost-result rows=%d acked=%d failed=%d cpu_ns=%d seconds=%.6f"
+                        + " alloc_bytes=%d rss_kib=%d jit_ms=-1 jit_cpu_ns=%d%n", rows, sent.get(), failed.get(), cpu,
+                seconds, Jvm.allocatedSince(alloc0), Jvm.peakRssKiB(), jitCpu);
+        System.out.flush();
+        System.exit(failed.get() == 0 && sent.get() == rows ? 0 : 1);
+    }
+}
