@@ -7,7 +7,6 @@ import dev.sluice.data.TableSchema;
 import dev.sluice.write.WriteOp;
 import dev.sluice.internal.wire.RequestHeader;
 import dev.sluice.internal.write.RequestEncoder;
-import com.google.protobuf.CodedOutputStream;
 import java.io.IOException;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -82,9 +81,7 @@ public class BuildEncodeBenchmark {
 
     private int encode(Table t) throws IOException {
         RequestEncoder e = new RequestEncoder(headerBytes, WriteOp.Insert, List.of(t));
-        CodedOutputStream out = CodedOutputStream.newInstance(buffer);
-        e.writeTo(out);
-        return out.getTotalBytesWritten();
+        return e.encode(buffer);
     }
 
     /**

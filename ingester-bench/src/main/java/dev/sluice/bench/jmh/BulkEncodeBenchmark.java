@@ -1,6 +1,5 @@
 package dev.sluice.bench.jmh;
 
-import com.google.protobuf.CodedOutputStream;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.write.WriteOp;
@@ -194,8 +193,6 @@ public class BulkEncodeBenchmark {
             t.addRow(rows[r]);
         }
         RequestEncoder e = new RequestEncoder(headerBytes, WriteOp.Insert, List.of(t.complete()));
-        CodedOutputStream out = CodedOutputStream.newInstance(regularBuffer);
-        e.writeTo(out);
-        return out.getTotalBytesWritten();
+        return e.encode(regularBuffer);
     }
 }

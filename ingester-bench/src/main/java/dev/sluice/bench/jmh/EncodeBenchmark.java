@@ -70,9 +70,7 @@ public class EncodeBenchmark {
     @OperationsPerInvocation(ROWS)
     public int direct() throws IOException {
         RequestEncoder e = new RequestEncoder(headerBytes, WriteOp.Insert, List.of(table));
-        CodedOutputStream out = CodedOutputStream.newInstance(buffer);
-        e.writeTo(out);
-        return out.getTotalBytesWritten();
+        return e.encode(buffer);
     }
 
     /**
@@ -85,9 +83,7 @@ public class EncodeBenchmark {
     @OperationsPerInvocation(SMALL_ROWS)
     public int directSmallBatch() throws IOException {
         RequestEncoder e = new RequestEncoder(headerBytes, WriteOp.Insert, List.of(small));
-        CodedOutputStream out = CodedOutputStream.newInstance(buffer);
-        e.writeTo(out);
-        return out.getTotalBytesWritten();
+        return e.encode(buffer);
     }
 
     /**

@@ -147,6 +147,35 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
         return (nulls[row >>> 6] & (1L << row)) != 0;
     }
 
+    /**
+     * Tells whether any of the rows {@code [from, to)} is null, a bitmap word at a time, so that readers of a
+     * column without nulls (the common case) can skip the per-row check.
+     *
+     * @param from the first row
+     * @param to one past the last row
+     * @return true when at least one of those rows is null
+     */
+    public boolean anyNull(int from, int to) {
+        if (from >= to) {
+            return false;
+        }
+        int first = from >>> 6;
+        int last = (to - 1) >>> 6;
+        for (int w = first; w <= last; w++) {
+            long bits = nulls[w];
+            if (w == first) {
+                bits &= -1L << from;
+            }
+            if (w == last) {
+                bits &= -1L >>> (63 - ((to - 1) & 63));
+            }
+            if (bits != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public long getLong(int row) {
         return longs[row];

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * so the pool never holds more than {@code SLOTS * LARGEST_POOLED} bytes however many threads write.
  */
 final class EncodeBuffers {
-    /** Requests larger than this are streamed through a stream encoder instead. */
+    /** The largest array kept: requests larger than this are encoded into it piece by piece. */
     static final int LARGEST_POOLED = 1 << 20;
     static final int SLOTS = 8;
     private static final int SMALLEST = 8 * 1024;

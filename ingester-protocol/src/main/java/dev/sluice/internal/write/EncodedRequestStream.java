@@ -1,6 +1,5 @@
 package dev.sluice.internal.write;
 
-import com.google.protobuf.CodedOutputStream;
 import io.grpc.Drainable;
 import io.grpc.KnownLength;
 import java.io.ByteArrayInputStream;
@@ -27,25 +26,15 @@ final class EncodedRequestStream extends InputStream implements Drainable, Known
             throw new IllegalStateException("request already consumed");
         }
         drained = true;
-        int size = encoder.size();
-        if (size <= EncodeBuffers.LARGEST_POOLED) {
-            // Encode into a pooled array (no buffer allocated per request, and the array encoder skips the
-            // per-write space checks of a stream encoder), then hand gRPC the bytes in one write.
-            byte[] buffer = EncodeBuffers.take(size);
-            try {
-                CodedOutputStream out = CodedOutputStream.newInstance(buffer, 0, size);
-                encoder.writeTo(out);
-                out.checkNoSpaceLeft();
-                target.write(buffer, 0, size);
-            } finally {
-                EncodeBuffers.give(buffer);
-            }
-            return size;
+        // Encoded into a pooled array (no buffer allocated per request): a request that fits goes to gRPC in one
+        // write, a larger one in pieces of the array's size.
+        byte[] scratch = EncodeBuffers.take(Math.min(encoder.size(), EncodeBuffers.LARGEST_POOLED));
+        try {
+            encoder.writeTo(target, scratch);
+        } finally {
+            EncodeBuffers.give(scratch);
         }
-        CodedOutputStream out = CodedOutputStream.newInstance(target, 64 * 1024);
-        encoder.writeTo(out);
-        out.flush();
-        return size;
+        return encoder.size();
     }
 
     private InputStream materialised() throws IOException {
@@ -54,9 +43,7 @@ final class EncodedRequestStream extends InputStream implements Drainable, Known
                 throw new IllegalStateException("request already consumed");
             }
             byte[] bytes = new byte[encoder.size()];
-            CodedOutputStream out = CodedOutputStream.newInstance(bytes);
-            encoder.writeTo(out);
-            out.checkNoSpaceLeft();
+            encoder.encode(bytes);
             fallback = new ByteArrayInputStream(bytes);
         }
         return fallback;

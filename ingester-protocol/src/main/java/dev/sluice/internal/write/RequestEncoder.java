@@ -6,6 +6,7 @@ import dev.sluice.data.DataType;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
+import dev.sluice.internal.model.ArrayColumn;
 import dev.sluice.write.WriteOp;
 import dev.sluice.internal.wire.ColumnDataType;
 import dev.sluice.internal.wire.ColumnDataTypeExtension;
@@ -15,6 +16,11 @@ import dev.sluice.internal.wire.JsonTypeExtension;
 import dev.sluice.internal.wire.VectorTypeExtension;
 import dev.sluice.internal.wire.ValueFields;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.lang.ref.WeakReference;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -118,6 +124,7 @@ public final class RequestEncoder {
     /** Per-table sizes and the column subset that travels. */
     private static final class TableEncoding {
         final Table table;
+        final byte[] name;
         final SchemaPlan plan;
         /** Size of each row's {@code Row} message body. */
         final int[] rowSizes;
@@ -130,6 +137,7 @@ public final class RequestEncoder {
         /** The rows {@code [from, to)} of an encoding already sized: shares its sizes, computes nothing again. */
         TableEncoding(TableEncoding all, int from, int to) {
             this.table = all.table;
+            this.name = all.name;
             this.plan = all.plan;
             this.rowSizes = all.rowSizes;
             this.from = from;
@@ -139,11 +147,12 @@ public final class RequestEncoder {
                 rs += rowEntrySize(rowSizes[r]);
             }
             this.rowsSize = rs;
-            this.insertSize = insertSize(table, rs);
+            this.insertSize = insertSize(name, rs);
         }
 
         TableEncoding(Table table, boolean delete) {
             this.table = table;
+            this.name = table.tableName().getBytes(StandardCharsets.UTF_8);
             this.plan = SchemaPlan.of(table.schema(), delete);
             int rows = table.rowCount();
             this.from = 0;
@@ -158,15 +167,15 @@ public final class RequestEncoder {
                 rs += rowEntrySize(rowSizes[r]);
             }
             this.rowsSize = rs;
-            this.insertSize = insertSize(table, rs);
+            this.insertSize = insertSize(name, rs);
         }
 
         static int rowEntrySize(int rowSize) {
             return 1 + CodedOutputStream.computeUInt32SizeNoTag(rowSize) + rowSize;
         }
 
-        static int insertSize(Table table, int rowsSize) {
-            return CodedOutputStream.computeStringSize(1, table.tableName())
+        static int insertSize(byte[] name, int rowsSize) {
+            return 1 + CodedOutputStream.computeUInt32SizeNoTag(name.length) + name.length
                     + 1 + CodedOutputStream.computeUInt32SizeNoTag(rowsSize) + rowsSize;
         }
     }
@@ -178,10 +187,17 @@ public final class RequestEncoder {
 
     /** Adds one column's {@code Row.values} entry to every row's size. */
     private static void addEntrySizes(DataType t, int tag, ColumnVector v, int[] rowSizes, int rows) {
+        boolean nulls = mayHaveNulls(v, 0, rows);
         switch (t) {
             case Bool: case Float32: case Float64: {
                 int present = entrySize(tag + (t == DataType.Bool ? 1 : t == DataType.Float32 ? 4 : 8));
                 int absent = entrySize(0);
+                if (!nulls) {
+                    for (int r = 0; r < rows; r++) {
+                        rowSizes[r] += present;
+                    }
+                    return;
+                }
                 for (int r = 0; r < rows; r++) {
                     rowSizes[r] += v.isNull(r) ? absent : present;
                 }
@@ -189,7 +205,7 @@ public final class RequestEncoder {
             }
             case Binary: case Vector: case String: case Json:
                 for (int r = 0; r < rows; r++) {
-                    if (v.isNull(r)) {
+                    if (nulls && v.isNull(r)) {
                         rowSizes[r] += entrySize(0);
                     } else {
                         int len = v.getBytes(r).length;
@@ -323,37 +339,313 @@ public final class RequestEncoder {
     }
 
     /**
-     * Writes the request.
+     * Encodes the whole request into the start of an array.
      *
-     * @param out the destination; the caller flushes it
+     * @param dst an array of at least {@link #size()} bytes
+     * @return the bytes written, {@link #size()}
+     * @throws IllegalArgumentException when the array is too small
+     */
+    public int encode(byte[] dst) {
+        if (dst.length < size) {
+            throw new IllegalArgumentException("the request needs " + size + " bytes, the array has " + dst.length);
+        }
+        try {
+            Sink s = new Sink(dst, null);
+            write(s);
+            return s.pos;
+        } catch (IOException e) {
+            throw new IllegalStateException("an array sink does not do I/O", e);
+        }
+    }
+
+    /**
+     * Writes the request to a stream in pieces encoded into a scratch array: rows are grouped so that each
+     * piece fills the array, and a row larger than the array is encoded into an array of its own. With a scratch
+     * array of at least {@link #size()} bytes the stream sees a single write.
+     *
+     * @param out the destination
+     * @param scratch an array only this call uses while it runs (any size above zero)
      * @throws IOException from the destination
      */
-    public void writeTo(CodedOutputStream out) throws IOException {
-        out.writeUInt32NoTag(TAG_HEADER);
-        out.writeUInt32NoTag(header.length);
-        out.writeRawBytes(header);
-        out.writeUInt32NoTag(delete ? TAG_ROW_DELETES : TAG_ROW_INSERTS);
-        out.writeUInt32NoTag(listSize);
+    public void writeTo(OutputStream out, byte[] scratch) throws IOException {
+        Sink s = new Sink(scratch, out);
+        write(s);
+        s.flush();
+    }
+
+    private void write(Sink s) throws IOException {
+        s.varint(TAG_HEADER);
+        s.varint(header.length);
+        s.raw(header);
+        s.varint(delete ? TAG_ROW_DELETES : TAG_ROW_INSERTS);
+        s.varint(listSize);
         for (TableEncoding e : encodings) {
-            out.writeUInt32NoTag(TAG_FIELD1_LEN);
-            out.writeUInt32NoTag(e.insertSize);
-            out.writeString(1, e.table.tableName());
-            out.writeUInt32NoTag(TAG_FIELD2_LEN);
-            out.writeUInt32NoTag(e.rowsSize);
-            out.writeRawBytes(e.plan.encoded);
-            SchemaPlan plan = e.plan;
-            int n = plan.columns.length;
-            ColumnVector[] vectors = new ColumnVector[n];
-            for (int i = 0; i < n; i++) {
-                vectors[i] = e.table.column(plan.columns[i]);
+            s.varint(TAG_FIELD1_LEN);
+            s.varint(e.insertSize);
+            s.varint(TAG_FIELD1_LEN);
+            s.varint(e.name.length);
+            s.raw(e.name);
+            s.varint(TAG_FIELD2_LEN);
+            s.varint(e.rowsSize);
+            s.raw(e.plan.encoded);
+            writeRows(e, s);
+        }
+    }
+
+    /** Encodes the rows of one table into the sink, as many at a time as fit its array. */
+    private static void writeRows(TableEncoding e, Sink s) throws IOException {
+        int r = e.from;
+        while (r < e.to) {
+            int first = TableEncoding.rowEntrySize(e.rowSizes[r]);
+            if (first > s.buf.length) {
+                s.flush();
+                byte[] own = new byte[first];
+                encodeRows(e, r, r + 1, own, 0);
+                s.out.write(own);
+                r++;
+                continue;
             }
-            for (int r = e.from; r < e.to; r++) {
-                out.writeUInt32NoTag(TAG_FIELD2_LEN);
-                out.writeUInt32NoTag(e.rowSizes[r]);
-                for (int i = 0; i < n; i++) {
-                    writeEntry(out, plan.types[i], plan.fields[i], plan.tagSizes[i], vectors[i], r);
+            if (s.pos + first > s.buf.length) {
+                s.flush();
+            }
+            int end = r;
+            int p = s.pos;
+            while (end < e.to) {
+                int entry = TableEncoding.rowEntrySize(e.rowSizes[end]);
+                if (p + entry > s.buf.length) {
+                    break;
+                }
+                p += entry;
+                end++;
+            }
+            encodeRows(e, r, end, s.buf, s.pos);
+            s.pos = p;
+            r = end;
+        }
+    }
+
+    /**
+     * Encodes the rows {@code [from, to)} at {@code start}: first each row's tag and length, which leaves a
+     * hole of the row's size after it, then the holes column by column (one type per loop, so the type dispatch
+     * stays out of the per-cell work, as in sizing).
+     */
+    private static void encodeRows(TableEncoding e, int from, int to, byte[] buf, int start) {
+        int[] at = new int[to - from];
+        int p = start;
+        for (int r = from; r < to; r++) {
+            buf[p++] = (byte) TAG_FIELD2_LEN;
+            p = putVarint(buf, p, e.rowSizes[r]);
+            at[r - from] = p;
+            p += e.rowSizes[r];
+        }
+        SchemaPlan plan = e.plan;
+        for (int i = 0; i < plan.columns.length; i++) {
+            writeColumn(plan.types[i], plan.fields[i], e.table.column(plan.columns[i]), from, to, buf, at);
+        }
+    }
+
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final int WIRE_VARINT = 0;
+    private static final int WIRE_FIXED64 = 1;
+    private static final int WIRE_LEN = 2;
+    private static final int WIRE_FIXED32 = 5;
+
+    /**
+     * Writes one column's {@code Row.values} entry (tag, length, {@code Value} body) into every row's hole and
+     * moves each row's position past it. A NULL is an empty {@code Value}. The lengths are worked out the way
+     * {@link #valueSize} works them out (the byte-for-byte tests hold the two together).
+     */
+    private static void writeColumn(DataType t, int f, ColumnVector v, int from, int to, byte[] buf, int[] at) {
+        boolean nulls = mayHaveNulls(v, from, to);
+        switch (t) {
+            case Float64: case Float32: {
+                boolean wide = t == DataType.Float64;
+                int tag = (f << 3) | (wide ? WIRE_FIXED64 : WIRE_FIXED32);
+                int tagSize = tag < 128 ? 1 : 2;
+                byte length = (byte) (tagSize + (wide ? 8 : 4));
+                for (int r = from; r < to; r++) {
+                    int p = at[r - from];
+                    buf[p] = (byte) TAG_FIELD1_LEN;
+                    if (nulls && v.isNull(r)) {
+                        buf[p + 1] = 0;
+                        at[r - from] = p + 2;
+                        continue;
+                    }
+                    buf[p + 1] = length;
+                    p = putTag(buf, p + 2, tag, tagSize);
+                    if (wide) {
+                        LONG_LE.set(buf, p, Double.doubleToRawLongBits(v.getDouble(r)));
+                        at[r - from] = p + 8;
+                    } else {
+                        INT_LE.set(buf, p, Float.floatToRawIntBits((float) v.getDouble(r)));
+                        at[r - from] = p + 4;
+                    }
+                }
+                return;
+            }
+            case Binary: case Vector: case String: case Json: {
+                int tag = (f << 3) | WIRE_LEN;
+                int tagSize = tag < 128 ? 1 : 2;
+                for (int r = from; r < to; r++) {
+                    int p = at[r - from];
+                    buf[p] = (byte) TAG_FIELD1_LEN;
+                    if (nulls && v.isNull(r)) {
+                        buf[p + 1] = 0;
+                        at[r - from] = p + 2;
+                        continue;
+                    }
+                    byte[] b = v.getBytes(r);
+                    int n = b.length;
+                    if (n < 126 - tagSize) {
+                        // Entry length and text length each fit one byte.
+                        buf[p + 1] = (byte) (tagSize + 1 + n);
+                        p = putTag(buf, p + 2, tag, tagSize);
+                        buf[p++] = (byte) n;
+                    } else {
+                        p = putVarint(buf, p + 1, tagSize + CodedOutputStream.computeUInt32SizeNoTag(n) + n);
+                        p = putTag(buf, p, tag, tagSize);
+                        p = putVarint(buf, p, n);
+                    }
+                    System.arraycopy(b, 0, buf, p, n);
+                    at[r - from] = p + n;
+                }
+                return;
+            }
+            default:
+                for (int r = from; r < to; r++) {
+                    at[r - from] = writeOther(t, f, v, r, buf, at[r - from]);
+                }
+        }
+    }
+
+    /** False when the column is known to have no null among the rows, so the per-row check can be skipped. */
+    private static boolean mayHaveNulls(ColumnVector v, int from, int to) {
+        return !(v instanceof ArrayColumn a) || a.anyNull(from, to);
+    }
+
+    /** Writes a field tag of one or two bytes (every {@code Value} field number is below 2,048). */
+    private static int putTag(byte[] buf, int p, int tag, int tagSize) {
+        if (tagSize == 1) {
+            buf[p] = (byte) tag;
+            return p + 1;
+        }
+        buf[p] = (byte) ((tag & 0x7F) | 0x80);
+        buf[p + 1] = (byte) (tag >>> 7);
+        return p + 2;
+    }
+
+    /** Writes one entry of a varint-coded or Decimal128 column; returns the position after it. */
+    private static int writeOther(DataType t, int f, ColumnVector v, int r, byte[] buf, int p) {
+        buf[p++] = (byte) TAG_FIELD1_LEN;
+        if (v.isNull(r)) {
+            buf[p] = 0;
+            return p + 1;
+        }
+        int tag = (f << 3) | (t == DataType.Decimal128 ? WIRE_LEN : WIRE_VARINT);
+        int tagSize = CodedOutputStream.computeUInt32SizeNoTag(tag);
+        long x;
+        switch (t) {
+            case Bool:
+                x = v.getBool(r) ? 1 : 0;
+                break;
+            case Int8: case Int16: case Int32: case Date:
+                x = (int) v.getLong(r); // negative int32s are sign-extended to ten bytes, as protobuf writes them
+                break;
+            case UInt8: case UInt16: case UInt32:
+                x = v.getLong(r) & 0xFFFF_FFFFL;
+                break;
+            case Decimal128: {
+                long hi = v.getDecimalHigh(r);
+                long lo = v.getDecimalLow(r);
+                int body = decimalBodySize(hi, lo);
+                p = putVarint(buf, p, tagSize + CodedOutputStream.computeUInt32SizeNoTag(body) + body);
+                p = putVarint(buf, p, tag);
+                p = putVarint(buf, p, body);
+                if (hi != 0) {
+                    buf[p++] = (1 << 3) | WIRE_VARINT;
+                    p = putVarint(buf, p, hi);
+                }
+                if (lo != 0) {
+                    buf[p++] = (2 << 3) | WIRE_VARINT;
+                    p = putVarint(buf, p, lo);
+                }
+                return p;
+            }
+            default: // Int64, UInt64, timestamps, times
+                x = v.getLong(r);
+        }
+        p = putVarint(buf, p, tagSize + CodedOutputStream.computeUInt64SizeNoTag(x));
+        p = putVarint(buf, p, tag);
+        return putVarint(buf, p, x);
+    }
+
+    /** Writes an unsigned varint; returns the position after it. */
+    private static int putVarint(byte[] buf, int p, long value) {
+        while ((value & ~0x7FL) != 0) {
+            buf[p++] = (byte) ((value & 0x7F) | 0x80);
+            value >>>= 7;
+        }
+        buf[p++] = (byte) value;
+        return p;
+    }
+
+    /** Writes an unsigned 32-bit varint; returns the position after it. */
+    private static int putVarint(byte[] buf, int p, int value) {
+        while ((value & ~0x7F) != 0) {
+            buf[p++] = (byte) ((value & 0x7F) | 0x80);
+            value >>>= 7;
+        }
+        buf[p++] = (byte) value;
+        return p;
+    }
+
+    /** An array that pieces are encoded into, and the stream it is emptied into when full (none: array mode). */
+    private static final class Sink {
+        final byte[] buf;
+        final OutputStream out;
+        int pos;
+
+        Sink(byte[] buf, OutputStream out) {
+            if (buf.length == 0) {
+                throw new IllegalArgumentException("an empty scratch array");
+            }
+            this.buf = buf;
+            this.out = out;
+        }
+
+        void flush() throws IOException {
+            if (pos > 0) {
+                if (out == null) {
+                    throw new IllegalStateException("the request did not fit its computed size");
+                }
+                out.write(buf, 0, pos);
+                pos = 0;
+            }
+        }
+
+        void varint(int value) throws IOException {
+            if (pos + 5 > buf.length) {
+                flush();
+                if (buf.length < 5) {
+                    byte[] b = new byte[5];
+                    out.write(b, 0, putVarint(b, 0, value));
+                    return;
                 }
             }
+            pos = putVarint(buf, pos, value);
+        }
+
+        void raw(byte[] b) throws IOException {
+            if (pos + b.length > buf.length) {
+                flush();
+                if (b.length > buf.length) {
+                    out.write(b);
+                    return;
+                }
+            }
+            System.arraycopy(b, 0, buf, pos, b.length);
+            pos += b.length;
         }
     }
 
@@ -411,76 +703,6 @@ public final class RequestEncoder {
             }
             default: // Int64, timestamps, times
                 return tag + CodedOutputStream.computeInt64SizeNoTag(v.getLong(r));
-        }
-    }
-
-    /**
-     * Writes one {@code Row.values} entry: tag, length, and the {@code Value} body. The length is worked out here
-     * from the value, the same way {@link #valueSize} does (the byte-for-byte tests hold the two together).
-     */
-    static void writeEntry(CodedOutputStream out, DataType t, int f, int tag, ColumnVector v, int r) throws IOException {
-        out.writeUInt32NoTag(TAG_FIELD1_LEN);
-        if (v.isNull(r)) {
-            out.writeUInt32NoTag(0);
-            return;
-        }
-        switch (t) {
-            case Bool:
-                out.writeUInt32NoTag(tag + 1);
-                out.writeBool(f, v.getBool(r));
-                break;
-            case Int8: case Int16: case Int32: case Date: {
-                int x = (int) v.getLong(r);
-                out.writeUInt32NoTag(tag + CodedOutputStream.computeInt32SizeNoTag(x));
-                out.writeInt32(f, x);
-                break;
-            }
-            case UInt8: case UInt16: case UInt32: {
-                int x = (int) v.getLong(r);
-                out.writeUInt32NoTag(tag + CodedOutputStream.computeUInt32SizeNoTag(x));
-                out.writeUInt32(f, x);
-                break;
-            }
-            case UInt64: {
-                long x = v.getLong(r);
-                out.writeUInt32NoTag(tag + CodedOutputStream.computeUInt64SizeNoTag(x));
-                out.writeUInt64(f, x);
-                break;
-            }
-            case Float32:
-                out.writeUInt32NoTag(tag + 4);
-                out.writeFloat(f, (float) v.getDouble(r));
-                break;
-            case Float64:
-                out.writeUInt32NoTag(tag + 8);
-                out.writeDouble(f, v.getDouble(r));
-                break;
-            case Binary: case Vector: case String: case Json: {
-                byte[] b = v.getBytes(r);
-                out.writeUInt32NoTag(tag + CodedOutputStream.computeUInt32SizeNoTag(b.length) + b.length);
-                out.writeByteArray(f, b);
-                break;
-            }
-            case Decimal128: {
-                long hi = v.getDecimalHigh(r);
-                long lo = v.getDecimalLow(r);
-                int body = decimalBodySize(hi, lo);
-                out.writeUInt32NoTag(tag + CodedOutputStream.computeUInt32SizeNoTag(body) + body);
-                out.writeTag(f, 2);
-                out.writeUInt32NoTag(body);
-                if (hi != 0) {
-                    out.writeInt64(1, hi);
-                }
-                if (lo != 0) {
-                    out.writeInt64(2, lo);
-                }
-                break;
-            }
-            default: { // Int64, timestamps, times
-                long x = v.getLong(r);
-                out.writeUInt32NoTag(tag + CodedOutputStream.computeInt64SizeNoTag(x));
-                out.writeInt64(f, x);
-            }
         }
     }
 

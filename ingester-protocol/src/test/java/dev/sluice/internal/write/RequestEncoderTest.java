@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.CodedOutputStream;
 import dev.sluice.data.DataType;
 import dev.sluice.data.DecimalType;
 import dev.sluice.data.SemanticType;
@@ -102,13 +101,19 @@ class RequestEncoderTest {
         return tableOf(randomRows(seed, rows));
     }
 
+    /**
+     * Encodes a request into an array of its size, and checks that streaming it through scratch arrays of
+     * several sizes (rows grouped per piece, rows and schemas larger than the array) writes the same bytes.
+     */
     static byte[] bytes(RequestEncoder e) throws Exception {
-        ByteArrayOutputStream bos = new ByteArrayOutputStream();
-        CodedOutputStream out = CodedOutputStream.newInstance(bos);
-        e.writeTo(out);
-        out.flush();
-        assertEquals(e.size(), bos.size(), "declared size equals bytes written");
-        return bos.toByteArray();
+        byte[] whole = new byte[e.size()];
+        assertEquals(e.size(), e.encode(whole), "declared size equals bytes written");
+        for (int scratch : new int[] {1, 7, 64, 1_000, e.size() / 3 + 1, e.size() + 100}) {
+            ByteArrayOutputStream bos = new ByteArrayOutputStream();
+            e.writeTo(bos, new byte[scratch]);
+            assertArrayEquals(whole, bos.toByteArray(), "streamed through a " + scratch + "-byte array");
+        }
+        return whole;
     }
 
     @Test
@@ -176,6 +181,41 @@ class RequestEncoderTest {
         for (long seed = 0; seed < 20; seed++) {
             Table t = randomTable(seed, 50);
             assertArrayEquals(viaBuilders(t, WriteOp.Insert).toByteArray(), encode(t, WriteOp.Insert), "seed " + seed);
+        }
+    }
+
+    @Test
+    void columnsWithoutNullsAndTextAroundOneByteLengthsEncodeAsTheGeneratedBuildersDo() throws Exception {
+        // Each column either has no null at all (the encoder skips the per-row null check for it) or has some;
+        // text and binary lengths cross 127, where a length takes a second byte.
+        TableSchema s = schema();
+        for (long seed = 0; seed < 30; seed++) {
+            Random r = new Random(seed);
+            boolean[] nullable = new boolean[s.columnCount()];
+            for (int c = 0; c < nullable.length; c++) {
+                nullable[c] = r.nextInt(3) == 0;
+            }
+            Table t = Table.from(s);
+            for (int row = 0; row < 70; row++) {
+                Object[] values = new Object[s.columnCount()];
+                for (int c = 0; c < values.length; c++) {
+                    DataType type = s.column(c).dataType();
+                    Object v = c == values.length - 1 ? Long.valueOf(r.nextLong()) : randomValue(type, r);
+                    while (v == null && !nullable[c]) {
+                        v = randomValue(type, r);
+                    }
+                    if (v != null && type == DataType.String) {
+                        v = "x".repeat(110 + r.nextInt(30));
+                    } else if (v != null && type == DataType.Binary) {
+                        v = new byte[110 + r.nextInt(30)];
+                    }
+                    values[c] = v;
+                }
+                t.addRow(values);
+            }
+            for (WriteOp op : WriteOp.values()) {
+                assertArrayEquals(viaBuilders(t, op).toByteArray(), encode(t, op), op + ", seed " + seed);
+            }
         }
     }
 
