@@ -32,6 +32,8 @@ public final class ArrowColumnSink implements ColumnSink {
     /** Text this long or longer is looked up in {@link #text}; shorter text is encoded afresh. */
     static final int CACHED_MIN_CHARS = 64;
     private Utf8Cache text;
+    /** Where short ASCII text is copied before it goes into Arrow memory. */
+    private final byte[] ascii = new byte[CACHED_MIN_CHARS];
 
     /**
      * Wraps a vector.
@@ -83,10 +85,15 @@ public final class ArrowColumnSink implements ColumnSink {
     }
 
     private void setVariable(int row, byte[] value) {
+        setVariable(row, value, value.length);
+    }
+
+    /** Stores the first {@code length} bytes of {@code value} as the row's value. */
+    private void setVariable(int row, byte[] value, int length) {
         ArrowBuf offsets = offsetsFor(row);
         long offsetAt = offsets.memoryAddress() + (long) row * 4;
         int start = MemoryUtil.getInt(offsetAt);
-        long end = (long) start + value.length;
+        long end = (long) start + length;
         if (end > Integer.MAX_VALUE) {
             throw new IllegalStateException("an Arrow batch column holds at most 2 GiB of bytes");
         }
@@ -95,7 +102,7 @@ public final class ArrowColumnSink implements ColumnSink {
             growData(row, end, data.capacity());
             data = variable.getDataBuffer();
         }
-        MemoryUtil.copyToMemory(value, 0, data.memoryAddress() + start, value.length);
+        MemoryUtil.copyToMemory(value, 0, data.memoryAddress() + start, length);
         MemoryUtil.putInt(offsetAt + 4, (int) end);
         setValid(variable.getValidityBuffer().memoryAddress(), row, true);
         variable.setLastSet(row);
@@ -175,17 +182,28 @@ public final class ArrowColumnSink implements ColumnSink {
     }
 
     /**
-     * Stores text as UTF-8. Short values are encoded afresh every time: this sink copies the bytes into Arrow
-     * memory at once, a freshly encoded array is still in the CPU cache for that copy while a cached one is not,
-     * and looking it up costs more than encoding a short tag ({@code BulkEncodeBenchmark.arrowBatch}, metrics:
-     * about 3.6M rows/s through the cache, 5.1M without). Values of {@link #CACHED_MIN_CHARS} characters or more go
-     * through the column's {@link Utf8Cache}: a long value repeated from the caller's pool (a log message) is
+     * Stores text as UTF-8. Short ASCII values (tags, mostly) are copied character by character into a scratch
+     * array that this sink reuses, then into Arrow memory: no array per value. Short values with other characters
+     * are encoded afresh: a freshly encoded array is still in the CPU cache for the copy while a cached one is not,
+     * and looking it up costs more than encoding a short value ({@code BulkEncodeBenchmark.arrowBatch}, metrics:
+     * about 3.6M rows/s through the cache, 5.1M without). Values of {@link #CACHED_MIN_CHARS} characters or more
+     * go through the column's {@link Utf8Cache}: a long value repeated from the caller's pool (a log message) is
      * then encoded once instead of on every row.
      */
     @Override
     public void setText(int row, String value) {
-        if (value.length() < CACHED_MIN_CHARS) {
-            setVariable(row, value.getBytes(StandardCharsets.UTF_8));
+        int n = value.length();
+        if (n < CACHED_MIN_CHARS) {
+            byte[] bytes = ascii;
+            for (int i = 0; i < n; i++) {
+                char c = value.charAt(i);
+                if (c >= 0x80) {
+                    setVariable(row, value.getBytes(StandardCharsets.UTF_8));
+                    return;
+                }
+                bytes[i] = (byte) c;
+            }
+            setVariable(row, bytes, n);
             return;
         }
         if (text == null) {

@@ -1,6 +1,7 @@
 package dev.sluice.bulk.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import org.apache.arrow.memory.BufferAllocator;
@@ -47,6 +48,61 @@ class ArrowColumnSinkTextTest {
                             "fill " + fill + ", row " + r);
                 }
             }
+        }
+    }
+
+    @Test
+    void shortTextOfEveryLengthWithAndWithoutNonAsciiCharactersAnywhereIsStoredAsGiven() {
+        java.util.List<String> values = new java.util.ArrayList<>();
+        for (int n = 0; n < ArrowColumnSink.CACHED_MIN_CHARS; n++) {
+            StringBuilder ascii = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                ascii.append((char) (i % 3 == 0 ? 0x7F : ' ' + (i * 7 + n) % 95));
+            }
+            values.add(ascii.toString());
+            for (String odd : new String[] {"é", "✓", "\uD83D\uDE00", "\u0080"}) {
+                if (n >= odd.length()) {
+                    values.add(odd + ascii.substring(odd.length()));
+                    values.add(ascii.substring(odd.length()) + odd);
+                }
+            }
+        }
+        try (BufferAllocator allocator = new RootAllocator(); VarCharVector v = new VarCharVector("t", allocator)) {
+            v.allocateNew();
+            ArrowColumnSink sink = new ArrowColumnSink(v);
+            for (int r = 0; r < values.size(); r++) {
+                sink.setText(r, values.get(r));
+            }
+            v.setValueCount(values.size());
+            for (int r = 0; r < values.size(); r++) {
+                assertEquals(values.get(r), new String(v.get(r), StandardCharsets.UTF_8), "row " + r);
+            }
+        }
+    }
+
+    @Test
+    void shortAsciiTextIsStoredWithoutAnArrayPerValue() {
+        String[] tags = new String[64];
+        for (int i = 0; i < tags.length; i++) {
+            tags[i] = "host-" + i + "-eu-west-1";
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (BufferAllocator allocator = new RootAllocator(); VarCharVector v = new VarCharVector("t", allocator)) {
+            v.allocateNew(1 << 20, 20_000);
+            ArrowColumnSink sink = new ArrowColumnSink(v);
+            for (int r = 0; r < 20_000; r++) { // warm up: the vector at its size, the code compiled
+                sink.setText(r, tags[r & 63]);
+            }
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int r = 0; r < 20_000; r++) {
+                sink.setText(r, tags[r & 63]);
+            }
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            // An array per value would be 20,000 arrays of 32 bytes or more.
+            assertTrue(allocated < 64 * 1024, allocated + " bytes allocated for 20,000 short values");
+            v.setValueCount(20_000);
+            assertEquals(tags[19_999 & 63], new String(v.get(19_999), StandardCharsets.UTF_8));
         }
     }
 }
