@@ -195,15 +195,17 @@ public final class ArrowColumnSink implements ColumnSink {
         int n = value.length();
         if (n < CACHED_MIN_CHARS) {
             byte[] bytes = ascii;
-            for (int i = 0; i < n; i++) {
+            int seen = 0;
+            for (int i = 0; i < n; i++) { // no branch per character: the check is made once, on all of them
                 char c = value.charAt(i);
-                if (c >= 0x80) {
-                    setVariable(row, value.getBytes(StandardCharsets.UTF_8));
-                    return;
-                }
+                seen |= c;
                 bytes[i] = (byte) c;
             }
-            setVariable(row, bytes, n);
+            if (seen < 0x80) {
+                setVariable(row, bytes, n);
+            } else {
+                setVariable(row, value.getBytes(StandardCharsets.UTF_8));
+            }
             return;
         }
         if (text == null) {
