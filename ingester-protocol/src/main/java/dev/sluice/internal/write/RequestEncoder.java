@@ -30,8 +30,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * into protobuf wire bytes, without building a message object per value. The bytes are identical to what the
  * generated builders produce for the same rows.
  *
- * <p>Sizing runs once when the encoder is created (protobuf needs every nested length up front); writing
- * then streams into any {@link CodedOutputStream}.
+ * <p>Sizing runs once when the encoder is created (protobuf needs every nested length up front). Writing then
+ * fills an array: each row's tag and length first, leaving the row's place empty, then the places column by column
+ * ({@link #encode} for the whole request, {@link #writeTo} a piece at a time through a scratch array).
  */
 public final class RequestEncoder {
     // Field tags: (field number << 3) | wire type.

@@ -1,6 +1,5 @@
 package dev.sluice.bench.cost;
 
-import com.google.protobuf.CodedOutputStream;
 import dev.sluice.bench.workload.Workload;
 import dev.sluice.data.Table;
 import dev.sluice.internal.wire.RequestHeader;
@@ -135,9 +134,7 @@ public final class TransportFloor {
     private static byte[] encode(byte[] header, Table table) throws IOException {
         RequestEncoder e = new RequestEncoder(header, WriteOp.Insert, List.of(table));
         byte[] bytes = new byte[e.size()];
-        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
-        e.writeTo(out);
-        out.flush();
+        e.encode(bytes);
         return bytes;
     }
 
