@@ -112,7 +112,8 @@ public final class BenchMain implements Callable<Integer> {
     String retry;
 
     @Option(names = "--repeat", defaultValue = "1",
-            description = "rounds over all modes (interleaved); each mode reports its median round (default: ${DEFAULT-VALUE})")
+            description = "rounds over all modes (interleaved); each mode reports its median round; with --cost, rounds"
+                    + " of the whole plan, each cell reporting its round of median marginal CPU (default: ${DEFAULT-VALUE})")
     int repeat;
 
     @Option(names = "--warmup-rows", description = "rows each mode writes, unmeasured, before the measured rounds, so"
@@ -289,14 +290,19 @@ public final class BenchMain implements Callable<Integer> {
         try (Target target = endpoint != null ? target()
                 : new TestkitProcess(splitArgs(testkitJvmArgs), Duration.ofMinutes(2))) {
             System.out.println("target: " + target.description());
-            List<CostBenchmark.Result> results =
-                    new CostBenchmark(plan, target, System.out).run();
+            List<List<CostBenchmark.Result>> rounds = new ArrayList<>();
+            for (int round = 0; round < Math.max(1, repeat); round++) {
+                rounds.add(new CostBenchmark(plan, target, System.out).run());
+            }
+            List<CostBenchmark.Result> results = CostBenchmark.medianOfRounds(rounds);
             String header = String.format(Locale.ROOT, "client cost: workload=%s parallelism=%d compression=%s;"
                             + " rows as %s; each run a fresh client JVM (%s); cold = whole run's process CPU / rows, marginal ="
-                            + " (long - short CPU) / (long - short rows); %s; %d cores, Java %s", workload, workers,
-                    compression, rowApi, clientJvmArgs, target.description(), Runtime.getRuntime().availableProcessors(),
+                            + " (long - short CPU) / (long - short rows)%s; %s; %d cores, Java %s", workload, workers,
+                    compression, rowApi, clientJvmArgs, rounds.size() > 1 ? "; each cell the median of " + rounds.size()
+                            + " interleaved rounds" : "", target.description(), Runtime.getRuntime().availableProcessors(),
                     System.getProperty("java.version"));
             CostBenchmark.print(System.out, header, results);
+            CostBenchmark.printRounds(System.out, rounds);
             if (out != null) {
                 CostBenchmark.write(out, workload, results);
                 System.out.println("wrote " + out);

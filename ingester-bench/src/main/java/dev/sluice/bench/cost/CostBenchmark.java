@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -199,6 +200,67 @@ public final class CostBenchmark {
             }
         }
         return out;
+    }
+
+    /**
+     * Combines rounds of the same plan (interleaved: each round runs every path and batch size once) into one row per
+     * path and batch size: the round whose marginal CPU per row is the median (the lower of the two middle ones for an
+     * even count), a measured pair of runs rather than an average of several. A cell that failed in any round is
+     * reported failed, with the round named.
+     *
+     * @param rounds the results of each round, in the order {@link #run()} returns them
+     * @return one result per path and batch size
+     * @throws IllegalArgumentException when the rounds do not list the same cells in the same order
+     */
+    public static List<Result> medianOfRounds(List<List<Result>> rounds) {
+        if (rounds.isEmpty()) {
+            throw new IllegalArgumentException("no rounds");
+        }
+        List<Result> out = new ArrayList<>();
+        int cells = rounds.get(0).size();
+        cells:
+        for (int i = 0; i < cells; i++) {
+            List<Result> cell = new ArrayList<>();
+            for (int r = 0; r < rounds.size(); r++) {
+                List<Result> round = rounds.get(r);
+                Result x = round.size() == cells ? round.get(i) : null;
+                Result first = rounds.get(0).get(i);
+                if (x == null || !x.path().equals(first.path()) || x.batch() != first.batch()) {
+                    throw new IllegalArgumentException("round " + (r + 1) + " does not list the cells of round 1");
+                }
+                if (!x.ok()) {
+                    out.add(new Result(x.path(), x.batch(), x.shortRun(), x.longRun(),
+                            (rounds.size() > 1 ? "round " + (r + 1) + ": " : "") + x.status()));
+                    continue cells;
+                }
+                cell.add(x);
+            }
+            cell.sort(Comparator.comparingDouble(Result::marginalMicrosPerRow));
+            out.add(cell.get((cell.size() - 1) / 2));
+        }
+        return out;
+    }
+
+    /**
+     * Prints each cell's marginal CPU per row in every round, under the table of medians.
+     *
+     * @param out where to print
+     * @param rounds the results of each round
+     */
+    public static void printRounds(PrintStream out, List<List<Result>> rounds) {
+        if (rounds.size() < 2) {
+            return;
+        }
+        out.println("marginal µs/row in each of " + rounds.size() + " rounds (the table shows each cell's median round):");
+        for (int i = 0; i < rounds.get(0).size(); i++) {
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-8s %,7d:", rounds.get(0).get(i).path(),
+                    rounds.get(0).get(i).batch()));
+            for (List<Result> round : rounds) {
+                Result r = round.get(i);
+                line.append(r.ok() ? String.format(Locale.ROOT, " %.2f", r.marginalMicrosPerRow()) : " failed");
+            }
+            out.println(line);
+        }
     }
 
     /** Runs a baseline three times (each lasts about a JVM's start-up) and keeps the run of median CPU. */
