@@ -467,12 +467,11 @@ public final class RequestEncoder {
                 byte length = (byte) (tagSize + (wide ? 8 : 4));
                 for (int r = from; r < to; r++) {
                     int p = at[r - from];
-                    buf[p] = (byte) TAG_FIELD1_LEN;
                     if (nulls && v.isNull(r)) {
-                        buf[p + 1] = 0;
-                        at[r - from] = p + 2;
+                        at[r - from] = putNull(buf, p);
                         continue;
                     }
+                    buf[p] = (byte) TAG_FIELD1_LEN;
                     buf[p + 1] = length;
                     p = putTag(buf, p + 2, tag, tagSize);
                     if (wide) {
@@ -490,12 +489,11 @@ public final class RequestEncoder {
                 int tagSize = tag < 128 ? 1 : 2;
                 for (int r = from; r < to; r++) {
                     int p = at[r - from];
-                    buf[p] = (byte) TAG_FIELD1_LEN;
                     if (nulls && v.isNull(r)) {
-                        buf[p + 1] = 0;
-                        at[r - from] = p + 2;
+                        at[r - from] = putNull(buf, p);
                         continue;
                     }
+                    buf[p] = (byte) TAG_FIELD1_LEN;
                     byte[] b = v.getBytes(r);
                     int n = b.length;
                     if (n < 126 - tagSize) {
@@ -525,6 +523,13 @@ public final class RequestEncoder {
         return !(v instanceof ArrayColumn a) || a.anyNull(from, to);
     }
 
+    /** Writes a NULL's entry, an empty {@code Value}; returns the position after it. */
+    private static int putNull(byte[] buf, int p) {
+        buf[p] = (byte) TAG_FIELD1_LEN;
+        buf[p + 1] = 0;
+        return p + 2;
+    }
+
     /** Writes a field tag of one or two bytes (every {@code Value} field number is below 2,048). */
     private static int putTag(byte[] buf, int p, int tag, int tagSize) {
         if (tagSize == 1) {
@@ -538,11 +543,10 @@ public final class RequestEncoder {
 
     /** Writes one entry of a varint-coded or Decimal128 column; returns the position after it. */
     private static int writeOther(DataType t, int f, ColumnVector v, int r, byte[] buf, int p) {
-        buf[p++] = (byte) TAG_FIELD1_LEN;
         if (v.isNull(r)) {
-            buf[p] = 0;
-            return p + 1;
+            return putNull(buf, p);
         }
+        buf[p++] = (byte) TAG_FIELD1_LEN;
         int tag = (f << 3) | (t == DataType.Decimal128 ? WIRE_LEN : WIRE_VARINT);
         int tagSize = CodedOutputStream.computeUInt32SizeNoTag(tag);
         long x;
