@@ -351,7 +351,7 @@ public final class RequestEncoder {
             throw new IllegalArgumentException("the request needs " + size + " bytes, the array has " + dst.length);
         }
         try {
-            Sink s = new Sink(dst, null);
+            Sink s = new Sink(dst, null, rowCount());
             write(s);
             return s.pos;
         } catch (IOException e) {
@@ -369,7 +369,7 @@ public final class RequestEncoder {
      * @throws IOException from the destination
      */
     public void writeTo(OutputStream out, byte[] scratch) throws IOException {
-        Sink s = new Sink(scratch, out);
+        Sink s = new Sink(scratch, out, rowCount());
         write(s);
         s.flush();
     }
@@ -401,7 +401,7 @@ public final class RequestEncoder {
             if (first > s.buf.length) {
                 s.flush();
                 byte[] own = new byte[first];
-                encodeRows(e, r, r + 1, own, 0);
+                encodeRows(e, r, r + 1, own, 0, s.at);
                 s.out.write(own);
                 r++;
                 continue;
@@ -419,29 +419,34 @@ public final class RequestEncoder {
                 p += entry;
                 end++;
             }
-            encodeRows(e, r, end, s.buf, s.pos);
+            encodeRows(e, r, end, s.buf, s.pos, s.at);
             s.pos = p;
             r = end;
         }
     }
 
+    /** Rows encoded together, column by column: the row positions they need fit a small array reused per request. */
+    private static final int ROW_BLOCK = 256;
+
     /**
-     * Encodes the rows {@code [from, to)} at {@code start}: first each row's tag and length, which leaves a
-     * hole of the row's size after it, then the holes column by column (one type per loop, so the type dispatch
-     * stays out of the per-cell work, as in sizing).
+     * Encodes the rows {@code [from, to)} at {@code start}, {@code at.length} rows at a time: first each row's tag and
+     * length, which leaves a hole of the row's size after it, then the holes column by column (one type per loop, so
+     * the type dispatch stays out of the per-cell work, as in sizing).
      */
-    private static void encodeRows(TableEncoding e, int from, int to, byte[] buf, int start) {
-        int[] at = new int[to - from];
-        int p = start;
-        for (int r = from; r < to; r++) {
-            buf[p++] = (byte) TAG_FIELD2_LEN;
-            p = putVarint(buf, p, e.rowSizes[r]);
-            at[r - from] = p;
-            p += e.rowSizes[r];
-        }
+    private static void encodeRows(TableEncoding e, int from, int to, byte[] buf, int start, int[] at) {
         SchemaPlan plan = e.plan;
-        for (int i = 0; i < plan.columns.length; i++) {
-            writeColumn(plan.types[i], plan.fields[i], e.table.column(plan.columns[i]), from, to, buf, at);
+        int p = start;
+        for (int block = from; block < to; block += at.length) {
+            int end = Math.min(to, block + at.length);
+            for (int r = block; r < end; r++) {
+                buf[p++] = (byte) TAG_FIELD2_LEN;
+                p = putVarint(buf, p, e.rowSizes[r]);
+                at[r - block] = p;
+                p += e.rowSizes[r];
+            }
+            for (int i = 0; i < plan.columns.length; i++) {
+                writeColumn(plan.types[i], plan.fields[i], e.table.column(plan.columns[i]), block, end, buf, at);
+            }
         }
     }
 
@@ -609,14 +614,17 @@ public final class RequestEncoder {
     private static final class Sink {
         final byte[] buf;
         final OutputStream out;
+        /** Where each row of a block is being filled. */
+        final int[] at;
         int pos;
 
-        Sink(byte[] buf, OutputStream out) {
+        Sink(byte[] buf, OutputStream out, int rows) {
             if (buf.length == 0) {
                 throw new IllegalArgumentException("an empty scratch array");
             }
             this.buf = buf;
             this.out = out;
+            this.at = new int[Math.max(1, Math.min(ROW_BLOCK, rows))];
         }
 
         void flush() throws IOException {

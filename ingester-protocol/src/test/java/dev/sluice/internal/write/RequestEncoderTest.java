@@ -220,6 +220,29 @@ class RequestEncoderTest {
     }
 
     @Test
+    void rowsAcrossTheEncodersRowBlocksWithTheOnlyNullInALaterBlockEncodeAsTheGeneratedBuildersDo() throws Exception {
+        // Rows are encoded 256 at a time; a column whose only null is in a later block must still write that null.
+        TableSchema s = TableSchema.newBuilder("blocks").addTag("host", DataType.String).addField("v", DataType.Float64)
+                .addField("n", DataType.Int64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+        for (int rows : new int[] {255, 256, 257, 512, 513, 1_000}) {
+            for (int nullAt : new int[] {0, 255, 256, rows - 1}) {
+                if (nullAt >= rows) {
+                    continue;
+                }
+                Table t = Table.from(s);
+                for (int r = 0; r < rows; r++) {
+                    t.addRow(r == nullAt ? null : "h" + (r % 7), r == nullAt ? null : r * 0.5,
+                            r == nullAt ? null : (long) r * 1_000_003, (long) r);
+                }
+                for (WriteOp op : WriteOp.values()) {
+                    assertArrayEquals(viaBuilders(t, op).toByteArray(), encode(t, op),
+                            op + ", " + rows + " rows, null at " + nullAt);
+                }
+            }
+        }
+    }
+
+    @Test
     void deletesCarryOnlyTagsAndTheTimeIndex() throws Exception {
         Table t = randomTable(99, 10);
         byte[] bytes = encode(t, WriteOp.Delete);
