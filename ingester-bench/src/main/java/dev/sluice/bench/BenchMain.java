@@ -60,7 +60,9 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--batch", description = "rows per batch (default: logs 65,536; metrics 1,000)")
     Integer batch;
 
-    @Option(names = "--parallelism", description = "concurrent writers (default: logs 4; metrics 5)")
+    @Option(names = "--parallelism", description = "concurrent writers (default: logs 4; metrics 5); with --cost, requests"
+            + " in flight: that many writers on the regular and stream paths, one writer with that many batches in flight"
+            + " on the bulk path")
     Integer parallelism;
 
     @Option(names = "--compression", defaultValue = "none",
@@ -99,7 +101,8 @@ public final class BenchMain implements Callable<Integer> {
             description = "image for --testcontainers (default: ${DEFAULT-VALUE})")
     String image;
 
-    @Option(names = "--max-in-flight", defaultValue = "8", description = "bulk batches in flight per writer (default: ${DEFAULT-VALUE})")
+    @Option(names = "--max-in-flight", defaultValue = "8", description = "bulk batches in flight per writer (default: ${DEFAULT-VALUE}); --cost runs one bulk writer"
+            + " with --parallelism batches in flight instead")
     int maxInFlight;
 
     @Option(names = "--batching-path", defaultValue = "regular",
@@ -285,7 +288,7 @@ public final class BenchMain implements Callable<Integer> {
             }
         }
         CostBenchmark.Plan plan = new CostBenchmark.Plan(workload, paths,
-                batches, short0, longRows, workers, compression, seed, maxInFlight, database, user, password,
+                batches, short0, longRows, workers, compression, seed, database, user, password,
                 splitArgs(clientJvmArgs), Duration.ofMinutes(30), rowApi);
         try (Target target = endpoint != null ? target()
                 : new TestkitProcess(splitArgs(testkitJvmArgs), Duration.ofMinutes(2))) {

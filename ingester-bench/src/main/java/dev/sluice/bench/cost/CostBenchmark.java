@@ -50,10 +50,10 @@ public final class CostBenchmark {
      * @param batches batch sizes, each run for every path
      * @param shortRows rows of the short run
      * @param longRows rows of the long run
-     * @param parallelism concurrent writers
+     * @param parallelism requests in flight: that many writers with one each on the regular and stream paths, one
+     *     writer with that many batches in flight on the bulk path
      * @param compression none, zstd, lz4 or gzip
      * @param seed generator seed
-     * @param maxInFlight bulk batches in flight per writer
      * @param database database
      * @param user basic-auth user or null
      * @param password its password or null
@@ -63,7 +63,7 @@ public final class CostBenchmark {
      *     {@code typed} (the typed row appender, primitive numbers); both validate every value
      */
     public record Plan(String workload, List<String> paths, List<Integer> batches, long shortRows, long longRows,
-                       int parallelism, String compression, long seed, int maxInFlight, String database, String user,
+                       int parallelism, String compression, long seed, String database, String user,
                        String password, List<String> clientJvmArgs, Duration runTimeout, String rowApi) {
     }
 
@@ -273,6 +273,33 @@ public final class CostBenchmark {
         return runs.get(BASELINE_REPEATS / 2);
     }
 
+    /**
+     * Returns the cost client's arguments for one run. Regular and stream run {@code parallelism} writers, each with
+     * one request in flight; bulk runs one writer with {@code parallelism} batches in flight, the shape of the official
+     * client's bulk benchmark (one {@code BulkStreamWriter}, {@code max_requests_in_flight} 4), which the issue's bulk
+     * figures come from. Four bulk writers would hold four batches being filled at once: on logs, about 140 MB each.
+     *
+     * @param plan what to run
+     * @param path regular, stream, bulk, or the workload-only baseline
+     * @param batch rows per batch
+     * @param rows rows of the run
+     * @param endpoint host:port of the server
+     * @return the arguments after the cost client's class name
+     */
+    static List<String> clientArgs(Plan plan, String path, int batch, long rows, String endpoint) {
+        boolean bulk = path.equals("bulk");
+        List<String> args = new ArrayList<>(List.of("--workload", plan.workload(), "--mode", path,
+                "--rows", Long.toString(rows), "--batch", Integer.toString(batch),
+                "--parallelism", Integer.toString(bulk ? 1 : plan.parallelism()),
+                "--max-in-flight", Integer.toString(plan.parallelism()),
+                "--compression", plan.compression(), "--seed", Long.toString(plan.seed()),
+                "--endpoint", endpoint, "--database", plan.database(), "--row-api", plan.rowApi()));
+        if (plan.user() != null) {
+            args.addAll(List.of("--user", plan.user()));
+        }
+        return args;
+    }
+
     /** Runs one client JVM; {@code table} is null for a baseline run, which writes nothing. */
     private Measure clientRun(String path, int batch, long rows, String table) throws Exception {
         List<String> cmd = new ArrayList<>();
@@ -282,14 +309,7 @@ public final class CostBenchmark {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(CostClient.class.getName());
-        cmd.addAll(List.of("--workload", plan.workload(), "--mode", path, "--rows", Long.toString(rows),
-                "--batch", Integer.toString(batch), "--parallelism", Integer.toString(plan.parallelism()),
-                "--compression", plan.compression(), "--seed", Long.toString(plan.seed()),
-                "--endpoint", target.endpoint(), "--database", plan.database(),
-                "--max-in-flight", Integer.toString(plan.maxInFlight()), "--row-api", plan.rowApi()));
-        if (plan.user() != null) {
-            cmd.addAll(List.of("--user", plan.user()));
-        }
+        cmd.addAll(clientArgs(plan, path, batch, rows, target.endpoint()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
         if (plan.user() != null) {
             pb.environment().put(CostClient.PASSWORD_ENV, plan.password() == null ? "" : plan.password());
