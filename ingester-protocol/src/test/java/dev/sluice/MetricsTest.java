@@ -87,6 +87,36 @@ class MetricsTest {
     }
 
     @Test
+    void aWritesRoomAndInFlightCountAreGivenBackBeforeItsCallerSeesTheAnswer() {
+        // Found by CI: a caller that joined its write could still read the write as in flight, because the
+        // client gave back its count and budget in a callback that ran after the caller's.
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+                    .metrics(MicrometerMetricsSink.of(registry)).build());
+            try {
+                for (int i = 0; i < 20; i++) {
+                    double[] seen = db.write(rows(10)).thenApply(r -> {
+                        assertTrue(r.isOk());
+                        return new double[] {registry.get("sluice.inflight.requests").gauge().value(),
+                                registry.get("sluice.inflight.bytes").gauge().value()};
+                    }).join();
+                    assertEquals(0.0, seen[0], "requests in flight seen by the caller's callback, write " + i);
+                    assertEquals(0.0, seen[1], "budget bytes in use seen by the caller's callback, write " + i);
+                }
+                server.faults().failNext(1, StatusCode.InvalidArguments, "bad");
+                double failedSeen = db.write(rows(5)).thenApply(r -> {
+                    assertTrue(!r.isOk());
+                    return registry.get("sluice.inflight.requests").gauge().value();
+                }).join();
+                assertEquals(0.0, failedSeen, "a failed write is given back before its caller sees the failure too");
+            } finally {
+                db.shutdownGracefully();
+            }
+        }
+    }
+
+    @Test
     void aSinkOfAnyLibraryReceivesTheClientsEventsAndIsClosedWithIt() {
         // A sink written against the interface alone (no Micrometer type involved): what a user of another
         // metrics library writes. forClient is called once with the first endpoint; close when the client stops.

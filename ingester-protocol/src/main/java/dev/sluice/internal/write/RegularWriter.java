@@ -296,20 +296,28 @@ public final class RegularWriter {
             future.complete(Result.err(new Err(-1, Status.Code.RESOURCE_EXHAUSTED, e.getMessage(), true, names, e)));
             return future;
         }
+        // The attempts complete the outcome; the caller's future completes only after the write's room in the
+        // budget and its in-flight count are given back, so a caller that sees its answer sees them released too.
+        CompletableFuture<Result<WriteOk, Err>> outcome = new CompletableFuture<>();
         inFlight.incrementAndGet();
-        unanswered.put(future, names);
-        future.whenComplete((r, t) -> {
-            unanswered.remove(future);
+        unanswered.put(outcome, names);
+        outcome.whenComplete((r, t) -> {
+            unanswered.remove(outcome);
             permit.release();
             if (inFlight.decrementAndGet() == 0) {
                 synchronized (inFlight) {
                     inFlight.notifyAll();
                 }
             }
+            if (t != null) {
+                future.completeExceptionally(t);
+            } else {
+                future.complete(r);
+            }
         });
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         long deadline = System.nanoTime() + (policy.maxAttempts() == 1 ? options.defaultTimeout() : policy.deliveryTimeout()).toNanos();
-        new Attempts<>(method, request, callOptions, ctx.appendMode(), policy, deadline, names, future).attempt(1, null);
+        new Attempts<>(method, request, callOptions, ctx.appendMode(), policy, deadline, names, outcome).attempt(1, null);
         return future;
     }
 
