@@ -53,7 +53,10 @@ public final class RegularWriter {
     private final Endpoints endpoints;
     private final RequestHeader header;
     private final byte[] headerBytes;
+    /** Writes sent or waiting to retry: what callers and gauges see, given back before a caller's future completes. */
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Writes whose caller's future is not complete yet: what a graceful shutdown waits for. */
+    private final AtomicInteger unsettled = new AtomicInteger();
     private final LongAdder retries = new LongAdder();
     private final InFlightLimiter limiter;
     private final MetricsSink metrics;
@@ -299,22 +302,35 @@ public final class RegularWriter {
         // The attempts complete the outcome; the caller's future completes only after the write's room in the
         // budget and its in-flight count are given back, so a caller that sees its answer sees them released too.
         CompletableFuture<Result<WriteOk, Err>> outcome = new CompletableFuture<>();
+        unsettled.incrementAndGet();
         inFlight.incrementAndGet();
-        unanswered.put(outcome, names);
         outcome.whenComplete((r, t) -> {
             unanswered.remove(outcome);
             permit.release();
-            if (inFlight.decrementAndGet() == 0) {
-                synchronized (inFlight) {
-                    inFlight.notifyAll();
+            inFlight.decrementAndGet();
+            try {
+                if (t != null) {
+                    future.completeExceptionally(t);
+                } else {
+                    future.complete(r);
+                }
+            } finally {
+                // Only now may a shutdown waiting for this write return: the caller's future is complete.
+                if (unsettled.decrementAndGet() == 0) {
+                    synchronized (unsettled) {
+                        unsettled.notifyAll();
+                    }
                 }
             }
-            if (t != null) {
-                future.completeExceptionally(t);
-            } else {
-                future.complete(r);
-            }
         });
+        unanswered.put(outcome, names);
+        if (closed) {
+            // Shut down while this write waited for room. Counted first, then checked: a shutdown either sees this
+            // write in flight and waits for it, or this write sees the shutdown and is refused, never neither.
+            outcome.complete(Result.err(GrpcErrors.local(Status.Code.UNAVAILABLE,
+                    "the client is shut down; nothing was sent", false, names)));
+            return future;
+        }
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         long deadline = System.nanoTime() + (policy.maxAttempts() == 1 ? options.defaultTimeout() : policy.deliveryTimeout()).toNanos();
         new Attempts<>(method, request, callOptions, ctx.appendMode(), policy, deadline, names, outcome).attempt(1, null);
@@ -518,7 +534,7 @@ public final class RegularWriter {
     }
 
     /**
-     * Waits until every call sent (or waiting to retry) has its answer.
+     * Waits until every call sent (or waiting to retry) has its answer and its caller's future is complete.
      *
      * @param timeoutNanos the longest wait
      * @return true when none is left in flight
@@ -526,13 +542,13 @@ public final class RegularWriter {
      */
     public boolean awaitIdle(long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
-        synchronized (inFlight) {
-            while (inFlight.get() > 0) {
+        synchronized (unsettled) {
+            while (unsettled.get() > 0) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
                 }
-                TimeUnit.NANOSECONDS.timedWait(inFlight, left);
+                TimeUnit.NANOSECONDS.timedWait(unsettled, left);
             }
         }
         return true;
