@@ -153,6 +153,10 @@ public final class GreptimeDB implements AutoCloseable {
     /**
      * Inserts or deletes tables in one request.
      *
+     * <p>The returned future completes once, after the write's room in the client's byte budget and its in-flight
+     * count are given back. Cancelling it does not stop the write: the request stays in flight (and in the budget)
+     * until the server answers or its deadline passes, and it may still be stored.
+     *
      * @param tables tables to write; each is completed by this call
      * @param op insert, or delete (rows addressed by tags and time index; field values are not sent)
      * @param ctx hints and compression for this call
