@@ -57,6 +57,41 @@ class RegularWriteReleaseTest {
         }
     }
 
+    /** Writer threads that keep writing {@code rows}-row tables, each recording when it entered write() and its future. */
+    static final class Writers {
+        /** {entered nanoTime, future} per write, in the order the writes returned. */
+        final ConcurrentLinkedQueue<Object[]> futures = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final List<Thread> threads = new ArrayList<>();
+
+        Writers(GreptimeDB db, int count, int rows, long perWriter, long perWrite) {
+            for (int w = 0; w < count; w++) {
+                long base = w * perWriter;
+                Thread t = new Thread(() -> {
+                    long k = 0;
+                    while (!stop.get()) {
+                        long entered = System.nanoTime();
+                        CompletableFuture<Result<WriteOk, Err>> f = db.write(rows(rows, base + k++ * perWrite));
+                        futures.add(new Object[] {entered, f});
+                    }
+                });
+                threads.add(t);
+                t.start();
+            }
+        }
+
+        /** Stops the writers; returns whether every one ended within {@code millis} each. */
+        boolean stop(long millis) throws InterruptedException {
+            stop.set(true);
+            boolean ended = true;
+            for (Thread t : threads) {
+                t.join(millis);
+                ended &= !t.isAlive();
+            }
+            return ended;
+        }
+    }
+
     /** One write at a time, answer observed from a callback registered before the answer: stats must be zero. */
     @Test
     void callbackSeesReleaseOnOkErrorRetriesAndSplitWrites() {
@@ -169,22 +204,8 @@ class RegularWriteReleaseTest {
             List<String> bad = new ArrayList<>();
             for (int round = 0; round < 60; round++) {
                 GreptimeDB db = GreptimeDB.create(opts(server).build());
-                ConcurrentLinkedQueue<Object[]> fs = new ConcurrentLinkedQueue<>();
-                AtomicBoolean stop = new AtomicBoolean();
-                List<Thread> ts = new ArrayList<>();
-                for (int w = 0; w < 3; w++) {
-                    final int fw = w;
-                    Thread t = new Thread(() -> {
-                        long k = 0;
-                        while (!stop.get()) {
-                            long entered = System.nanoTime();
-                            CompletableFuture<Result<WriteOk, Err>> f = db.write(rows(5, fw * 10_000_000L + k++ * 10));
-                            fs.add(new Object[] {entered, f});
-                        }
-                    });
-                    ts.add(t);
-                    t.start();
-                }
+                Writers writers = new Writers(db, 3, 5, 10_000_000L, 10);
+                ConcurrentLinkedQueue<Object[]> fs = writers.futures;
                 Thread.sleep(30);
                 long shutdownStart = System.nanoTime();
                 boolean clean = db.shutdownGracefully(Duration.ofSeconds(10));
@@ -201,10 +222,7 @@ class RegularWriteReleaseTest {
                         }
                     }
                 }
-                stop.set(true);
-                for (Thread t : ts) {
-                    t.join(10_000);
-                }
+                writers.stop(10_000);
                 for (Object[] e : fs) {
                     CompletableFuture<?> f = (CompletableFuture<?>) e[1];
                     Object r = f.get(5, TimeUnit.SECONDS);
@@ -234,29 +252,12 @@ class RegularWriteReleaseTest {
                 GreptimeDB db = GreptimeDB.create(opts(server).maxInFlightBytes(1 << 20)
                         .retryPolicy(RetryPolicy.defaults().withBackoff(Duration.ofMillis(50), Duration.ofMillis(200)))
                         .build());
-                ConcurrentLinkedQueue<CompletableFuture<Result<WriteOk, Err>>> fs = new ConcurrentLinkedQueue<>();
-                AtomicBoolean stop = new AtomicBoolean();
-                List<Thread> ts = new ArrayList<>();
-                for (int w = 0; w < 3; w++) {
-                    final int fw = w;
-                    Thread t = new Thread(() -> {
-                        long k = 0;
-                        while (!stop.get()) {
-                            fs.add(db.write(rows(200, fw * 100_000_000L + k++ * 1000)));
-                        }
-                    });
-                    ts.add(t);
-                    t.start();
-                }
+                Writers writers = new Writers(db, 3, 200, 100_000_000L, 1000);
                 Thread.sleep(100 + round * 10);
                 db.shutdownNow();
-                stop.set(true);
-                for (Thread t : ts) {
-                    t.join(10_000);
-                    assertFalse(t.isAlive(), "a writer thread is stuck in write() after shutdownNow");
-                }
-                for (CompletableFuture<Result<WriteOk, Err>> f : fs) {
-                    f.get(10, TimeUnit.SECONDS);
+                assertTrue(writers.stop(10_000), "a writer thread is stuck in write() after shutdownNow");
+                for (Object[] e : writers.futures) {
+                    ((CompletableFuture<?>) e[1]).get(10, TimeUnit.SECONDS);
                 }
                 ClientStats s = db.stats();
                 assertEquals(0, s.requestsInFlight(), "round " + round + " " + s);
@@ -278,23 +279,9 @@ class RegularWriteReleaseTest {
             for (int round = 0; round < 20; round++) {
                 GreptimeDB db = GreptimeDB.create(opts(server).maxInFlightBytes(1 << 20)
                         .limitPolicy(dev.sluice.write.WhenFull.Block, Duration.ofSeconds(30)).build());
-                ConcurrentLinkedQueue<Object[]> fs = new ConcurrentLinkedQueue<>();
-                AtomicBoolean stop = new AtomicBoolean();
-                List<Thread> ts = new ArrayList<>();
-                for (int w = 0; w < 4; w++) {
-                    final int fw = w;
-                    Thread t = new Thread(() -> {
-                        long k = 0;
-                        while (!stop.get()) {
-                            long entered = System.nanoTime();
-                            // ~300 KB per write: about three fit in the 1 MiB budget
-                            CompletableFuture<Result<WriteOk, Err>> f = db.write(rows(6_000, fw * 1_000_000_000L + k++ * 10_000));
-                            fs.add(new Object[] {entered, f});
-                        }
-                    });
-                    ts.add(t);
-                    t.start();
-                }
+                // ~300 KB per write: about three fit in the 1 MiB budget
+                Writers writers = new Writers(db, 4, 6_000, 1_000_000_000L, 10_000);
+                ConcurrentLinkedQueue<Object[]> fs = writers.futures;
                 Thread.sleep(100);
                 long shutdownStart = System.nanoTime();
                 boolean clean = db.shutdownGracefully(Duration.ofSeconds(10));
@@ -304,10 +291,7 @@ class RegularWriteReleaseTest {
                         pendingEnteredBefore++;
                     }
                 }
-                stop.set(true);
-                for (Thread t : ts) {
-                    t.join(15_000);
-                }
+                writers.stop(15_000);
                 int forever = 0;
                 for (Object[] e : fs) {
                     try {
