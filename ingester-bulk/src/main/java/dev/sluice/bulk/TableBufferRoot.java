@@ -5,6 +5,7 @@ import dev.sluice.data.RowAppender;
 import dev.sluice.data.TableSchema;
 import dev.sluice.bulk.internal.ArrowColumnSink;
 import dev.sluice.bulk.internal.ArrowTypes;
+import dev.sluice.internal.model.ArrayColumn;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowTarget;
 import dev.sluice.internal.model.RowWriter;
@@ -316,7 +317,11 @@ public final class TableBufferRoot {
             } else if (t.isDoubleBacked()) {
                 to.setDouble(row, from.getDouble(r));
             } else if (t.isStringBacked()) {
-                to.setUtf8(row, from.getBytes(r));
+                if (from instanceof ArrayColumn a) {
+                    a.copyText(r, to, row);
+                } else {
+                    to.setUtf8(row, from.getBytes(r));
+                }
             } else if (t == dev.sluice.data.DataType.Bool) {
                 to.setBool(row, from.getBool(r));
             } else if (t == dev.sluice.data.DataType.Binary) {

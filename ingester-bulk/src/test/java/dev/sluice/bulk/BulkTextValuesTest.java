@@ -176,4 +176,51 @@ class BulkTextValuesTest {
             root.close();
         }
     }
+
+    /** Long values (the ASCII scratch path and past its limit), with odd characters at either end and inside. */
+    static List<String> longValues() {
+        List<String> out = new ArrayList<>();
+        Random r = new Random(13);
+        for (int n : new int[] {64, 65, 2_000, 65_535, 65_536, 65_537, 100_000}) {
+            StringBuilder ascii = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                ascii.append((char) r.nextInt(0x80));
+            }
+            String a = ascii.toString();
+            out.add(a);
+            for (String odd : ODD) {
+                out.add(a.substring(odd.length()) + odd);
+                out.add(a.substring(0, n / 2) + odd + a.substring(n / 2 + odd.length()));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void longTextAddedAsARowOrCopiedFromATableIsStoredAsItsUtf8Bytes() {
+        TableSchema s = TableSchema.newBuilder("lt").addTag("h", DataType.String).addField("m", DataType.String)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        List<String> vals = longValues();
+        try (BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
+            TableBufferRoot root = new TableBufferRoot(s, allocator, 8, Long.MAX_VALUE, NO_GUARD);
+            dev.sluice.data.Table table = dev.sluice.data.Table.from(s);
+            for (int i = 0; i < vals.size(); i++) {
+                root.addRow("h", vals.get(i), (long) i);
+                table.addRow("h", vals.get(vals.size() - 1 - i), (long) i);
+            }
+            root.addTable(table);
+            root.complete();
+            VarCharVector mv = (VarCharVector) root.arrowRoot().getVector(1);
+            assertEquals(2 * vals.size(), root.rowCount());
+            for (int r = 0; r < vals.size(); r++) {
+                String added = vals.get(r);
+                String copied = vals.get(vals.size() - 1 - r);
+                assertArrayEquals(added.getBytes(StandardCharsets.UTF_8), mv.get(r),
+                        "added row " + r + ", " + added.length() + " chars");
+                assertArrayEquals(copied.getBytes(StandardCharsets.UTF_8), mv.get(vals.size() + r),
+                        "copied row " + r + ", " + copied.length() + " chars");
+            }
+            root.close();
+        }
+    }
 }

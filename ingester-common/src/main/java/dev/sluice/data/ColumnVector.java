@@ -50,8 +50,8 @@ public interface ColumnVector {
     boolean getBool(int row);
 
     /**
-     * Reads a String or Json value (decoded from the UTF-8 the column holds; prefer {@link #getBytes} to avoid
-     * the copy).
+     * Reads a String or Json value: the caller's own {@code String} where a table kept it (long ASCII text),
+     * else decoded from the UTF-8 bytes the column holds.
      *
      * @param row zero-based row index
      * @return the text
@@ -60,9 +60,10 @@ public interface ColumnVector {
 
     /**
      * Reads a Binary value, a Vector value (its little-endian float32s), or the UTF-8 bytes of a String or Json
-     * value. This is the array the column holds, not a copy, and it may be shared: a text column stores one
-     * array per distinct {@code String} instance it saw (other rows, and later fills of a reused table, can hold
-     * the same array). Never modify it; copy it first if you need to.
+     * value. For binary, vector and most text this is the array the column holds, not a copy, and it may be shared:
+     * a text column stores one array per distinct {@code String} instance it saw (other rows, and later fills of a
+     * reused table, can hold the same array). Never modify it; copy it first if you need to. Long ASCII text
+     * (64 characters or more) is held as the caller's {@code String}, and each call encodes it into a new array.
      *
      * @param row zero-based row index
      * @return the bytes (read only)

@@ -1,6 +1,7 @@
 package dev.sluice.bulk.internal;
 
 import dev.sluice.internal.model.ColumnSink;
+import dev.sluice.internal.model.AsciiText;
 import dev.sluice.internal.model.Utf8Cache;
 import java.nio.charset.StandardCharsets;
 import org.apache.arrow.memory.ArrowBuf;
@@ -29,9 +30,13 @@ public final class ArrowColumnSink implements ColumnSink {
     private final BitVector bits;
     private final int width;
     private final boolean float32;
-    /** Text this long or longer is looked up in {@link #text}; shorter text is encoded afresh. */
+    /**
+     * Text this long or longer is copied through {@link #longAscii} when it is all ASCII, else looked up in
+     * {@link #text}; shorter text is encoded afresh.
+     */
     static final int CACHED_MIN_CHARS = 64;
     private Utf8Cache text;
+    private AsciiText longAscii;
     /** Where short ASCII text is copied before it goes into Arrow memory. */
     private final byte[] ascii = new byte[CACHED_MIN_CHARS];
 
@@ -187,8 +192,8 @@ public final class ArrowColumnSink implements ColumnSink {
      * are encoded afresh: a freshly encoded array is still in the CPU cache for the copy while a cached one is not,
      * and looking it up costs more than encoding a short value ({@code BulkEncodeBenchmark.arrowBatch}, metrics:
      * about 3.6M rows/s through the cache, 5.1M without). Values of {@link #CACHED_MIN_CHARS} characters or more
-     * go through the column's {@link Utf8Cache}: a long value repeated from the caller's pool (a log message) is
-     * then encoded once instead of on every row.
+     * that are all ASCII are copied through {@link AsciiText}'s scratch array (no array per value either); other
+     * long values go through the column's {@link Utf8Cache}.
      */
     @Override
     public void setText(int row, String value) {
@@ -206,6 +211,13 @@ public final class ArrowColumnSink implements ColumnSink {
             } else {
                 setVariable(row, value.getBytes(StandardCharsets.UTF_8));
             }
+            return;
+        }
+        if (longAscii == null) {
+            longAscii = new AsciiText();
+        }
+        if (longAscii.check(value)) {
+            setVariable(row, longAscii.bytes(), n);
             return;
         }
         if (text == null) {

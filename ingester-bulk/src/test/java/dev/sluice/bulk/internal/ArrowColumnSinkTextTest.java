@@ -105,4 +105,38 @@ class ArrowColumnSinkTextTest {
             assertEquals(tags[19_999 & 63], new String(v.get(19_999), StandardCharsets.UTF_8));
         }
     }
+
+    @Test
+    void freshLongAsciiTextIsStoredWithoutAnArrayPerValue() {
+        String[] messages = new String[2_000];
+        for (int i = 0; i < messages.length; i++) {
+            StringBuilder b = new StringBuilder(2_000);
+            for (int c = 0; b.length() < 2_000; c++) {
+                b.append((char) (' ' + (c * 31 + i) % 95));
+            }
+            messages[i] = b.toString(); // one instance per value, as log lines are
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (BufferAllocator allocator = new RootAllocator(); VarCharVector v = new VarCharVector("t", allocator)) {
+            v.allocateNew(8L << 20, messages.length);
+            ArrowColumnSink sink = new ArrowColumnSink(v);
+            long allocated = 0;
+            for (int round = 0; round < 3; round++) { // the last round is measured: the code warm
+                v.reset();
+                sink.refill();
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int r = 0; r < messages.length; r++) {
+                    sink.setText(r, messages[r]);
+                }
+                allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            // An array per value would be 2,000 arrays of 2,016 bytes.
+            assertTrue(allocated < 256 * 1024, allocated + " bytes allocated for 2,000 values of 2,000 characters");
+            v.setValueCount(messages.length);
+            for (int r = 0; r < messages.length; r++) {
+                assertEquals(messages[r], new String(v.get(r), StandardCharsets.UTF_8), "row " + r);
+            }
+        }
+    }
 }

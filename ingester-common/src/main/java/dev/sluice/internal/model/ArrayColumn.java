@@ -6,8 +6,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A growable column held in plain Java arrays: primitives for numbers, byte arrays for text (UTF-8) and
- * binary, and a null bitmap. Only the arrays its type needs are allocated.
+ * A growable column held in plain Java arrays: primitives for numbers, byte arrays for binary, and a null bitmap.
+ * Only the arrays its type needs are allocated.
+ *
+ * <p>Text is held one of two ways per row: a value of {@value #LONG_TEXT} characters or more that is all ASCII is
+ * kept as the caller's {@code String} (its characters are its UTF-8 bytes, so nothing is encoded or kept twice,
+ * and {@link #copyBytes} copies it straight into a request); any other value is kept as UTF-8 bytes from the
+ * column's {@link Utf8Cache}, which short values (tags) repeat through.
  */
 public final class ArrayColumn implements ColumnVector, ColumnSink {
     private final DataType type;
@@ -18,7 +23,10 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     private boolean[] bools;
     private Object[] refs;
     private Utf8Cache text;
+    private AsciiText ascii;
     private int capacity;
+    /** Text this long or longer is checked for ASCII and, when it is, kept as the caller's {@code String}. */
+    public static final int LONG_TEXT = 64;
 
     /**
      * Creates an empty column.
@@ -111,6 +119,16 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
 
     @Override
     public void setText(int row, String value) {
+        if (value.length() >= LONG_TEXT) {
+            if (ascii == null) {
+                ascii = new AsciiText();
+            }
+            if (ascii.check(value)) {
+                refs[row] = value;
+                present(row);
+                return;
+            }
+        }
         if (text == null) {
             text = new Utf8Cache(capacity);
         }
@@ -193,12 +211,61 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
 
     @Override
     public String getString(int row) {
-        return new String((byte[]) refs[row], StandardCharsets.UTF_8);
+        Object v = refs[row];
+        return v instanceof String s ? s : new String((byte[]) v, StandardCharsets.UTF_8);
     }
 
     @Override
     public byte[] getBytes(int row) {
-        return (byte[]) refs[row];
+        Object v = refs[row];
+        return v instanceof String s ? s.getBytes(StandardCharsets.US_ASCII) : (byte[]) v;
+    }
+
+    /**
+     * Returns the length in bytes of a text or binary row's value (its UTF-8 length for text), without
+     * encoding anything.
+     *
+     * @param row a row that is not null
+     * @return the byte length
+     */
+    public int byteLength(int row) {
+        Object v = refs[row];
+        return v instanceof String s ? s.length() : ((byte[]) v).length;
+    }
+
+    /**
+     * Copies a text or binary row's bytes (UTF-8 for text), {@link #byteLength} of them, into an array.
+     *
+     * @param row a row that is not null
+     * @param dst the destination
+     * @param at where in it
+     */
+    @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): exact for ASCII, and only ASCII is kept
+    public void copyBytes(int row, byte[] dst, int at) {
+        Object v = refs[row];
+        if (v instanceof String s) {
+            s.getBytes(0, s.length(), dst, at);
+        } else {
+            byte[] b = (byte[]) v;
+            System.arraycopy(b, 0, dst, at, b.length);
+        }
+    }
+
+    /**
+     * Passes a text row's value on to another sink the cheapest way: the caller's {@code String} when the
+     * column kept it, else the UTF-8 bytes.
+     *
+     * @param row a row that is not null
+     * @param to the destination sink
+     * @param toRow the row index there
+     */
+    public void copyText(int row, ColumnSink to, int toRow) {
+        Object v = refs[row];
+        if (v instanceof String s) {
+            to.setText(toRow, s);
+        } else {
+            to.setUtf8(toRow, (byte[]) v);
+        }
     }
 
     @Override

@@ -39,7 +39,8 @@ public interface ColumnSink {
     void setBool(int row, boolean value);
 
     /**
-     * String and JSON columns: the sink converts the text to UTF-8 once (see {@link Utf8Cache}).
+     * String and JSON columns: the sink converts the text to UTF-8, or keeps long ASCII text as it is (see
+     * {@link AsciiText}; its characters are its UTF-8 bytes).
      *
      * @param row the row index
      * @param text the text

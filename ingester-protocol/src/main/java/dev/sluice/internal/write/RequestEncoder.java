@@ -209,7 +209,7 @@ public final class RequestEncoder {
                     if (nulls && v.isNull(r)) {
                         rowSizes[r] += entrySize(0);
                     } else {
-                        int len = v.getBytes(r).length;
+                        int len = byteLength(v, r);
                         rowSizes[r] += entrySize(tag + CodedOutputStream.computeUInt32SizeNoTag(len) + len);
                     }
                 }
@@ -499,8 +499,7 @@ public final class RequestEncoder {
                         continue;
                     }
                     buf[p] = (byte) TAG_FIELD1_LEN;
-                    byte[] b = v.getBytes(r);
-                    int n = b.length;
+                    int n = byteLength(v, r);
                     if (n < 126 - tagSize) {
                         // Entry length and text length each fit one byte.
                         buf[p + 1] = (byte) (tagSize + 1 + n);
@@ -511,7 +510,7 @@ public final class RequestEncoder {
                         p = putTag(buf, p, tag, tagSize);
                         p = putVarint(buf, p, n);
                     }
-                    System.arraycopy(b, 0, buf, p, n);
+                    copyBytes(v, r, buf, p);
                     at[r - from] = p + n;
                 }
                 return;
@@ -520,6 +519,24 @@ public final class RequestEncoder {
                 for (int r = from; r < to; r++) {
                     at[r - from] = writeOther(t, f, v, r, buf, at[r - from]);
                 }
+        }
+    }
+
+    /**
+     * The byte length of a text or binary value: an {@link ArrayColumn} knows it without encoding (it may hold
+     * long ASCII text as the caller's {@code String}); any other column is asked for its bytes.
+     */
+    private static int byteLength(ColumnVector v, int r) {
+        return v instanceof ArrayColumn a ? a.byteLength(r) : v.getBytes(r).length;
+    }
+
+    /** Copies a text or binary value's bytes, {@link #byteLength} of them, into the request. */
+    private static void copyBytes(ColumnVector v, int r, byte[] buf, int p) {
+        if (v instanceof ArrayColumn a) {
+            a.copyBytes(r, buf, p);
+        } else {
+            byte[] b = v.getBytes(r);
+            System.arraycopy(b, 0, buf, p, b.length);
         }
     }
 
@@ -709,7 +726,10 @@ public final class RequestEncoder {
             case Float32: return tag + 4;
             case Float64: return tag + 8;
             case Binary: case Vector: case String: case Json:
-                return tag + CodedOutputStream.computeByteArraySizeNoTag(v.getBytes(r));
+            {
+                int len = byteLength(v, r);
+                return tag + CodedOutputStream.computeUInt32SizeNoTag(len) + len;
+            }
             case Decimal128: {
                 int body = decimalBodySize(v.getDecimalHigh(r), v.getDecimalLow(r));
                 return tag + CodedOutputStream.computeUInt32SizeNoTag(body) + body;
