@@ -22,6 +22,8 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     private double[] doubles;
     private boolean[] bools;
     private Object[] refs;
+    /** Each text or binary row's length in bytes, so that sizing a request reads this array and not every value. */
+    private int[] lengths;
     private Utf8Cache text;
     private AsciiText ascii;
     private int capacity;
@@ -41,7 +43,10 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
         switch (type) {
             case Bool: bools = new boolean[this.capacity]; break;
             case Float32: case Float64: doubles = new double[this.capacity]; break;
-            case String: case Json: case Binary: case Vector: refs = new Object[this.capacity]; break;
+            case String: case Json: case Binary: case Vector:
+                refs = new Object[this.capacity];
+                lengths = new int[this.capacity];
+                break;
             case Decimal128: longs = new long[this.capacity]; highs = new long[this.capacity]; break;
             default: longs = new long[this.capacity];
         }
@@ -65,6 +70,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
         }
         if (refs != null) {
             refs = Arrays.copyOf(refs, next);
+            lengths = Arrays.copyOf(lengths, next);
         }
         if (longs != null) {
             longs = Arrays.copyOf(longs, next);
@@ -125,6 +131,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
             }
             if (ascii.check(value)) {
                 refs[row] = value;
+                lengths[row] = value.length();
                 present(row);
                 return;
             }
@@ -132,19 +139,23 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
         if (text == null) {
             text = new Utf8Cache(capacity);
         }
-        refs[row] = text.encode(value);
+        byte[] utf8 = text.encode(value);
+        refs[row] = utf8;
+        lengths[row] = utf8.length;
         present(row);
     }
 
     @Override
     public void setUtf8(int row, byte[] value) {
         refs[row] = value;
+        lengths[row] = value.length;
         present(row);
     }
 
     @Override
     public void setBytes(int row, byte[] value) {
         refs[row] = value;
+        lengths[row] = value.length;
         present(row);
     }
 
@@ -229,8 +240,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
      * @return the byte length
      */
     public int byteLength(int row) {
-        Object v = refs[row];
-        return v instanceof String s ? s.length() : ((byte[]) v).length;
+        return lengths[row];
     }
 
     /**
