@@ -60,10 +60,10 @@ public interface ColumnVector {
 
     /**
      * Reads a Binary value, a Vector value (its little-endian float32s), or the UTF-8 bytes of a String or Json
-     * value. For binary, vector and most text this is the array the column holds, not a copy, and it may be shared:
-     * a text column stores one array per distinct {@code String} instance it saw (other rows, and later fills of a
-     * reused table, can hold the same array). Never modify it; copy it first if you need to. Long ASCII text
-     * (64 characters or more) is held as the caller's {@code String}, and each call encodes it into a new array.
+     * value. This may be the array the column holds, not a copy, and it may be shared: a text column stores one
+     * array per distinct {@code String} instance it saw (other rows, and later fills of a reused table, can hold
+     * the same array). Never modify it; copy it first if you need to. (A {@code Table} keeps long ASCII text as the
+     * caller's {@code String} and encodes it for each call, but callers should not rely on getting a copy.)
      *
      * @param row zero-based row index
      * @return the bytes (read only)

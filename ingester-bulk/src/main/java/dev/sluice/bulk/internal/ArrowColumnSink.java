@@ -31,12 +31,11 @@ public final class ArrowColumnSink implements ColumnSink {
     private final int width;
     private final boolean float32;
     /**
-     * Text this long or longer is copied through {@link #longAscii} when it is all ASCII, else looked up in
+     * Text this long or longer is copied through the thread's {@link AsciiText} when it is all ASCII, else looked up in
      * {@link #text}; shorter text is encoded afresh.
      */
     static final int CACHED_MIN_CHARS = 64;
     private Utf8Cache text;
-    private AsciiText longAscii;
     /** Where short ASCII text is copied before it goes into Arrow memory. */
     private final byte[] ascii = new byte[CACHED_MIN_CHARS];
 
@@ -213,9 +212,7 @@ public final class ArrowColumnSink implements ColumnSink {
             }
             return;
         }
-        if (longAscii == null) {
-            longAscii = new AsciiText();
-        }
+        AsciiText longAscii = AsciiText.local();
         if (longAscii.check(value)) {
             setVariable(row, longAscii.bytes(), n);
             return;

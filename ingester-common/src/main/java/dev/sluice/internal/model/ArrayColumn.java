@@ -9,10 +9,10 @@ import java.util.Arrays;
  * A growable column held in plain Java arrays: primitives for numbers, byte arrays for binary, and a null bitmap.
  * Only the arrays its type needs are allocated.
  *
- * <p>Text is held one of two ways per row: a value of {@value #LONG_TEXT} characters or more that is all ASCII is
- * kept as the caller's {@code String} (its characters are its UTF-8 bytes, so nothing is encoded or kept twice,
- * and {@link #copyBytes} copies it straight into a request); any other value is kept as UTF-8 bytes from the
- * column's {@link Utf8Cache}, which short values (tags) repeat through.
+ * <p>Text is held one of two ways per row: a value of {@value #LONG_TEXT} to {@value AsciiText#MAX_CHARS}
+ * characters that is all ASCII is kept as the caller's {@code String} (its characters are its UTF-8 bytes, so
+ * nothing is encoded or copied until {@link #copyBytes} copies it straight into a request); any other value is
+ * kept as UTF-8 bytes from the column's {@link Utf8Cache}, which short values (tags) repeat through.
  */
 public final class ArrayColumn implements ColumnVector, ColumnSink {
     private final DataType type;
@@ -25,7 +25,6 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     /** Each text or binary row's length in bytes, so that sizing a request reads this array and not every value. */
     private int[] lengths;
     private Utf8Cache text;
-    private AsciiText ascii;
     private int capacity;
     /** Text this long or longer is checked for ASCII and, when it is, kept as the caller's {@code String}. */
     public static final int LONG_TEXT = 64;
@@ -126,10 +125,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     @Override
     public void setText(int row, String value) {
         if (value.length() >= LONG_TEXT) {
-            if (ascii == null) {
-                ascii = new AsciiText();
-            }
-            if (ascii.check(value)) {
+            if (AsciiText.local().check(value)) {
                 refs[row] = value;
                 lengths[row] = value.length();
                 present(row);

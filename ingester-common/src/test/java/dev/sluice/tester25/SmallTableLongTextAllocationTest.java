@@ -1,0 +1,67 @@
+package dev.sluice.tester25;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.data.DataType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Stop 25 keeps long ASCII text as the caller's String "with no array per value". For a table per write with few
+ * rows (a common pattern: one Table per request), each text column now also allocates an AsciiText: a CharsetEncoder
+ * and a char[] plus a byte[] scratch sized to the next power of two of the value (at least 256). Before the change
+ * such a table allocated one UTF-8 array per value. This measures bytes allocated per row by filling fresh tables of
+ * a few rows with 2,000-character ASCII messages (pooled strings: no caller allocation counted).
+ */
+class SmallTableLongTextAllocationTest {
+    private static final TableSchema SCHEMA = TableSchema.newBuilder("logs")
+            .addTag("host", DataType.String)
+            .addField("message", DataType.String)
+            .addField("stack", DataType.String)
+            .addTimestamp("ts", DataType.TimestampMillisecond)
+            .build();
+
+    static String ascii(int chars, int seed) {
+        StringBuilder b = new StringBuilder(chars);
+        for (int i = 0; b.length() < chars; i++) {
+            b.append((char) (' ' + (i * 31 + seed) % 95));
+        }
+        return b.toString();
+    }
+
+    long perRow(int rowsPerTable) {
+        String[] messages = new String[64];
+        for (int i = 0; i < messages.length; i++) {
+            messages[i] = ascii(2_000, i);
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long measured = 0;
+        int tables = 20_000 / rowsPerTable;
+        for (int round = 0; round < 3; round++) {
+            long before = threads.getCurrentThreadAllocatedBytes();
+            int r = 0;
+            for (int t = 0; t < tables; t++) {
+                Table table = Table.from(SCHEMA, rowsPerTable);
+                for (int i = 0; i < rowsPerTable; i++, r++) {
+                    table.addRow("h", messages[r & 63], messages[(r + 7) & 63], 1_700_000_000_000L + r);
+                }
+                table.complete();
+            }
+            measured = (threads.getCurrentThreadAllocatedBytes() - before) / r;
+        }
+        return measured;
+    }
+
+    @Test
+    void oneRowTablesOfLongAsciiTextAllocateNoMoreThanBeforeStop25() {
+        long perRow = perRow(1);
+        System.out.println("tester25: 1-row tables, 2 long text columns: " + perRow + " B/row");
+        // The build before stop 25 (c91fd7f): 5,160 B/row (two 2,000-byte UTF-8 arrays plus the table's objects).
+        // Stop 25's first version: 13,704 B/row, an AsciiText (char[2048] + byte[2048] + encoder) per text column per
+        // table; now one per thread.
+        assertTrue(perRow < 6_000, perRow + " bytes allocated per row (5,160 before stop 25)");
+    }
+}
