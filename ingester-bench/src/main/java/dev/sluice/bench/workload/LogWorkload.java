@@ -13,7 +13,9 @@ import java.util.function.Consumer;
  * The short strings come from pools built up front (the ids' pool is larger than the client's cache of encoded
  * text). Each row's message is a new {@code String}, decoded from a pool of UTF-8 bytes as a service reading log
  * lines decodes them: a client that keeps the caller's string then keeps it alive itself, as it would with real log
- * lines, where a pooled string would be kept alive by the pool whatever the client does.
+ * lines, where a pooled string would be kept alive by the pool whatever the client does. (The official Java
+ * ingester's benchmarks build each row's message afresh too: {@code LogTextHelper.generate2kText} in
+ * {@code GreptimeTeam/greptimedb-ingester-java}, {@code ingester-example/src/main/java/io/greptime/bench}.)
  */
 public final class LogWorkload implements Workload {
     private static final long START = Instant.parse("2024-01-01T00:00:00Z").toEpochMilli();
