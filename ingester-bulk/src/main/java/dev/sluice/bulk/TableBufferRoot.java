@@ -320,7 +320,8 @@ public final class TableBufferRoot {
                 if (from instanceof ArrayColumn a) {
                     a.copyText(r, to, row);
                 } else {
-                    to.setUtf8(row, from.getBytes(r));
+                    byte[] utf8 = from.getBytes(r);
+                    to.setUtf8(row, utf8, 0, utf8.length);
                 }
             } else if (t == dev.sluice.data.DataType.Bool) {
                 to.setBool(row, from.getBool(r));

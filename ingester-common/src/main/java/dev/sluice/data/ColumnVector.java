@@ -50,8 +50,8 @@ public interface ColumnVector {
     boolean getBool(int row);
 
     /**
-     * Reads a String or Json value: the caller's own {@code String} where a table kept it (long ASCII text),
-     * else decoded from the UTF-8 bytes the column holds.
+     * Reads a String or Json value, decoded from the UTF-8 bytes the column holds (a new {@code String} each
+     * call; prefer {@link #getBytes} to avoid the decoding).
      *
      * @param row zero-based row index
      * @return the text
@@ -62,8 +62,9 @@ public interface ColumnVector {
      * Reads a Binary value, a Vector value (its little-endian float32s), or the UTF-8 bytes of a String or Json
      * value. This may be the array the column holds, not a copy, and it may be shared: a text column stores one
      * array per distinct {@code String} instance it saw (other rows, and later fills of a reused table, can hold
-     * the same array). Never modify it; copy it first if you need to. (A {@code Table} keeps long ASCII text as the
-     * caller's {@code String} and encodes it for each call, but callers should not rely on getting a copy.)
+     * the same array). Never modify it; copy it first if you need to. (A {@code Table} packs long text, 64
+     * characters or more, into larger arrays and copies a value out for each call, but callers should not rely on
+     * getting a copy.)
      *
      * @param row zero-based row index
      * @return the bytes (read only)

@@ -89,11 +89,15 @@ public final class ArrowColumnSink implements ColumnSink {
     }
 
     private void setVariable(int row, byte[] value) {
-        setVariable(row, value, value.length);
+        setVariable(row, value, 0, value.length);
     }
 
-    /** Stores the first {@code length} bytes of {@code value} as the row's value. */
     private void setVariable(int row, byte[] value, int length) {
+        setVariable(row, value, 0, length);
+    }
+
+    /** Stores {@code length} bytes of {@code value} from {@code offset} as the row's value. */
+    private void setVariable(int row, byte[] value, int offset, int length) {
         ArrowBuf offsets = offsetsFor(row);
         long offsetAt = offsets.memoryAddress() + (long) row * 4;
         int start = MemoryUtil.getInt(offsetAt);
@@ -106,7 +110,7 @@ public final class ArrowColumnSink implements ColumnSink {
             growData(row, end, data.capacity());
             data = variable.getDataBuffer();
         }
-        MemoryUtil.copyToMemory(value, 0, data.memoryAddress() + start, length);
+        MemoryUtil.copyToMemory(value, offset, data.memoryAddress() + start, length);
         MemoryUtil.putInt(offsetAt + 4, (int) end);
         setValid(variable.getValidityBuffer().memoryAddress(), row, true);
         variable.setLastSet(row);
@@ -224,8 +228,8 @@ public final class ArrowColumnSink implements ColumnSink {
     }
 
     @Override
-    public void setUtf8(int row, byte[] value) {
-        setVariable(row, value);
+    public void setUtf8(int row, byte[] utf8, int offset, int length) {
+        setVariable(row, utf8, offset, length);
     }
 
     @Override

@@ -9,10 +9,11 @@ import java.util.Arrays;
  * A growable column held in plain Java arrays: primitives for numbers, byte arrays for binary, and a null bitmap.
  * Only the arrays its type needs are allocated.
  *
- * <p>Text is held one of two ways per row: a value of {@value #LONG_TEXT} to {@value AsciiText#MAX_CHARS}
- * characters that is all ASCII is kept as the caller's {@code String} (its characters are its UTF-8 bytes, so
- * nothing is encoded or copied until {@link #copyBytes} copies it straight into a request); any other value is
- * kept as UTF-8 bytes from the column's {@link Utf8Cache}, which short values (tags) repeat through.
+ * <p>Each text or binary row is a range of a byte array: its array, offset and length. Short text (tags, mostly)
+ * is a whole array from the column's {@link Utf8Cache}, shared by the rows that repeat the same {@code String}.
+ * Text of {@value #LONG_TEXT} characters or more is encoded into the column's {@link TextPages}, one value after
+ * another (all-ASCII text through {@link AsciiText}'s scratch, with no array per value), so the caller's string
+ * can die young and the collector never copies the table's text. Binary values keep the caller's array.
  */
 public final class ArrayColumn implements ColumnVector, ColumnSink {
     private final DataType type;
@@ -21,12 +22,15 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     private long[] highs;
     private double[] doubles;
     private boolean[] bools;
-    private Object[] refs;
+    private byte[][] refs;
+    /** Where each text or binary row's bytes start in its array. */
+    private int[] offsets;
     /** Each text or binary row's length in bytes, so that sizing a request reads this array and not every value. */
     private int[] lengths;
     private Utf8Cache text;
+    private TextPages pages;
     private int capacity;
-    /** Text this long or longer is checked for ASCII and, when it is, kept as the caller's {@code String}. */
+    /** Text this long or longer is packed into the column's pages instead of going through its cache. */
     public static final int LONG_TEXT = 64;
 
     /**
@@ -43,7 +47,8 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
             case Bool: bools = new boolean[this.capacity]; break;
             case Float32: case Float64: doubles = new double[this.capacity]; break;
             case String: case Json: case Binary: case Vector:
-                refs = new Object[this.capacity];
+                refs = new byte[this.capacity][];
+                offsets = new int[this.capacity];
                 lengths = new int[this.capacity];
                 break;
             case Decimal128: longs = new long[this.capacity]; highs = new long[this.capacity]; break;
@@ -69,6 +74,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
         }
         if (refs != null) {
             refs = Arrays.copyOf(refs, next);
+            offsets = Arrays.copyOf(offsets, next);
             lengths = Arrays.copyOf(lengths, next);
         }
         if (longs != null) {
@@ -89,6 +95,9 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     public void refill() {
         if (text != null) {
             text.nextFill();
+        }
+        if (pages != null) {
+            pages.restart();
         }
     }
 
@@ -124,35 +133,59 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
 
     @Override
     public void setText(int row, String value) {
-        if (value.length() >= LONG_TEXT) {
-            if (AsciiText.local().check(value)) {
-                refs[row] = value;
-                lengths[row] = value.length();
-                present(row);
-                return;
+        int n = value.length();
+        if (n >= LONG_TEXT) {
+            AsciiText ascii = AsciiText.local();
+            if (ascii.check(value)) {
+                pack(row, ascii.bytes(), 0, n);
+            } else {
+                byte[] utf8 = value.getBytes(StandardCharsets.UTF_8); // dies young: its bytes are copied next
+                pack(row, utf8, 0, utf8.length);
             }
+            present(row);
+            return;
         }
         if (text == null) {
             text = new Utf8Cache(capacity);
         }
-        byte[] utf8 = text.encode(value);
-        refs[row] = utf8;
-        lengths[row] = utf8.length;
+        whole(row, text.encode(value));
+    }
+
+    /** Copies a long value into the column's pages. A row that fails after this leaves its bytes there unused. */
+    private void pack(int row, byte[] src, int from, int length) {
+        if (pages == null) {
+            pages = new TextPages();
+        }
+        pages.reserve(length);
+        byte[] page = pages.array();
+        int at = pages.offset();
+        System.arraycopy(src, from, page, at, length);
+        refs[row] = page;
+        offsets[row] = at;
+        lengths[row] = length;
+    }
+
+    private void whole(int row, byte[] value) {
+        refs[row] = value;
+        offsets[row] = 0;
+        lengths[row] = value.length;
         present(row);
     }
 
+    /** Keeps a whole array as the row's value; a part of one (a row of another column) is copied into the pages. */
     @Override
-    public void setUtf8(int row, byte[] value) {
-        refs[row] = value;
-        lengths[row] = value.length;
-        present(row);
+    public void setUtf8(int row, byte[] utf8, int offset, int length) {
+        if (offset == 0 && length == utf8.length) {
+            whole(row, utf8);
+        } else {
+            pack(row, utf8, offset, length);
+            present(row);
+        }
     }
 
     @Override
     public void setBytes(int row, byte[] value) {
-        refs[row] = value;
-        lengths[row] = value.length;
-        present(row);
+        whole(row, value);
     }
 
     @Override
@@ -218,14 +251,15 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
 
     @Override
     public String getString(int row) {
-        Object v = refs[row];
-        return v instanceof String s ? s : new String((byte[]) v, StandardCharsets.UTF_8);
+        return new String(refs[row], offsets[row], lengths[row], StandardCharsets.UTF_8);
     }
 
     @Override
     public byte[] getBytes(int row) {
-        Object v = refs[row];
-        return v instanceof String s ? s.getBytes(StandardCharsets.US_ASCII) : (byte[]) v;
+        byte[] a = refs[row];
+        int from = offsets[row];
+        int length = lengths[row];
+        return from == 0 && length == a.length ? a : Arrays.copyOfRange(a, from, from + length);
     }
 
     /**
@@ -246,32 +280,19 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
      * @param dst the destination
      * @param at where in it
      */
-    @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): exact for ASCII, and only ASCII is kept
     public void copyBytes(int row, byte[] dst, int at) {
-        Object v = refs[row];
-        if (v instanceof String s) {
-            s.getBytes(0, s.length(), dst, at);
-        } else {
-            byte[] b = (byte[]) v;
-            System.arraycopy(b, 0, dst, at, b.length);
-        }
+        System.arraycopy(refs[row], offsets[row], dst, at, lengths[row]);
     }
 
     /**
-     * Passes a text row's value on to another sink the cheapest way: the caller's {@code String} when the
-     * column kept it, else the UTF-8 bytes.
+     * Passes a text row's UTF-8 bytes on to another sink without copying them into an array of their own.
      *
      * @param row a row that is not null
      * @param to the destination sink
      * @param toRow the row index there
      */
     public void copyText(int row, ColumnSink to, int toRow) {
-        Object v = refs[row];
-        if (v instanceof String s) {
-            to.setText(toRow, s);
-        } else {
-            to.setUtf8(toRow, (byte[]) v);
-        }
+        to.setUtf8(toRow, refs[row], offsets[row], lengths[row]);
     }
 
     @Override

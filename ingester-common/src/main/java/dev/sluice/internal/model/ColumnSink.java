@@ -39,8 +39,8 @@ public interface ColumnSink {
     void setBool(int row, boolean value);
 
     /**
-     * String and JSON columns: the sink converts the text to UTF-8, or keeps long ASCII text as it is (see
-     * {@link AsciiText}; its characters are its UTF-8 bytes).
+     * String and JSON columns: the sink converts the text to UTF-8 (long ASCII text through {@link AsciiText},
+     * with no array per value).
      *
      * @param row the row index
      * @param text the text
@@ -51,9 +51,11 @@ public interface ColumnSink {
      * String and JSON columns, already UTF-8 (copying between columns).
      *
      * @param row the row index
-     * @param utf8 the text's UTF-8 bytes (kept, not copied)
+     * @param utf8 an array holding the text's UTF-8 bytes (a whole array may be kept, not copied; never modify it)
+     * @param offset where the text starts in it
+     * @param length the text's length in bytes
      */
-    void setUtf8(int row, byte[] utf8);
+    void setUtf8(int row, byte[] utf8, int offset, int length);
 
     /**
      * Binary columns.

@@ -2,7 +2,6 @@ package dev.sluice.internal.model;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.data.DataType;
@@ -10,14 +9,18 @@ import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.lang.ref.Reference;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A table keeps long ASCII text as the caller's {@code String} instead of encoding an array per value (log lines
- * are long and never repeat, so the text cache cannot help them), and every way of reading a text row gives the
- * value's UTF-8 bytes whichever way it was kept.
+ * A table packs long text into a few large arrays instead of an array (or the caller's {@code String}) per value:
+ * log lines are long and never repeat, so the text cache cannot help them, and an object per value kept until the
+ * request is answered is copied by the collector again and again. Every way of reading a text row gives the value's
+ * UTF-8 bytes whichever way it was kept.
  */
 class LongAsciiTextTest {
     private static final TableSchema SCHEMA = TableSchema.newBuilder("logs")
@@ -27,7 +30,7 @@ class LongAsciiTextTest {
             .build();
 
     @Test
-    void freshLongAsciiMessagesAreKeptWithoutAnArrayPerRow() {
+    void longAsciiMessagesArePackedWithoutAnArrayPerRow() {
         int rows = 4_096;
         String[] messages = new String[rows];
         for (int i = 0; i < rows; i++) {
@@ -49,8 +52,29 @@ class LongAsciiTextTest {
             }
         }
         for (int r = 0; r < rows; r++) {
-            assertSame(messages[r], table.column(1).getString(r), "row " + r + " keeps the caller's instance");
+            assertEquals(messages[r], table.column(1).getString(r), "row " + r);
         }
+    }
+
+    @Test
+    void aTableDoesNotKeepTheCallersLongStringsAlive() throws Exception {
+        // Found by an independent tester: a table that kept the caller's String kept each fresh log line alive
+        // until its request was encoded, so the collector copied them as it had copied arrays before.
+        Table table = Table.from(SCHEMA, 1_000);
+        List<WeakReference<String>> refs = new ArrayList<>();
+        for (int r = 0; r < 1_000; r++) {
+            String line = LongTextEdgeCases.ascii(2_000, r) + (r % 2 == 0 ? "" : "é"); // ASCII and not
+            refs.add(new WeakReference<>(line));
+            table.addRow("h", line, 1_700_000_000_000L + r);
+        }
+        for (int i = 0; i < 50 && refs.stream().anyMatch(w -> w.get() != null); i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        long alive = refs.stream().filter(w -> w.get() != null).count();
+        assertEquals(0, alive, alive + " of 1,000 long strings still reachable while the table is");
+        assertEquals(LongTextEdgeCases.ascii(2_000, 999) + "é", table.column(1).getString(999));
+        Reference.reachabilityFence(table);
     }
 
     @Test
