@@ -125,7 +125,6 @@ public final class TableBufferRoot {
             v.clear();
         }
         unallocated = true;
-        refillSinks();
         root.setRowCount(0);
         rowCount = 0;
         completed = false;
@@ -378,7 +377,6 @@ public final class TableBufferRoot {
         if (appender != null) {
             appender.cancelRow();
         }
-        refillSinks();
         if (unallocated) {
             // Emptied by renew(): no buffers to clear; the next row allocates them.
             root.setRowCount(0);
@@ -399,13 +397,6 @@ public final class TableBufferRoot {
         root.setRowCount(0);
         rowCount = 0;
         completed = false;
-    }
-
-    /** Lets each column's text cache adapt to the batch just sent or dropped, before the next one is filled. */
-    private void refillSinks() {
-        for (ColumnSink s : sinks) {
-            ((ArrowColumnSink) s).refill();
-        }
     }
 
     void close() {

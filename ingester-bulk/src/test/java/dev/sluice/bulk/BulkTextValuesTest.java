@@ -73,7 +73,6 @@ class BulkTextValuesTest {
             ArrowColumnSink sink = new ArrowColumnSink(v);
             for (int fill = 0; fill < 3; fill++) {
                 v.reset();
-                sink.refill();
                 List<String> order = new ArrayList<>(vals);
                 java.util.Collections.shuffle(order, new Random(fill));
                 for (int r = 0; r < order.size(); r++) {

@@ -62,9 +62,9 @@ public interface ColumnVector {
      * Reads a Binary value, a Vector value (its little-endian float32s), or the UTF-8 bytes of a String or Json
      * value. This may be the array the column holds, not a copy, and it may be shared: a text column stores one
      * array per distinct {@code String} instance it saw (other rows, and later fills of a reused table, can hold
-     * the same array). Never modify it; copy it first if you need to. (A {@code Table} packs long text, 64
-     * characters or more, into larger arrays and copies a value out for each call, but callers should not rely on
-     * getting a copy.)
+     * the same array). Never modify it; copy it first if you need to. A {@code Table} never writes over an array it
+     * returned here, even after {@code reset()}: the larger arrays it packs long text into (64 characters or more),
+     * which a refill reuses, are copied out on each call.
      *
      * @param row zero-based row index
      * @return the bytes (read only)

@@ -137,10 +137,6 @@ public class BulkEncodeBenchmark {
         for (FieldVector v : root.getFieldVectors()) {
             v.reset();
         }
-        // As the writer does when a batch is sent and its vectors are filled again.
-        for (ColumnSink s : sinks) {
-            ((ArrowColumnSink) s).refill();
-        }
         for (int r = 0; r < ROWS; r++) {
             RowWriter.write(schema, sinks, r, rows[r]);
         }

@@ -2,7 +2,6 @@ package dev.sluice.bulk.internal;
 
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.AsciiText;
-import dev.sluice.internal.model.Utf8Cache;
 import java.nio.charset.StandardCharsets;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -30,12 +29,8 @@ public final class ArrowColumnSink implements ColumnSink {
     private final BitVector bits;
     private final int width;
     private final boolean float32;
-    /**
-     * Text this long or longer is copied through the thread's {@link AsciiText} when it is all ASCII, else looked up in
-     * {@link #text}; shorter text is encoded afresh.
-     */
+    /** Text this long or longer is copied through the thread's {@link AsciiText}; shorter text char by char. */
     static final int CACHED_MIN_CHARS = 64;
-    private Utf8Cache text;
     /** Where short ASCII text is copied before it goes into Arrow memory. */
     private final byte[] ascii = new byte[CACHED_MIN_CHARS];
 
@@ -179,24 +174,13 @@ public final class ArrowColumnSink implements ColumnSink {
     }
 
     /**
-     * Tells the sink its rows are about to be written again from row 0 (the batch was sent or emptied), so its
-     * text cache can adapt to what the last batch saw (see {@link Utf8Cache#nextFill()}). Called once per batch,
-     * never from the per-row path.
-     */
-    public void refill() {
-        if (text != null) {
-            text.nextFill();
-        }
-    }
-
-    /**
      * Stores text as UTF-8. Short ASCII values (tags, mostly) are copied character by character into a scratch
      * array that this sink reuses, then into Arrow memory: no array per value. Short values with other characters
      * are encoded afresh: a freshly encoded array is still in the CPU cache for the copy while a cached one is not,
      * and looking it up costs more than encoding a short value ({@code BulkEncodeBenchmark.arrowBatch}, metrics:
      * about 3.6M rows/s through the cache, 5.1M without). Values of {@link #CACHED_MIN_CHARS} characters or more
      * that are all ASCII are copied through {@link AsciiText}'s scratch array (no array per value either); other
-     * long values go through the column's {@link Utf8Cache}.
+     * long values are encoded afresh too (a cache would only keep fresh log lines alive).
      */
     @Override
     public void setText(int row, String value) {
@@ -219,12 +203,10 @@ public final class ArrowColumnSink implements ColumnSink {
         AsciiText longAscii = AsciiText.local();
         if (longAscii.check(value)) {
             setVariable(row, longAscii.bytes(), n);
-            return;
+        } else {
+            // Not through the cache: long text (log lines) rarely repeats, and the cache would keep fresh lines alive.
+            setVariable(row, value.getBytes(StandardCharsets.UTF_8));
         }
-        if (text == null) {
-            text = new Utf8Cache(vector.getValueCapacity());
-        }
-        setVariable(row, text.encode(value));
     }
 
     @Override

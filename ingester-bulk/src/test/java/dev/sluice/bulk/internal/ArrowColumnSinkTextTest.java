@@ -35,7 +35,6 @@ class ArrowColumnSinkTextTest {
             ArrowColumnSink sink = new ArrowColumnSink(v);
             for (int fill = 0; fill < 4; fill++) {
                 v.reset();
-                sink.refill();
                 int rows = 500;
                 for (int r = 0; r < rows; r++) {
                     // pooled instances repeat; every third row is a new, equal instance
@@ -124,7 +123,6 @@ class ArrowColumnSinkTextTest {
             long allocated = 0;
             for (int round = 0; round < 3; round++) { // the last round is measured: the code warm
                 v.reset();
-                sink.refill();
                 long before = threads.getCurrentThreadAllocatedBytes();
                 for (int r = 0; r < messages.length; r++) {
                     sink.setText(r, messages[r]);

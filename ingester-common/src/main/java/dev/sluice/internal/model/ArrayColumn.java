@@ -29,6 +29,8 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     private int[] lengths;
     private Utf8Cache text;
     private TextPages pages;
+    /** The row whose value {@link #pages} took room for last, while that room is the last taken; else -1. */
+    private int packedRow = -1;
     private int capacity;
     /** Text this long or longer is packed into the column's pages instead of going through its cache. */
     public static final int LONG_TEXT = 64;
@@ -98,6 +100,19 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
         }
         if (pages != null) {
             pages.restart();
+            packedRow = -1;
+        }
+    }
+
+    /**
+     * Before a text row is written: when it is the row packed last (it failed or was cancelled and is being written
+     * again at the same index, or its column is set twice), its room in the pages is given back, so rejected rows
+     * do not grow the table.
+     */
+    private void replacing(int row) {
+        if (row == packedRow) {
+            pages.undoLast();
+            packedRow = -1;
         }
     }
 
@@ -109,6 +124,7 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     public void setNull(int row) {
         nulls[row >>> 6] |= 1L << row;
         if (refs != null) {
+            replacing(row);
             refs[row] = null;
         }
     }
@@ -151,12 +167,14 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
         whole(row, text.encode(value));
     }
 
-    /** Copies a long value into the column's pages. A row that fails after this leaves its bytes there unused. */
+    /** Copies a long value into the column's pages. */
     private void pack(int row, byte[] src, int from, int length) {
         if (pages == null) {
             pages = new TextPages();
         }
+        replacing(row);
         pages.reserve(length);
+        packedRow = row;
         byte[] page = pages.array();
         int at = pages.offset();
         System.arraycopy(src, from, page, at, length);
@@ -166,6 +184,9 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
     }
 
     private void whole(int row, byte[] value) {
+        if (pages != null) {
+            replacing(row);
+        }
         refs[row] = value;
         offsets[row] = 0;
         lengths[row] = value.length;

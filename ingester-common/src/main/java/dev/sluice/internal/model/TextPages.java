@@ -15,9 +15,9 @@ import java.util.List;
  * generation, never copies, and frees at the next young collection once nothing refers to them.
  *
  * <p>The pages are kept for the column's next fill ({@link #restart()}): a reused table allocates nothing for its
- * long text. The first page is the first value's size (a table of one row pays what an array per value would),
- * and each next one doubles, up to {@link #LARGE_PAGE}. A value larger than a page gets an array of its own. Not
- * thread-safe: one column, one writer.
+ * long text. The first page is just over the first value's size (a table of one row pays what an array per value
+ * would), and each next one doubles, up to {@link #LARGE_PAGE}. A value of a large page or more gets an array of
+ * its own, never reused. Not thread-safe: one column, one writer.
  */
 final class TextPages {
     /**
@@ -35,6 +35,9 @@ final class TextPages {
     private int used;
     private byte[] last;
     private int lastOffset;
+    /** Where the filling stood before the last {@link #reserve}, for {@link #undoLast()}. */
+    private int markCurrent = -1;
+    private int markUsed;
 
     static int regionBytes(long maxHeap) {
         long r = Long.highestOneBit(Math.max(1L << 20, maxHeap / 2048));
@@ -47,14 +50,16 @@ final class TextPages {
      * @param length the value's length in bytes
      */
     void reserve(int length) {
+        markCurrent = current;
+        markUsed = used;
         if (current >= 0 && used + length <= pages.get(current).length) {
             last = pages.get(current);
             lastOffset = used;
             used += length;
             return;
         }
-        if (length > LARGE_PAGE) {
-            last = new byte[length];
+        if (length >= LARGE_PAGE) {
+            last = new byte[length]; // the value's own array, never reused
             lastOffset = 0;
             return;
         }
@@ -64,9 +69,9 @@ final class TextPages {
             }
         }
         if (current == pages.size()) {
-            int size = pages.isEmpty() ? Math.max(length, MIN_PAGE)
+            int size = pages.isEmpty() ? Math.max(length + 1, MIN_PAGE)
                     : (int) Math.min(LARGE_PAGE, 2L * pages.get(current - 1).length);
-            while (size < length) {
+            while (size <= length) { // a page is always larger than any value in it: see ArrayColumn.getBytes
                 size = (int) Math.min(LARGE_PAGE, 2L * size);
             }
             pages.add(new byte[size]);
@@ -94,10 +99,21 @@ final class TextPages {
         return lastOffset;
     }
 
+    /**
+     * Gives back the room the last {@link #reserve} took, when its value is replaced before any other is reserved
+     * (a row that failed or was cancelled, written again at the same index).
+     */
+    void undoLast() {
+        current = markCurrent;
+        used = markUsed;
+    }
+
     /** Starts filling from the first page again (the column's rows are being written again from row 0). */
     void restart() {
         current = pages.isEmpty() ? -1 : 0;
         used = 0;
+        markCurrent = current;
+        markUsed = 0;
     }
 
     /**
