@@ -1,4 +1,4 @@
-package dev.sluice.tester25;
+package dev.sluice.internal.model;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +9,7 @@ import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 
 /**
- * Stop 25 keeps long ASCII text as the caller's String "with no array per value". For a table per write with few
+ * Written by an independent tester (stop 25). Stop 25 keeps long ASCII text as the caller's String "with no array per value". For a table per write with few
  * rows (a common pattern: one Table per request), each text column now also allocates an AsciiText: a CharsetEncoder
  * and a char[] plus a byte[] scratch sized to the next power of two of the value (at least 256). Before the change
  * such a table allocated one UTF-8 array per value. This measures bytes allocated per row by filling fresh tables of
@@ -23,18 +23,10 @@ class SmallTableLongTextAllocationTest {
             .addTimestamp("ts", DataType.TimestampMillisecond)
             .build();
 
-    static String ascii(int chars, int seed) {
-        StringBuilder b = new StringBuilder(chars);
-        for (int i = 0; b.length() < chars; i++) {
-            b.append((char) (' ' + (i * 31 + seed) % 95));
-        }
-        return b.toString();
-    }
-
     long perRow(int rowsPerTable) {
         String[] messages = new String[64];
         for (int i = 0; i < messages.length; i++) {
-            messages[i] = ascii(2_000, i);
+            messages[i] = LongTextEdgeCases.ascii(2_000, i);
         }
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
