@@ -5,6 +5,9 @@
 #   sluice     Sluice's regular path, the cost benchmark's client (ingester-bench CostClient)
 #   floor      gRPC-Java over Netty sending the bytes Sluice's regular path sends, nothing else
 #              (transport-floor/TransportFloor); floor+disableRetry+waterMark etc. try channel settings
+#   sluicebulk Sluice's bulk path, the cost benchmark's client: one BulkStreamWriter, PAR batches in flight
+#   bulkfloor  gRPC-Java over Netty streaming, on one DoPut call with PAR batches in flight, the FlightData
+#              Sluice's bulk path sends, nothing else (transport-floor/BulkFloor)
 # Each prints per round: marginal CPU per row (long run less short run, over the extra rows; metrics 1M and 4M,
 # logs 0.5M and 2M rows, as in the issue), the same without the JIT compiler threads' CPU, the long run's whole CPU
 # per row ("cold"), its heap allocation per row and peak RSS, and the JIT's CPU seconds in the short/long runs.
@@ -32,7 +35,14 @@ FLOOR=transport-floor/target/compare-transport-floor-0.1.0-SNAPSHOT.jar
 
 one() { # client rows -> the result line's fields
   local client=$1 rows=$2 line
-  if [ "${client%%+*}" = floor ]; then
+  if [ "$client" = bulkfloor ]; then
+    line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $FLOOR:$BENCH dev.sluice.bench.cost.BulkFloor $WL $rows \
+      $BATCH $PAR $EP 2>/dev/null | grep '^sluice-cost-result')
+  elif [ "$client" = sluicebulk ]; then
+    line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $BENCH dev.sluice.bench.cost.CostClient --workload $WL \
+      --mode bulk --rows $rows --batch $BATCH --parallelism 1 --max-in-flight $PAR --endpoint $EP 2>/dev/null \
+      | grep '^sluice-cost-result')
+  elif [ "${client%%+*}" = floor ]; then
     line=$(java $JVM -cp $FLOOR:$BENCH dev.sluice.bench.cost.TransportFloor $WL $rows $BATCH $PAR $EP \
       "$(echo "${client#floor}" | sed 's/^+//; s/+/,/g')" 2>/dev/null | grep '^sluice-cost-result')
   elif [ "$client" = sluice ]; then
