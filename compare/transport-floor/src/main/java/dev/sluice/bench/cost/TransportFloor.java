@@ -14,6 +14,8 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import dev.sluice.internal.transport.ReusingDirectAllocator;
+import io.grpc.netty.shaded.io.netty.buffer.PooledByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.WriteBufferWaterMark;
@@ -29,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -46,7 +49,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code disableRetry}, {@code directExecutor}, {@code waterMark} (write-buffer marks 1/4 MiB), and
  * {@code eventLoop}: the channel on an event loop of its own, with no retry layer and no executor hop, each writer
  * handing its call's start to that event loop and waiting for the call's close (the leanest use of gRPC-Java an
- * independent tester found: about 0.9 µs/row against the default's 1.4, stop 22). Run by {@code compare/run.sh}.
+ * independent tester found: about 0.9 µs/row against the default's 1.4, stop 22); {@code chain}: the same channel,
+ * but no writer threads: {@code parallelism} chains of calls run on the event loop, each call started by the close of
+ * the one before it (an independent reviewer's, stop 26); {@code reusingAllocator}: Sluice's channel allocator, which
+ * keeps large direct buffers for the next message (netty's own pool maps fresh pages for every 140 MB logs request).
+ * Run by {@code compare/run.sh}.
  */
 public final class TransportFloor {
     private static final int MAX_DISTINCT_REQUESTS = 32;
@@ -94,7 +101,8 @@ public final class TransportFloor {
         }
     }
 
-    private static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
+    /** Hands gRPC a prepared message without a copy of its own; parses answers as their bytes. */
+    static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
         @Override
         public InputStream stream(byte[] value) {
             return new RequestBytes(value);
@@ -173,7 +181,8 @@ public final class TransportFloor {
         long start = System.nanoTime();
         ExecutorService executor = Executors.newCachedThreadPool();
         NettyChannelBuilder b = NettyChannelBuilder.forTarget(endpoint).usePlaintext().maxInboundMessageSize(64 << 20);
-        EventLoopGroup eventLoop = variants.contains("eventLoop") ? new EpollEventLoopGroup(1) : null;
+        boolean chain = variants.contains("chain");
+        EventLoopGroup eventLoop = variants.contains("eventLoop") || chain ? new EpollEventLoopGroup(1) : null;
         if (eventLoop != null) {
             b.eventLoopGroup(eventLoop).channelType(EpollSocketChannel.class);
         }
@@ -185,6 +194,10 @@ public final class TransportFloor {
         if (variants.contains("disableRetry") || eventLoop != null) {
             b.disableRetry();
         }
+        if (variants.contains("reusingAllocator")) {
+            b.withOption(ChannelOption.ALLOCATOR, new ReusingDirectAllocator(PooledByteBufAllocator.DEFAULT,
+                    ReusingDirectAllocator.defaultBudget(), TimeUnit.SECONDS.toNanos(30), System::nanoTime, null));
+        }
         if (variants.contains("waterMark")) {
             b.withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20));
         }
@@ -193,8 +206,45 @@ public final class TransportFloor {
         AtomicLong sent = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         AtomicLong endedAlloc = new AtomicLong();
-        Thread[] workers = new Thread[parallelism];
-        for (int w = 0; w < parallelism; w++) {
+        if (chain) {
+            // No writer threads: parallelism chains of calls on the event loop, each call started by the close of
+            // the one before it in its chain.
+            CountDownLatch chainsDone = new CountDownLatch(parallelism);
+            Runnable[] startNext = new Runnable[1];
+            startNext[0] = () -> {
+                long k = next.getAndIncrement();
+                if (k >= batches) {
+                    chainsDone.countDown();
+                    return;
+                }
+                int n = (int) Math.min(batch, rows - k * batch);
+                byte[] request = k == batches - 1 && last != null ? last : requests.get((int) (k % requests.size()));
+                ClientCall<byte[], byte[]> call = channel.newCall(handle,
+                        CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.MINUTES));
+                call.start(new ClientCall.Listener<>() {
+                    @Override
+                    public void onClose(Status status, Metadata trailers) {
+                        if (status.isOk()) {
+                            sent.addAndGet(n);
+                        } else {
+                            failed.incrementAndGet();
+                            System.err.println("transport floor: " + status);
+                        }
+                        startNext[0].run();
+                    }
+                }, new Metadata());
+                call.sendMessage(request);
+                call.halfClose();
+                call.request(1);
+            };
+            for (int w = 0; w < parallelism; w++) {
+                eventLoop.execute(startNext[0]);
+            }
+            chainsDone.await();
+            endedAlloc.addAndGet(eventLoop.submit(dev.sluice.bench.run.ModeRunner::currentThreadAllocatedBytes).get());
+        }
+        Thread[] workers = new Thread[chain ? 0 : parallelism];
+        for (int w = 0; w < workers.length; w++) {
             workers[w] = new Thread(() -> {
                 long k;
                 while ((k = next.getAndIncrement()) < batches) {
