@@ -12,6 +12,7 @@ import dev.sluice.data.TableSchema;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowWriter;
 import dev.sluice.internal.send.DirectHandOff;
+import dev.sluice.internal.transport.ReusingDirectAllocator;
 import dev.sluice.write.Context;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
@@ -25,7 +26,6 @@ import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
-import dev.sluice.internal.transport.ReusingDirectAllocator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -48,7 +48,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * before the measured part, by Sluice's own Arrow column sinks and message writer (so these are the bytes Sluice
  * sends, request ids aside), then one {@code DoPut} stream sends them, cycling through them, with at most
  * {@code inFlight} batches unanswered, until {@code rows} rows were sent; the stream is then half-closed and every
- * answer awaited. Everything after the call's start runs on the channel's own event loop (see {@code main}). No rows are made or checked, nothing is copied into Arrow memory, nothing is kept for a resend.
+ * answer awaited. Everything from the call's start on runs on the channel's own event loop (see {@code main}). No
+ * rows are made or checked, nothing is copied into Arrow memory, nothing is kept for a resend.
  * Measured from the channel's creation to its termination with the cost benchmark's probes ({@link Jvm}); prints
  * the cost client's result line.
  *
