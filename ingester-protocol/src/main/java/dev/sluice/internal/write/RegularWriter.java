@@ -263,8 +263,8 @@ public final class RegularWriter {
                 .setTimeIndex(schema.column(schema.timestampIndex()).name());
         for (TableSchema.Column c : schema.columns()) {
             var cs = RequestEncoder.columnSchema(c);
-            ColumnDef.Builder def = ColumnDef.newBuilder().setName(c.name()).setDataTypeValue(c.dataType().wireNumber())
-                    .setSemanticTypeValue(c.semanticType().wireNumber())
+            ColumnDef.Builder def = ColumnDef.newBuilder().setName(c.name()).setDataType(WireTypes.of(c.dataType()))
+                    .setSemanticType(WireTypes.of(c.semanticType()))
                     .setIsNullable(c.semanticType() != SemanticType.Timestamp);
             if (cs.hasDatatypeExtension()) {
                 def.setDatatypeExtension(cs.getDatatypeExtension());
