@@ -15,7 +15,7 @@ class BufferCacheTest {
         assertTrue(d.transportBytes() > 0 && d.transportBytes() <= 1L << 30, "transport " + d.transportBytes());
         assertEquals(4L << 30, d.bulkBytes());
         assertEquals(Duration.ofSeconds(30), d.idle());
-        assertEquals(d, GreptimeOptions.newBuilder(new String[] {"localhost:4001"}, "public").build().bufferCache());
+        assertEquals(d, GreptimeOptions.newBuilder("localhost:4001", "public").build().bufferCache());
     }
 
     @Test
@@ -30,7 +30,7 @@ class BufferCacheTest {
                 .getMessage().contains("transport -1"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> new BufferCache(0, 0, Duration.ZERO))
                 .getMessage().contains("PT0S"));
-        assertThrows(NullPointerException.class, () -> GreptimeOptions.newBuilder(new String[] {"localhost:4001"},
+        assertThrows(NullPointerException.class, () -> GreptimeOptions.newBuilder("localhost:4001",
                 "public").bufferCache(null));
     }
 }

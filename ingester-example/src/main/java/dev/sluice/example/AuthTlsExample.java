@@ -46,7 +46,7 @@ public final class AuthTlsExample {
             tls = TlsConfig.trusting(caPem);
             System.out.println("no --endpoint given: TLS testkit at " + endpoint + " trusting a throw-away CA");
         }
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {endpoint}, "public")
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(endpoint, "public")
                 .authInfo(new AuthInfo(user, password)).tls(tls).build());
         try {
             TableSchema schema = TableSchema.newBuilder("example_secure").addTag("k", DataType.String)

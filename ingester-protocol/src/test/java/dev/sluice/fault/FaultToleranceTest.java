@@ -47,9 +47,9 @@ class FaultToleranceTest {
     }
 
     static GreptimeOptions.Builder options(String... endpoints) {
-        return GreptimeOptions.newBuilder(endpoints, "public").defaultTimeout(Duration.ofSeconds(5))
+        return GreptimeOptions.newBuilder(java.util.List.of(endpoints), "public").requestTimeout(Duration.ofSeconds(5))
                 .healthCheckInterval(Duration.ofMillis(200))
-                .retryPolicy(RetryPolicy.defaults().withMaxAttempts(8).withBackoff(Duration.ofMillis(5), Duration.ofMillis(200)));
+                .retryPolicy(RetryPolicy.newBuilder().maxAttempts(8).backoff(Duration.ofMillis(5), Duration.ofMillis(200)).build());
     }
 
     static void report(String scenario, Object... figures) {
@@ -92,8 +92,8 @@ class FaultToleranceTest {
     void everyTenthBatchRateLimitedLosesNothingOnTheBulkPath() {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(options(server.endpoint()).build());
-            BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutPerMessage(Duration.ofMillis(10_000)).build();
-            try (BulkStreamWriter w = db.bulkStreamWriter(CPU, cfg, Context.newDefault())) {
+            BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxInFlightRequests(4).requestTimeout(Duration.ofMillis(10_000)).build();
+            try (BulkStreamWriter w = db.bulkStreamWriter(CPU, cfg, Context.newBuilder().build())) {
                 server.faults().failEvery(10, StatusCode.RateLimited, "rate limited");
                 TableBufferRoot root = w.tableBufferRoot(1_000);
                 List<CompletableFuture<Integer>> acks = new ArrayList<>();
@@ -155,7 +155,7 @@ class FaultToleranceTest {
     void restartingTheOnlyServerOnItsPortIsSurvived() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(options(server.endpoint())
-                    .retryPolicy(RetryPolicy.defaults().withMaxAttempts(20).withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)))
+                    .retryPolicy(RetryPolicy.newBuilder().maxAttempts(20).backoff(Duration.ofMillis(20), Duration.ofMillis(200)).build())
                     .build());
             long acked = 0;
             try {
@@ -190,8 +190,8 @@ class FaultToleranceTest {
     @Test
     void aServerThatNeverAnswersFailsEveryFutureByItsDeadline() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(options(server.endpoint()).defaultTimeout(Duration.ofMillis(300))
-                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(1))).build());
+            GreptimeDB db = GreptimeDB.create(options(server.endpoint()).requestTimeout(Duration.ofMillis(300))
+                    .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(1)).build()).build());
             assertTrue(db.write(rows(0, 1)).join().isOk(), "the table exists before the server goes silent");
             server.faults().neverRespond(true).bulkNeverAck(true);
             long start = System.nanoTime();
@@ -202,8 +202,8 @@ class FaultToleranceTest {
             StreamWriter<Table, WriteOk> stream = db.streamWriter();
             stream.write(rows(0, 1));
             CompletableFuture<WriteOk> streamDone = stream.completed();
-            BulkStreamWriter bulk = db.bulkStreamWriter(CPU, BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofMillis(500))
-                    .createTable(false).build(), Context.newDefault());
+            BulkStreamWriter bulk = db.bulkStreamWriter(CPU, BulkWrite.Config.newBuilder().requestTimeout(Duration.ofMillis(500))
+                    .createTable(false).build(), Context.newBuilder().build());
             bulk.tableBufferRoot(1).addRow("h", 1.0, 1L);
             CompletableFuture<Integer> bulkAck = bulk.writeNext();
             int failed = 0;
@@ -233,7 +233,7 @@ class FaultToleranceTest {
             server.faults().latency(Duration.ofMillis(20));
             long budget = 8L << 20;
             GreptimeDB db = GreptimeDB.create(options(server.endpoint()).maxInFlightBytes(budget)
-                    .limitPolicy(dev.sluice.write.WhenFull.Block, Duration.ofSeconds(30)).build());
+                    .whenFull(dev.sluice.write.WhenFull.Block).maxBlock(Duration.ofSeconds(30)).build());
             AtomicLong sent = new AtomicLong();
             AtomicLong acked = new AtomicLong();
             AtomicLong failed = new AtomicLong();

@@ -47,8 +47,8 @@ class TlsTest {
     }
 
     static Result<WriteOk, Err> write(GreptimeTestServer s, TlsConfig tls) {
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {s.endpoint()}, "public")
-                .tls(tls).retryPolicy(RetryPolicy.none()).defaultTimeout(Duration.ofSeconds(5))
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(s.endpoint(), "public")
+                .tls(tls).retryPolicy(RetryPolicy.none()).requestTimeout(Duration.ofSeconds(5))
                 .authInfo(new AuthInfo("u", "secret-password")).healthCheckInterval(Duration.ZERO).build());
         try {
             return db.write(Table.from(CPU).addRow("a", 1.0, 1L)).join();
@@ -96,7 +96,7 @@ class TlsTest {
     @Test
     void secretsNeverShowInToString() {
         TlsConfig tls = TlsConfig.trusting(ca).withClientCertificate(client[0], client[1]);
-        String text = GreptimeOptions.newBuilder(new String[] {"h:1"}, "public").tls(tls)
+        String text = GreptimeOptions.newBuilder("h:1", "public").tls(tls)
                 .authInfo(new AuthInfo("u", "secret-password")).build().toString();
         assertFalse(text.contains("secret-password"), text);
         assertFalse(text.contains("BEGIN"), text);
@@ -109,11 +109,11 @@ class TlsTest {
                 .addField("message", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
         int rows = 2_000; // about 8 MB of text a batch: sent from Arrow memory through netty's TLS handler
         try (GreptimeTestServer s = GreptimeTestServer.builder().tls(server[0], server[1], null).start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {s.endpoint()}, "public")
-                    .tls(TlsConfig.trusting(ca)).defaultTimeout(Duration.ofSeconds(20))
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(s.endpoint(), "public")
+                    .tls(TlsConfig.trusting(ca)).requestTimeout(Duration.ofSeconds(20))
                     .healthCheckInterval(Duration.ZERO).build());
             try (dev.sluice.bulk.BulkStreamWriter w = db.bulkStreamWriter(logs,
-                    dev.sluice.bulk.BulkWrite.Config.newBuilder().build(), dev.sluice.write.Context.newDefault())) {
+                    dev.sluice.bulk.BulkWrite.Config.newBuilder().build(), dev.sluice.write.Context.newBuilder().build())) {
                 dev.sluice.bulk.TableBufferRoot batch = w.tableBufferRoot(rows);
                 java.util.List<java.util.concurrent.CompletableFuture<Integer>> acks = new java.util.ArrayList<>();
                 for (int b = 0; b < 3; b++) {

@@ -87,15 +87,15 @@ class AdversarialDeliveryTest {
         for (int i = 0; i < servers.length; i++) {
             eps[i] = servers[i].endpoint();
         }
-        return GreptimeOptions.newBuilder(eps, "public");
+        return GreptimeOptions.newBuilder(java.util.List.of(eps), "public");
     }
 
     static RetryPolicy shortPolicy() {
-        return RetryPolicy.defaults().withDeliveryTimeout(DELIVERY);
+        return RetryPolicy.newBuilder().deliveryTimeout(DELIVERY).build();
     }
 
     static GreptimeDB shortClient(GreptimeTestServer server) {
-        return GreptimeDB.create(opts(server).retryPolicy(shortPolicy()).defaultTimeout(Duration.ofSeconds(2)).build());
+        return GreptimeDB.create(opts(server).retryPolicy(shortPolicy()).requestTimeout(Duration.ofSeconds(2)).build());
     }
 
     // ---------------------------------------------------------------------------------------------------- helpers
@@ -247,7 +247,7 @@ class AdversarialDeliveryTest {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = shortClient(server);
             TableSchema s = schema("down_stream");
-            StreamWriter<Table, WriteOk> w = db.streamWriter(0, Context.newDefault());
+            StreamWriter<Table, WriteOk> w = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
             w.write(table(s, 0, 100, 0));
             server.stop();
             long sentRows = 100;
@@ -278,8 +278,8 @@ class AdversarialDeliveryTest {
             TableSchema s = schema("down_bulk");
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
             long sent = 0;
-            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(4)
-                    .timeoutPerMessage(java.time.Duration.ofMillis(1_000)).build(), Context.newDefault());
+            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(4)
+                    .requestTimeout(java.time.Duration.ofMillis(1_000)).build(), Context.newBuilder().build());
             TableBufferRoot root = w.tableBufferRoot(500);
             for (int b = 0; b < 12; b++) {
                 if (b == 3) {
@@ -313,8 +313,8 @@ class AdversarialDeliveryTest {
             GreptimeDB db = shortClient(server);
             TableSchema s = schema("down_batching_" + path);
             server.stop();
-            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withPath(path).withMaxBatchRows(100)
-                    .withContext(Context.newDefault().withRetryPolicy(shortPolicy())));
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().path(path).maxBatchRows(100).build(),
+                    Context.newBuilder().retryPolicy(shortPolicy()).build());
             List<CompletableFuture<Void>> fs = new ArrayList<>();
             for (long i = 0; i < 1_000; i++) {
                 fs.add(w.write(s, row(i, 0)));
@@ -341,8 +341,8 @@ class AdversarialDeliveryTest {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).build()); // default 2 min delivery deadline
             TableSchema s = schema("now_bulk");
-            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(4).build(),
-                    Context.newDefault());
+            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(4).build(),
+                    Context.newBuilder().build());
             server.faults().bulkNeverAck(true);
             TableBufferRoot root = w.tableBufferRoot(200);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
@@ -367,7 +367,7 @@ class AdversarialDeliveryTest {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).build());
             TableSchema s = schema("now_stream");
-            StreamWriter<Table, WriteOk> w = db.streamWriter(0, Context.newDefault());
+            StreamWriter<Table, WriteOk> w = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
             w.write(table(s, 0, 100, 0));
             server.stop();
             CompletableFuture<WriteOk> done = w.completed();
@@ -409,7 +409,7 @@ class AdversarialDeliveryTest {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).build());
             TableSchema s = schema("now_batching_" + path);
-            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withPath(path).withMaxBatchRows(100));
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().path(path).maxBatchRows(100).build());
             // the first batch creates the table (bulk) and goes through; then the server hangs
             w.write(s, row(-1, 0)).get(BOUND_S, TimeUnit.SECONDS);
             server.faults().neverRespond(true).bulkNeverAck(true);
@@ -438,15 +438,15 @@ class AdversarialDeliveryTest {
             TableSchema sb = schema("grace_batching");
             TableSchema ss = schema("grace_stream");
             TableSchema sk = schema("grace_bulk");
-            BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.defaults()
-                    .withFlushInterval(Duration.ofSeconds(30)));
+            BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.newBuilder()
+                    .flushInterval(Duration.ofSeconds(30)).build());
             List<CompletableFuture<Void>> rows = new ArrayList<>();
             for (long i = 0; i < 500; i++) {
                 rows.add(bw.write(sb, row(i, 0)));
             }
-            StreamWriter<Table, WriteOk> sw = db.streamWriter(0, Context.newDefault());
+            StreamWriter<Table, WriteOk> sw = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
             sw.write(table(ss, 0, 100, 0)); // never completed by the user
-            BulkStreamWriter kw = db.bulkStreamWriter(sk, BulkWrite.Config.newBuilder().build(), Context.newDefault());
+            BulkStreamWriter kw = db.bulkStreamWriter(sk, BulkWrite.Config.newBuilder().build(), Context.newBuilder().build());
             server.faults().bulkAckDelay(Duration.ofMillis(500));
             TableBufferRoot root = kw.tableBufferRoot(100);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
@@ -478,8 +478,8 @@ class AdversarialDeliveryTest {
             for (int round = 0; round < 40; round++) {
                 TableSchema s = schema("bulk_close_race_" + round);
                 server.faults().bulkAckDelay(Duration.ofMillis(20 * (round % 3)));
-                BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(3)
-                        .build(), Context.newDefault());
+                BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(3)
+                        .build(), Context.newBuilder().build());
                 List<CompletableFuture<Integer>> acks = Collections.synchronizedList(new ArrayList<>());
                 AtomicReference<Throwable> unexpected = new AtomicReference<>();
                 CountDownLatch started = new CountDownLatch(1);
@@ -542,8 +542,8 @@ class AdversarialDeliveryTest {
             server.faults().bulkAckDelay(Duration.ofMillis(200));
             long sent = 0;
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
-            try (BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(2)
-                    .whenFull(WhenFull.FailFast).build(), Context.newDefault())) {
+            try (BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(2)
+                    .whenFull(WhenFull.FailFast).build(), Context.newBuilder().build())) {
                 TableBufferRoot root = w.tableBufferRoot(100);
                 for (int b = 0; b < 40; b++) {
                     root.addTable(table(s, b * 100L, 100, 0));
@@ -573,7 +573,7 @@ class AdversarialDeliveryTest {
     void tinyInFlightBudgetNeverHangsAnyPathAndStoresWhatItAcknowledges() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).maxInFlightBytes(1024 * 1024)
-                    .limitPolicy(WhenFull.Block, Duration.ofSeconds(3)).retryPolicy(shortPolicy()).build());
+                    .whenFull(WhenFull.Block).maxBlock(Duration.ofSeconds(3)).retryPolicy(shortPolicy()).build());
             server.faults().latency(Duration.ofMillis(20)).bulkAckDelay(Duration.ofMillis(20));
             TableSchema rs = schema("tiny_regular");
             TableSchema ks = schema("tiny_bulk");
@@ -595,8 +595,8 @@ class AdversarialDeliveryTest {
             // bulk
             long ksent = 0;
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
-            try (BulkStreamWriter w = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().maxRequestsInFlight(4)
-                    .build(), Context.newDefault())) {
+            try (BulkStreamWriter w = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().maxInFlightRequests(4)
+                    .build(), Context.newBuilder().build())) {
                 TableBufferRoot root = w.tableBufferRoot(10_000);
                 for (int b = 0; b < 6; b++) {
                     root.addTable(table(ks, b * 10_000L, 10_000, 300));
@@ -613,7 +613,7 @@ class AdversarialDeliveryTest {
             }
             // stream
             long ssent = 0;
-            StreamWriter<Table, WriteOk> sw = db.streamWriter(0, Context.newDefault());
+            StreamWriter<Table, WriteOk> sw = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
             for (int b = 0; b < 6; b++) {
                 try {
                     sw.write(table(ss, b * 10_000L, 10_000, 300));
@@ -636,7 +636,7 @@ class AdversarialDeliveryTest {
         Set<Thread> before = clientThreads();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server)
-                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(60))).build());
+                    .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(60)).build()).build());
             // the testkit counts stream messages as requests: a period shorter than a stream's 5 messages would fail
             // a lone stream's every replay, whatever the client does
             server.faults().failEvery(7, StatusCode.RateLimited, "rate limited");
@@ -661,7 +661,7 @@ class AdversarialDeliveryTest {
                     TableSchema s = schema("mix_stream_" + id);
                     Tally t = new Tally(90);
                     for (int st = 0; st < 6; st++) {
-                        StreamWriter<Table, WriteOk> w = db.streamWriter(0, Context.newDefault());
+                        StreamWriter<Table, WriteOk> w = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
                         for (int b = 0; b < 5; b++) {
                             w.write(table(s, (st * 5 + b) * 200L, 200, 0));
                         }
@@ -674,7 +674,7 @@ class AdversarialDeliveryTest {
                     TableSchema s = schema("mix_bulk_" + id);
                     Tally t = new Tally(90);
                     try (BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder()
-                            .maxRequestsInFlight(4).build(), Context.newDefault())) {
+                            .maxInFlightRequests(4).build(), Context.newBuilder().build())) {
                         TableBufferRoot root = w.tableBufferRoot(200);
                         List<CompletableFuture<Integer>> acks = new ArrayList<>();
                         for (int b = 0; b < 30; b++) {
@@ -690,8 +690,8 @@ class AdversarialDeliveryTest {
                     threads.add(new Thread(() -> {
                         TableSchema s = schema("mix_batching_" + p + "_" + id);
                         Tally t = new Tally(90);
-                        try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withPath(p)
-                                .withMaxBatchRows(300))) {
+                        try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().path(p)
+                                .maxBatchRows(300).build())) {
                             List<CompletableFuture<Void>> fs = new ArrayList<>();
                             for (long i = 0; i < 6_000; i++) {
                                 fs.add(w.write(s, row(i, 0)));
@@ -724,11 +724,11 @@ class AdversarialDeliveryTest {
     void fortyStreamsAtOnceUnderFaultsEachStoreExactlyWhatTheyAcknowledge() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server)
-                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(60))).build());
+                    .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(60)).build()).build());
             server.faults().failEvery(7, StatusCode.RateLimited, "rate limited");
             List<StreamWriter<Table, WriteOk>> ws = new ArrayList<>();
             for (int k = 0; k < 40; k++) {
-                ws.add(db.streamWriter(0, Context.newDefault()));
+                ws.add(db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build()));
             }
             for (int b = 0; b < 4; b++) {
                 for (int k = 0; k < 40; k++) {
@@ -761,8 +761,8 @@ class AdversarialDeliveryTest {
             server.faults().failEvery(7, StatusCode.RateLimited, "rate limited");
             for (int round = 0; round < 25; round++) {
                 TableSchema s = schema("race_" + path + "_" + round);
-                BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withPath(path)
-                        .withMaxBatchRows(50).withFlushInterval(Duration.ofMillis(5)));
+                BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().path(path)
+                        .maxBatchRows(50).flushInterval(Duration.ofMillis(5)).build());
                 List<CompletableFuture<Void>> fs = Collections.synchronizedList(new ArrayList<>());
                 AtomicLong refused = new AtomicLong();
                 List<Thread> producers = new ArrayList<>();
@@ -817,10 +817,10 @@ class AdversarialDeliveryTest {
             TableSchema ss = schema("ten_stream");
             TableSchema ks = schema("ten_bulk");
             TableSchema bs = schema("ten_batching");
-            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().maxRequestsInFlight(4)
-                    .build(), Context.newDefault());
+            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().maxInFlightRequests(4)
+                    .build(), Context.newBuilder().build());
             TableBufferRoot root = kw.tableBufferRoot(200);
-            BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.defaults().withMaxBatchRows(200));
+            BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.newBuilder().maxBatchRows(200).build());
             List<CompletableFuture<Result<WriteOk, Err>>> rf = new ArrayList<>();
             List<CompletableFuture<WriteOk>> sf = new ArrayList<>();
             List<CompletableFuture<Integer>> kf = new ArrayList<>();
@@ -838,7 +838,7 @@ class AdversarialDeliveryTest {
                     }).start();
                 }
                 rf.add(db.write(table(rs, b * 200L, 200, 0)));
-                StreamWriter<Table, WriteOk> sw = db.streamWriter(0, Context.newDefault());
+                StreamWriter<Table, WriteOk> sw = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
                 sw.write(table(ss, b * 200L, 200, 0));
                 sf.add(sw.completed());
                 root.addTable(table(ks, b * 200L, 200, 0));
@@ -873,9 +873,9 @@ class AdversarialDeliveryTest {
     @Test
     void appendModeRegularWritesTimingOutAreNeverStoredTwice() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(opts(server).defaultTimeout(Duration.ofSeconds(1))
-                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(6))).build());
-            Context append = Context.newDefault().withHint("append_mode", "true");
+            GreptimeDB db = GreptimeDB.create(opts(server).requestTimeout(Duration.ofSeconds(1))
+                    .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(6)).build()).build());
+            Context append = Context.newBuilder().hint("append_mode", "true").build();
             TableSchema s = schema("append_regular");
             db.write(List.of(table(s, -10, 10, 0)), WriteOp.Insert, append).get(BOUND_S, TimeUnit.SECONDS);
             server.faults().latency(Duration.ofMillis(1_500));
@@ -898,13 +898,13 @@ class AdversarialDeliveryTest {
     void appendModeBulkBatchesTimingOutAreNeverStoredTwice() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server)
-                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(6))).build());
-            Context append = Context.newDefault().withHint("append_mode", "true");
+                    .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(6)).build()).build());
+            Context append = Context.newBuilder().hint("append_mode", "true").build();
             TableSchema s = schema("append_bulk");
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
             long sent = 0;
-            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(4)
-                    .timeoutPerMessage(java.time.Duration.ofMillis(500)).build(), append);
+            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(4)
+                    .requestTimeout(java.time.Duration.ofMillis(500)).build(), append);
             server.faults().bulkAckDelay(Duration.ofMillis(1_200));
             TableBufferRoot root = w.tableBufferRoot(100);
             for (int b = 0; b < 8; b++) {
@@ -932,10 +932,10 @@ class AdversarialDeliveryTest {
     void appendModeStreamBrokenMidwayIsNeverReplayed() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server)
-                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(6))).build());
-            Context append = Context.newDefault().withHint("append_mode", "true");
+                    .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(6)).build()).build());
+            Context append = Context.newBuilder().hint("append_mode", "true").build();
             TableSchema s = schema("append_stream");
-            StreamWriter<Table, WriteOk> w = db.streamWriter(0, append);
+            StreamWriter<Table, WriteOk> w = db.streamWriter(StreamWriter.Config.newBuilder().build(), append);
             long sent = 0;
             for (int b = 0; b < 6; b++) {
                 if (b == 3) {
@@ -971,8 +971,8 @@ class AdversarialDeliveryTest {
             GreptimeDB db = GreptimeDB.create(opts(server).retryPolicy(shortPolicy()).build());
             server.faults().latency(Duration.ofMillis(30));
             TableSchema s = schema("interrupted_batching");
-            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withMaxBatchRows(100)
-                    .withBuffer(300, Duration.ofSeconds(5)).withMaxInFlightBatches(1));
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().maxBatchRows(100)
+                    .maxBufferedRows(300).maxBlock(Duration.ofSeconds(5)).maxInFlightRequests(1).build());
             List<CompletableFuture<Void>> fs = Collections.synchronizedList(new ArrayList<>());
             AtomicBoolean stop = new AtomicBoolean();
             AtomicReference<Throwable> odd = new AtomicReference<>();
@@ -1023,7 +1023,7 @@ class AdversarialDeliveryTest {
     void interruptingARegularWriterBlockedAtTheLimitLeaksNoBudget() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).maxInFlightRequests(1)
-                    .limitPolicy(WhenFull.Block, Duration.ofSeconds(5)).build());
+                    .whenFull(WhenFull.Block).maxBlock(Duration.ofSeconds(5)).build());
             server.faults().latency(Duration.ofMillis(100));
             TableSchema s = schema("interrupted_regular");
             List<CompletableFuture<Result<WriteOk, Err>>> fs = Collections.synchronizedList(new ArrayList<>());
@@ -1067,7 +1067,7 @@ class AdversarialDeliveryTest {
             GreptimeDB db = shortClient(server);
             TableSchema s = schema("stream_cancel");
             // (a) cancel right after completed()
-            StreamWriter<Table, WriteOk> a = db.streamWriter(0, Context.newDefault());
+            StreamWriter<Table, WriteOk> a = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
             a.write(table(s, 0, 100, 0));
             CompletableFuture<WriteOk> af = a.completed();
             a.cancel();
@@ -1075,7 +1075,7 @@ class AdversarialDeliveryTest {
             ta.await(af, 100, ok -> (long) ok.affectedRows());
             ta.assertNonePending("cancel after completed");
             // (b) cancel from another thread while the writer is held by its rate limit
-            StreamWriter<Table, WriteOk> b = db.streamWriter(200, Context.newDefault());
+            StreamWriter<Table, WriteOk> b = db.streamWriter(StreamWriter.Config.newBuilder().maxRowsPerSecond(200).build(), Context.newBuilder().build());
             AtomicReference<Throwable> bErr = new AtomicReference<>();
             Thread writer = new Thread(() -> {
                 try {
@@ -1096,7 +1096,7 @@ class AdversarialDeliveryTest {
             tb.assertNonePending("completed() after cancel");
             assertEquals(1, tb.failed, "a cancelled stream's completed() fails");
             // (c) close twice, cancel after close, completed after close
-            StreamWriter<Table, WriteOk> c = db.streamWriter(0, Context.newDefault());
+            StreamWriter<Table, WriteOk> c = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
             c.write(table(s, 5_000, 10, 0));
             c.close();
             assertDoesNotThrow(c::close);
@@ -1112,7 +1112,7 @@ class AdversarialDeliveryTest {
             tc.assertNonePending("completed() after close");
             // (d) a server that never answers: completed() fails by the deadline, cancel afterwards is harmless
             server.faults().neverRespond(true);
-            StreamWriter<Table, WriteOk> d = db.streamWriter(0, Context.newDefault());
+            StreamWriter<Table, WriteOk> d = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
             d.write(table(s, 9_000, 10, 0));
             Tally td = new Tally(BOUND_S);
             td.await(d.completed(), 10, ok -> (long) ok.affectedRows());
@@ -1155,7 +1155,7 @@ class AdversarialDeliveryTest {
     void oversizedRegularWriteIsSplitAndFullyStoredEvenWhenEveryOtherPartFails() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).maxMessageSize(256 * 1024)
-                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(30))).build());
+                    .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(30)).build()).build());
             TableSchema s1 = schema("split_a");
             TableSchema s2 = schema("split_b");
             server.faults().failEvery(2, StatusCode.RateLimited, "rate limited");
@@ -1202,9 +1202,9 @@ class AdversarialDeliveryTest {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             // a 4 s delivery deadline: the future is still pending 15 s after shutdown, far past it
             GreptimeDB db = GreptimeDB.create(opts(server)
-                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(4))).build());
+                    .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(4)).build()).build());
             TableSchema s = schema("grace_stream_reopen");
-            StreamWriter<Table, WriteOk> w = db.streamWriter(0, Context.newDefault());
+            StreamWriter<Table, WriteOk> w = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
             w.write(table(s, 0, 100, 0));
             server.stop();
             CompletableFuture<WriteOk> done = w.completed();
@@ -1226,8 +1226,8 @@ class AdversarialDeliveryTest {
             TableSchema rs = schema("hung_regular");
             TableSchema ss = schema("hung_stream");
             TableSchema ks = schema("hung_bulk");
-            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().timeoutPerMessage(java.time.Duration.ofMillis(1_000))
-                    .build(), Context.newDefault());
+            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().requestTimeout(java.time.Duration.ofMillis(1_000))
+                    .build(), Context.newBuilder().build());
             TableBufferRoot root = kw.tableBufferRoot(100);
             server.faults().neverRespond(true).bulkNeverAck(true);
             long start = System.nanoTime();
@@ -1235,7 +1235,7 @@ class AdversarialDeliveryTest {
             for (int b = 0; b < 5; b++) {
                 rf.add(db.write(table(rs, b * 100L, 100, 0)));
             }
-            StreamWriter<Table, WriteOk> sw = db.streamWriter(0, Context.newDefault());
+            StreamWriter<Table, WriteOk> sw = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
             sw.write(table(ss, 0, 100, 0));
             CompletableFuture<WriteOk> sf = sw.completed();
             List<CompletableFuture<Integer>> kf = new ArrayList<>();
@@ -1270,9 +1270,9 @@ class AdversarialDeliveryTest {
     void batchingCloseAgainstADownServerReturnsWithinTheDefaultTimeoutAndFailsEveryRow() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             // the default 2 min delivery deadline, but a 2 s default timeout that close() documents as its flush wait
-            GreptimeDB db = GreptimeDB.create(opts(server).defaultTimeout(Duration.ofSeconds(2)).build());
+            GreptimeDB db = GreptimeDB.create(opts(server).requestTimeout(Duration.ofSeconds(2)).build());
             TableSchema s = schema("close_down_batching");
-            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withMaxBatchRows(100));
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().maxBatchRows(100).build());
             w.write(s, row(-1, 0)).get(BOUND_S, TimeUnit.SECONDS);
             server.stop();
             List<CompletableFuture<Void>> fs = new ArrayList<>();
@@ -1297,8 +1297,8 @@ class AdversarialDeliveryTest {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).build());
             TableSchema s = schema("bulk_slot_wait_close");
-            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(1).build(),
-                    Context.newDefault()); // Block, 60 s slot wait by default
+            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(1).build(),
+                    Context.newBuilder().build()); // Block, 60 s slot wait by default
             server.faults().bulkNeverAck(true);
             List<CompletableFuture<Integer>> acks = Collections.synchronizedList(new ArrayList<>());
             AtomicReference<Throwable> seen = new AtomicReference<>();
@@ -1346,11 +1346,11 @@ class AdversarialDeliveryTest {
     void appendModeBulkFailedBatchIsResentOnceAndEveryRowStoredExactlyOnce() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server)
-                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(30))).build());
-            Context append = Context.newDefault().withHint("append_mode", "true");
+                    .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(30)).build()).build());
+            Context append = Context.newBuilder().hint("append_mode", "true").build();
             TableSchema s = schema("append_bulk_error");
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
-            try (BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(6)
+            try (BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(6)
                     .build(), append)) {
                 server.faults().failBulkBatch(3, StatusCode.RateLimited, "rate limited");
                 TableBufferRoot root = w.tableBufferRoot(100);
@@ -1375,8 +1375,8 @@ class AdversarialDeliveryTest {
     void appendModeRegularAndBatchingUnderRateLimitsStoreEveryRowExactlyOnce() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server)
-                    .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(30))).build());
-            Context append = Context.newDefault().withHint("append_mode", "true");
+                    .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(30)).build()).build());
+            Context append = Context.newBuilder().hint("append_mode", "true").build();
             TableSchema rs = schema("append_regular_error");
             TableSchema bs = schema("append_batching_error");
             server.faults().failEvery(3, StatusCode.RateLimited, "rate limited");
@@ -1387,8 +1387,8 @@ class AdversarialDeliveryTest {
             Tally rt = new Tally(BOUND_S);
             fs.forEach(f -> rt.regular(f, 100));
             List<CompletableFuture<Void>> bf = new ArrayList<>();
-            try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withMaxBatchRows(100)
-                    .withContext(append))) {
+            try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().maxBatchRows(100).build(),
+                    append)) {
                 for (long i = 0; i < 1_500; i++) {
                     bf.add(w.write(bs, row(i, 0)));
                 }
@@ -1408,9 +1408,9 @@ class AdversarialDeliveryTest {
     @Test
     void batchingFlushAgainstAHungServerIsBoundedAndCloseFailsTheRest() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(opts(server).defaultTimeout(Duration.ofSeconds(2)).build());
+            GreptimeDB db = GreptimeDB.create(opts(server).requestTimeout(Duration.ofSeconds(2)).build());
             TableSchema s = schema("flush_hung");
-            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withMaxBatchRows(100));
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().maxBatchRows(100).build());
             w.write(s, row(-1, 0)).get(BOUND_S, TimeUnit.SECONDS);
             server.faults().neverRespond(true);
             List<CompletableFuture<Void>> fs = new ArrayList<>();
@@ -1442,14 +1442,14 @@ class AdversarialDeliveryTest {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = shortClient(server);
             TableSchema s = schema("after_completed");
-            StreamWriter<Table, WriteOk> w = db.streamWriter(0, Context.newDefault());
+            StreamWriter<Table, WriteOk> w = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
             w.write(table(s, 0, 10, 0));
             CompletableFuture<WriteOk> done = w.completed();
             assertThrows(RuntimeException.class, () -> w.write(table(s, 10, 10, 0)));
             assertEquals(10, done.get(BOUND_S, TimeUnit.SECONDS).affectedRows());
             assertEquals(10, server.rowCount("after_completed"));
             TableSchema ks = schema("after_completed_bulk");
-            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().build(), Context.newDefault());
+            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().build(), Context.newBuilder().build());
             TableBufferRoot root = kw.tableBufferRoot(10);
             root.addTable(table(ks, 0, 10, 0));
             CompletableFuture<Integer> a = kw.writeNext();
@@ -1469,14 +1469,14 @@ class AdversarialDeliveryTest {
         Set<Thread> before = clientThreads();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).maxInFlightRequests(1)
-                    .limitPolicy(WhenFull.Block, Duration.ofSeconds(60)).build());
+                    .whenFull(WhenFull.Block).maxBlock(Duration.ofSeconds(60)).build());
             TableSchema ks = schema("blocked_bulk");
             TableSchema bs = schema("blocked_batching");
             TableSchema rs = schema("blocked_regular");
-            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().maxRequestsInFlight(1).build(),
-                    Context.newDefault());
-            BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.defaults().withMaxBatchRows(10)
-                    .withMaxInFlightBatches(1).withBuffer(20, Duration.ofSeconds(60)));
+            BulkStreamWriter kw = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().maxInFlightRequests(1).build(),
+                    Context.newBuilder().build());
+            BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.newBuilder().maxBatchRows(10)
+                    .maxInFlightRequests(1).maxBufferedRows(20).maxBlock(Duration.ofSeconds(60)).build());
             server.faults().neverRespond(true).bulkNeverAck(true);
             List<CompletableFuture<?>> futures = Collections.synchronizedList(new ArrayList<>());
             List<Thread> producers = List.of(
@@ -1548,8 +1548,8 @@ class AdversarialDeliveryTest {
             GreptimeDB db = GreptimeDB.create(opts(server).build()); // 2 min deadline: it would wait to reopen
             for (int round = 0; round < 5; round++) {
                 TableSchema s = schema("bulk_close_vs_completed_" + round);
-                BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxRequestsInFlight(4)
-                        .build(), Context.newDefault());
+                BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(4)
+                        .build(), Context.newBuilder().build());
                 server.faults().bulkAckDelay(Duration.ofMillis(300));
                 TableBufferRoot root = w.tableBufferRoot(100);
                 List<CompletableFuture<Integer>> acks = new ArrayList<>();

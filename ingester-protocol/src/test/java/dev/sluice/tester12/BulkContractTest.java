@@ -29,7 +29,7 @@ class BulkContractTest {
     static final int ROWS = 100;
 
     static BulkWrite.Config config(Duration timeoutPerMessage, int inFlight) {
-        return BulkWrite.Config.newBuilder().timeoutPerMessage(timeoutPerMessage).maxRequestsInFlight(inFlight).build();
+        return BulkWrite.Config.newBuilder().requestTimeout(timeoutPerMessage).maxInFlightRequests(inFlight).build();
     }
 
     static void fill(TableBufferRoot batch, long from, int n) {
@@ -63,7 +63,7 @@ class BulkContractTest {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("bulk_budget");
             kit.server.faults().failEvery(10, StatusCode.RateLimited, "rate limited");
-            Context ctx = Context.newDefault().withRetryPolicy(Kit.quick(2, Duration.ofSeconds(30)));
+            Context ctx = Context.newBuilder().retryPolicy(Kit.quick(2, Duration.ofSeconds(30))).build();
             List<CompletableFuture<Integer>> futures = new ArrayList<>();
             int replays;
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(schema, config(Duration.ofSeconds(10), 4), ctx)) {
@@ -88,7 +88,7 @@ class BulkContractTest {
     void bulkBatchFailingOnBothOfItsAttemptsFailsTheWriterAndEveryFutureCompletesWithoutLeak() {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("bulk_twice");
-            Context ctx = Context.newDefault().withRetryPolicy(Kit.quick(2, Duration.ofSeconds(30)));
+            Context ctx = Context.newBuilder().retryPolicy(Kit.quick(2, Duration.ofSeconds(30))).build();
             List<CompletableFuture<Integer>> futures = new ArrayList<>();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(schema, config(Duration.ofSeconds(10), 4), ctx)) {
                 kit.server.faults().failNext(2, StatusCode.RateLimited, "rate limited");
@@ -122,7 +122,7 @@ class BulkContractTest {
             kit.server.faults().bulkAckDelay(Duration.ofMillis(30));
             // Attempts bounded by the deadline, as by default: a reopening that lands while the restarting server is
             // still down is refused and counts as an attempt, so a count of two made this test depend on timing.
-            Context ctx = Context.newDefault().withRetryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(30)));
+            Context ctx = Context.newBuilder().retryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(30))).build();
             List<CompletableFuture<Integer>> futures = new ArrayList<>();
             int replays;
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(schema, config(Duration.ofSeconds(10), 4), ctx)) {
@@ -152,7 +152,7 @@ class BulkContractTest {
     void bulkTimerOfABrokenStreamDoesNotTimeOutTheBatchResentOnItsReplacement() {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("bulk_stale_timer");
-            Context ctx = Context.newDefault().withRetryPolicy(Kit.quick(10, Duration.ofSeconds(30)));
+            Context ctx = Context.newBuilder().retryPolicy(Kit.quick(10, Duration.ofSeconds(30))).build();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(schema, config(Duration.ofMillis(3000), 4), ctx)) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 fill(batch, 0, 1);
@@ -182,7 +182,7 @@ class BulkContractTest {
     void bulkWithRetryPolicyNoneFailsTheBatchAtTheFirstRetryableErrorAndNeverReopens() {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("bulk_none");
-            Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.none());
+            Context ctx = Context.newBuilder().retryPolicy(RetryPolicy.none()).build();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(schema, config(Duration.ofSeconds(10), 4), ctx)) {
                 kit.server.faults().failNext(1, StatusCode.RateLimited, "rate limited");
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
@@ -206,7 +206,7 @@ class BulkContractTest {
     void bulkWriterCompletedWithZeroBatchesAnswersZeroAndHoldsNothing() {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("bulk_empty");
-            try (BulkStreamWriter w = kit.db.bulkStreamWriter(schema, config(Duration.ofSeconds(5), 4), Context.newDefault())) {
+            try (BulkStreamWriter w = kit.db.bulkStreamWriter(schema, config(Duration.ofSeconds(5), 4), Context.newBuilder().build())) {
                 w.tableBufferRoot(ROWS);
                 CompletableFuture<Long> c = CompletableFuture.supplyAsync(w::completed);
                 Kit.settle("completed()", c, Duration.ofSeconds(10));
@@ -220,7 +220,7 @@ class BulkContractTest {
     void bulkAgainstAHungServerFailsEveryBatchByItsDeadlineAndCompletedReturns() {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("bulk_hung");
-            Context ctx = Context.newDefault().withRetryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(3)));
+            Context ctx = Context.newBuilder().retryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(3))).build();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(schema, config(Duration.ofMillis(500), 3), ctx)) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 kit.server.faults().neverRespond(true);
@@ -249,8 +249,8 @@ class BulkContractTest {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("bulk_append_kill");
             kit.server.faults().bulkAckDelay(Duration.ofMillis(40));
-            Context ctx = Context.newDefault().withHint("append_mode", "true")
-                    .withRetryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(20)));
+            Context ctx = Context.newBuilder().hint("append_mode", "true")
+                    .retryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(20))).build();
             List<CompletableFuture<Integer>> futures = new ArrayList<>();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(schema, config(Duration.ofSeconds(10), 4), ctx)) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);

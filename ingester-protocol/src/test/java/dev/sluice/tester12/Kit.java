@@ -23,7 +23,7 @@ final class Kit implements AutoCloseable {
 
     Kit(UnaryOperator<GreptimeOptions.Builder> options) {
         server = GreptimeTestServer.start();
-        db = GreptimeDB.create(options.apply(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")).build());
+        db = GreptimeDB.create(options.apply(GreptimeOptions.newBuilder(server.endpoint(), "public")).build());
     }
 
     Kit() {
@@ -31,8 +31,8 @@ final class Kit implements AutoCloseable {
     }
 
     static RetryPolicy quick(int attempts, Duration deadline) {
-        return RetryPolicy.defaults().withMaxAttempts(attempts).withBackoff(Duration.ofMillis(10), Duration.ofMillis(50))
-                .withDeliveryTimeout(deadline);
+        return RetryPolicy.newBuilder().maxAttempts(attempts).backoff(Duration.ofMillis(10), Duration.ofMillis(50))
+                .deliveryTimeout(deadline).build();
     }
 
     static TableSchema schema(String name) {

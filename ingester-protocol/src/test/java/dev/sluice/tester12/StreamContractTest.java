@@ -35,8 +35,8 @@ class StreamContractTest {
     void streamKeepsAcceptingWritesWhileItsOnlyServerIsDownAndStoresEveryRowOnceItReturns() {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("s_down");
-            Context ctx = Context.newDefault().withRetryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(30)));
-            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(0, ctx);
+            Context ctx = Context.newBuilder().retryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(30))).build();
+            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(StreamWriter.Config.newBuilder().build(), ctx);
             for (int i = 0; i < 5; i++) {
                 s.write(Kit.table(schema, (long) i * ROWS, ROWS));
             }
@@ -59,8 +59,8 @@ class StreamContractTest {
     void streamAttemptsAreCountedPerStreamSoTwoBreaksPassAndAThirdFailsWithThreeAttempts() {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("s_attempts");
-            Context ctx = Context.newDefault().withRetryPolicy(Kit.quick(3, Duration.ofSeconds(30)));
-            StreamWriter<Table, WriteOk> ok = kit.db.streamWriter(0, ctx);
+            Context ctx = Context.newBuilder().retryPolicy(Kit.quick(3, Duration.ofSeconds(30))).build();
+            StreamWriter<Table, WriteOk> ok = kit.db.streamWriter(StreamWriter.Config.newBuilder().build(), ctx);
             ok.write(Kit.table(schema, 0, ROWS));
             for (int brk = 1; brk <= 2; brk++) {
                 breakAndWrite(kit, ok, schema, (long) brk * ROWS, brk);
@@ -70,7 +70,7 @@ class StreamContractTest {
             assertTrue(done.join().affectedRows() >= 3L * ROWS, "answer " + done.join());
             assertEquals(3L * ROWS, kit.server.rowCount("s_attempts"));
 
-            StreamWriter<Table, WriteOk> spent = kit.db.streamWriter(0, ctx);
+            StreamWriter<Table, WriteOk> spent = kit.db.streamWriter(StreamWriter.Config.newBuilder().build(), ctx);
             spent.write(Kit.table(schema, 1000, ROWS));
             for (int brk = 1; brk <= 2; brk++) {
                 breakAndWrite(kit, spent, schema, 1000L + (long) brk * ROWS, brk);
@@ -112,7 +112,7 @@ class StreamContractTest {
     void streamWithRetryPolicyNoneFailsAtTheFirstRetryableErrorWithoutReopening() {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("s_none");
-            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(0, Context.newDefault().withRetryPolicy(RetryPolicy.none()));
+            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().retryPolicy(RetryPolicy.none()).build());
             kit.server.faults().failNext(1, StatusCode.RateLimited, "rate limited");
             s.write(Kit.table(schema, 0, ROWS));
             CompletableFuture<WriteOk> done = s.completed();
@@ -164,10 +164,9 @@ class StreamContractTest {
 
     @Test
     void emptyStreamToAHungServerEndsByItsDeadline() {
-        try (Kit kit = new Kit(o -> o.defaultTimeout(Duration.ofMillis(500)))) {
+        try (Kit kit = new Kit(o -> o.requestTimeout(Duration.ofMillis(500)))) {
             kit.server.faults().neverRespond(true);
-            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(0,
-                    Context.newDefault().withRetryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(2))));
+            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().retryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(2))).build());
             CompletableFuture<WriteOk> done = s.completed();
             Kit.settle("empty stream behind a hung server", done, Duration.ofSeconds(10));
             s.close();
@@ -199,7 +198,7 @@ class StreamContractTest {
     void streamWriteWaitingOnItsRateLimitIsReleasedWhenAnotherThreadCancels() throws Exception {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("s_rate_cancel");
-            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(10, Context.newDefault());
+            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(StreamWriter.Config.newBuilder().maxRowsPerSecond(10).build(), Context.newBuilder().build());
             AtomicReference<Throwable> thrown = new AtomicReference<>();
             Thread producer = new Thread(() -> {
                 try {
@@ -223,10 +222,9 @@ class StreamContractTest {
 
     @Test
     void streamWriteBlockedOnAFullSendBufferWhileTheServerIsDownIsReleasedByCancel() throws Exception {
-        try (Kit kit = new Kit(o -> o.maxInFlightBytes(4L << 20).defaultTimeout(Duration.ofSeconds(30)))) {
+        try (Kit kit = new Kit(o -> o.maxInFlightBytes(4L << 20).requestTimeout(Duration.ofSeconds(30)))) {
             TableSchema schema = Kit.schema("s_full_cancel");
-            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(0,
-                    Context.newDefault().withRetryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(60))));
+            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().retryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(60))).build());
             s.write(Kit.table(schema, 0, 10));
             kit.server.stop();
             AtomicReference<Throwable> thrown = new AtomicReference<>();
@@ -255,9 +253,9 @@ class StreamContractTest {
     void streamClosedFromAnotherThreadDuringAReopenBackoffFailsPromptlyAndHoldsNothing() throws Exception {
         try (Kit kit = new Kit()) {
             TableSchema schema = Kit.schema("s_backoff_close");
-            RetryPolicy slow = RetryPolicy.defaults().withBackoff(Duration.ofSeconds(20), Duration.ofSeconds(20))
-                    .withDeliveryTimeout(Duration.ofSeconds(60));
-            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(0, Context.newDefault().withRetryPolicy(slow));
+            RetryPolicy slow = RetryPolicy.newBuilder().backoff(Duration.ofSeconds(20), Duration.ofSeconds(20))
+                    .deliveryTimeout(Duration.ofSeconds(60)).build();
+            StreamWriter<Table, WriteOk> s = kit.db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().retryPolicy(slow).build());
             s.write(Kit.table(schema, 0, ROWS));
             kit.server.faults().failNext(1, StatusCode.RateLimited, "rate limited");
             s.write(Kit.table(schema, ROWS, ROWS));
@@ -288,8 +286,8 @@ class StreamContractTest {
             TableSchema schema = Kit.schema("s_shutdown");
             StreamWriter<Table, WriteOk> a = kit.db.streamWriter();
             a.write(Kit.table(schema, 0, ROWS));
-            StreamWriter<Table, WriteOk> b = kit.db.streamWriter(0, Context.newDefault().withRetryPolicy(
-                    RetryPolicy.defaults().withBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30))));
+            StreamWriter<Table, WriteOk> b = kit.db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().retryPolicy(
+                    RetryPolicy.newBuilder().backoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()).build());
             kit.server.faults().failNext(1, StatusCode.RateLimited, "rate limited");
             b.write(Kit.table(schema, ROWS, ROWS));
             backingOff = b.completed();

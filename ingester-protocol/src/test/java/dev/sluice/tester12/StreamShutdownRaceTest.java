@@ -18,11 +18,10 @@ class StreamShutdownRaceTest {
     @Test
     void shutdownGracefullyReturnsWithinItsTimeoutWhileAProducerWritesPastTheReplayBudgetDuringAnOutage() throws Exception {
         for (int round = 0; round < 6; round++) {
-            Kit kit = new Kit(o -> o.maxInFlightBytes(4L << 20).defaultTimeout(Duration.ofSeconds(30)));
+            Kit kit = new Kit(o -> o.maxInFlightBytes(4L << 20).requestTimeout(Duration.ofSeconds(30)));
             try {
                 TableSchema schema = Kit.schema("s_shutdown_race");
-                StreamWriter<Table, WriteOk> s = kit.db.streamWriter(0,
-                        Context.newDefault().withRetryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(60))));
+                StreamWriter<Table, WriteOk> s = kit.db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().retryPolicy(Kit.quick(Integer.MAX_VALUE, Duration.ofSeconds(60))).build());
                 s.write(Kit.table(schema, 0, 10));
                 kit.server.stop();
                 Thread producer = new Thread(() -> {

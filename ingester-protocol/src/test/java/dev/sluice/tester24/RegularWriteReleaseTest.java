@@ -44,7 +44,7 @@ class RegularWriteReleaseTest {
     }
 
     static GreptimeOptions.Builder opts(GreptimeTestServer server) {
-        return GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public");
+        return GreptimeOptions.newBuilder(server.endpoint(), "public");
     }
 
     static void eventually(String what, java.util.function.BooleanSupplier c, long millis) throws InterruptedException {
@@ -101,7 +101,7 @@ class RegularWriteReleaseTest {
             // maxMessageSize small so big writes are split into parts
             GreptimeDB db = GreptimeDB.create(opts(server).maxMessageSize(64 << 10)
                     .metrics(MicrometerMetricsSink.of(registry))
-                    .retryPolicy(RetryPolicy.defaults().withBackoff(Duration.ofMillis(1), Duration.ofMillis(5)))
+                    .retryPolicy(RetryPolicy.newBuilder().backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build())
                     .build());
             try {
                 List<String> bad = new ArrayList<>();
@@ -117,7 +117,7 @@ class RegularWriteReleaseTest {
                     int n = kind == 4 ? 20_000 : 10; // kind 4: split into several parts
                     final int fi = i;
                     CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(rows(n, i * 100_000L)), WriteOp.Insert,
-                            Context.newDefault());
+                            Context.newBuilder().build());
                     ClientStats seen = f.thenApply(r -> db.stats()).join();
                     double g1 = registry.get("sluice.inflight.requests").gauge().value();
                     double g2 = registry.get("sluice.inflight.bytes").gauge().value();
@@ -168,7 +168,7 @@ class RegularWriteReleaseTest {
     void cancelledWritesToHungServerAreFreedByShutdown() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             server.faults().neverRespond(true);
-            GreptimeDB db = GreptimeDB.create(opts(server).defaultTimeout(Duration.ofSeconds(30)).build());
+            GreptimeDB db = GreptimeDB.create(opts(server).requestTimeout(Duration.ofSeconds(30)).build());
             List<CompletableFuture<Result<WriteOk, Err>>> fs = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 fs.add(db.write(rows(10, i * 100L)));
@@ -250,7 +250,7 @@ class RegularWriteReleaseTest {
                 server.faults().latency(Duration.ofMillis(round % 2 == 0 ? 0 : 30));
                 server.faults().failEvery(3, StatusCode.RateLimited, "slow");
                 GreptimeDB db = GreptimeDB.create(opts(server).maxInFlightBytes(1 << 20)
-                        .retryPolicy(RetryPolicy.defaults().withBackoff(Duration.ofMillis(50), Duration.ofMillis(200)))
+                        .retryPolicy(RetryPolicy.newBuilder().backoff(Duration.ofMillis(50), Duration.ofMillis(200)).build())
                         .build());
                 Writers writers = new Writers(db, 3, 200, 100_000_000L, 1000);
                 Thread.sleep(100 + round * 10);
@@ -278,7 +278,7 @@ class RegularWriteReleaseTest {
             List<String> bad = new ArrayList<>();
             for (int round = 0; round < 20; round++) {
                 GreptimeDB db = GreptimeDB.create(opts(server).maxInFlightBytes(1 << 20)
-                        .limitPolicy(dev.sluice.write.WhenFull.Block, Duration.ofSeconds(30)).build());
+                        .whenFull(dev.sluice.write.WhenFull.Block).maxBlock(Duration.ofSeconds(30)).build());
                 // ~300 KB per write: about three fit in the 1 MiB budget
                 Writers writers = new Writers(db, 4, 6_000, 1_000_000_000L, 10_000);
                 ConcurrentLinkedQueue<Object[]> fs = writers.futures;

@@ -111,9 +111,9 @@ class LongTextEveryPathConcurrentlyTest {
     void oneTableWrittenByEveryPathAtOnceIsStoredAsSent() throws Exception {
         List<String> vals = values();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
                     .maxMessageSize(64 << 20).build());
-            BulkWrite.Config bulk = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofSeconds(60)).build();
+            BulkWrite.Config bulk = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofSeconds(60)).build();
             Table regular = fill(schema("t25_regular"), vals);
             Table bulkSource = fill(schema("t25_bulk"), vals);
             Table batched = fill(schema("t25_batched"), vals);
@@ -136,7 +136,7 @@ class LongTextEveryPathConcurrentlyTest {
                 f.get(120, TimeUnit.SECONDS);
             }
             tasks.clear();
-            try (BulkStreamWriter w = db.bulkStreamWriter(bulkSource.schema(), bulk, Context.newDefault())) {
+            try (BulkStreamWriter w = db.bulkStreamWriter(bulkSource.schema(), bulk, Context.newBuilder().build())) {
                 TableBufferRoot root = w.tableBufferRoot(16);
                 root.addTable(bulkSource);
                 assertEquals(vals.size(), w.writeNext().get(60, TimeUnit.SECONDS));
@@ -144,8 +144,8 @@ class LongTextEveryPathConcurrentlyTest {
                 root.addTable(bulkSource); // the same rows again (same keys)
                 assertEquals(vals.size(), w.writeNext().get(60, TimeUnit.SECONDS));
             }
-            try (BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.defaults()
-                    .withPath(BatchingWriter.Path.Bulk).withMaxBatchRows(10))) {
+            try (BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.newBuilder()
+                    .path(BatchingWriter.Path.Bulk).maxBatchRows(10).build())) {
                 List<CompletableFuture<Void>> fs = java.util.Collections.synchronizedList(new ArrayList<>());
                 for (int k = 0; k < 3; k++) {
                     tasks.add(pool.submit(() -> fs.add(bw.write(batched))));

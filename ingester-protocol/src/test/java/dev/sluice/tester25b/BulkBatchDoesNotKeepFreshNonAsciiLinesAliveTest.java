@@ -32,11 +32,11 @@ class BulkBatchDoesNotKeepFreshNonAsciiLinesAliveTest {
         TableSchema schema = TableSchema.newBuilder("bulk_fresh_lines").addTag("h", DataType.String)
                 .addField("m", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
                     .build());
-            BulkWrite.Config bulk = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofSeconds(60)).build();
+            BulkWrite.Config bulk = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofSeconds(60)).build();
             List<WeakReference<String>> refs = new ArrayList<>();
-            try (BulkStreamWriter w = db.bulkStreamWriter(schema, bulk, Context.newDefault())) {
+            try (BulkStreamWriter w = db.bulkStreamWriter(schema, bulk, Context.newBuilder().build())) {
                 TableBufferRoot root = w.tableBufferRoot(1_024);
                 char[] c = new char[2_000];
                 for (int r = 0; r < 400; r++) {

@@ -119,14 +119,14 @@ class ReusedTableRefilledWithOtherSizesIsStoredAsSentTest {
         Map<Long, String> expected = new HashMap<>();
         Random r = new Random(2525);
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
                     .maxMessageSize(8 << 20).build());
-            BulkWrite.Config bulk = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofSeconds(60)).build();
+            BulkWrite.Config bulk = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofSeconds(60)).build();
             Table regular = Table.from(regularSchema);
             Table stream = Table.from(streamSchema);
             Table bulkSource = Table.from(bulkSchema);
             long ts = 1_000;
-            try (BulkStreamWriter bw = db.bulkStreamWriter(bulkSchema, bulk, Context.newDefault())) {
+            try (BulkStreamWriter bw = db.bulkStreamWriter(bulkSchema, bulk, Context.newBuilder().build())) {
                 for (int k = 0; k < 8; k++) {
                     regular.reset();
                     stream.reset();

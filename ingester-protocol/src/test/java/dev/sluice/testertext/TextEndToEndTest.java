@@ -45,12 +45,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 class TextEndToEndTest {
     static GreptimeTestServer server;
     static GreptimeDB db;
-    static final BulkWrite.Config BULK = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofSeconds(30)).build();
+    static final BulkWrite.Config BULK = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofSeconds(30)).build();
 
     @BeforeAll
     static void start() {
         server = GreptimeTestServer.start();
-        db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+        db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
     }
 
     @AfterAll
@@ -175,7 +175,7 @@ class TextEndToEndTest {
         // A heap table filled through its own appender, copied into some batches with addTable.
         Table side = Table.from(schema, 16);
         long next = 0;
-        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BULK, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BULK, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(64);
             RowAppender a = batch.appender();
             for (int b = 0; b < 40; b++) {
@@ -239,7 +239,7 @@ class TextEndToEndTest {
         Random rnd = new Random(3);
         Map<Long, Sent> sent = new HashMap<>();
         List<CompletableFuture<Void>> acks = new ArrayList<>();
-        BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(700).withPath(path);
+        BatchingWriter.Config cfg = BatchingWriter.Config.newBuilder().maxBatchRows(700).path(path).build();
         try (BatchingWriter w = db.batchingWriter(cfg)) {
             int host = schema.indexOf("host");
             int msg = schema.indexOf("msg");
@@ -287,7 +287,7 @@ class TextEndToEndTest {
         TableSchema schema = TableSchema.newBuilder("tt_bulk_leak").addTag("host", DataType.String)
                 .addField("msg", DataType.String).addField("v", DataType.Float64)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
-        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BULK, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BULK, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(4);
             RowAppender a = batch.appender();
             a.setString(0, "abandoned-host").setString(1, "abandoned-msg");
@@ -306,7 +306,7 @@ class TextEndToEndTest {
         TableSchema schema = TableSchema.newBuilder("tt_bulk_mix").addTag("host", DataType.String)
                 .addField("msg", DataType.String).addField("v", DataType.Float64)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
-        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BULK, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BULK, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(4);
             RowAppender a = batch.appender();
             for (long i = 10; i < 13; i++) {
@@ -351,7 +351,7 @@ class TextEndToEndTest {
         TableSchema schema = TableSchema.newBuilder("tt_batching_nested").addTag("host", DataType.String)
                 .addField("msg", DataType.String).addField("v", DataType.Float64)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
-        try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults())) {
+        try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().build())) {
             try {
                 w.write(schema, outer -> {
                     outer.setString(0, "outer-host").setString(1, "outer-msg");
@@ -422,7 +422,7 @@ class TextEndToEndTest {
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
         String longer = "a much longer first value é🚀 ".repeat(200);
         Map<Long, Sent> sent = new HashMap<>();
-        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BULK, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BULK, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(2);
             RowAppender a = batch.appender();
             long ts = 0;

@@ -93,7 +93,7 @@ final class ZcKit implements AutoCloseable {
             throw new java.io.UncheckedIOException(e);
         }
         String endpoint = proxied ? proxy.endpoint() : server.endpoint();
-        db = GreptimeDB.create(options.apply(GreptimeOptions.newBuilder(new String[] {endpoint}, "public")).build());
+        db = GreptimeDB.create(options.apply(GreptimeOptions.newBuilder(endpoint, "public")).build());
     }
 
     ZcKit(UnaryOperator<GreptimeOptions.Builder> options) {
@@ -105,12 +105,12 @@ final class ZcKit implements AutoCloseable {
     }
 
     static RetryPolicy quick(int attempts, Duration deadline) {
-        return RetryPolicy.defaults().withMaxAttempts(attempts).withBackoff(Duration.ofMillis(10), Duration.ofMillis(50))
-                .withDeliveryTimeout(deadline);
+        return RetryPolicy.newBuilder().maxAttempts(attempts).backoff(Duration.ofMillis(10), Duration.ofMillis(50))
+                .deliveryTimeout(deadline).build();
     }
 
     static BulkWrite.Config config(Duration timeoutPerMessage, int inFlight) {
-        return BulkWrite.Config.newBuilder().timeoutPerMessage(timeoutPerMessage).maxRequestsInFlight(inFlight).build();
+        return BulkWrite.Config.newBuilder().requestTimeout(timeoutPerMessage).maxInFlightRequests(inFlight).build();
     }
 
     static TableSchema schema(String name) {

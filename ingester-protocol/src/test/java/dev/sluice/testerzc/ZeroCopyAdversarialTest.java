@@ -39,12 +39,12 @@ class ZeroCopyAdversarialTest {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_failfast";
             kit.server.faults().bulkAckDelay(Duration.ofMillis(700));
-            BulkWrite.Config config = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofSeconds(20))
-                    .maxRequestsInFlight(1).whenFull(WhenFull.FailFast).build();
+            BulkWrite.Config config = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofSeconds(20))
+                    .maxInFlightRequests(1).whenFull(WhenFull.FailFast).build();
             BitSet acked = new BitSet();
             BitSet rejected = new BitSet();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), config,
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)))) {
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 ZcKit.fill(batch, 0, ROWS);
                 CompletableFuture<Integer> first = w.writeNext();
@@ -72,7 +72,7 @@ class ZeroCopyAdversarialTest {
     void appendModeLargeBatchesBrokenByARestartAreNeverStoredTwice() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_append";
-            Context ctx = Context.newDefault().withHint("append_mode", "true").withRetryPolicy(ZcKit.quick(5, BOUND));
+            Context ctx = Context.newBuilder().hint("append_mode", "true").retryPolicy(ZcKit.quick(5, BOUND)).build();
             kit.server.faults().bulkAckDelay(Duration.ofMillis(800));
             BitSet acked = new BitSet();
             BitSet written = new BitSet();
@@ -111,7 +111,7 @@ class ZeroCopyAdversarialTest {
             BitSet written = new BitSet();
             long start = System.nanoTime();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofMillis(300), 3),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, Duration.ofSeconds(10))))) {
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, Duration.ofSeconds(10))).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 List<CompletableFuture<Integer>> acks = ZcKit.futures();
                 for (int b = 0; b < 3; b++) {
@@ -140,8 +140,8 @@ class ZeroCopyAdversarialTest {
     void restartsRightAfterEachHandOffResendLargeBatchesByteForByte() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_restart_midtransfer";
-            Context ctx = Context.newDefault().withRetryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND)
-                    .withBackoff(Duration.ofMillis(20), Duration.ofMillis(100)));
+            Context ctx = Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND).toBuilder()
+                    .backoff(Duration.ofMillis(20), Duration.ofMillis(100)).build()).build();
             int batches = 5;
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 8), ctx)) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
@@ -175,8 +175,8 @@ class ZeroCopyAdversarialTest {
                 int writer = k;
                 results.add(pool.submit(() -> {
                     BitSet must = new BitSet();
-                    Context ctx = Context.newDefault().withCompression(writer == 1 ? Compression.Zstd : Compression.None)
-                            .withRetryPolicy(ZcKit.quick(50, BOUND));
+                    Context ctx = Context.newBuilder().compression(writer == 1 ? Compression.Zstd : Compression.None)
+                            .retryPolicy(ZcKit.quick(50, BOUND)).build();
                     try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema("zc_conc_" + writer),
                             ZcKit.config(Duration.ofSeconds(20), 3), ctx)) {
                         TableBufferRoot batch = w.tableBufferRoot(64);
@@ -211,13 +211,13 @@ class ZeroCopyAdversarialTest {
     void aBatchGrowingPastTheAllocatorCapFailsCleanlyAndEarlierLargeBatchesStayIntact() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_cap";
-            BulkWrite.Config config = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofSeconds(20))
-                    .maxRequestsInFlight(2).allocatorMaxAllocation(20L << 20).build();
+            BulkWrite.Config config = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofSeconds(20))
+                    .maxInFlightRequests(2).allocatorMaxAllocation(20L << 20).build();
             kit.server.faults().bulkAckDelay(Duration.ofMillis(500));
             BitSet acked = new BitSet();
             BitSet written = new BitSet();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), config,
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)))) {
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 ZcKit.fill(batch, 0, 1_200); // about 5 MB: large, kept while unanswered
                 written.set(0, 1_200);
@@ -254,7 +254,7 @@ class ZeroCopyAdversarialTest {
             kit.server.faults().failBulkBatch(2, StatusCode.InvalidArguments, "bad batch");
             BitSet acked = new BitSet();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 1),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(5, BOUND)))) {
+                    Context.newBuilder().retryPolicy(ZcKit.quick(5, BOUND)).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 List<CompletableFuture<Integer>> acks = ZcKit.futures();
                 for (int b = 0; b < 3; b++) {

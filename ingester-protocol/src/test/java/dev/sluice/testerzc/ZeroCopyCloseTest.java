@@ -41,7 +41,7 @@ class ZeroCopyCloseTest {
     void closingRightAfterLargeBatchesAreHandedToTheTransportFailsOrAnswersEachAndLeaksNothing(Compression compression) {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_close_mid_" + compression.name().toLowerCase();
-            Context ctx = Context.newDefault().withCompression(compression).withRetryPolicy(ZcKit.quick(5, BOUND));
+            Context ctx = Context.newBuilder().compression(compression).retryPolicy(ZcKit.quick(5, BOUND)).build();
             BitSet acked = new BitSet();
             BitSet written = new BitSet();
             long id = 0;
@@ -80,7 +80,7 @@ class ZeroCopyCloseTest {
             kit.server.faults().bulkNeverAck(true);
             // one slot and a long timeout: the producer's second writeNext() waits for the first answer
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(25), 1),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, Duration.ofSeconds(40))));
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, Duration.ofSeconds(40))).build());
             List<CompletableFuture<Integer>> acks = new CopyOnWriteArrayList<>();
             AtomicReference<Throwable> producerError = new AtomicReference<>();
             CountDownLatch second = new CountDownLatch(1);
@@ -124,7 +124,7 @@ class ZeroCopyCloseTest {
             String table = "zc_close_filling";
             kit.server.faults().bulkAckDelay(Duration.ofMillis(200));
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 2),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)));
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build());
             List<CompletableFuture<Integer>> acks = new CopyOnWriteArrayList<>();
             AtomicReference<Throwable> producerError = new AtomicReference<>();
             CountDownLatch started = new CountDownLatch(1);
@@ -181,7 +181,7 @@ class ZeroCopyCloseTest {
             String table = "zc_interrupt";
             kit.server.faults().bulkNeverAck(true);
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(25), 1),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(2, Duration.ofSeconds(40))));
+                    Context.newBuilder().retryPolicy(ZcKit.quick(2, Duration.ofSeconds(40))).build());
             List<CompletableFuture<Integer>> acks = new CopyOnWriteArrayList<>();
             AtomicReference<Throwable> producerError = new AtomicReference<>();
             CountDownLatch second = new CountDownLatch(1);
@@ -220,7 +220,7 @@ class ZeroCopyCloseTest {
             String table = "zc_shutdown_graceful";
             kit.server.faults().bulkAckDelay(Duration.ofMillis(800));
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)));
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build());
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             List<CompletableFuture<Integer>> acks = ZcKit.futures();
             BitSet written = new BitSet();
@@ -254,7 +254,7 @@ class ZeroCopyCloseTest {
         try {
             String table = "zc_shutdown_now";
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(25), 4),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(Integer.MAX_VALUE, Duration.ofSeconds(60))));
+                    Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, Duration.ofSeconds(60))).build());
             kit.server.faults().bulkNeverAck(true);
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             List<CompletableFuture<Integer>> acks = ZcKit.futures();
@@ -280,11 +280,11 @@ class ZeroCopyCloseTest {
     void clientCloseWhileAWriterIsOpenThenWriterCloseDoesNotThrowOrLeak() {
         // a short default timeout: close() is shutdownGracefully(defaultTimeout), and an open bulk writer holds it
         // for all of it (see gracefulShutdownWithAnIdleOpenBulkWriterReturnsWithoutWaitingOutItsTimeout)
-        ZcKit kit = new ZcKit(o -> o.defaultTimeout(Duration.ofSeconds(3)));
+        ZcKit kit = new ZcKit(o -> o.requestTimeout(Duration.ofSeconds(3)));
         try {
             String table = "zc_client_close";
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)));
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build());
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             List<CompletableFuture<Integer>> acks = ZcKit.futures();
             for (int b = 0; b < 2; b++) {
@@ -317,7 +317,7 @@ class ZeroCopyCloseTest {
     void writerUsedAfterCloseRefusesCleanlyAndHoldsNoMemory() {
         try (ZcKit kit = new ZcKit()) {
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema("zc_after_close"), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newDefault());
+                    Context.newBuilder().build());
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             ZcKit.fill(batch, 0, ROWS);
             CompletableFuture<Integer> first = w.writeNext();
@@ -340,7 +340,7 @@ class ZeroCopyCloseTest {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_close_stopped";
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newDefault().withRetryPolicy(RetryPolicy.defaults()));
+                    Context.newBuilder().retryPolicy(RetryPolicy.newBuilder().build()).build());
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             List<CompletableFuture<Integer>> acks = ZcKit.futures();
             kit.server.faults().bulkNeverAck(true);
@@ -376,7 +376,7 @@ class ZeroCopyCloseTest {
             long[] delays = {0, 20, 60, 150};
             for (long delay : delays) {
                 BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
-                        Context.newDefault().withCompression(Compression.Lz4).withRetryPolicy(ZcKit.quick(3, BOUND)));
+                        Context.newBuilder().compression(Compression.Lz4).retryPolicy(ZcKit.quick(3, BOUND)).build());
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 ZcKit.fill(batch, 0, ROWS);
                 List<CompletableFuture<Integer>> acks = new CopyOnWriteArrayList<>();
@@ -426,8 +426,8 @@ class ZeroCopyCloseTest {
             long id = 0;
             for (int round = 0; round < 4; round++) {
                 BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
-                        Context.newDefault().withRetryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND)
-                                .withBackoff(Duration.ofMillis(5), Duration.ofMillis(30))));
+                        Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND).toBuilder()
+                                .backoff(Duration.ofMillis(5), Duration.ofMillis(30)).build()).build());
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 List<CompletableFuture<Integer>> acks = ZcKit.futures();
                 List<long[]> ranges = new java.util.ArrayList<>();
@@ -462,7 +462,7 @@ class ZeroCopyCloseTest {
         ZcKit kit = new ZcKit();
         try {
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema("zc_after_shutdown"), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)));
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build());
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             ZcKit.fill(batch, 0, ROWS);
             assertEquals(ROWS, ZcKit.outcome("first batch", w.writeNext(), BOUND));
@@ -499,7 +499,7 @@ class ZeroCopyCloseTest {
         ZcKit kit = new ZcKit();
         try {
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema("zc_idle_shutdown"), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newDefault());
+                    Context.newBuilder().build());
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             ZcKit.fill(batch, 0, ROWS);
             assertEquals(ROWS, ZcKit.outcome("batch", w.writeNext(), BOUND));

@@ -40,8 +40,8 @@ class ZeroCopyMemoryTest {
             long id = 0;
             for (int cycle = 0; cycle < 12; cycle++) {
                 Compression c = Compression.values()[cycle % Compression.values().length];
-                Context ctx = Context.newDefault().withCompression(c)
-                        .withRetryPolicy(cycle % 3 == 2 ? RetryPolicy.none() : ZcKit.quick(3, BOUND));
+                Context ctx = Context.newBuilder().compression(c)
+                        .retryPolicy(cycle % 3 == 2 ? RetryPolicy.none() : ZcKit.quick(3, BOUND)).build();
                 BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 2), ctx);
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 ZcKit.fill(batch, id, ROWS);
@@ -77,7 +77,7 @@ class ZeroCopyMemoryTest {
             long oneBatch;
             int batches = 12;
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), inFlight),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)))) {
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 ZcKit.fill(batch, 0, ROWS);
                 oneBatch = w.allocatedBytes();
@@ -110,7 +110,7 @@ class ZeroCopyMemoryTest {
             kit.server.faults().bulkAckDelay(Duration.ofMillis(200));
             int batches = 6;
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 8),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)))) {
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 List<CompletableFuture<Integer>> acks = ZcKit.futures();
                 for (int b = 0; b < batches; b++) {
@@ -146,7 +146,7 @@ class ZeroCopyMemoryTest {
                     Compression c = Compression.values()[writer % Compression.values().length];
                     try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema("zc_many_" + writer),
                             ZcKit.config(Duration.ofSeconds(20), 2),
-                            Context.newDefault().withCompression(c).withRetryPolicy(ZcKit.quick(20, BOUND)))) {
+                            Context.newBuilder().compression(c).retryPolicy(ZcKit.quick(20, BOUND)).build())) {
                         TableBufferRoot batch = w.tableBufferRoot(ROWS);
                         List<CompletableFuture<Integer>> acks = ZcKit.futures();
                         for (int b = 0; b < batches; b++) {
@@ -180,7 +180,7 @@ class ZeroCopyMemoryTest {
             String table = "zc_server_limit";
             BitSet acked = new BitSet();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(Integer.MAX_VALUE, Duration.ofSeconds(20))))) {
+                    Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, Duration.ofSeconds(20))).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 // a small batch first (accepted), then one of about 8 MB (over the server's 6 MiB)
                 ZcKit.fill(batch, 0, 500);
@@ -206,7 +206,7 @@ class ZeroCopyMemoryTest {
         try (ZcKit kit = new ZcKit(o -> o.maxMessageSize(2 << 20))) {
             String table = "zc_client_limit";
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)));
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build());
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             ZcKit.fill(batch, 0, ROWS);
             CompletableFuture<Integer> big = w.writeNext();
@@ -229,7 +229,7 @@ class ZeroCopyMemoryTest {
             String table = "zc_completed";
             kit.server.faults().bulkAckDelay(Duration.ofMillis(600));
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)))) {
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 List<CompletableFuture<Integer>> acks = ZcKit.futures();
                 for (int b = 0; b < 4; b++) {

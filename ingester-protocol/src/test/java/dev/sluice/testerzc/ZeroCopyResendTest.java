@@ -36,7 +36,7 @@ class ZeroCopyResendTest {
     void largeBatchesResentAfterARateLimitedBatchAreStoredByteForByteWithEveryCompression(Compression compression) {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_resend_" + compression.name().toLowerCase();
-            Context ctx = Context.newDefault().withCompression(compression).withRetryPolicy(ZcKit.quick(6, BOUND));
+            Context ctx = Context.newBuilder().compression(compression).retryPolicy(ZcKit.quick(6, BOUND)).build();
             kit.server.faults().failBulkBatch(2, StatusCode.RateLimited, "slow down");
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 4), ctx)) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
@@ -62,7 +62,7 @@ class ZeroCopyResendTest {
     void everyThirdMessageFailingStillStoresEveryLargeBatchExactlyOnce() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_every3";
-            Context ctx = Context.newDefault().withRetryPolicy(ZcKit.quick(20, BOUND));
+            Context ctx = Context.newBuilder().retryPolicy(ZcKit.quick(20, BOUND)).build();
             kit.server.faults().failEvery(3, StatusCode.RateLimited, "slow down");
             int batches = 6;
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 3), ctx)) {
@@ -88,7 +88,7 @@ class ZeroCopyResendTest {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_restart";
             // no attempt cap: with 10-50 ms backoffs a count would be spent while the server is still stopping
-            Context ctx = Context.newDefault().withRetryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND));
+            Context ctx = Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND)).build();
             kit.server.faults().bulkAckDelay(Duration.ofMillis(1_500));
             int batches = 6;
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 4), ctx)) {
@@ -120,8 +120,8 @@ class ZeroCopyResendTest {
     void serverStoppedAndResumedWithinTheDeadlineLosesNoLargeBatch() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_stop_resume";
-            Context ctx = Context.newDefault().withRetryPolicy(
-                    RetryPolicy.defaults().withBackoff(Duration.ofMillis(50), Duration.ofMillis(300)).withDeliveryTimeout(BOUND));
+            Context ctx = Context.newBuilder().retryPolicy(
+                    RetryPolicy.newBuilder().backoff(Duration.ofMillis(50), Duration.ofMillis(300)).deliveryTimeout(BOUND).build()).build();
             int batches = 5;
             // enough slots for every batch: a producer waiting for a slot here would keep the server stopped
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 8), ctx)) {
@@ -155,7 +155,7 @@ class ZeroCopyResendTest {
     void serverStoppedForGoodFailsEveryLargeBatchByItsDeadlineAndFreesAllMemory() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_stop_forever";
-            Context ctx = Context.newDefault().withRetryPolicy(ZcKit.quick(Integer.MAX_VALUE, Duration.ofSeconds(4)));
+            Context ctx = Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, Duration.ofSeconds(4))).build();
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(3), 4), ctx);
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             List<CompletableFuture<Integer>> acks = ZcKit.futures();
@@ -185,7 +185,7 @@ class ZeroCopyResendTest {
     void retryPolicyNoneFailsTheBrokenLargeBatchAndItsFollowersButStoresTheAnsweredOnesExactly() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_none";
-            Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.none());
+            Context ctx = Context.newBuilder().retryPolicy(RetryPolicy.none()).build();
             kit.server.faults().failBulkBatch(3, StatusCode.RateLimited, "slow down");
             BitSet acked = new BitSet();
             BitSet written = new BitSet();
@@ -223,7 +223,7 @@ class ZeroCopyResendTest {
     void retryPolicyNoneKeepsNoMoreThanTheVectorsOnceEveryLargeBatchIsAnswered() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_none_mem";
-            Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.none());
+            Context ctx = Context.newBuilder().retryPolicy(RetryPolicy.none()).build();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 4), ctx)) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 ZcKit.fill(batch, 0, ROWS);
@@ -256,7 +256,7 @@ class ZeroCopyResendTest {
         int blob = 4_096;
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_threshold";
-            Context ctx = Context.newDefault().withRetryPolicy(ZcKit.quick(30, BOUND));
+            Context ctx = Context.newBuilder().retryPolicy(ZcKit.quick(30, BOUND)).build();
             kit.server.faults().failEvery(4, StatusCode.RateLimited, "slow down");
             BitSet written = new BitSet();
             long next = 0;
@@ -293,7 +293,7 @@ class ZeroCopyResendTest {
         // buffers: a recycled buffer still referenced by a waiting batch would corrupt what is resent.
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_recycle";
-            Context ctx = Context.newDefault().withRetryPolicy(ZcKit.quick(20, BOUND));
+            Context ctx = Context.newBuilder().retryPolicy(ZcKit.quick(20, BOUND)).build();
             int batches = 10;
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 4), ctx)) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
@@ -325,7 +325,7 @@ class ZeroCopyResendTest {
     void noAnswerWithinTimeoutPerMessageResendsLargeBatchesAndEachFutureCompletesOnce() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_noack_timeout";
-            Context ctx = Context.newDefault().withRetryPolicy(ZcKit.quick(4, BOUND));
+            Context ctx = Context.newBuilder().retryPolicy(ZcKit.quick(4, BOUND)).build();
             kit.server.faults().bulkNeverAck(true);
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofMillis(1_500), 4), ctx)) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
@@ -353,10 +353,10 @@ class ZeroCopyResendTest {
     void largeBatchesCappedByASmallAllocatorAreCopiedAndStillStoredExactlyThroughResends() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_small_alloc";
-            Context ctx = Context.newDefault().withRetryPolicy(ZcKit.quick(10, BOUND));
+            Context ctx = Context.newBuilder().retryPolicy(ZcKit.quick(10, BOUND)).build();
             kit.server.faults().failBulkBatch(2, StatusCode.RateLimited, "slow down");
-            BulkWrite.Config config = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofSeconds(20))
-                    .maxRequestsInFlight(4).allocatorMaxAllocation(24L << 20).build();
+            BulkWrite.Config config = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofSeconds(20))
+                    .maxInFlightRequests(4).allocatorMaxAllocation(24L << 20).build();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), config, ctx)) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 List<CompletableFuture<Integer>> acks = ZcKit.futures();

@@ -33,7 +33,7 @@ class ZeroCopyStuckTransportTest {
         try (ZcKit kit = proxied()) {
             String table = "zc_stuck_close";
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 4),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(3, BOUND)));
+                    Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build());
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             ZcKit.fill(batch, 0, ROWS);
             assertEquals(ROWS, ZcKit.outcome("warm-up", w.writeNext(), BOUND));
@@ -72,7 +72,7 @@ class ZeroCopyStuckTransportTest {
             long peak = 0;
             long oneBatch;
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofMillis(1_500), 4),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND)))) {
+                    Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND)).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 ZcKit.fill(batch, 0, ROWS);
                 oneBatch = w.allocatedBytes();
@@ -107,7 +107,7 @@ class ZeroCopyStuckTransportTest {
         try {
             String table = "zc_stuck_shutdown";
             BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 4),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND)));
+                    Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND)).build());
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             kit.proxy.freeze(true);
             List<CompletableFuture<Integer>> acks = ZcKit.futures();
@@ -136,8 +136,8 @@ class ZeroCopyStuckTransportTest {
             kit.server.faults().bulkAckDelay(Duration.ofMillis(700));
             int batches = 4;
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 8),
-                    Context.newDefault().withRetryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND)
-                            .withBackoff(Duration.ofMillis(20), Duration.ofMillis(100))))) {
+                    Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND).toBuilder()
+                            .backoff(Duration.ofMillis(20), Duration.ofMillis(100)).build()).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 List<CompletableFuture<Integer>> acks = ZcKit.futures();
                 for (int b = 0; b < batches; b++) {
@@ -171,8 +171,8 @@ class ZeroCopyStuckTransportTest {
             BitSet must = new BitSet();
             for (int round = 0; round < 15; round++) {
                 try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 8),
-                        Context.newDefault().withRetryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND)
-                                .withBackoff(Duration.ofMillis(20), Duration.ofMillis(100))))) {
+                        Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, BOUND).toBuilder()
+                                .backoff(Duration.ofMillis(20), Duration.ofMillis(100)).build()).build())) {
                     TableBufferRoot batch = w.tableBufferRoot(ROWS);
                     List<CompletableFuture<Integer>> acks = ZcKit.futures();
                     for (int b = 0; b < 4; b++) {

@@ -389,4 +389,34 @@ public final class ServerTypes {
         }
         return null;
     }
+
+    /**
+     * The {@code ColumnDataType} number of a column type, found by the protocol's own enum names (common.proto in
+     * GreptimeTeam/greptime-proto): {@code TimestampMillisecond} is {@code TIMESTAMP_MILLISECOND}, {@code Bool} is
+     * {@code BOOLEAN}.
+     *
+     * @param t the type
+     * @return its protocol number
+     */
+    public static int wireNumber(DataType t) {
+        String name = t == DataType.Bool ? "BOOLEAN"
+                : t.name().replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(java.util.Locale.ROOT);
+        return ColumnDataType.valueOf(name).getNumber();
+    }
+
+    /**
+     * The column type a write may create for a {@code ColumnDataType} number.
+     *
+     * @param wire the protocol number
+     * @return the type
+     * @throws IllegalArgumentException for a number no write can create
+     */
+    public static DataType dataType(int wire) {
+        for (DataType t : DataType.values()) {
+            if (wireNumber(t) == wire) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("column data type " + wire + " cannot be created by a write");
+    }
 }

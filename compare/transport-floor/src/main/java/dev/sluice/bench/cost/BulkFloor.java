@@ -106,8 +106,8 @@ public final class BulkFloor {
         TableSchema schema = wl.schema();
 
         // The table, through Sluice's own bulk writer (it creates a missing table), before anything is measured.
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {endpoint}, "public").build());
-        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder().build(), Context.newDefault())) {
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(endpoint, "public").build());
+        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder().build(), Context.newBuilder().build())) {
             w.completed();
         }
         db.shutdownGracefully();
