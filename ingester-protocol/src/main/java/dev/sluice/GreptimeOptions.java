@@ -211,7 +211,7 @@ public final class GreptimeOptions {
         private WhenFull whenFull = WhenFull.Block;
         private Duration maxBlock = Duration.ofSeconds(10);
         private MetricsSink metrics = MetricsSink.NONE;
-        private BufferCache bufferCache = BufferCache.defaults();
+        private BufferCache bufferCache = BufferCache.newBuilder().build();
 
         private Builder(List<String> endpoints, String database) {
             Objects.requireNonNull(endpoints, "endpoints");

@@ -194,7 +194,7 @@ public final class BenchMain implements Callable<Integer> {
                 ob.authInfo(new AuthInfo(user, password == null ? "" : password));
             }
             if (tls || tlsCa != null) {
-                ob.tls(tlsCa != null ? TlsConfig.trusting(tlsCa) : TlsConfig.systemTrust());
+                ob.tls(tlsCa != null ? TlsConfig.newBuilder().trustCertificates(tlsCa).build() : TlsConfig.newBuilder().build());
             }
             BulkWrite.Config bulk = BulkWrite.Config.newBuilder().maxInFlightRequests(maxInFlight)
                     .requestTimeout(Duration.ofMillis(300_000)).allocatorMaxAllocation(8L << 30).build();

@@ -61,12 +61,12 @@ class TlsTest {
     void tlsWithACustomCaWorksAndPlaintextFailsClearly() {
         try (GreptimeTestServer s = GreptimeTestServer.builder().user("u", "secret-password")
                 .tls(server[0], server[1], null).start()) {
-            Result<WriteOk, Err> ok = write(s, TlsConfig.trusting(ca));
+            Result<WriteOk, Err> ok = write(s, TlsConfig.newBuilder().trustCertificates(ca).build());
             assertTrue(ok.isOk(), ok::toString);
             Err plain = write(s, null).getErr();
             assertEquals(io.grpc.Status.Code.UNAVAILABLE, plain.grpcCode());
             assertTrue(plain.message().contains("TLS"), plain.message());
-            Err untrusted = write(s, TlsConfig.systemTrust()).getErr();
+            Err untrusted = write(s, TlsConfig.newBuilder().build()).getErr();
             assertEquals(io.grpc.Status.Code.UNAVAILABLE, untrusted.grpcCode());
             assertEquals(1, s.rowCount("cpu"));
         }
@@ -75,10 +75,10 @@ class TlsTest {
     @Test
     void mutualTlsNeedsACertificateFromTheTrustedCa() {
         try (GreptimeTestServer s = GreptimeTestServer.builder().tls(server[0], server[1], ca).start()) {
-            assertFalse(write(s, TlsConfig.trusting(ca)).isOk(), "no client certificate");
-            Err wrong = write(s, TlsConfig.trusting(ca).withClientCertificate(stranger[0], stranger[1])).getErr();
+            assertFalse(write(s, TlsConfig.newBuilder().trustCertificates(ca).build()).isOk(), "no client certificate");
+            Err wrong = write(s, TlsConfig.newBuilder().trustCertificates(ca).clientCertificate(stranger[0], stranger[1]).build()).getErr();
             assertEquals(io.grpc.Status.Code.UNAVAILABLE, wrong.grpcCode());
-            Result<WriteOk, Err> ok = write(s, TlsConfig.trusting(ca).withClientCertificate(client[0], client[1]));
+            Result<WriteOk, Err> ok = write(s, TlsConfig.newBuilder().trustCertificates(ca).clientCertificate(client[0], client[1]).build());
             assertTrue(ok.isOk(), ok::toString);
             assertEquals(1, s.rowCount("cpu"));
         }
@@ -87,15 +87,15 @@ class TlsTest {
     @Test
     void serverNameOverrideMatchesACertificateForAnotherName() {
         try (GreptimeTestServer s = GreptimeTestServer.builder().tls(renamedServer[0], renamedServer[1], null).start()) {
-            assertFalse(write(s, TlsConfig.trusting(ca)).isOk(), "127.0.0.1 is not in the certificate");
-            Result<WriteOk, Err> ok = write(s, TlsConfig.trusting(ca).withServerNameOverride("greptime.internal"));
+            assertFalse(write(s, TlsConfig.newBuilder().trustCertificates(ca).build()).isOk(), "127.0.0.1 is not in the certificate");
+            Result<WriteOk, Err> ok = write(s, TlsConfig.newBuilder().trustCertificates(ca).serverNameOverride("greptime.internal").build());
             assertTrue(ok.isOk(), ok::toString);
         }
     }
 
     @Test
     void secretsNeverShowInToString() {
-        TlsConfig tls = TlsConfig.trusting(ca).withClientCertificate(client[0], client[1]);
+        TlsConfig tls = TlsConfig.newBuilder().trustCertificates(ca).clientCertificate(client[0], client[1]).build();
         String text = GreptimeOptions.newBuilder("h:1", "public").tls(tls)
                 .authInfo(new AuthInfo("u", "secret-password")).build().toString();
         assertFalse(text.contains("secret-password"), text);
@@ -110,7 +110,7 @@ class TlsTest {
         int rows = 2_000; // about 8 MB of text a batch: sent from Arrow memory through netty's TLS handler
         try (GreptimeTestServer s = GreptimeTestServer.builder().tls(server[0], server[1], null).start()) {
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(s.endpoint(), "public")
-                    .tls(TlsConfig.trusting(ca)).requestTimeout(Duration.ofSeconds(20))
+                    .tls(TlsConfig.newBuilder().trustCertificates(ca).build()).requestTimeout(Duration.ofSeconds(20))
                     .healthCheckInterval(Duration.ZERO).build());
             try (dev.sluice.bulk.BulkStreamWriter w = db.bulkStreamWriter(logs,
                     dev.sluice.bulk.BulkWrite.Config.newBuilder().build(), dev.sluice.write.Context.newBuilder().build())) {

@@ -49,7 +49,8 @@ public final class HeaderInterceptor implements ClientInterceptor {
      */
     public HeaderInterceptor(String database, AuthInfo authInfo) {
         this.database = database;
-        this.auth = authInfo == null ? null : authInfo.basicHeader();
+        this.auth = authInfo == null ? null : "Basic " + java.util.Base64.getEncoder().encodeToString(
+                (authInfo.username() + ":" + authInfo.password()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     @Override

@@ -150,13 +150,13 @@ public final class SluiceClient implements AutoCloseable {
         if (!cfg.getBoolean(GreptimeSinkConfig.TLS_ENABLED) && ca.isEmpty()) {
             return null;
         }
-        TlsConfig t = ca.isEmpty() ? TlsConfig.systemTrust() : TlsConfig.trusting(Path.of(ca));
+        TlsConfig.Builder t = TlsConfig.newBuilder().trustCertificates(ca.isEmpty() ? null : Path.of(ca));
         String cert = cfg.getString(GreptimeSinkConfig.TLS_CERT);
         if (!cert.isEmpty()) {
-            t = t.withClientCertificate(Path.of(cert), Path.of(cfg.getString(GreptimeSinkConfig.TLS_KEY)));
+            t.clientCertificate(Path.of(cert), Path.of(cfg.getString(GreptimeSinkConfig.TLS_KEY)));
         }
         String name = cfg.getString(GreptimeSinkConfig.TLS_SERVER_NAME);
-        return name.isEmpty() ? t : t.withServerNameOverride(name);
+        return t.serverNameOverride(name.isEmpty() ? null : name).build();
     }
 
     private static Compression compression(String name) {
