@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * "A row that fails a check ... is not added" and "drops only the row being built": a rejected (or cancelled)
- * row must not keep memory in the table. Since stop 25 a long text value is copied into the column's pages
- * before the later columns are checked, and a row that then fails leaves its bytes there, unused, until reset().
- * A caller that skips bad rows and keeps filling the table makes it grow with every rejected row.
+ * row must not keep memory in the table. A long text value is copied into the column's pages before the later
+ * columns are checked; a row that then fails must not leave its bytes there until reset(), or a caller that skips
+ * bad rows and keeps filling the table would make it grow with every rejected row.
  */
 class RejectedRowsDoNotGrowATableTest {
     static final TableSchema SCHEMA = TableSchema.newBuilder("logs")

@@ -24,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
-/** Black-box checks of the bulk writer's delivery contract (issue 12), against the testkit. */
+/** Black-box checks of the bulk writer's delivery contract, against the testkit. */
 class BulkDeliveryContractTest {
     static final int ROWS = 100;
 

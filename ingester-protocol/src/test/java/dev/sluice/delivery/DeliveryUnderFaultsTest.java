@@ -50,7 +50,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * An outside tester's attacks on the delivery contract of issue 12, through the public API and the testkit only.
+ * The delivery contract of every write path under faults, aborts and races, through the public API and the
+ * testkit only.
  * Every count is taken outside the code under test: futures' outcomes and the testkit's stored rows.
  * The contract: stored == acknowledged (or, where an abort makes outcomes ambiguous, acknowledged <= stored <= sent
  * with no duplicate), acknowledged + failed == sent, every future completes within a bound, nothing left pending,

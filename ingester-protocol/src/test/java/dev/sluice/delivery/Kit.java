@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
-/** Helpers of tester12's black-box tests: one server and one client per test, rows with unique keys. */
+/** Helpers of the black-box delivery tests: one server and one client per test, rows with unique keys. */
 final class Kit implements AutoCloseable {
     final GreptimeTestServer server;
     final GreptimeDB db;

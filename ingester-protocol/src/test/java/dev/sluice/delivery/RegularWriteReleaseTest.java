@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-/** Tester 24: a caller that sees its answer sees its write's resources given back; no future left pending. */
+/** A caller that sees its answer sees its write's resources given back; no future left pending. */
 class RegularWriteReleaseTest {
     static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Black-box checks of the stream writer's delivery contract (issue 12), against the testkit. */
+/** Black-box checks of the stream writer's delivery contract, against the testkit. */
 @Timeout(value = 90, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StreamDeliveryContractTest {
     static final int ROWS = 100;

@@ -20,11 +20,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * README (stop 25): "Bulk does not keep text (each row is copied into Arrow memory as it is added)". That holds for
- * all-ASCII lines; a long line with one non-ASCII character goes through the column's Utf8Cache instead, which
- * keeps the caller's String (and an encoded array) as its key until the cache overflows, batch after batch: fresh
- * log lines never hit it, they are only kept alive (and copied by the collector), the cost stop 25 removed from
- * the regular path.
+ * "Bulk does not keep text (each row is copied into Arrow memory as it is added)" must hold for a long line with a
+ * non-ASCII character too: were it kept by the column's cache of encoded text (the caller's String and an encoded
+ * array as its key until the cache overflows, batch after batch), fresh log lines would never hit it, only be kept
+ * alive and copied by the collector.
  */
 class BulkBatchDoesNotKeepFreshNonAsciiLinesAliveTest {
     @Test

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Tester probes (issue 13), second part: column-wise requests, the standalone jar's exit status and the claim
+ * The testkit from outside, continued: column-wise requests, the standalone jar's exit status and the claim
  * that no testkit main class uses the client's implementation.
  */
 @Timeout(300)

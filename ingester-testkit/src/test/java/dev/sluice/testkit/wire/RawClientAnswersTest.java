@@ -76,9 +76,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Tester probes (issue 13): the testkit driven from outside as another GreptimeDB client would, with raw
+ * The testkit driven from outside as another GreptimeDB client would, with raw
  * generated protobuf messages over grpc-java, Arrow's own FlightClient and java.net.http; no Sluice client code.
- * Expected answers come from /work/shared/PROTOCOL.md or the server's public source (cited per test).
+ * Expected answers come from a real GreptimeDB's behaviour or its public source (cited per test).
  */
 @Timeout(120)
 class RawClientAnswersTest {
@@ -344,7 +344,7 @@ class RawClientAnswersTest {
     void deletesCountEveryRowSentAndNeedAnExistingTable() {
         List<ColumnSchema> schema = List.of(HOST, cs("v", ColumnDataType.FLOAT64, SemanticType.FIELD), TS);
         stub.handle(ins("dl", schema, row(str("a"), f64(1), ts(1)), row(str("b"), f64(1), ts(1)), row(str("c"), f64(1), ts(1))));
-        // the same present key twice and one absent key: the server answers the rows sent (PROTOCOL.md, verified 1.2)
+        // the same present key twice and one absent key: the server answers the rows sent (a real GreptimeDB 1.2 does)
         assertEquals(3, affected(del("dl", List.of(HOST, TS), row(str("a"), ts(1)), row(str("a"), ts(1)), row(str("x"), ts(1)))));
         assertEquals(2, server.rowCount("dl"));
         refused(() -> stub.handle(del("nope", List.of(HOST, TS), row(str("a"), ts(1)))), Status.Code.NOT_FOUND, "4001");
@@ -875,7 +875,7 @@ class RawClientAnswersTest {
     /**
      * {@code encode_string_to_jsonb_binary}: a JSON column's value that is not {@code string_value} (binary, int,
      * ...) fails with {@code UnexpectedSnafu { violated: "Expected to value data to be a string." }}: 1002 INTERNAL,
-     * exactly as a json_value does (issue 13 item 2).
+     * exactly as a json_value does.
      */
     @Test
     void aJsonColumnRefusesEveryNonStringValueAsUnexpected1002() {

@@ -52,8 +52,8 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
- * A second independent tester's probes of the Kafka Connect sink, designed from issue 15, the module README and
- * the config docs only: the task is driven as Connect's worker drives it (a fake {@link SinkTaskContext}) against
+ * The Kafka Connect sink's edge cases of delivery, mapping, dead-lettering and lifecycle, as the module README and
+ * the config docs state them: the task is driven as Connect's worker drives it (a fake {@link SinkTaskContext}) against
  * the in-process testkit, and every promise is checked against the rows the testkit stored.
  */
 class SinkTaskDeliveryEdgeCasesTest {
@@ -752,7 +752,7 @@ class SinkTaskDeliveryEdgeCasesTest {
 
     /**
      * A column named like GreptimeDB's reserved internal columns ({@code __op_type}, {@code __sequence},
-     * {@code __primary_key}, PROTOCOL.md) can never be written: the record goes to the DLQ and the rest of the
+     * {@code __primary_key}) can never be written: the record goes to the DLQ and the rest of the
      * partition is stored and committed.
      */
     @Test
@@ -1594,7 +1594,7 @@ class SinkTaskDeliveryEdgeCasesTest {
      * columns later"). Expected (the project's rule "never a silent drop"): the field's value does not vanish
      * silently: the record is stored with it, or goes to the DLQ, or fails the task. Observed: the record is
      * committed and stored as {host, cpu, ts}: field mem = 42.0 is gone without a DLQ entry, an error or a log
-     * the test can see (GreptimeDB's bulk path ignores batch columns unknown to the table, PROTOCOL.md).
+     * the test can see (GreptimeDB's bulk path ignores batch columns unknown to the table).
      */
     @Test
     void onTheBulkPathANewFieldIsNeverDroppedSilently() throws Exception {
@@ -2165,8 +2165,8 @@ class SinkTaskDeliveryEdgeCasesTest {
      * tag.fields=region,host and a record whose fields come host first, the table the sink creates must have the
      * primary key (region, host). Observed: (host, region): the tags follow the record's field order (a schemaless
      * JSON object's key order, or a Struct's field order), so the key order of a new table depends on the first
-     * record rather than on the configuration (GreptimeDB makes TAG columns the primary key in request order,
-     * PROTOCOL.md "Row inserts").
+     * record rather than on the configuration (GreptimeDB makes TAG columns the primary key in request order
+     * of a row insert).
      */
     @Test
     void tagsFollowTagFieldsOrder() throws Exception {

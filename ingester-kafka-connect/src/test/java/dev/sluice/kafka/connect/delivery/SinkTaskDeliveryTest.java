@@ -45,8 +45,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Probes of the sink task's delivery and mapping promises from the outside, written by an independent tester
- * from the README and the config docs only: the task driven as a Connect worker drives it, against the testkit.
+ * The sink task's delivery and mapping promises as the README and the config docs state them: the task driven as
+ * a Connect worker drives it, against the testkit.
  */
 class SinkTaskDeliveryTest {
     private static final String TOPIC = "probe";
