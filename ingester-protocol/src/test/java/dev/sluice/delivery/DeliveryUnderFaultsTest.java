@@ -351,7 +351,8 @@ class DeliveryUnderFaultsTest {
                 root.addTable(table(s, b * 200L, 200, 0));
                 acks.add(w.writeNext());
             }
-            Thread.sleep(300);
+            Kit.await("the 4 batches stored and left unanswered", Duration.ofSeconds(BOUND_S),
+                    () -> Kit.stored(server, "now_bulk") == 800);
             db.shutdownNow();
             Tally t = new Tally(15);
             acks.forEach(a -> t.await(a, 200, n -> (long) n));
@@ -372,7 +373,8 @@ class DeliveryUnderFaultsTest {
             w.write(table(s, 0, 100, 0));
             server.stop();
             CompletableFuture<WriteOk> done = w.completed();
-            Thread.sleep(1_000); // now it waits to reopen, with a 2 min deadline
+            // now it waits to reopen, with a 2 min deadline
+            Kit.await("the stream waits to reopen", Duration.ofSeconds(BOUND_S), () -> w.replays() >= 1);
             db.shutdownNow();
             Tally t = new Tally(15);
             t.await(done, 100, ok -> (long) ok.affectedRows());
@@ -393,7 +395,8 @@ class DeliveryUnderFaultsTest {
             for (int b = 0; b < 10; b++) {
                 fs.add(db.write(table(s, b * 100L, 100, 0)));
             }
-            Thread.sleep(1_000);
+            Kit.await("every write failed once and waits to retry", Duration.ofSeconds(BOUND_S),
+                    () -> db.stats().retries() >= 10);
             db.shutdownNow();
             Tally t = new Tally(15);
             fs.forEach(f -> t.regular(f, 100));
@@ -418,7 +421,8 @@ class DeliveryUnderFaultsTest {
             for (long i = 0; i < 1_000; i++) {
                 fs.add(w.write(s, row(i, 0)));
             }
-            Thread.sleep(800);
+            Kit.await("a batch held by the hung server", Duration.ofSeconds(BOUND_S),
+                    () -> Kit.holdsAnUnansweredRequest(server));
             long start = System.nanoTime();
             db.shutdownNow();
             long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
@@ -504,7 +508,9 @@ class DeliveryUnderFaultsTest {
                 });
                 producer.start();
                 started.await(BOUND_S, TimeUnit.SECONDS);
-                Thread.sleep(20 + (round * 7) % 60);
+                int handed = 1 + round % 8; // close lands after a different number of batches each round
+                Kit.await(handed + " batches handed over", Duration.ofSeconds(BOUND_S),
+                        () -> acks.size() >= handed || !producer.isAlive());
                 AtomicReference<Throwable> closeError = new AtomicReference<>();
                 try {
                     w.close();
@@ -526,7 +532,8 @@ class DeliveryUnderFaultsTest {
                 }
                 copy.forEach(a -> t.await(a, 200, n -> (long) n));
                 server.faults().reset();
-                Thread.sleep(100);
+                Kit.await("the closed writer holds no batch that could still be sent", Duration.ofSeconds(BOUND_S),
+                        () -> w.allocatedBytes() == 0);
                 assertAbortContract("bulk/close-from-other-thread round " + round, copy.size() * 200L, t,
                         server.rowCount(s.tableName()));
                 assertEquals(0, w.allocatedBytes(), "off-heap bytes after close");
@@ -788,7 +795,9 @@ class DeliveryUnderFaultsTest {
                 }
                 producers.forEach(Thread::start);
                 go.countDown();
-                Thread.sleep(round % 5);
+                int written = (round % 5) * 200; // close lands after a different number of rows each round
+                Kit.await(written + " rows written", Duration.ofSeconds(BOUND_S),
+                        () -> fs.size() >= written || producers.stream().noneMatch(Thread::isAlive));
                 w.close();
                 for (Thread p : producers) {
                     p.join(TimeUnit.SECONDS.toMillis(BOUND_S));
@@ -1088,7 +1097,8 @@ class DeliveryUnderFaultsTest {
                 }
             });
             writer.start();
-            Thread.sleep(700);
+            Kit.await("the writer held by its rate limit", Duration.ofSeconds(BOUND_S),
+                    () -> Kit.waitingIn(writer, "write"));
             b.cancel();
             writer.join(TimeUnit.SECONDS.toMillis(BOUND_S));
             assertFalse(writer.isAlive(), "a writer held by the rate limit stays blocked after cancel()");
@@ -1209,7 +1219,7 @@ class DeliveryUnderFaultsTest {
             w.write(table(s, 0, 100, 0));
             server.stop();
             CompletableFuture<WriteOk> done = w.completed();
-            Thread.sleep(1_000);
+            Kit.await("the stream waits to reopen", Duration.ofSeconds(BOUND_S), () -> w.replays() >= 1);
             db.shutdownGracefully(Duration.ofSeconds(3));
             Tally t = new Tally(15);
             t.await(done, 100, ok -> (long) ok.affectedRows());
@@ -1315,7 +1325,8 @@ class DeliveryUnderFaultsTest {
                 }
             });
             producer.start();
-            Thread.sleep(1_000); // the second writeNext now waits for the only slot
+            Kit.await("the second writeNext waits for the only slot", Duration.ofSeconds(BOUND_S),
+                    () -> acks.size() == 1 && Kit.waitingIn(producer, "writeNext"));
             long start = System.nanoTime();
             AtomicReference<Throwable> closeError = new AtomicReference<>();
             try {
@@ -1511,7 +1522,9 @@ class DeliveryUnderFaultsTest {
                         }
                     }, "producer-regular"));
             producers.forEach(Thread::start);
-            Thread.sleep(1_500); // every producer now waits at its limit
+            Kit.await("every producer waits at its limit", Duration.ofSeconds(BOUND_S),
+                    () -> Kit.waitingIn(producers.get(0), "writeNext") && Kit.waitingIn(producers.get(1), "write")
+                            && Kit.waitingIn(producers.get(2), "write"));
             long start = System.nanoTime();
             db.shutdownNow();
             for (Thread p : producers) {
@@ -1568,7 +1581,8 @@ class DeliveryUnderFaultsTest {
                     }
                 });
                 completer.start();
-                Thread.sleep(200 + 150 * round);
+                Kit.await("completed() waits", Duration.ofSeconds(BOUND_S), () -> Kit.waitingIn(completer, "completed"));
+                Thread.sleep(150 * round); // close lands later in the reopen wait each round
                 AtomicReference<Throwable> closeError = new AtomicReference<>();
                 try {
                     w.close();

@@ -64,6 +64,33 @@ final class Kit implements AutoCloseable {
         }
     }
 
+    /**
+     * Tells whether a thread is parked or sleeping inside a method of the given name (a producer blocked in
+     * {@code writeNext}, {@code write} or {@code completed}).
+     */
+    static boolean waitingIn(Thread t, String method) {
+        Thread.State state = t.getState();
+        if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) {
+            return false;
+        }
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getMethodName().equals(method)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Rows the server stored in a table, 0 while the table does not exist. */
+    static long stored(GreptimeTestServer server, String table) {
+        return server.tables().contains(table) ? server.rowCount(table) : 0;
+    }
+
+    /** Tells whether the server holds a request it will never answer (recorded with no outcome). */
+    static boolean holdsAnUnansweredRequest(GreptimeTestServer server) {
+        return server.requests().stream().anyMatch(r -> r.outcome() == null);
+    }
+
     /** Waits for a future up to a bound; a future still pending then fails the test. */
     static <T> void settle(String what, CompletableFuture<T> f, Duration bound) {
         try {

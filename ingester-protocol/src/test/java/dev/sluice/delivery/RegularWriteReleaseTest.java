@@ -206,7 +206,7 @@ class RegularWriteReleaseTest {
                 GreptimeDB db = GreptimeDB.create(opts(server).build());
                 Writers writers = new Writers(db, 3, 5, 10_000_000L, 10);
                 ConcurrentLinkedQueue<Object[]> fs = writers.futures;
-                Thread.sleep(30);
+                Kit.await("every writer has written", Duration.ofSeconds(30), () -> fs.size() >= 3);
                 long shutdownStart = System.nanoTime();
                 boolean clean = db.shutdownGracefully(Duration.ofSeconds(10));
                 int pendingBefore = 0;
@@ -253,7 +253,8 @@ class RegularWriteReleaseTest {
                         .retryPolicy(RetryPolicy.defaults().withBackoff(Duration.ofMillis(50), Duration.ofMillis(200)))
                         .build());
                 Writers writers = new Writers(db, 3, 200, 100_000_000L, 1000);
-                Thread.sleep(100 + round * 10);
+                int written = 3 * (1 + round); // shutdownNow lands later each round
+                Kit.await(written + " writes made", Duration.ofSeconds(30), () -> writers.futures.size() >= written);
                 db.shutdownNow();
                 assertTrue(writers.stop(10_000), "a writer thread is stuck in write() after shutdownNow");
                 for (Object[] e : writers.futures) {
@@ -282,7 +283,8 @@ class RegularWriteReleaseTest {
                 // ~300 KB per write: about three fit in the 1 MiB budget
                 Writers writers = new Writers(db, 4, 6_000, 1_000_000_000L, 10_000);
                 ConcurrentLinkedQueue<Object[]> fs = writers.futures;
-                Thread.sleep(100);
+                Kit.await("a writer blocked on the full budget", Duration.ofSeconds(30),
+                        () -> writers.threads.stream().anyMatch(t -> Kit.waitingIn(t, "write")));
                 long shutdownStart = System.nanoTime();
                 boolean clean = db.shutdownGracefully(Duration.ofSeconds(10));
                 int pendingEnteredBefore = 0;

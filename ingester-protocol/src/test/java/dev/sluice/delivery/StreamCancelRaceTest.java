@@ -18,7 +18,7 @@ class StreamCancelRaceTest {
     static String stacks() {
         StringBuilder b = new StringBuilder();
         Thread.getAllStackTraces().forEach((t, st) -> {
-            if (t.getName().startsWith("t12-") || t.getName().startsWith("sluice-")) {
+            if (t.getName().startsWith("stream-") || t.getName().startsWith("sluice-")) {
                 b.append(t.getName()).append(' ').append(t.getState()).append('\n');
                 for (StackTraceElement e : st) {
                     b.append("    at ").append(e).append('\n');
@@ -46,16 +46,18 @@ class StreamCancelRaceTest {
                     } catch (RuntimeException expected) {
                         // the cancelled stream refuses writes
                     }
-                }, "t12-producer");
+                }, "stream-producer");
                 producer.start();
-                Thread.sleep(300 + 150L * round);
-                Thread canceller = new Thread(s::cancel, "t12-canceller");
+                Kit.await("the producer blocked in write() during the outage", Duration.ofSeconds(30),
+                        () -> Kit.waitingIn(producer, "write"));
+                Thread.sleep(150L * round); // each round lands later in the reopen attempts
+                Thread canceller = new Thread(s::cancel, "stream-canceller");
                 canceller.start();
                 canceller.join(5000);
                 producer.join(5000);
                 if (canceller.isAlive() || producer.isAlive()) {
                     String stacks = stacks();
-                    System.err.println("T12 round " + round + " stuck: canceller alive " + canceller.isAlive()
+                    System.err.println("round " + round + " stuck: canceller alive " + canceller.isAlive()
                             + ", producer alive " + producer.isAlive() + "\n" + stacks);
                 }
                 assertFalse(canceller.isAlive(), "round " + round + ": cancel() did not return within 5 s");

@@ -44,7 +44,7 @@ class StreamDeliveryContractTest {
             for (int i = 5; i < 10; i++) {
                 s.write(Kit.table(schema, (long) i * ROWS, ROWS)); // retryable outage, well within the deadline
             }
-            BulkDeliveryContractTest.sleep(2000);
+            Kit.await("the stream waits out the outage to reopen", Duration.ofSeconds(30), () -> s.replays() >= 1);
             kit.server.resume();
             CompletableFuture<WriteOk> done = s.completed();
             Kit.settle("stream answer", done, Duration.ofSeconds(40));
@@ -209,9 +209,9 @@ class StreamDeliveryContractTest {
                 } catch (Throwable t) {
                     thrown.set(t);
                 }
-            }, "t12-producer");
+            }, "stream-producer");
             producer.start();
-            Thread.sleep(500);
+            Kit.await("the write held by the rate limit", Duration.ofSeconds(30), () -> Kit.waitingIn(producer, "write"));
             s.cancel();
             producer.join(5000);
             assertFalse(producer.isAlive(), "write still waiting on the rate limit 5 s after cancel()");
@@ -238,9 +238,10 @@ class StreamDeliveryContractTest {
                 } catch (Throwable t) {
                     thrown.set(t);
                 }
-            }, "t12-producer");
+            }, "stream-producer");
             producer.start();
-            Thread.sleep(2000);
+            Kit.await("the write blocked on the full send buffer", Duration.ofSeconds(30),
+                    () -> Kit.waitingIn(producer, "write"));
             s.cancel();
             producer.join(5000);
             assertFalse(producer.isAlive(), "write still blocked 5 s after cancel()");
@@ -262,8 +263,8 @@ class StreamDeliveryContractTest {
             kit.server.faults().failNext(1, StatusCode.RateLimited, "rate limited");
             s.write(Kit.table(schema, ROWS, ROWS));
             CompletableFuture<WriteOk> done = s.completed();
-            Thread.sleep(300);
-            Thread closer = new Thread(s::close, "t12-closer");
+            Kit.await("the stream in its reopen backoff", Duration.ofSeconds(30), () -> s.replays() >= 1);
+            Thread closer = new Thread(s::close, "stream-closer");
             closer.start();
             closer.join(5000);
             assertFalse(closer.isAlive());
@@ -293,7 +294,7 @@ class StreamDeliveryContractTest {
             kit.server.faults().failNext(1, StatusCode.RateLimited, "rate limited");
             b.write(Kit.table(schema, ROWS, ROWS));
             backingOff = b.completed();
-            Thread.sleep(300);
+            Kit.await("the stream in its reopen backoff", Duration.ofSeconds(30), () -> b.replays() >= 1);
             kit.server.faults().neverRespond(true);
             StreamWriter<Table, WriteOk> c = kit.db.streamWriter();
             c.write(Kit.table(schema, 2L * ROWS, ROWS));

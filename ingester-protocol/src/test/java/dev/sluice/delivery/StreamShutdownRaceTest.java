@@ -33,14 +33,16 @@ class StreamShutdownRaceTest {
                     } catch (RuntimeException expected) {
                         // refused once the client shuts down
                     }
-                }, "t12-producer");
+                }, "stream-producer");
                 producer.start();
-                Thread.sleep(300 + 150L * round);
-                Thread stopper = new Thread(() -> kit.db.shutdownGracefully(Duration.ofSeconds(2)), "t12-stopper");
+                Kit.await("the producer blocked in write() during the outage", Duration.ofSeconds(30),
+                        () -> Kit.waitingIn(producer, "write"));
+                Thread.sleep(150L * round); // each round lands later in the reopen attempts
+                Thread stopper = new Thread(() -> kit.db.shutdownGracefully(Duration.ofSeconds(2)), "stream-stopper");
                 stopper.start();
                 stopper.join(10_000);
                 if (stopper.isAlive()) {
-                    System.err.println("T12 round " + round + " stuck\n" + StreamCancelRaceTest.stacks());
+                    System.err.println("round " + round + " stuck\n" + StreamCancelRaceTest.stacks());
                 }
                 assertFalse(stopper.isAlive(), "round " + round + ": shutdownGracefully(2 s) still running after 10 s");
                 producer.join(5000);

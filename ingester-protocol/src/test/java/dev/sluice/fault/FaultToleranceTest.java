@@ -217,10 +217,14 @@ class FaultToleranceTest {
             long ms = (System.nanoTime() - start) / 1_000_000;
             bulk.close();
             db.shutdownNow();
-            Thread.sleep(200);
-            long stuck = Thread.getAllStackTraces().keySet().stream()
+            // the client's threads end shortly after shutdownNow returns: wait for them, up to a bound
+            long threadsDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long stuck;
+            while ((stuck = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.getName().startsWith("sluice-") && t.isAlive() && !t.getName().startsWith("sluice-callback"))
-                    .count();
+                    .count()) > 0 && System.nanoTime() < threadsDeadline) {
+                Thread.sleep(10);
+            }
             report("4 never answers", "sent", 22, "acked", 0, "failed", failed + 2, "ms", ms, "threadsLeft", stuck);
             assertTrue(ms < 4_000, "all failed by their deadlines, took " + ms + " ms");
             assertEquals(0, stuck, "no client thread left after shutdown");

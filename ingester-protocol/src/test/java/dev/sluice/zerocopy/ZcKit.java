@@ -246,6 +246,25 @@ final class ZcKit implements AutoCloseable {
         }
     }
 
+    /** Tells whether a thread is parked or sleeping inside a method of the given name. */
+    static boolean waitingIn(Thread t, String method) {
+        Thread.State state = t.getState();
+        if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) {
+            return false;
+        }
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getMethodName().equals(method)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Rows the server stored in a table, 0 while the table does not exist. */
+    long stored(String table) {
+        return server.tables().contains(table) ? server.rowCount(table) : 0;
+    }
+
     static void sleep(long ms) {
         try {
             Thread.sleep(ms);

@@ -100,7 +100,7 @@ class ZeroCopyCloseTest {
             }, "zc-producer");
             producer.start();
             assertTrue(second.await(15, TimeUnit.SECONDS), "producer filled its second batch");
-            ZcKit.sleep(500); // the producer now waits in writeNext() for a slot
+            ZcKit.await("the producer waits in writeNext() for a slot", Duration.ofSeconds(30), () -> ZcKit.waitingIn(producer, "writeNext"));
             long start = System.nanoTime();
             assertDoesNotThrow(w::close);
             producer.join(10_000);
@@ -199,7 +199,7 @@ class ZeroCopyCloseTest {
             }, "zc-interrupted");
             producer.start();
             assertTrue(second.await(15, TimeUnit.SECONDS));
-            ZcKit.sleep(500);
+            ZcKit.await("the producer waits in writeNext() for a slot", Duration.ofSeconds(30), () -> ZcKit.waitingIn(producer, "writeNext"));
             producer.interrupt();
             producer.join(5_000);
             assertFalse(producer.isAlive(), "an interrupted producer returns from writeNext()");
@@ -262,7 +262,7 @@ class ZeroCopyCloseTest {
                 ZcKit.fill(batch, (long) b * ROWS, ROWS);
                 acks.add(w.writeNext());
             }
-            ZcKit.sleep(300);
+            ZcKit.await("the 3 batches stored, unanswered", Duration.ofSeconds(30), () -> kit.stored(table) == 3L * ROWS);
             kit.db.shutdownNow();
             // "Writers still open fail": well before their 60 s delivery deadline
             for (int b = 0; b < acks.size(); b++) {
@@ -346,13 +346,13 @@ class ZeroCopyCloseTest {
             kit.server.faults().bulkNeverAck(true);
             ZcKit.fill(batch, 0, ROWS);
             acks.add(w.writeNext());
-            ZcKit.sleep(200);
+            ZcKit.await("the first batch stored, unanswered", Duration.ofSeconds(30), () -> kit.stored(table) == ROWS);
             kit.server.stop();
             for (int b = 1; b < 3; b++) {
                 ZcKit.fill(batch, (long) b * ROWS, ROWS);
                 acks.add(w.writeNext());
             }
-            ZcKit.sleep(500);
+            ZcKit.await("the batches wait to be resent", Duration.ofSeconds(30), () -> w.replays() >= 1);
             long start = System.nanoTime();
             assertDoesNotThrow(w::close);
             long tookMs = (System.nanoTime() - start) / 1_000_000;

@@ -84,7 +84,7 @@ class ZeroCopyFailurePathsTest {
                     written.set(b * ROWS, (b + 1) * ROWS);
                     acks.add(w.writeNext());
                 }
-                ZcKit.sleep(200);
+                ZcKit.await("the 3 batches stored, unanswered", Duration.ofSeconds(30), () -> kit.stored(table) == 3L * ROWS);
                 kit.server.restart();
                 kit.server.faults().bulkAckDelay(Duration.ZERO);
                 for (int b = 0; b < acks.size(); b++) {

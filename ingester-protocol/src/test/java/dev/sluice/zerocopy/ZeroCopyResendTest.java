@@ -98,7 +98,7 @@ class ZeroCopyResendTest {
                     ZcKit.fill(batch, (long) b * ROWS, ROWS);
                     acks.add(w.writeNext());
                 }
-                ZcKit.sleep(300);
+                ZcKit.await("the 3 batches stored, unanswered", Duration.ofSeconds(30), () -> kit.stored(table) == 3L * ROWS);
                 kit.server.restart();
                 kit.server.faults().bulkAckDelay(Duration.ZERO);
                 for (int b = 3; b < batches; b++) {
@@ -132,13 +132,13 @@ class ZeroCopyResendTest {
                 kit.server.faults().bulkAckDelay(Duration.ofSeconds(2));
                 ZcKit.fill(batch, ROWS, ROWS);
                 acks.add(w.writeNext());
-                ZcKit.sleep(200);
+                ZcKit.await("the 2 batches stored", Duration.ofSeconds(30), () -> kit.stored(table) == 2L * ROWS);
                 kit.server.stop();
                 for (int b = 2; b < batches; b++) {
                     ZcKit.fill(batch, (long) b * ROWS, ROWS);
                     acks.add(w.writeNext());
                 }
-                ZcKit.sleep(1_000);
+                ZcKit.await("the batches wait to be resent", Duration.ofSeconds(30), () -> w.replays() >= 1);
                 kit.server.faults().bulkAckDelay(Duration.ZERO);
                 kit.server.resume();
                 for (int b = 0; b < batches; b++) {
@@ -162,7 +162,7 @@ class ZeroCopyResendTest {
             kit.server.faults().bulkNeverAck(true);
             ZcKit.fill(batch, 0, ROWS);
             acks.add(w.writeNext());
-            ZcKit.sleep(200);
+            ZcKit.await("the batch stored, unanswered", Duration.ofSeconds(30), () -> kit.stored(table) == ROWS);
             kit.server.stop();
             long start = System.nanoTime();
             for (int b = 1; b < 4; b++) {
@@ -334,7 +334,7 @@ class ZeroCopyResendTest {
                     ZcKit.fill(batch, (long) b * ROWS, ROWS);
                     acks.add(w.writeNext());
                 }
-                ZcKit.sleep(2_500);
+                ZcKit.await("a batch resent after its timeout", Duration.ofSeconds(30), () -> w.replays() >= 1);
                 kit.server.faults().bulkNeverAck(false);
                 for (int b = 0; b < acks.size(); b++) {
                     assertEquals(ROWS, ZcKit.outcome("batch " + b, acks.get(b), BOUND), "batch " + b);

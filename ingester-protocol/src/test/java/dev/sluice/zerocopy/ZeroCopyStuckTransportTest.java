@@ -45,7 +45,7 @@ class ZeroCopyStuckTransportTest {
                 written.set(b * ROWS, (b + 1) * ROWS);
                 acks.add(w.writeNext());
             }
-            ZcKit.sleep(300);
+            ZcKit.sleep(300); // no signal tells when netty holds the buffers: give it the time to take them
             long through = kit.proxy.forwarded.get();
             ZcKit.sleep(300);
             assertEquals(through, kit.proxy.forwarded.get(), "nothing gets through the frozen proxy");
@@ -115,7 +115,7 @@ class ZeroCopyStuckTransportTest {
                 ZcKit.fill(batch, (long) b * ROWS, ROWS);
                 acks.add(w.writeNext());
             }
-            ZcKit.sleep(300);
+            ZcKit.sleep(300); // no signal tells when netty holds the buffers: give it the time to take them
             kit.db.shutdownNow();
             for (int b = 0; b < acks.size(); b++) {
                 assertNull(ZcKit.outcome("batch " + b, acks.get(b), Duration.ofSeconds(10)), "batch " + b);
@@ -144,7 +144,8 @@ class ZeroCopyStuckTransportTest {
                     ZcKit.fill(batch, (long) b * ROWS, ROWS);
                     acks.add(w.writeNext());
                 }
-                ZcKit.sleep(400); // transferred, not yet answered
+                ZcKit.await("every batch transferred, not yet answered", Duration.ofSeconds(30),
+                        () -> kit.stored(table) == (long) batches * ROWS);
                 kit.proxy.cut();
                 kit.server.faults().bulkAckDelay(Duration.ZERO);
                 for (int b = 0; b < batches; b++) {
