@@ -48,8 +48,9 @@ class StreamCancelRaceTest {
                     }
                 }, "stream-producer");
                 producer.start();
+                // blocked in write() during the outage, or already refused: either way the race is on
                 Kit.await("the producer blocked in write() during the outage", Duration.ofSeconds(30),
-                        () -> Kit.waitingIn(producer, "write"));
+                        () -> Kit.waitingIn(producer, "write") || !producer.isAlive());
                 Thread.sleep(150L * round); // each round lands later in the reopen attempts
                 Thread canceller = new Thread(s::cancel, "stream-canceller");
                 canceller.start();
