@@ -60,7 +60,7 @@ class LongTextEveryPathConcurrentlyTest {
 
     static TableSchema schema(String name) {
         TableSchema.Builder b = TableSchema.newBuilder(name).addTag("h", DataType.String).addField("m", DataType.String);
-        if (name.equals("t25_regular")) {
+        if (name.equals("long_text_regular")) {
             b.addField("j", DataType.Json); // JSON columns cannot be bulk written
         }
         return b.addTimestamp("ts", DataType.TimestampMillisecond).build();
@@ -114,9 +114,9 @@ class LongTextEveryPathConcurrentlyTest {
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
                     .maxMessageSize(64 << 20).build());
             BulkWrite.Config bulk = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofSeconds(60)).build();
-            Table regular = fill(schema("t25_regular"), vals);
-            Table bulkSource = fill(schema("t25_bulk"), vals);
-            Table batched = fill(schema("t25_batched"), vals);
+            Table regular = fill(schema("long_text_regular"), vals);
+            Table bulkSource = fill(schema("long_text_bulk"), vals);
+            Table batched = fill(schema("long_text_batched"), vals);
             ExecutorService pool = Executors.newFixedThreadPool(6);
             List<Future<?>> tasks = new ArrayList<>();
             for (int k = 0; k < 3; k++) {
@@ -159,9 +159,9 @@ class LongTextEveryPathConcurrentlyTest {
                 }
             }
             pool.shutdown();
-            check(server, "t25_regular", vals);
-            check(server, "t25_bulk", vals);
-            check(server, "t25_batched", vals);
+            check(server, "long_text_regular", vals);
+            check(server, "long_text_bulk", vals);
+            check(server, "long_text_batched", vals);
             db.shutdownGracefully(Duration.ofSeconds(10));
         }
     }

@@ -455,7 +455,7 @@ class ZeroCopyCloseTest {
         }
     }
 
-    /** Reproduce: open a writer, answer one batch, shut the client down, fill the batch again, call writeNext(). */
+    /** A writer with one answered batch, its client shut down, the batch filled again: writeNext() refuses cleanly. */
     @ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
     void writeNextAfterTheClientIsShutDownFailsWithABulkWriteExceptionNotAGrpcError(boolean graceful) {
@@ -493,7 +493,7 @@ class ZeroCopyCloseTest {
         }
     }
 
-    /** Reproduce: open a writer, write one batch and wait for its answer, then call shutdownGracefully(4 s). */
+    /** A writer whose one batch was answered, then shutdownGracefully(4 s): nothing is in flight to wait for. */
     @Test
     void gracefulShutdownWithAnIdleOpenBulkWriterReturnsWithoutWaitingOutItsTimeout() {
         ZcKit kit = new ZcKit();

@@ -32,6 +32,7 @@ class ZeroCopyMemoryTest {
     static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
+    @Timeout(120) // many open-write-close cycles: the class's 60 s is too short on a loaded machine
     void repeatedOpenWriteCloseCyclesReturnOffHeapMemoryToZeroEveryTime() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_cycles";

@@ -160,12 +160,12 @@ class ZeroCopyStuckTransportTest {
     }
 
     /**
-     * Reproduce: through {@link FreezableProxy}, write large (8 MB, uncompressed) batches and cut the connection
-     * 5 ms after every second writeNext(); about one round in four fails a batch for good with "UNKNOWN: Channel
-     * closed but for unknown reason" (not resent, the writer fails). Small batches, or large ones with Gzip (the
-     * copying path), never failed in 15 rounds.
+     * Through {@link FreezableProxy}, large (8 MB, uncompressed, sent from Arrow memory) batches are written and the
+     * connection is cut 5 ms after every second writeNext(), over 15 rounds: a cut mid-transfer ("UNKNOWN: Channel
+     * closed but for unknown reason") is resent like any broken stream, never failed for good.
      */
     @Test
+    @Timeout(120) // fifteen rounds of 8 MB batches: the class's 60 s is too short on a loaded machine
     void connectionsCutMidTransferGetLargeBatchesResentByteForByte() {
         try (ZcKit kit = proxied()) {
             String table = "zc_cut";

@@ -729,8 +729,8 @@ class SinkTaskDeliveryTest {
     /**
      * README: "with delete.enabled=true delete the row whose tags and time index the record key holds". With the
      * default time index (the Kafka record timestamp as column ts), the key's field ts (milliseconds) names the
-     * row's time index; the tombstone's own, later record timestamp does not. (The sink used to take the
-     * tombstone's timestamp, so the delete hit no row and the offset was committed silently.)
+     * row's time index; the tombstone's own, later record timestamp does not (taking it, the delete would hit no
+     * row and the offset would be committed silently).
      */
     @Test
     void aTombstoneKeyHoldingTagsAndTheTimeIndexDeletesThatRowWhenTheTimeIndexIsTheRecordTimestamp()
@@ -844,9 +844,8 @@ class SinkTaskDeliveryTest {
      * does what Connect's WorkerSinkTask does: after a RetriableException it retries the same put with the same
      * record objects (the sink takes none of a rewound partition's records from it: the consumer re-reads them),
      * then the consumer, seeked to the rewind offset, delivers the records again as new objects. Expected: all 30
-     * stored and offset 30 committed; a record put on partition 1 meanwhile is stored too. (The probe used to
-     * hand the retried call's own objects back as the re-read records, which the sink rightly skipped, so
-     * partition 0 looked stuck.)
+     * stored and offset 30 committed; a record put on partition 1 meanwhile is stored too. (The re-read records
+     * must be new objects: the sink rightly skips the retried call's own objects.)
      */
     @Test
     void aFullBufferAgainstAHungServerRewindsAndRedeliveryStoresEverything() throws Exception {
