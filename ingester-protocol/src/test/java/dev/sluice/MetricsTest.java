@@ -88,8 +88,8 @@ class MetricsTest {
 
     @Test
     void aWritesRoomAndInFlightCountAreGivenBackBeforeItsCallerSeesTheAnswer() {
-        // Found by CI: a caller that joined its write could still read the write as in flight, because the
-        // client gave back its count and budget in a callback that ran after the caller's.
+        // A caller that joined its write must not read the write as in flight: the client gives back its count
+        // and budget before the caller's callback runs, not in a callback that runs after it.
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")

@@ -449,7 +449,6 @@ class RegularWriteSemanticsTest {
             Thread.sleep(5);
         }
         assertTrue(db.stats().retries() >= 1, "a retry is waiting on its backoff");
-        Thread.sleep(50);
         db.shutdownNow();
         Err e = f.get(10, java.util.concurrent.TimeUnit.SECONDS).getErr();
         server.faults().reset();

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Rows of every type written through the regular, streaming and bulk paths are stored with the same values in the
  * testkit (which decodes independently); split, multi-table, concurrent, large and compressed writes lose and
- * duplicate nothing (written by an independent tester).
+ * duplicate nothing.
  */
 class WritePathsAgreeEndToEndTest extends DefaultTestkitTest {
     static final String SURR = "\uD83D\uDE00";
