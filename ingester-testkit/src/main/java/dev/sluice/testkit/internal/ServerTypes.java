@@ -21,8 +21,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
- * The testkit's own reading of GreptimeDB's column types, written from the protocol (PROTOCOL.md and the
- * server's source), sharing nothing with the client's encoders: which {@code Value} case a column takes, which
+ * The testkit's own reading of GreptimeDB's column types, written from the protocol (the server's public
+ * source and its answers), sharing nothing with the client's encoders: which {@code Value} case a column takes, which
  * Arrow type a bulk column must have, how the server names types in its error texts, and how it converts the
  * values it is sent.
  */
@@ -73,8 +73,9 @@ public final class ServerTypes {
     }
 
     /**
-     * The Arrow type a DoPut batch must use for a table column (PROTOCOL.md, "Arrow types"; JSON columns are
-     * Binary, as the server stores JSONB in a binary vector: {@code src/datatypes/src/types/json_type.rs}).
+     * The Arrow type a DoPut batch must use for a table column (GreptimeDB's
+     * {@code src/datatypes/src/data_type.rs}; JSON columns are Binary, as the server stores JSONB in a binary vector:
+     * {@code src/datatypes/src/types/json_type.rs}).
      *
      * @param c the table column
      * @return the Arrow type

@@ -514,7 +514,7 @@ public final class Storage {
         if (column.dataType() == DataType.Json && kase != Value.ValueDataCase.STRING_VALUE) {
             // The frontend converts a JSON column's value only from a string (encode_string_to_jsonb_binary) and
             // fails on any other case, json_value and binary_value included, with UnexpectedSnafu (1002, INTERNAL;
-            // verified on 1.2, issue 13): never accept a value that would then be dropped.
+            // as GreptimeDB 1.2 answers): never accept a value that would then be dropped.
             throw new ServerError(StatusCode.Unexpected, "Unexpected, violated: Expected to value data to be a string.");
         }
         if (kase != ServerTypes.valueCase(column.dataType())) {

@@ -137,7 +137,7 @@ public final class BulkFloor {
         long cpu0 = Jvm.processCpuNanos();
         long jitCpu0 = Jvm.compilerCpuNanos();
         long start = System.nanoTime();
-        // gRPC driven the leanest way found (an independent reviewer's, stop 26): the channel on an event loop of its
+        // gRPC driven the leanest way found: the channel on an event loop of its
         // own with no executor hop and no retry layer, every answer requested up front, a 1 MiB flow-control window,
         // and each next batch sent from the answer that frees its slot, on that event loop: no application thread
         // takes part per batch. Sluice's channel allocator, so that large messages reuse their direct buffers as

@@ -237,7 +237,7 @@ public final class SluiceClient implements AutoCloseable {
     /**
      * Whether a failure comes from the task's settings rather than from the rows: authentication, access
      * rights, a missing database, a table option (table.hints) the server cannot parse. GreptimeDB answers a missing database on a row insert with 1004
-     * InvalidArguments ("Failed to find schema, schema info: ...", PROTOCOL.md "Verified answers"), the code of
+     * InvalidArguments ("Failed to find schema, schema info: ...", as GreptimeDB 1.2 answers), the code of
      * a bad row, so only its message tells it apart; DoPut answers a wrong password or unknown user with
      * UNAUTHENTICATED and no code trailer.
      *
