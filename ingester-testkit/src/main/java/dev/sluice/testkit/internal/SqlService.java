@@ -106,6 +106,10 @@ public final class SqlService {
             String[] name = qualified(db, t.qualifiedName());
             return Result.affected(storage.truncate(name[0], name[1]));
         }
+        if (t.accept("show", "create", "table")) {
+            String[] name = qualified(db, t.qualifiedName());
+            return showCreateTable(name[0], name[1]);
+        }
         if (t.accept("show", "tables")) {
             List<List<Object>> rows = new ArrayList<>();
             storage.tables(db).stream().sorted().forEach(n -> rows.add(List.of(n)));
@@ -503,6 +507,77 @@ public final class SqlService {
         }
         def.setDataTypeValue(type.wireNumber());
         return type;
+    }
+
+    // ---- SHOW CREATE TABLE ----
+
+    /** The statement that would create the table again, laid out as the server prints it (quoted names, options). */
+    private Result showCreateTable(String db, String table) {
+        if (!storage.tables(db).contains(table)) {
+            throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+        }
+        StringBuilder b = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(quote(table)).append(" (\n");
+        List<String> keys = new ArrayList<>();
+        String timeIndex = null;
+        for (TableSchema.Column c : storage.columns(db, table)) {
+            boolean ts = c.semanticType() == SemanticType.Timestamp;
+            b.append("  ").append(quote(c.name())).append(' ').append(sqlTypeName(c)).append(ts ? " NOT NULL" : " NULL")
+                    .append(",\n");
+            if (ts) {
+                timeIndex = c.name();
+            } else if (c.semanticType() == SemanticType.Tag) {
+                keys.add(quote(c.name()));
+            }
+        }
+        b.append("  TIME INDEX (").append(quote(timeIndex)).append(')');
+        if (!keys.isEmpty()) {
+            b.append(",\n  PRIMARY KEY (").append(String.join(", ", keys)).append(')');
+        }
+        b.append("\n)\n\nENGINE=mito\n");
+        Map<String, String> options = storage.options(db, table);
+        if (!options.isEmpty()) {
+            b.append("WITH(\n");
+            int i = 0;
+            for (Map.Entry<String, String> e : options.entrySet()) {
+                b.append("  ").append(e.getKey().contains(".") ? "'" + e.getKey() + "'" : e.getKey()).append(" = '")
+                        .append(e.getValue().replace("'", "''")).append('\'').append(++i < options.size() ? ",\n" : "\n");
+            }
+            b.append(')');
+        }
+        return new Result(null, List.of("Table", "Create Table"), List.of("String", "String"),
+                List.of(List.of(table, b.toString())));
+    }
+
+    /** A column type in GreptimeDB's SQL spelling. */
+    private static String sqlTypeName(TableSchema.Column c) {
+        switch (c.dataType()) {
+            case Bool: return "BOOLEAN";
+            case Int8: return "TINYINT";
+            case Int16: return "SMALLINT";
+            case Int32: return "INT";
+            case Int64: return "BIGINT";
+            case UInt8: return "TINYINT UNSIGNED";
+            case UInt16: return "SMALLINT UNSIGNED";
+            case UInt32: return "INT UNSIGNED";
+            case UInt64: return "BIGINT UNSIGNED";
+            case Float32: return "FLOAT";
+            case Float64: return "DOUBLE";
+            case Binary: return "VARBINARY";
+            case String: return "STRING";
+            case Date: return "DATE";
+            case Json: return "JSON";
+            case TimestampSecond: return "TIMESTAMP(0)";
+            case TimestampMillisecond: return "TIMESTAMP(3)";
+            case TimestampMicrosecond: return "TIMESTAMP(6)";
+            case TimestampNanosecond: return "TIMESTAMP(9)";
+            case TimeSecond: return "TIME(0)";
+            case TimeMillisecond: return "TIME(3)";
+            case TimeMicrosecond: return "TIME(6)";
+            case TimeNanosecond: return "TIME(9)";
+            case Decimal128: return "DECIMAL(" + c.decimalType().precision() + ", " + c.decimalType().scale() + ")";
+            case Vector: return "VECTOR(" + c.vectorType().dim() + ")";
+            default: return c.dataType().toString().toUpperCase(Locale.ROOT);
+        }
     }
 
     // ---- DESC ----
