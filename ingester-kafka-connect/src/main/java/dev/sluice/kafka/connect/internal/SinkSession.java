@@ -63,6 +63,8 @@ public final class SinkSession {
     private final boolean deletes;
     private final Duration flushTimeout;
     private final long redeliveryBackoffMs;
+    private final long dlqMaxBytes;
+    private final boolean dlqContextHeaders;
     private final Map<TopicPartition, Partition> partitions = new HashMap<>();
     /** Batches handed to the writer and not settled, oldest first (futures compare by identity). */
     private final Map<CompletableFuture<Void>, List<Pending>> batches = new LinkedHashMap<>();
@@ -130,9 +132,14 @@ public final class SinkSession {
      * @param deletes whether tombstones delete rows
      * @param flushTimeout the longest wait for acknowledgements in close
      * @param redeliveryBackoffMs Connect's pause before redelivering
+     * @param dlqMaxBytes the largest record the dead-letter queue's producer takes
+     * @param dlqContextHeaders whether Connect adds its error context headers to dead-lettered records
      */
     public SinkSession(SluiceClient client, RecordMapper mapper, ErrantRecordReporter reporter, SinkTaskContext context,
-                       boolean deletes, Duration flushTimeout, long redeliveryBackoffMs) {
+                       boolean deletes, Duration flushTimeout, long redeliveryBackoffMs, long dlqMaxBytes,
+                       boolean dlqContextHeaders) {
+        this.dlqMaxBytes = dlqMaxBytes;
+        this.dlqContextHeaders = dlqContextHeaders;
         this.client = client;
         this.mapper = mapper;
         this.reporter = reporter;
@@ -536,6 +543,18 @@ public final class SinkSession {
         if (reporter == null) {
             fatal = new ConnectException(ex.getMessage() + " (no dead-letter queue is configured: set"
                     + " errors.tolerance=all and errors.deadletterqueue.topic.name to route such records there)", ex);
+            throw fatal;
+        }
+        long size = RecordSize.estimate(r, dlqContextHeaders);
+        if (size > dlqMaxBytes) {
+            // Kafka Connect reports a send its dead-letter producer refused (a record over max.request.size) to the
+            // task as a success: dead-lettering this record would commit its offset with the record nowhere.
+            fatal = new ConnectException(ex.getMessage() + " (not sent to the dead-letter queue: the record is about "
+                    + size + " bytes, over the " + dlqMaxBytes + " bytes its producer takes, and Kafka Connect would"
+                    + " drop it while reporting success. Raise the producer's max.request.size (worker"
+                    + " producer.max.request.size or connector producer.override.max.request.size) and"
+                    + " dlq.max.record.bytes to match, or remove the record; offsets from it on are not committed)", ex);
+            LOG.error("GreptimeDB sink: {}", fatal.getMessage());
             throw fatal;
         }
         LOG.warn("GreptimeDB sink: to the dead-letter queue: {}", ex.getMessage());

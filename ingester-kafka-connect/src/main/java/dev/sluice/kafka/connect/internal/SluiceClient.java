@@ -201,10 +201,33 @@ public final class SluiceClient implements AutoCloseable {
         try {
             return writer.write(row.schema(), row.values());
         } catch (InvalidDataException e) {
-            throw new MappingException(row.schema().tableName(), e.column(), e.getMessage(), e);
+            throw new MappingException(row.schema().tableName(), e.column(), reason(e, false), e);
         } catch (LimitExceededException e) {
             throw new BufferFullException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * What a value check found, without the row number: that number is the row's place in an internal batch,
+     * which means nothing to the user (the sink names the record by topic, partition and offset instead).
+     *
+     * @param e the check's exception
+     * @param withColumn whether to name the column (for a message that does not name it otherwise)
+     * @return its reason
+     */
+    static String reason(InvalidDataException e, boolean withColumn) {
+        String message = e.getMessage();
+        StringBuilder prefix = new StringBuilder("table '").append(e.table()).append('\'');
+        if (e.column() != null) {
+            prefix.append(", column '").append(e.column()).append('\'');
+        }
+        if (e.row() >= 0) {
+            prefix.append(", row ").append(e.row());
+        }
+        prefix.append(": ");
+        String reason = message != null && message.startsWith(prefix.toString())
+                ? message.substring(prefix.length()) : String.valueOf(message);
+        return e.column() == null || !withColumn ? reason : "column " + e.column() + ": " + reason;
     }
 
     /**
@@ -277,7 +300,7 @@ public final class SluiceClient implements AutoCloseable {
                 t.addRow(r);
             }
         } catch (InvalidDataException e) {
-            return new Outcome.Failed(false, e.getMessage());
+            return new Outcome.Failed(false, reason(e, true));
         }
         CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(t), delete ? WriteOp.Delete : WriteOp.Insert, context);
         try {
