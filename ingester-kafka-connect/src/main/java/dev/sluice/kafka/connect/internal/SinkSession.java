@@ -2,7 +2,9 @@ package dev.sluice.kafka.connect.internal;
 
 import dev.sluice.data.TableSchema;
 import dev.sluice.kafka.connect.RecordRejectedException;
-import dev.sluice.kafka.connect.internal.SluiceClient.Outcome;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.WriteOk;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -329,8 +331,8 @@ public final class SinkSession {
             return;
         }
         settle();
-        Outcome o = client.writeNow(schema, List.<Object[]>of(pe.row.values()), false);
-        if (o instanceof Outcome.Stored) {
+        Result<WriteOk, Err> o = client.writeNow(schema, List.<Object[]>of(pe.row.values()), false);
+        if (o.isOk()) {
             pe.state = State.STORED;
             counters.stored.increment();
             Map<String, TableSchema.Column> known = regularColumns.computeIfAbsent(schema.tableName(),
@@ -339,16 +341,16 @@ public final class SinkSession {
                 known.put(c.name(), c);
             }
             bulkReady.add(schema);
-        } else if (o instanceof Outcome.Misconfigured m) {
-            misconfigured(List.of(pe), m.message());
+        } else if (client.misconfigured(o.getErr())) {
+            misconfigured(List.of(pe), SluiceClient.describe(o.getErr()));
         } else {
-            Outcome.Failed failed = (Outcome.Failed) o;
+            Err failed = o.getErr();
             if (failed.retryable()) {
                 pe.state = State.RETRY;
                 retryNeeded = true;
             } else {
                 reject(pe, schema.tableName(), columnIn(failed.message()), "GreptimeDB refused the row: "
-                        + failed.message(), null);
+                        + SluiceClient.describe(failed), null);
             }
         }
     }
@@ -384,17 +386,18 @@ public final class SinkSession {
             retryNeeded = true;
             return;
         }
-        Outcome o = client.writeNow(key.schema(), List.<Object[]>of(key.values()), true);
-        if (o instanceof Outcome.Misconfigured m) {
-            misconfigured(List.of(pe), m.message());
+        Result<WriteOk, Err> o = client.writeNow(key.schema(), List.<Object[]>of(key.values()), true);
+        if (!o.isOk() && client.misconfigured(o.getErr())) {
+            misconfigured(List.of(pe), SluiceClient.describe(o.getErr()));
             throwIfFatal();
-        } else if (o instanceof Outcome.Failed failed) {
+        } else if (!o.isOk()) {
+            Err failed = o.getErr();
             if (failed.retryable()) {
                 pe.state = State.RETRY;
                 retryNeeded = true;
             } else {
                 reject(pe, key.schema().tableName(), columnIn(failed.message()), "GreptimeDB refused the delete: "
-                        + failed.message(), null);
+                        + SluiceClient.describe(failed), null);
             }
         } else {
             pe.state = State.STORED;
@@ -434,21 +437,20 @@ public final class SinkSession {
                 counters.stored.add(members.size());
                 continue;
             }
-            Outcome outcome = client.outcomeOf(failure);
-            if (outcome instanceof Outcome.Misconfigured m) {
-                misconfigured(members, m.message());
+            String table = members.get(0).row.schema().tableName();
+            Err o = client.errOf(failure, table);
+            if (client.misconfigured(o)) {
+                misconfigured(members, SluiceClient.describe(o));
                 continue;
             }
-            Outcome.Failed o = (Outcome.Failed) outcome;
             if (o.retryable()) {
                 LOG.warn("GreptimeDB sink: a batch of {} rows for table {} failed after the client's retries: {}",
-                        members.size(), members.get(0).row.schema().tableName(), o.message());
+                        members.size(), table, SluiceClient.describe(o));
                 markRetry(members);
             } else {
                 counters.isolations.increment();
                 LOG.warn("GreptimeDB sink: GreptimeDB refused a batch of {} rows for table {} ({}); writing its parts"
-                        + " separately to find the bad records", members.size(),
-                        members.get(0).row.schema().tableName(), o.message());
+                        + " separately to find the bad records", members.size(), table, SluiceClient.describe(o));
                 isolate(members);
             }
         }
@@ -505,24 +507,24 @@ public final class SinkSession {
         for (Pending m : part) {
             rows.add(m.row.values());
         }
-        Outcome o = client.writeNow(schema, rows, false);
-        if (o instanceof Outcome.Stored) {
+        Result<WriteOk, Err> o = client.writeNow(schema, rows, false);
+        if (o.isOk()) {
             for (Pending m : part) {
                 m.state = State.STORED;
             }
             counters.stored.add(part.size());
             return;
         }
-        if (o instanceof Outcome.Misconfigured m) {
-            misconfigured(part, m.message());
+        Err failed = o.getErr();
+        if (client.misconfigured(failed)) {
+            misconfigured(part, SluiceClient.describe(failed));
             return;
         }
-        Outcome.Failed failed = (Outcome.Failed) o;
         if (failed.retryable()) {
             markRetry(part);
         } else if (part.size() == 1) {
             reject(part.get(0), schema.tableName(), columnIn(failed.message()), "GreptimeDB refused the row: "
-                    + failed.message(), null);
+                    + SluiceClient.describe(failed), null);
         } else {
             int half = part.size() / 2;
             bisect(schema, new ArrayList<>(part.subList(0, half)));
