@@ -62,8 +62,12 @@ final class BulkService {
     private final Faults faults;
     private final RequestLog log;
     private final boolean allowAutoCreate;
-    /** Holds each batch's body while it is decoded; released after every batch. */
-    private final BufferAllocator allocator = new RootAllocator();
+    /**
+     * Holds each batch's body while it is decoded; released after every batch. Created when the first DoPut
+     * message arrives: Arrow's memory classes log at INFO as they initialise, which a test that never writes in
+     * bulk should not see.
+     */
+    private volatile BufferAllocator allocator;
     private final ScheduledExecutorService acks = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "testkit-bulk-acks");
         t.setDaemon(true);
@@ -158,7 +162,7 @@ final class BulkService {
                         if (body != null) {
                             body.close();
                         }
-                        body = allocator.buffer(Math.max(1, len));
+                        body = allocator().buffer(Math.max(1, len));
                         readBody(in, body, len);
                         break;
                     default: in.skipNBytes(len);
@@ -330,7 +334,7 @@ final class BulkService {
         }
 
         private void batch(Incoming data) throws Exception {
-            ArrowBuf body = data.body() != null ? data.body() : allocator.buffer(1);
+            ArrowBuf body = data.body() != null ? data.body() : allocator().buffer(1);
             bodyTaken = false;
             try {
                 batch(data, body);
@@ -373,7 +377,7 @@ final class BulkService {
             // Takes over the body buffer's reference.
             bodyTaken = true;
             rb = MessageSerializer.deserializeRecordBatch((RecordBatch) m.header(new RecordBatch()), body);
-            try (rb; VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+            try (rb; VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator())) {
                 new VectorLoader(root, CommonsCompressionFactory.INSTANCE).load(rb);
                 rows = decode(root, tableColumns, matched, storage.retainsRows());
                 rowCount = root.getRowCount();
@@ -602,10 +606,31 @@ final class BulkService {
         return parsed.schema();
     }
 
+    private BufferAllocator allocator() {
+        BufferAllocator a = allocator;
+        if (a == null) {
+            synchronized (this) {
+                a = allocator;
+                if (a == null) {
+                    a = new RootAllocator();
+                    allocator = a;
+                }
+            }
+        }
+        return a;
+    }
+
     void close() {
         acks.shutdownNow();
+        BufferAllocator a;
+        synchronized (this) {
+            a = allocator;
+        }
+        if (a == null) {
+            return;
+        }
         try {
-            allocator.close();
+            a.close();
         } catch (IllegalStateException stillInUse) {
             // A stream cut off by the stop still holds a body; its memory is freed when that stream ends.
         }

@@ -12,11 +12,16 @@ public final class Main {
     }
 
     /**
-     * Entry point.
-     *
-     * @param args command-line options
-     * @throws InterruptedException when interrupted while serving
+     * The standalone jar logs through slf4j-simple (to stderr, INFO and above); Arrow's start-up notes are INFO lines
+     * a user of the server has no use for, so Arrow logs warnings only unless {@code -Dorg.slf4j.simpleLogger...}
+     * says otherwise.
      */
+    private static void quietLibraries() {
+        if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.arrow") == null) {
+            System.setProperty("org.slf4j.simpleLogger.log.org.apache.arrow", "warn");
+        }
+    }
+
     /** Reads a port number; anything else is a usage error (exit 2), like a missing value or unknown option. */
     private static int port(String option, String value) {
         try {
@@ -32,7 +37,14 @@ public final class Main {
         return -1;
     }
 
+    /**
+     * Entry point.
+     *
+     * @param args command-line options
+     * @throws InterruptedException when interrupted while serving
+     */
     public static void main(String[] args) throws InterruptedException {
+        quietLibraries();
         GreptimeTestServer.Builder b = GreptimeTestServer.builder().port(4001);
         String user = null;
         String password = null;

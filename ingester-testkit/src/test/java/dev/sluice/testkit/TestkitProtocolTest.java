@@ -110,9 +110,12 @@ class TestkitProtocolTest {
     }
 
     @Test
-    void nullTimeIndexIsInvalidArguments() {
+    void nullTimeIndexIsInvalidArgumentsAfterTheTableIsCreated() {
         fails(insert("t", List.of(HOST, VAL, TS), row(s("a"), f(1), NULL)), 1004);
-        assertEquals(List.of(), server.tables(), "a failed create leaves no table");
+        assertEquals(List.of("t"), server.tables(), "the server creates the table before it reads a value");
+        assertEquals(0, server.rowCount("t"));
+        assertEquals(List.of("host", "val", "ts"), server.schema("t").columns().stream()
+                .map(dev.sluice.data.TableSchema.Column::name).toList());
     }
 
     @Test

@@ -23,6 +23,7 @@ public final class GreptimeSinkConfig extends AbstractConfig {
     private static final String CONNECTION = "Connection";
     private static final String WRITE = "Writing";
     private static final String MAPPING = "Mapping";
+    private static final String ERRORS = "Errors";
 
     /** gRPC endpoints. */
     public static final String ENDPOINTS = "greptimedb.endpoints";
@@ -77,6 +78,12 @@ public final class GreptimeSinkConfig extends AbstractConfig {
     public static final String REDELIVERY_BACKOFF = "redelivery.backoff.ms";
     /** Wait for acknowledgements at commit and close. */
     public static final String FLUSH_TIMEOUT = "flush.timeout.ms";
+    /** The largest record the dead-letter queue's producer takes. */
+    public static final String DLQ_MAX_BYTES = "dlq.max.record.bytes";
+    /** The connector-level override of the producer's request size limit, which the dead-letter queue's producer uses. */
+    static final String PRODUCER_OVERRIDE_MAX_REQUEST = "producer.override.max.request.size";
+    /** The Kafka producer's own default {@code max.request.size}. */
+    static final long PRODUCER_DEFAULT_MAX_REQUEST = 1_048_576L;
 
     /** Table name template. */
     public static final String TABLE_FORMAT = "table.name.format";
@@ -168,15 +175,18 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         d.define(BUFFER_TIMEOUT, Type.LONG, 30_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "Longest wait of put() for buffer room, in milliseconds; then the batch is redelivered later"
                         + " (RetriableException).", WRITE, ++o, Width.SHORT, "Buffer timeout");
-        d.define(RETRY_ATTEMPTS, Type.INT, 5, ConfigDef.Range.between(1, 100), Importance.MEDIUM,
+        d.define(RETRY_ATTEMPTS, Type.INT, Integer.MAX_VALUE, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
                 "Attempts per request (the first included) for retryable failures: overload, unavailable"
-                        + " servers, broken connections.", WRITE, ++o, Width.SHORT, "Attempts");
+                        + " servers, broken connections. The default sets no count: a request is retried until "
+                        + RETRY_DELIVERY + " runs out, as the client does by default, so an outage shorter than that"
+                        + " budget loses no time to redelivery. A smaller count gives up sooner; then the task rewinds"
+                        + " and Connect redelivers.", WRITE, ++o, Width.SHORT, "Attempts");
         d.define(RETRY_BACKOFF, Type.LONG, 100L, ConfigDef.Range.atLeast(0), Importance.LOW,
                 "Backoff cap before the first retry, in milliseconds (doubling, full jitter).", WRITE, ++o,
                 Width.SHORT, "Initial backoff");
         d.define(RETRY_BACKOFF_MAX, Type.LONG, 5_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
                 "Largest backoff cap, in milliseconds.", WRITE, ++o, Width.SHORT, "Max backoff");
-        d.define(RETRY_DELIVERY, Type.LONG, 120_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
+        d.define(RETRY_DELIVERY, Type.LONG, 120_000L, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
                 "Budget of one request, all retries included, in milliseconds. A retryable failure that outlives"
                         + " it makes the task rewind to the first unacknowledged record and throw RetriableException,"
                         + " so Connect redelivers.", WRITE, ++o, Width.SHORT, "Delivery timeout");
@@ -186,6 +196,16 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         d.define(FLUSH_TIMEOUT, Type.LONG, 30_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "Longest wait for acknowledgements when offsets are committed, partitions are closed or the task"
                         + " stops, in milliseconds.", WRITE, ++o, Width.SHORT, "Flush timeout");
+
+        o = 0;
+        d.define(DLQ_MAX_BYTES, Type.LONG, PRODUCER_DEFAULT_MAX_REQUEST, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
+                "The largest record, in bytes, the dead-letter queue's producer takes: its max.request.size. When"
+                        + " unset, " + PRODUCER_OVERRIDE_MAX_REQUEST + " of this connector if given, else the Kafka"
+                        + " producer's default (1048576). Set it when the worker's producer.max.request.size differs."
+                        + " A record to dead-letter whose estimated size (key, value, headers and Connect's error"
+                        + " headers) exceeds it fails the task instead: Kafka Connect reports a refused dead-letter"
+                        + " send as a success, so the record would be in neither GreptimeDB nor the queue.",
+                ERRORS, ++o, Width.SHORT, "Dead-letter record limit");
 
         o = 0;
         d.define(TABLE_FORMAT, Type.STRING, "${topic}", new TemplateValidator(), Importance.HIGH,
@@ -266,6 +286,40 @@ public final class GreptimeSinkConfig extends AbstractConfig {
     /** @return the endpoints */
     public List<String> endpoints() {
         return getList(ENDPOINTS);
+    }
+
+    /**
+     * The largest record the dead-letter queue takes: {@code dlq.max.record.bytes} when set, else the connector's
+     * {@code producer.override.max.request.size}, else the Kafka producer's default.
+     *
+     * @return bytes
+     */
+    public long dlqMaxRecordBytes() {
+        if (originals().containsKey(DLQ_MAX_BYTES)) {
+            return getLong(DLQ_MAX_BYTES);
+        }
+        Object override = originals().get(PRODUCER_OVERRIDE_MAX_REQUEST);
+        if (override != null) {
+            try {
+                long v = Long.parseLong(override.toString().trim());
+                if (v > 0) {
+                    return v;
+                }
+            } catch (NumberFormatException e) {
+                throw new ConfigException(PRODUCER_OVERRIDE_MAX_REQUEST, override, "not a number of bytes");
+            }
+        }
+        return getLong(DLQ_MAX_BYTES);
+    }
+
+    /**
+     * Tells whether Connect adds its error context headers to dead-lettered records.
+     *
+     * @return the connector's {@code errors.deadletterqueue.context.headers.enable}
+     */
+    public boolean dlqContextHeaders() {
+        Object v = originals().get("errors.deadletterqueue.context.headers.enable");
+        return v != null && Boolean.parseBoolean(v.toString().trim());
     }
 
     /** @return the password, or "" */

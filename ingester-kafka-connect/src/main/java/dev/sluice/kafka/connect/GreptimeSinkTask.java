@@ -60,10 +60,12 @@ public final class GreptimeSinkTask extends SinkTask {
         SluiceClient client = SluiceClient.open(cfg, metrics.meterRegistry());
         session = new SinkSession(client, mapper, reporter, context, cfg.getBoolean(GreptimeSinkConfig.DELETES),
                 Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.FLUSH_TIMEOUT)),
-                cfg.getLong(GreptimeSinkConfig.REDELIVERY_BACKOFF));
+                cfg.getLong(GreptimeSinkConfig.REDELIVERY_BACKOFF), cfg.dlqMaxRecordBytes(), cfg.dlqContextHeaders());
         metrics.bind(session);
-        LOG.info("GreptimeDB sink task started: endpoints {}, database {}, dead-letter queue {}", cfg.endpoints(),
-                cfg.getString(GreptimeSinkConfig.DATABASE), reporter == null ? "none" : "configured");
+        LOG.info("GreptimeDB sink task started: write path {} ({}), endpoints {}, database {}, dead-letter queue {}",
+                client.bulk() ? "bulk" : "regular", client.bulk() ? "Arrow Flight DoPut" : "gRPC row inserts",
+                cfg.endpoints(), cfg.getString(GreptimeSinkConfig.DATABASE), reporter == null ? "none"
+                        : "configured (records up to " + cfg.dlqMaxRecordBytes() + " bytes)");
     }
 
     @Override

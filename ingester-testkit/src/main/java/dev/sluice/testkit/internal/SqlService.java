@@ -106,6 +106,10 @@ public final class SqlService {
             String[] name = qualified(db, t.qualifiedName());
             return Result.affected(storage.truncate(name[0], name[1]));
         }
+        if (t.accept("show", "create", "table")) {
+            String[] name = qualified(db, t.qualifiedName());
+            return showCreateTable(name[0], name[1]);
+        }
         if (t.accept("show", "tables")) {
             List<List<Object>> rows = new ArrayList<>();
             storage.tables(db).stream().sorted().forEach(n -> rows.add(List.of(n)));
@@ -166,84 +170,280 @@ public final class SqlService {
 
     // ---- CREATE TABLE ----
 
+    /**
+     * {@code CREATE TABLE}, as GreptimeDB's SQL parser reads it (src/sql/src/parsers/create_parser.rs in
+     * GreptimeTeam/greptimedb: parse_create_table, parse_columns, parse_column_def, parse_optional_column_option,
+     * parse_column_extensions, parse_partitions, parse_table_engine, validate_time_index) and turns it into a
+     * table (src/operator/src/expr_helper.rs: find_primary_keys, find_time_index):
+     * <ul>
+     *   <li>{@code [IF NOT EXISTS] [db.]name (...)}, a trailing comma in the list allowed;</li>
+     *   <li>table constraints {@code TIME INDEX (c)} and {@code PRIMARY KEY (c, ...)};</li>
+     *   <li>column options in any order, each optionally after {@code CONSTRAINT name}: {@code NOT NULL},
+     *       {@code NULL}, {@code DEFAULT expr} ({@code CURRENT_TIMESTAMP}, {@code now()}, literals),
+     *       {@code PRIMARY KEY}, {@code UNIQUE}, {@code TIME INDEX}, {@code COMMENT 'text'},
+     *       {@code CHARACTER SET name};</li>
+     *   <li>column indexes: {@code SKIPPING INDEX [WITH (...)]}, {@code FULLTEXT INDEX [WITH (...)]} (string
+     *       columns only), {@code INVERTED INDEX} (no options);</li>
+     *   <li>then, in this order, {@code PARTITION ON COLUMNS (c, ...) (rule, ...)}, {@code ENGINE = name},
+     *       {@code WITH (key = value, ...)}.</li>
+     * </ul>
+     * Defaults, comments, indexes and partitions are accepted and checked as the parser checks them but not
+     * modelled: the testkit stores one region per table and never fills a default.
+     */
     private Result createTable(String db, SqlTokens t) {
         boolean ifNotExists = t.accept("if", "not", "exists");
         String[] name = qualified(db, t.qualifiedName());
         CreateTableExpr.Builder expr = CreateTableExpr.newBuilder().setSchemaName(name[0]).setTableName(name[1])
                 .setCreateIfNotExists(ifNotExists);
-        List<String> primaryKeys = new ArrayList<>();
-        String timeIndex = null;
+        List<String> inlineKeys = new ArrayList<>();
+        List<String> constraintKeys = new ArrayList<>();
+        List<String> timeIndexes = new ArrayList<>();
+        Map<String, DataType> types = new LinkedHashMap<>();
         t.expect("(");
-        do {
-            if (t.accept("time", "index")) {
-                t.expect("(");
-                timeIndex = t.identifier();
-                t.expect(")");
-            } else if (t.accept("primary", "key")) {
-                t.expect("(");
-                do {
-                    primaryKeys.add(t.identifier());
-                } while (t.accept(","));
-                t.expect(")");
-            } else {
-                String column = t.identifier();
-                ColumnDef.Builder def = ColumnDef.newBuilder().setName(column).setIsNullable(true);
-                type(t, def);
-                while (t.peek() != null && !t.peek().text().equals(",") && !t.peek().text().equals(")")) {
-                    if (t.accept("not", "null")) {
-                        def.setIsNullable(false);
-                    } else if (t.accept("null")) {
-                        def.setIsNullable(true);
-                    } else if (t.accept("time", "index")) {
-                        timeIndex = column;
-                    } else if (t.accept("primary", "key")) {
-                        primaryKeys.add(column);
-                    } else {
-                        t.skipToListEnd(); // DEFAULT, COMMENT, index options: not modelled by the testkit
+        if (!t.accept(")")) {
+            while (true) {
+                if (t.accept("primary")) {
+                    if (!t.accept("key")) {
+                        throw t.expected("KEY");
                     }
+                    constraintKeys.addAll(columnList(t));
+                } else if (t.accept("time")) {
+                    if (!t.accept("index")) {
+                        throw t.expected("INDEX");
+                    }
+                    List<String> columns = columnList(t);
+                    if (columns.size() != 1) {
+                        throw new ServerError(StatusCode.InvalidSyntax,
+                                "Invalid time index: it should contain only one column in time index");
+                    }
+                    timeIndexes.add(columns.get(0));
+                } else if (t.peek() != null && t.peek().word()) {
+                    expr.addColumnDefs(column(t, inlineKeys, timeIndexes, types));
+                } else {
+                    throw t.expected("column name or constraint definition");
                 }
-                expr.addColumnDefs(def);
+                boolean comma = t.accept(",");
+                if (t.accept(")")) {
+                    break;
+                }
+                if (!comma) {
+                    throw t.expected("',' or ')' after column definition");
+                }
             }
-        } while (t.accept(","));
-        t.expect(")");
+        }
+        String timeIndex = timeIndex(timeIndexes, types);
+        if (t.accept("partition")) {
+            if (!t.accept("on", "columns")) {
+                throw t.expected("ON, COLUMNS");
+            }
+            for (String c : columnList(t)) {
+                if (!types.containsKey(c)) {
+                    throw new ServerError(StatusCode.InvalidSyntax, "Invalid SQL, error: Partition column \"" + c
+                            + "\" not defined");
+                }
+            }
+            t.skipParenthesised(); // the partition rules: expressions over those columns
+        }
+        if (t.accept("engine")) {
+            t.expect("=");
+            expr.setEngine(t.identifier());
+        }
         Map<String, String> options = new LinkedHashMap<>();
-        while (!t.done()) {
-            if (t.accept("engine")) {
-                t.expect("=");
-                expr.setEngine(t.identifier());
-            } else if (t.accept("with")) {
-                t.expect("(");
-                do {
-                    StringBuilder key = new StringBuilder(t.next().text());
-                    while (t.accept(".")) {
-                        key.append('.').append(t.next().text());
-                    }
-                    t.expect("=");
-                    options.put(key.toString(), t.next().text());
-                } while (t.accept(","));
-                t.expect(")");
-            } else if (t.accept("partition")) {
-                t.skipToListEnd();
-            } else {
-                throw new ServerError(StatusCode.InvalidSyntax, "Invalid SQL syntax: unexpected " + t.next().text());
-            }
+        if (t.accept("with")) {
+            options.putAll(options(t));
         }
-        if (timeIndex == null) {
-            // The server's SQL parser refuses it: InvalidSyntax 2000 (GreptimeDB's sqlness expectations,
-            // tests/cases/standalone/common/create/create.result: "2000(InvalidSyntax), Missing time index constraint").
-            throw new ServerError(StatusCode.InvalidSyntax, "Missing time index constraint");
+        if (!t.done()) {
+            throw t.expected("end of statement");
         }
+        // find_primary_keys: one inline PRIMARY KEY at most, and never beside a PRIMARY KEY (...) constraint.
+        if (inlineKeys.size() > 1) {
+            throw new ServerError(StatusCode.InvalidArguments, "Illegal primary keys definition: not allowed to inline"
+                    + " multiple primary keys in columns options");
+        }
+        if (!inlineKeys.isEmpty() && !constraintKeys.isEmpty()) {
+            throw new ServerError(StatusCode.InvalidArguments, "Illegal primary keys definition: found definitions of"
+                    + " primary keys in multiple places");
+        }
+        List<String> primaryKeys = new ArrayList<>(inlineKeys);
+        primaryKeys.addAll(constraintKeys);
         for (int i = 0; i < expr.getColumnDefsCount(); i++) {
             ColumnDef.Builder def = expr.getColumnDefsBuilder(i);
-            int semantic = def.getName().equals(timeIndex) ? 2 : primaryKeys.contains(def.getName()) ? 0 : 1;
+            boolean isTimeIndex = def.getName().equals(timeIndex);
+            int semantic = isTimeIndex ? 2 : primaryKeys.contains(def.getName()) ? 0 : 1;
             def.setSemanticTypeValue(semantic);
+            if (isTimeIndex) {
+                def.setIsNullable(false); // a time index is NOT NULL whether or not the statement says so
+            }
         }
         expr.setTimeIndex(timeIndex).addAllPrimaryKeys(primaryKeys).putAllTableOptions(options);
         return Result.affected(storage.createTable(db, expr.build()));
     }
 
+    /** validate_time_index: exactly one time index (named once or more), a declared timestamp column. */
+    private static String timeIndex(List<String> timeIndexes, Map<String, DataType> types) {
+        List<String> distinct = timeIndexes.stream().distinct().toList();
+        if (distinct.isEmpty()) {
+            // InvalidSyntax 2000 (GreptimeDB's sqlness expectations, tests/cases/standalone/common/create/create.result:
+            // "2000(InvalidSyntax), Missing time index constraint").
+            throw new ServerError(StatusCode.InvalidSyntax, "Missing time index constraint");
+        }
+        if (distinct.size() > 1) {
+            throw new ServerError(StatusCode.InvalidSyntax, "Invalid time index: expected only one time index"
+                    + " constraint but actual " + distinct.size());
+        }
+        String column = distinct.get(0);
+        DataType type = types.get(column);
+        if (type == null) {
+            throw new ServerError(StatusCode.InvalidSyntax, "Invalid time index: time index column " + column
+                    + " not found in columns");
+        }
+        if (!type.isTimestamp()) {
+            throw invalidColumnOption(column, "time index column data type should be timestamp");
+        }
+        return column;
+    }
+
+    private static ServerError invalidColumnOption(String column, String message) {
+        return new ServerError(StatusCode.InvalidArguments, "Invalid column option, column name: " + column
+                + ", error: " + message);
+    }
+
+    /** A parenthesised list of column names, as a constraint or PARTITION ON COLUMNS takes it. */
+    private static List<String> columnList(SqlTokens t) {
+        t.expect("(");
+        List<String> names = new ArrayList<>();
+        do {
+            names.add(t.identifier());
+        } while (t.accept(","));
+        t.expect(")");
+        return names;
+    }
+
+    /** {@code WITH (key = value, ...)}: keys as words (dotted) or strings, values as strings, numbers or words. */
+    private static Map<String, String> options(SqlTokens t) {
+        Map<String, String> options = new LinkedHashMap<>();
+        t.expect("(");
+        if (t.accept(")")) {
+            return options;
+        }
+        do {
+            StringBuilder key = new StringBuilder(t.next().text());
+            while (t.accept(".")) {
+                key.append('.').append(t.next().text());
+            }
+            t.expect("=");
+            StringBuilder value = new StringBuilder();
+            if (t.accept("-")) {
+                value.append('-');
+            }
+            value.append(t.next().text());
+            while (t.peekIs(".") && !value.isEmpty() && Character.isDigit(value.charAt(value.length() - 1))) {
+                t.next();
+                value.append('.').append(t.next().text()); // 0.01 arrives as 0 . 01
+            }
+            options.put(key.toString(), value.toString());
+        } while (t.accept(","));
+        t.expect(")");
+        return options;
+    }
+
+    /** One column definition: name, type, then options and indexes in any order (parse_column_def). */
+    private static ColumnDef column(SqlTokens t, List<String> inlineKeys, List<String> timeIndexes,
+                                    Map<String, DataType> types) {
+        String column = t.identifier();
+        ColumnDef.Builder def = ColumnDef.newBuilder().setName(column).setIsNullable(true);
+        DataType type = type(t, def);
+        boolean timeIndex = false;
+        boolean explicitNull = false;
+        boolean skipping = false;
+        boolean fulltext = false;
+        boolean inverted = false;
+        while (true) {
+            if (t.accept("constraint")) {
+                t.identifier();
+                if (t.done() || t.peekIs(",") || t.peekIs(")")) {
+                    throw t.expected("constraint details after CONSTRAINT <name>");
+                }
+            }
+            if (t.accept("character", "set")) {
+                t.identifier();
+            } else if (t.accept("not", "null")) {
+                def.setIsNullable(false);
+            } else if (t.accept("comment")) {
+                if (t.peek() == null || !t.peek().string()) {
+                    throw t.expected("string");
+                }
+                def.setComment(t.next().text());
+            } else if (t.accept("null")) {
+                explicitNull = true;
+            } else if (t.accept("default")) {
+                t.skipExpression();
+            } else if (t.accept("primary", "key")) {
+                inlineKeys.add(column);
+            } else if (t.accept("unique")) {
+                // accepted by the parser; not a key in GreptimeDB's table model
+            } else if (t.accept("time", "index")) {
+                if (timeIndex) {
+                    throw invalidColumnOption(column, "duplicated time index");
+                }
+                timeIndex = true;
+            } else if (t.accept("skipping")) {
+                if (!t.accept("index")) {
+                    throw invalidColumnOption(column, "expect INDEX after SKIPPING keyword");
+                }
+                if (skipping) {
+                    throw invalidColumnOption(column, "duplicated SKIPPING index option");
+                }
+                skipping = true;
+                if (t.accept("with")) {
+                    options(t);
+                }
+            } else if (t.accept("fulltext")) {
+                if (!t.accept("index")) {
+                    throw invalidColumnOption(column, "expect INDEX after FULLTEXT keyword");
+                }
+                if (fulltext) {
+                    throw invalidColumnOption(column, "duplicated FULLTEXT INDEX option");
+                }
+                if (type != DataType.String) {
+                    throw invalidColumnOption(column, "FULLTEXT index only supports string type");
+                }
+                fulltext = true;
+                if (t.accept("with")) {
+                    options(t);
+                }
+            } else if (t.accept("inverted")) {
+                if (!t.accept("index")) {
+                    throw invalidColumnOption(column, "expect INDEX after INVERTED keyword");
+                }
+                if (inverted) {
+                    throw invalidColumnOption(column, "duplicated INVERTED index option");
+                }
+                if (t.peekIs("with")) {
+                    throw invalidColumnOption(column, "INVERTED index doesn't support options");
+                }
+                inverted = true;
+            } else {
+                break;
+            }
+        }
+        if (timeIndex) {
+            // parse_column: a time index cannot be NULL and must be a timestamp; it becomes NOT NULL.
+            if (explicitNull) {
+                throw invalidColumnOption(column, "time index column can't be null");
+            }
+            if (!type.isTimestamp()) {
+                throw invalidColumnOption(column, "time index column data type should be timestamp");
+            }
+            timeIndexes.add(column);
+            def.setIsNullable(false);
+        }
+        types.put(column, type);
+        return def.build();
+    }
+
     /** GreptimeDB's SQL type names (src/sql/src/statements.rs, sql_data_type_to_concrete_data_type). */
-    private static void type(SqlTokens t, ColumnDef.Builder def) {
+    private static DataType type(SqlTokens t, ColumnDef.Builder def) {
         String name = t.identifier();
         List<Integer> args = new ArrayList<>();
         if (t.accept("(")) {
@@ -306,6 +506,78 @@ public final class SqlService {
                         + def.getName() + " in the Sluice testkit");
         }
         def.setDataTypeValue(ServerTypes.wireNumber(type));
+        return type;
+    }
+
+    // ---- SHOW CREATE TABLE ----
+
+    /** The statement that would create the table again, laid out as the server prints it (quoted names, options). */
+    private Result showCreateTable(String db, String table) {
+        if (!storage.tables(db).contains(table)) {
+            throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+        }
+        StringBuilder b = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(quote(table)).append(" (\n");
+        List<String> keys = new ArrayList<>();
+        String timeIndex = null;
+        for (TableSchema.Column c : storage.columns(db, table)) {
+            boolean ts = c.semanticType() == SemanticType.Timestamp;
+            b.append("  ").append(quote(c.name())).append(' ').append(sqlTypeName(c)).append(ts ? " NOT NULL" : " NULL")
+                    .append(",\n");
+            if (ts) {
+                timeIndex = c.name();
+            } else if (c.semanticType() == SemanticType.Tag) {
+                keys.add(quote(c.name()));
+            }
+        }
+        b.append("  TIME INDEX (").append(quote(timeIndex)).append(')');
+        if (!keys.isEmpty()) {
+            b.append(",\n  PRIMARY KEY (").append(String.join(", ", keys)).append(')');
+        }
+        b.append("\n)\n\nENGINE=mito\n");
+        Map<String, String> options = storage.options(db, table);
+        if (!options.isEmpty()) {
+            b.append("WITH(\n");
+            int i = 0;
+            for (Map.Entry<String, String> e : options.entrySet()) {
+                b.append("  ").append(e.getKey().contains(".") ? "'" + e.getKey() + "'" : e.getKey()).append(" = '")
+                        .append(e.getValue().replace("'", "''")).append('\'').append(++i < options.size() ? ",\n" : "\n");
+            }
+            b.append(')');
+        }
+        return new Result(null, List.of("Table", "Create Table"), List.of("String", "String"),
+                List.of(List.of(table, b.toString())));
+    }
+
+    /** A column type in GreptimeDB's SQL spelling. */
+    private static String sqlTypeName(TableSchema.Column c) {
+        switch (c.dataType()) {
+            case Bool: return "BOOLEAN";
+            case Int8: return "TINYINT";
+            case Int16: return "SMALLINT";
+            case Int32: return "INT";
+            case Int64: return "BIGINT";
+            case UInt8: return "TINYINT UNSIGNED";
+            case UInt16: return "SMALLINT UNSIGNED";
+            case UInt32: return "INT UNSIGNED";
+            case UInt64: return "BIGINT UNSIGNED";
+            case Float32: return "FLOAT";
+            case Float64: return "DOUBLE";
+            case Binary: return "VARBINARY";
+            case String: return "STRING";
+            case Date: return "DATE";
+            case Json: return "JSON";
+            case TimestampSecond: return "TIMESTAMP(0)";
+            case TimestampMillisecond: return "TIMESTAMP(3)";
+            case TimestampMicrosecond: return "TIMESTAMP(6)";
+            case TimestampNanosecond: return "TIMESTAMP(9)";
+            case TimeSecond: return "TIME(0)";
+            case TimeMillisecond: return "TIME(3)";
+            case TimeMicrosecond: return "TIME(6)";
+            case TimeNanosecond: return "TIME(9)";
+            case Decimal128: return "DECIMAL(" + c.decimalType().precision() + ", " + c.decimalType().scale() + ")";
+            case Vector: return "VECTOR(" + c.vectorType().dim() + ")";
+            default: return c.dataType().toString().toUpperCase(Locale.ROOT);
+        }
     }
 
     // ---- DESC ----

@@ -11,8 +11,11 @@ import java.util.Locale;
  * symbols.
  */
 final class SqlTokens {
-    /** One token; {@code quoted} for quoted identifiers and strings. */
-    record Token(String text, boolean word, boolean string) {
+    /**
+     * One token: {@code word} for identifiers and keywords (quoted or not), {@code string} for {@code 'strings'},
+     * {@code quoted} for {@code "quoted"} and {@code `quoted`} identifiers, which are never keywords.
+     */
+    record Token(String text, boolean word, boolean string, boolean quoted) {
     }
 
     private final List<Token> tokens = new ArrayList<>();
@@ -48,17 +51,17 @@ final class SqlTokens {
                     b.append(c);
                     j++;
                 }
-                tokens.add(new Token(b.toString(), ch != '\'', ch == '\''));
+                tokens.add(new Token(b.toString(), ch != '\'', ch == '\'', ch != '\''));
                 i = j + 1;
             } else if (Character.isLetterOrDigit(ch) || ch == '_') {
                 int j = i;
                 while (j < n && (Character.isLetterOrDigit(sql.charAt(j)) || sql.charAt(j) == '_')) {
                     j++;
                 }
-                tokens.add(new Token(sql.substring(i, j).toLowerCase(Locale.ROOT), true, false));
+                tokens.add(new Token(sql.substring(i, j).toLowerCase(Locale.ROOT), true, false, false));
                 i = j;
             } else {
-                tokens.add(new Token(String.valueOf(ch), false, false));
+                tokens.add(new Token(String.valueOf(ch), false, false, false));
                 i++;
             }
         }
@@ -85,7 +88,7 @@ final class SqlTokens {
     /** Consumes the keyword (or symbol) when it is next. */
     boolean accept(String keyword) {
         Token t = peek();
-        if (t != null && !t.string() && t.text().equals(keyword)) {
+        if (t != null && !t.string() && !t.quoted() && t.text().equals(keyword)) {
             at++;
             return true;
         }
@@ -127,6 +130,89 @@ final class SqlTokens {
             return new String[] {first, identifier()};
         }
         return new String[] {null, first};
+    }
+
+    /** Tells whether the next token is this keyword or symbol (not consumed). */
+    boolean peekIs(String keyword) {
+        Token t = peek();
+        return t != null && !t.string() && !t.quoted() && t.text().equals(keyword);
+    }
+
+    /** Throws the parser's "Expected: X, found: Y" syntax error (InvalidSyntax, 2000). */
+    ServerError expected(String what) {
+        Token t = peek();
+        return new ServerError(StatusCode.InvalidSyntax, "Invalid SQL syntax: sql parser error: Expected: " + what
+                + ", found: " + (t == null ? "EOF" : t.text()));
+    }
+
+    /** Skips a parenthesised group whose '(' is next, nested groups included. */
+    void skipParenthesised() {
+        expect("(");
+        int depth = 1;
+        while (depth > 0) {
+            Token t = next();
+            if (!t.string() && !t.word()) {
+                if (t.text().equals("(")) {
+                    depth++;
+                } else if (t.text().equals(")")) {
+                    depth--;
+                }
+            }
+        }
+    }
+
+    /**
+     * Skips one scalar expression, as a column's {@code DEFAULT} takes: literals, signed numbers, names, function
+     * calls ({@code now()}), parenthesised groups, joined by arithmetic or {@code ||} operators, with
+     * {@code ::type} casts. Stops before a ',' or ')' of the enclosing list and before the next column option.
+     */
+    void skipExpression() {
+        skipOperand();
+        while (true) {
+            if (peekIs(":")) {
+                expect(":");
+                expect(":");
+                identifier();
+                if (peekIs("(")) {
+                    skipParenthesised();
+                }
+            } else if (peekIs("+") || peekIs("-") || peekIs("*") || peekIs("/") || peekIs("%")) {
+                next();
+                skipOperand();
+            } else if (peekIs("|")) {
+                next();
+                expect("|");
+                skipOperand();
+            } else {
+                return;
+            }
+        }
+    }
+
+    private void skipOperand() {
+        if (accept("-") || accept("+")) {
+            skipOperand();
+            return;
+        }
+        if (peekIs("(")) {
+            skipParenthesised();
+            return;
+        }
+        Token t = peek();
+        if (t == null || (!t.word() && !t.string())) {
+            throw expected("an expression");
+        }
+        next();
+        if (t.word() && !t.quoted() && t.text().equals("interval") && peek() != null && peek().string()) {
+            next(); // INTERVAL '1 day'
+        } else if (t.word() && Character.isDigit(t.text().charAt(0)) && peekIs(".")) {
+            next(); // 1.5 arrives as 1 . 5
+            if (peek() != null && peek().word()) {
+                next();
+            }
+        } else if (t.word() && peekIs("(")) {
+            skipParenthesised(); // a function call
+        }
     }
 
     /** Skips tokens up to (not including) a ',' or ')' at this nesting depth. */

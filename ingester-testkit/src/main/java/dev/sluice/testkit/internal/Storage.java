@@ -163,7 +163,18 @@ public final class Storage {
             }
         }
         String prefix = stored != null ? stored.regionPrefix() : StoredTable.regionPrefix(nextTableId);
-        List<Object[]> decoded = decodeRows(table, prefix, requestColumns, rows.getRowsList());
+        List<Object[]> decoded;
+        try {
+            decoded = decodeRows(table, prefix, requestColumns, rows.getRowsList());
+        } catch (NullTimeIndex e) {
+            if (stored == null) {
+                // The frontend creates a missing table from the request's schema before the region reads a value
+                // (src/operator/src/insert.rs: create_or_alter_tables_on_demand, then the region write), so a NULL
+                // time index is refused with the table already there (verified on GreptimeDB 1.2).
+                tables.put(table, new StoredTable(nextTableId++, table, requestColumns, createOptions, retainRows));
+            }
+            throw e.error;
+        }
         if (stored == null) {
             stored = new StoredTable(nextTableId++, table, requestColumns, createOptions, retainRows);
             tables.put(table, stored);
@@ -232,7 +243,12 @@ public final class Storage {
                         + "delete requests need column " + tc.name());
             }
         }
-        List<Object[]> decoded = decodeRows(table, stored.regionPrefix(), requestColumns, rows.getRowsList());
+        List<Object[]> decoded;
+        try {
+            decoded = decodeRows(table, stored.regionPrefix(), requestColumns, rows.getRowsList());
+        } catch (NullTimeIndex e) {
+            throw e.error;
+        }
         for (Object[] values : decoded) {
             Object[] row = new Object[stored.columns.size()];
             for (int i = 0; i < values.length; i++) {
@@ -483,6 +499,17 @@ public final class Storage {
         }
     }
 
+    /** A row's time index is NULL: the answer to give once the table the write creates is in place. */
+    private static final class NullTimeIndex extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient ServerError error;
+
+        NullTimeIndex(ServerError error) {
+            super(error.getMessage(), null, false, false);
+            this.error = error;
+        }
+    }
+
     private static List<Object[]> decodeRows(String table, String regionPrefix, List<TableSchema.Column> columns,
                                              List<Row> rows) {
         List<Object[]> out = new ArrayList<>(rows.size());
@@ -506,8 +533,8 @@ public final class Storage {
         Value.ValueDataCase kase = v.getValueDataCase();
         if (kase == Value.ValueDataCase.VALUEDATA_NOT_SET) {
             if (column.semanticType() == SemanticType.Timestamp) {
-                throw new ServerError(StatusCode.InvalidArguments, "Time index column " + column.name()
-                        + " of table " + table + " cannot be null");
+                throw new NullTimeIndex(new ServerError(StatusCode.InvalidArguments, "Time index column "
+                        + column.name() + " of table " + table + " cannot be null"));
             }
             return null;
         }

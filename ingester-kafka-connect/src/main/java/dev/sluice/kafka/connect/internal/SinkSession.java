@@ -2,7 +2,9 @@ package dev.sluice.kafka.connect.internal;
 
 import dev.sluice.data.TableSchema;
 import dev.sluice.kafka.connect.RecordRejectedException;
-import dev.sluice.kafka.connect.internal.SluiceClient.Outcome;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.WriteOk;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -63,6 +65,8 @@ public final class SinkSession {
     private final boolean deletes;
     private final Duration flushTimeout;
     private final long redeliveryBackoffMs;
+    private final long dlqMaxBytes;
+    private final boolean dlqContextHeaders;
     private final Map<TopicPartition, Partition> partitions = new HashMap<>();
     /** Batches handed to the writer and not settled, oldest first (futures compare by identity). */
     private final Map<CompletableFuture<Void>, List<Pending>> batches = new LinkedHashMap<>();
@@ -130,9 +134,14 @@ public final class SinkSession {
      * @param deletes whether tombstones delete rows
      * @param flushTimeout the longest wait for acknowledgements in close
      * @param redeliveryBackoffMs Connect's pause before redelivering
+     * @param dlqMaxBytes the largest record the dead-letter queue's producer takes
+     * @param dlqContextHeaders whether Connect adds its error context headers to dead-lettered records
      */
     public SinkSession(SluiceClient client, RecordMapper mapper, ErrantRecordReporter reporter, SinkTaskContext context,
-                       boolean deletes, Duration flushTimeout, long redeliveryBackoffMs) {
+                       boolean deletes, Duration flushTimeout, long redeliveryBackoffMs, long dlqMaxBytes,
+                       boolean dlqContextHeaders) {
+        this.dlqMaxBytes = dlqMaxBytes;
+        this.dlqContextHeaders = dlqContextHeaders;
         this.client = client;
         this.mapper = mapper;
         this.reporter = reporter;
@@ -322,8 +331,8 @@ public final class SinkSession {
             return;
         }
         settle();
-        Outcome o = client.writeNow(schema, List.<Object[]>of(pe.row.values()), false);
-        if (o instanceof Outcome.Stored) {
+        Result<WriteOk, Err> o = client.writeNow(schema, List.<Object[]>of(pe.row.values()), false);
+        if (o.isOk()) {
             pe.state = State.STORED;
             counters.stored.increment();
             Map<String, TableSchema.Column> known = regularColumns.computeIfAbsent(schema.tableName(),
@@ -332,16 +341,16 @@ public final class SinkSession {
                 known.put(c.name(), c);
             }
             bulkReady.add(schema);
-        } else if (o instanceof Outcome.Misconfigured m) {
-            misconfigured(List.of(pe), m.message());
+        } else if (client.misconfigured(o.getErr())) {
+            misconfigured(List.of(pe), SluiceClient.describe(o.getErr()));
         } else {
-            Outcome.Failed failed = (Outcome.Failed) o;
+            Err failed = o.getErr();
             if (failed.retryable()) {
                 pe.state = State.RETRY;
                 retryNeeded = true;
             } else {
                 reject(pe, schema.tableName(), columnIn(failed.message()), "GreptimeDB refused the row: "
-                        + failed.message(), null);
+                        + SluiceClient.describe(failed), null);
             }
         }
     }
@@ -377,17 +386,18 @@ public final class SinkSession {
             retryNeeded = true;
             return;
         }
-        Outcome o = client.writeNow(key.schema(), List.<Object[]>of(key.values()), true);
-        if (o instanceof Outcome.Misconfigured m) {
-            misconfigured(List.of(pe), m.message());
+        Result<WriteOk, Err> o = client.writeNow(key.schema(), List.<Object[]>of(key.values()), true);
+        if (!o.isOk() && client.misconfigured(o.getErr())) {
+            misconfigured(List.of(pe), SluiceClient.describe(o.getErr()));
             throwIfFatal();
-        } else if (o instanceof Outcome.Failed failed) {
+        } else if (!o.isOk()) {
+            Err failed = o.getErr();
             if (failed.retryable()) {
                 pe.state = State.RETRY;
                 retryNeeded = true;
             } else {
                 reject(pe, key.schema().tableName(), columnIn(failed.message()), "GreptimeDB refused the delete: "
-                        + failed.message(), null);
+                        + SluiceClient.describe(failed), null);
             }
         } else {
             pe.state = State.STORED;
@@ -427,21 +437,20 @@ public final class SinkSession {
                 counters.stored.add(members.size());
                 continue;
             }
-            Outcome outcome = client.outcomeOf(failure);
-            if (outcome instanceof Outcome.Misconfigured m) {
-                misconfigured(members, m.message());
+            String table = members.get(0).row.schema().tableName();
+            Err o = client.errOf(failure, table);
+            if (client.misconfigured(o)) {
+                misconfigured(members, SluiceClient.describe(o));
                 continue;
             }
-            Outcome.Failed o = (Outcome.Failed) outcome;
             if (o.retryable()) {
                 LOG.warn("GreptimeDB sink: a batch of {} rows for table {} failed after the client's retries: {}",
-                        members.size(), members.get(0).row.schema().tableName(), o.message());
+                        members.size(), table, SluiceClient.describe(o));
                 markRetry(members);
             } else {
                 counters.isolations.increment();
                 LOG.warn("GreptimeDB sink: GreptimeDB refused a batch of {} rows for table {} ({}); writing its parts"
-                        + " separately to find the bad records", members.size(),
-                        members.get(0).row.schema().tableName(), o.message());
+                        + " separately to find the bad records", members.size(), table, SluiceClient.describe(o));
                 isolate(members);
             }
         }
@@ -498,24 +507,24 @@ public final class SinkSession {
         for (Pending m : part) {
             rows.add(m.row.values());
         }
-        Outcome o = client.writeNow(schema, rows, false);
-        if (o instanceof Outcome.Stored) {
+        Result<WriteOk, Err> o = client.writeNow(schema, rows, false);
+        if (o.isOk()) {
             for (Pending m : part) {
                 m.state = State.STORED;
             }
             counters.stored.add(part.size());
             return;
         }
-        if (o instanceof Outcome.Misconfigured m) {
-            misconfigured(part, m.message());
+        Err failed = o.getErr();
+        if (client.misconfigured(failed)) {
+            misconfigured(part, SluiceClient.describe(failed));
             return;
         }
-        Outcome.Failed failed = (Outcome.Failed) o;
         if (failed.retryable()) {
             markRetry(part);
         } else if (part.size() == 1) {
             reject(part.get(0), schema.tableName(), columnIn(failed.message()), "GreptimeDB refused the row: "
-                    + failed.message(), null);
+                    + SluiceClient.describe(failed), null);
         } else {
             int half = part.size() / 2;
             bisect(schema, new ArrayList<>(part.subList(0, half)));
@@ -536,6 +545,18 @@ public final class SinkSession {
         if (reporter == null) {
             fatal = new ConnectException(ex.getMessage() + " (no dead-letter queue is configured: set"
                     + " errors.tolerance=all and errors.deadletterqueue.topic.name to route such records there)", ex);
+            throw fatal;
+        }
+        long size = RecordSize.estimate(r, dlqContextHeaders);
+        if (size > dlqMaxBytes) {
+            // Kafka Connect reports a send its dead-letter producer refused (a record over max.request.size) to the
+            // task as a success: dead-lettering this record would commit its offset with the record nowhere.
+            fatal = new ConnectException(ex.getMessage() + " (not sent to the dead-letter queue: the record is about "
+                    + size + " bytes, over the " + dlqMaxBytes + " bytes its producer takes, and Kafka Connect would"
+                    + " drop it while reporting success. Raise the producer's max.request.size (worker"
+                    + " producer.max.request.size or connector producer.override.max.request.size) and"
+                    + " dlq.max.record.bytes to match, or remove the record; offsets from it on are not committed)", ex);
+            LOG.error("GreptimeDB sink: {}", fatal.getMessage());
             throw fatal;
         }
         LOG.warn("GreptimeDB sink: to the dead-letter queue: {}", ex.getMessage());

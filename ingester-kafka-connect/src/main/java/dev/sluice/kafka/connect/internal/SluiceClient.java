@@ -35,8 +35,11 @@ import java.util.concurrent.TimeoutException;
 /**
  * The sink's only contact with the Sluice client API: builds the client and its batching writer from the
  * connector's settings, hands rows to the writer, writes rows directly (to single out bad records), and turns
- * the client's outcomes into {@link Outcome}s. Keeping every client call here lets the rest of the sink stay as
- * it is when the client's API changes.
+ * reads the client's outcomes ({@link Result} of {@link WriteOk} or {@link Err}, the types every client call
+ * answers with). On top of the client's own "retryable", the sink tells apart one distinction the client has no
+ * reason to make: a failure no record causes ({@link #misconfigured(Err)}: credentials, rights, a missing
+ * database), which fails the task instead of dead-lettering records. Keeping every client call here lets the rest
+ * of the sink stay as it is when the client's API changes.
  */
 public final class SluiceClient implements AutoCloseable {
     private final GreptimeDB db;
@@ -45,32 +48,6 @@ public final class SluiceClient implements AutoCloseable {
     private final boolean bulk;
     /** The longest a direct write can take: the delivery budget plus one call's deadline. */
     private final Duration writeBound;
-
-    /** What became of a write. */
-    public sealed interface Outcome {
-        /** Acknowledged by GreptimeDB. */
-        record Stored() implements Outcome {
-        }
-
-        /**
-         * Not written.
-         *
-         * @param retryable whether sending it again later may succeed (the client's own retries are spent)
-         * @param message what the server or transport said
-         */
-        record Failed(boolean retryable, String message) implements Outcome {
-        }
-
-        /**
-         * Not written, for a reason no record causes: the task's credentials, rights or database are wrong, so
-         * every record would fail alike. Such a failure is never a record's fault: it fails the task and no
-         * record is dead-lettered or committed.
-         *
-         * @param message what the server said
-         */
-        record Misconfigured(String message) implements Outcome {
-        }
-    }
 
     /** The batching writer's buffer stayed full for the configured wait. */
     public static final class BufferFullException extends RuntimeException {
@@ -207,31 +184,69 @@ public final class SluiceClient implements AutoCloseable {
         try {
             return writer.write(row.schema(), row.values());
         } catch (InvalidDataException e) {
-            throw new MappingException(row.schema().tableName(), e.column(), e.getMessage(), e);
+            throw new MappingException(row.schema().tableName(), e.column(), reason(e, false), e);
         } catch (LimitExceededException e) {
             throw new BufferFullException(e.getMessage(), e);
         }
     }
 
     /**
+     * What a value check found, without the row number: that number is the row's place in an internal batch,
+     * which means nothing to the user (the sink names the record by topic, partition and offset instead).
+     *
+     * @param e the check's exception
+     * @param withColumn whether to name the column (for a message that does not name it otherwise)
+     * @return its reason
+     */
+    static String reason(InvalidDataException e, boolean withColumn) {
+        String message = e.getMessage();
+        StringBuilder prefix = new StringBuilder("table '").append(e.table()).append('\'');
+        if (e.column() != null) {
+            prefix.append(", column '").append(e.column()).append('\'');
+        }
+        if (e.row() >= 0) {
+            prefix.append(", row ").append(e.row());
+        }
+        prefix.append(": ");
+        String reason = message != null && message.startsWith(prefix.toString())
+                ? message.substring(prefix.length()) : String.valueOf(message);
+        return e.column() == null || !withColumn ? reason : "column " + e.column() + ": " + reason;
+    }
+
+    /**
      * Reads the failure of a batch future returned by {@link #write(MappedRow)}.
      *
      * @param failure the exception it completed with
-     * @return the outcome
+     * @param table the batch's table
+     * @return the client's error; one made here, retryable, when the client gave none (the writer closed)
      */
-    public Outcome outcomeOf(Throwable failure) {
+    public Err errOf(Throwable failure, String table) {
         Throwable t = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (t instanceof BatchWriteException b && b.err() != null) {
-            return failed(b.err());
+            return b.err();
         }
         // No answer from the server (transport failure, writer closed): the data may be sent again.
-        return new Outcome.Failed(true, String.valueOf(t.getMessage()));
+        return localErr(io.grpc.Status.Code.UNAVAILABLE, true, table, String.valueOf(t.getMessage()), t);
     }
 
-    /** Classifies a failure the server answered: the task's configuration, retryable, or the data's fault. */
-    static Outcome failed(Err err) {
-        return configurationError(err) ? new Outcome.Misconfigured(describe(err))
-                : new Outcome.Failed(err.retryable(), describe(err));
+    /**
+     * An error found by the sink itself rather than answered by the server (code -1, as the client gives such
+     * failures).
+     */
+    private static Err localErr(io.grpc.Status.Code grpc, boolean retryable, String table, String message,
+                                Throwable cause) {
+        return new Err(-1, grpc, message, retryable, List.of(table), cause);
+    }
+
+    /**
+     * Tells whether a failure comes from the task's settings rather than from its records (see
+     * {@link #configurationError(Err)}).
+     *
+     * @param err the failure
+     * @return true when no record is to blame
+     */
+    public boolean misconfigured(Err err) {
+        return configurationError(err);
     }
 
     /**
@@ -264,7 +279,13 @@ public final class SluiceClient implements AutoCloseable {
                 || err.grpcCode() == io.grpc.Status.Code.PERMISSION_DENIED);
     }
 
-    private static String describe(Err err) {
+    /**
+     * Describes a failure for the task's messages: the server's text, its code and gRPC status.
+     *
+     * @param err the failure
+     * @return the description
+     */
+    public static String describe(Err err) {
         return err.message() + " (code " + err.code() + ", gRPC " + err.grpcCode() + ")";
     }
 
@@ -274,31 +295,35 @@ public final class SluiceClient implements AutoCloseable {
      * @param schema their schema
      * @param rows the rows (already accepted once by {@link #write(MappedRow)})
      * @param delete true to delete the rows (addressed by tags and time index) instead of inserting them
-     * @return the outcome; a wait past the client's own bound counts as a retryable failure
+     * @return the client's answer; a wait past the client's own bound counts as a retryable failure
      */
-    public Outcome writeNow(TableSchema schema, List<Object[]> rows, boolean delete) {
+    public Result<WriteOk, Err> writeNow(TableSchema schema, List<Object[]> rows, boolean delete) {
+        String table = schema.tableName();
         Table t = Table.from(schema, rows.size());
         try {
             for (Object[] r : rows) {
                 t.addRow(r);
             }
         } catch (InvalidDataException e) {
-            return new Outcome.Failed(false, e.getMessage());
+            return Result.err(localErr(io.grpc.Status.Code.INVALID_ARGUMENT, false, table, reason(e, true), e));
         }
         CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(t), delete ? WriteOp.Delete : WriteOp.Insert, context);
         try {
             Result<WriteOk, Err> r = f.get(writeBound.toMillis() + 5_000, TimeUnit.MILLISECONDS);
-            if (r.isOk() || delete && r.getErr().statusCode() == StatusCode.TableNotFound) {
-                return new Outcome.Stored(); // a delete from a table that does not exist has nothing to remove
+            if (!r.isOk() && delete && r.getErr().statusCode() == StatusCode.TableNotFound) {
+                // A delete from a table that does not exist has nothing to remove.
+                return Result.ok(new WriteOk(0, List.of(table)));
             }
-            return failed(r.getErr());
+            return r;
         } catch (TimeoutException e) {
-            return new Outcome.Failed(true, "no answer within " + writeBound.toMillis() + " ms");
+            return Result.err(localErr(io.grpc.Status.Code.DEADLINE_EXCEEDED, true, table, "no answer within "
+                    + writeBound.toMillis() + " ms", e));
         } catch (ExecutionException e) {
-            return new Outcome.Failed(true, String.valueOf(e.getCause()));
+            return Result.err(localErr(io.grpc.Status.Code.UNKNOWN, true, table, String.valueOf(e.getCause()),
+                    e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Outcome.Failed(true, "interrupted");
+            return Result.err(localErr(io.grpc.Status.Code.CANCELLED, true, table, "interrupted", e));
         }
     }
 
