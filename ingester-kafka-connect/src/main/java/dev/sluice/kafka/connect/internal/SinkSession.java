@@ -650,7 +650,7 @@ public final class SinkSession {
         counters.rewinds.increment();
         context.timeout(redeliveryBackoffMs);
         throw new RetriableException((thisPut ? "the batching writer's buffer (buffer.max.rows) stayed full for"
-                + " buffer.timeout.ms while earlier writes were unanswered" : "GreptimeDB did not acknowledge some"
+                + " max.block.ms while earlier writes were unanswered" : "GreptimeDB did not acknowledge some"
                 + " records within the client's retries") + "; rewinding " + targets + " (partition=offset) for redelivery in " + redeliveryBackoffMs + " ms");
     }
 

@@ -496,7 +496,7 @@ class SinkTaskDeliveryEdgeCasesTest {
      * (batch.max.rows=1), the first request failing retryably once. Expected: on an ordinary table the last write
      * wins (the README's reason why redelivery is harmless), so the row ends with the later record's value, as
      * Kafka's per-partition order says. Observed: cpu = 1.0: the first batch is retried after the second batch
-     * (in flight at the same time, max.in.flight.batches=4) was stored, so the older record overwrites the newer
+     * (in flight at the same time, max.in.flight.requests=4) was stored, so the older record overwrites the newer
      * one and both offsets are committed. Any retryable failure (overload, a dropped connection) can reorder
      * updates of one row this way.
      */
@@ -820,7 +820,7 @@ class SinkTaskDeliveryEdgeCasesTest {
 
     /**
      * buffer.max.rows bounds what a task holds: with the server hanging, one put of 1,000 records with
-     * buffer.max.rows=20 gives up (RetriableException after buffer.timeout.ms) instead of buffering all of them;
+     * buffer.max.rows=20 gives up (RetriableException after max.block.ms) instead of buffering all of them;
      * once the server answers again, without any redelivery, at most buffer.max.rows of them reach the server.
      */
     @Test
@@ -1304,9 +1304,9 @@ class SinkTaskDeliveryEdgeCasesTest {
         expected.put("batch.max.rows", "10000");
         expected.put("batch.max.bytes", "8388608");
         expected.put("batch.linger.ms", "200");
-        expected.put("max.in.flight.batches", "4");
+        expected.put("max.in.flight.requests", "4");
         expected.put("buffer.max.rows", "50000");
-        expected.put("buffer.timeout.ms", "30000");
+        expected.put("max.block.ms", "30000");
         expected.put("retry.max.attempts", "5");
         expected.put("retry.delivery.timeout.ms", "120000");
         expected.put("redelivery.backoff.ms", "5000");
@@ -2290,8 +2290,8 @@ class SinkTaskDeliveryEdgeCasesTest {
      * buffer.max.rows = batch.max.rows = 100 and a long linger (60 s), one put of 150 records over two tables: no
      * batch ever fills (the rows split per table), so a sink waiting only for full batches or the linger would
      * sit on a full buffer until put gives up. Expected: a full buffer sends what it holds, so put returns
-     * (within buffer.timeout.ms = 10 s) without RetriableException and everything is committed. Observed: put
-     * sits on the full buffer for buffer.timeout.ms and throws RetriableException "GreptimeDB did not acknowledge
+     * (within max.block.ms = 10 s) without RetriableException and everything is committed. Observed: put
+     * sits on the full buffer for max.block.ms and throws RetriableException "GreptimeDB did not acknowledge
      * some records within the client's retries; rewinding {probe2-0=0}" although the server is healthy and was
      * never asked (the message blames GreptimeDB for the sink's own linger); Connect's retried put meets the same
      * full buffer until the 60 s linger expires, so the task stalls for a whole linger per cycle.

@@ -839,7 +839,7 @@ class SinkTaskDeliveryTest {
     }
 
     /**
-     * buffer.max.rows=10, the server hanging: put(30 records) gives up after buffer.timeout.ms with
+     * buffer.max.rows=10, the server hanging: put(30 records) gives up after max.block.ms with
      * RetriableException and rewinds partition 0 (as documented). The server answers again after 2 s. The driver
      * does what Connect's WorkerSinkTask does: after a RetriableException it retries the same put with the same
      * record objects (the sink takes none of a rewound partition's records from it: the consumer re-reads them),
@@ -877,7 +877,7 @@ class SinkTaskDeliveryTest {
                     && c.get(P1).offset() == 1;
             Thread.sleep(20); // pacing of the poll loop, as Connect's; the loop ends on the commit, not on time
         }
-        assertTrue(sawRetriable, "put() at a full buffer gives up after buffer.timeout.ms");
+        assertTrue(sawRetriable, "put() at a full buffer gives up after max.block.ms");
         assertTrue(done, "all 30 records of partition 0 and the one of partition 1 committed after redelivery");
         assertEquals(31, server.rowCount(TOPIC));
     }
