@@ -44,7 +44,7 @@ class StreamContractTest {
             for (int i = 5; i < 10; i++) {
                 s.write(Kit.table(schema, (long) i * ROWS, ROWS)); // retryable outage, well within the deadline
             }
-            BulkContractTest.sleep(2000);
+            Kit.sleep(2000);
             kit.server.resume();
             CompletableFuture<WriteOk> done = s.completed();
             Kit.settle("stream answer", done, Duration.ofSeconds(40));
@@ -103,7 +103,7 @@ class StreamContractTest {
                 throw new AssertionError("stream not reopened " + want + " times within 10 s: " + s.replays());
             }
             s.write(Kit.table(schema, row++, 1));
-            BulkContractTest.sleep(100);
+            Kit.sleep(100);
         }
         s.write(Kit.table(schema, from, ROWS));
     }
