@@ -15,6 +15,8 @@
 @SuppressWarnings({"requires-automatic", "module"})
 module dev.sluice.protocol {
     requires transitive dev.sluice.common;
+    // The generated wire messages and stubs; not transitive, not API.
+    requires dev.sluice.wire;
     // Optional, and not transitive (javac would then demand it from every user at compile time): a user of
     // MicrometerMetricsSink "requires micrometer.core", as they name its types themselves.
     requires static micrometer.core;
@@ -25,13 +27,18 @@ module dev.sluice.protocol {
     requires com.google.protobuf;
     // The generated health-check FutureStub returns Guava's ListenableFuture.
     requires com.google.common;
+    requires com.github.luben.zstd_jni;
     requires org.slf4j;
 
     exports dev.sluice;
     exports dev.sluice.bulk;
     exports dev.sluice.metrics;
 
-    // What ingester-bulk borrows from the client, and the service it provides.
+    // What ingester-bulk borrows from the client (one host interface), and the service it provides; the send
+    // engine with its hand-off and error mapping, and the memory cache, that its writers run on.
     exports dev.sluice.internal.bulk to dev.sluice.bulk;
+    exports dev.sluice.internal.send to dev.sluice.bulk;
+    exports dev.sluice.internal.error to dev.sluice.bulk;
+    exports dev.sluice.internal.memory to dev.sluice.bulk;
     uses dev.sluice.internal.bulk.BulkPlugin;
 }

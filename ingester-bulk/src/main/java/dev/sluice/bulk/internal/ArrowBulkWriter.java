@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.write.StatusCode;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
@@ -227,7 +228,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         BulkWriteException f = failure;
         if (f == null && host.stopped()) {
             f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
-                    GrpcErrors.local(Status.Code.UNAVAILABLE, "client shut down", false, List.of(schema.tableName())), null);
+                    GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE, "client shut down", false, List.of(schema.tableName())), null);
         }
         if (f != null) {
             root.reset();
@@ -241,7 +242,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                     + "' unanswered" + (config.whenFull() == dev.sluice.write.WhenFull.Block ? " for " + config.timeoutPerMessage().toMillis()
                     + " ms" : "");
             return CompletableFuture.failedFuture(new BulkWriteException(why,
-                    GrpcErrors.local(Status.Code.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
+                    GrpcErrors.local(StatusCode.Grpc.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
         }
         if (closed) {
             slots.release(); // closed from another thread while this producer waited for the slot
@@ -374,13 +375,13 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
             List<String> table = List.of(schema.tableName());
             if (timeout != null) {
-                return new SendEngine.Broken(GrpcErrors.local(Status.Code.DEADLINE_EXCEEDED, timeout, true, table), true, null);
+                return new SendEngine.Broken(GrpcErrors.local(StatusCode.Grpc.DEADLINE_EXCEEDED, timeout, true, table), true, null);
             }
             if (status.isOk()) {
                 if (unanswered == 0) {
                     return new SendEngine.Answered(false);
                 }
-                return new SendEngine.Broken(GrpcErrors.local(Status.Code.UNAVAILABLE, "the stream ended with " + unanswered
+                return new SendEngine.Broken(GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE, "the stream ended with " + unanswered
                         + " batches unanswered (the server drops answers beyond 32 unsent)", true, table), true, null);
             }
             Throwable cause = status.asRuntimeException(trailers);

@@ -254,8 +254,8 @@ public final class SluiceClient implements AutoCloseable {
                     return false;
             }
         }
-        return err.code() == -1 && (err.grpcCode() == io.grpc.Status.Code.UNAUTHENTICATED
-                || err.grpcCode() == io.grpc.Status.Code.PERMISSION_DENIED);
+        return err.code() == -1 && (err.grpcCode() == dev.sluice.write.StatusCode.Grpc.UNAUTHENTICATED
+                || err.grpcCode() == dev.sluice.write.StatusCode.Grpc.PERMISSION_DENIED);
     }
 
     private static String describe(Err err) {
