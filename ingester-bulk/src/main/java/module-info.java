@@ -1,16 +1,14 @@
 /**
- * Bulk writes to GreptimeDB over Arrow Flight DoPut: {@link dev.sluice.bulk.BulkStreamWriter} and its batches.
- * Opened through {@code GreptimeDB.bulkStreamWriter} of {@code dev.sluice.protocol}.
- *
- * <p>Only {@code dev.sluice.bulk} is exported to everyone; {@code dev.sluice.bulk.internal} is exported only to
- * {@code dev.sluice.protocol}, which drives the transport. On the module path Arrow needs
+ * Bulk writes to GreptimeDB over Arrow Flight DoPut, plugged into the client of {@code dev.sluice.protocol}: put
+ * this module on the module path and {@code GreptimeDB.bulkStreamWriter} finds it as a service. Its API
+ * ({@code dev.sluice.bulk.BulkStreamWriter} and its batches) is exported by {@code dev.sluice.protocol}; this
+ * module exports nothing. On the module path Arrow needs
  * {@code --add-opens java.base/java.nio=org.apache.arrow.memory.core}, as on the class path.
  */
-// gRPC, protobuf and arrow-memory-netty publish automatic modules only; the qualified export
-// names dev.sluice.protocol, which is built after this module.
-@SuppressWarnings({"requires-automatic", "module"})
+// gRPC, protobuf and arrow-memory-netty publish automatic modules only.
+@SuppressWarnings("requires-automatic")
 module dev.sluice.bulk {
-    requires transitive dev.sluice.common;
+    requires dev.sluice.protocol;
     requires org.apache.arrow.memory.core;
     requires org.apache.arrow.vector;
     requires org.apache.arrow.format;
@@ -23,6 +21,5 @@ module dev.sluice.bulk {
     requires com.google.gson;
     requires org.slf4j;
 
-    exports dev.sluice.bulk;
-    exports dev.sluice.bulk.internal to dev.sluice.protocol;
+    provides dev.sluice.internal.bulk.BulkPlugin with dev.sluice.bulk.internal.ArrowBulkPlugin;
 }

@@ -1,24 +1,25 @@
 /**
- * The Sluice client for GreptimeDB: {@link dev.sluice.GreptimeDB} with regular, stream, batching and (with
- * {@code dev.sluice.bulk}) bulk writes, and {@link dev.sluice.metrics} for reporting what it does.
+ * The Sluice client for GreptimeDB: {@link dev.sluice.GreptimeDB} with regular, stream, batching and bulk writes
+ * ({@link dev.sluice.bulk}), and {@link dev.sluice.metrics} for reporting what it does.
  *
  * <p>Requiring this module gives the table model and write outcomes of {@code dev.sluice.common} too. Bulk
- * writes need the {@code ingester-bulk} artifact and {@code requires dev.sluice.bulk}; Micrometer is needed only
- * by a program that uses {@link dev.sluice.metrics.MicrometerMetricsSink}. Packages named {@code internal} are
- * not exported.
+ * writes are implemented by the {@code dev.sluice.bulk} module (artifact {@code ingester-bulk}, which brings
+ * Arrow), found as a service when the first bulk writer is opened: put it on the module path (it needs no
+ * {@code requires}). Micrometer is needed only by a program that uses
+ * {@link dev.sluice.metrics.MicrometerMetricsSink}. Packages named {@code internal} are not exported, except
+ * to the bulk module, which plugs into the client through them.
  */
-// gRPC and protobuf publish automatic modules only. (javac's "not indirectly exported" warnings about the
-// bulk and Micrometer types in the API are expected: those modules are optional on purpose, see below.)
-@SuppressWarnings("requires-automatic")
+// gRPC and protobuf publish automatic modules only; the qualified exports name dev.sluice.bulk, which is built
+// after this module. (javac's "not indirectly exported" warning about MicrometerMetricsSink's Micrometer type
+// is expected: Micrometer is optional on purpose, see below.)
+@SuppressWarnings({"requires-automatic", "module"})
 module dev.sluice.protocol {
     requires transitive dev.sluice.common;
-    // Optional, and not transitive (javac would then demand them from every user at compile time): a user of
-    // bulk writes adds ingester-bulk and "requires dev.sluice.bulk", a user of MicrometerMetricsSink
-    // "requires micrometer.core", as they name those modules' types themselves.
-    requires static dev.sluice.bulk;
+    // The generated wire messages and stubs; not transitive, not API.
+    requires dev.sluice.wire;
+    // Optional, and not transitive (javac would then demand it from every user at compile time): a user of
+    // MicrometerMetricsSink "requires micrometer.core", as they name its types themselves.
     requires static micrometer.core;
-    // Optional with dev.sluice.bulk: the client reads the bulk allocator's usage for its gauge.
-    requires static org.apache.arrow.memory.core;
     requires io.grpc;
     requires io.grpc.stub;
     requires io.grpc.protobuf;
@@ -26,8 +27,18 @@ module dev.sluice.protocol {
     requires com.google.protobuf;
     // The generated health-check FutureStub returns Guava's ListenableFuture.
     requires com.google.common;
+    requires com.github.luben.zstd_jni;
     requires org.slf4j;
 
     exports dev.sluice;
+    exports dev.sluice.bulk;
     exports dev.sluice.metrics;
+
+    // What ingester-bulk borrows from the client (one host interface), and the service it provides; the send
+    // engine with its hand-off and error mapping, and the memory cache, that its writers run on.
+    exports dev.sluice.internal.bulk to dev.sluice.bulk;
+    exports dev.sluice.internal.send to dev.sluice.bulk;
+    exports dev.sluice.internal.error to dev.sluice.bulk;
+    exports dev.sluice.internal.memory to dev.sluice.bulk;
+    uses dev.sluice.internal.bulk.BulkPlugin;
 }

@@ -13,6 +13,8 @@
 module dev.sluice.testkit {
     // GreptimeTestServer.schema returns a TableSchema, Faults take a StatusCode.
     requires transitive dev.sluice.common;
+    // The generated wire messages and stubs, shared with the client (never the client itself).
+    requires dev.sluice.wire;
     // Optional, not transitive: a user of the extension requires org.junit.jupiter.api anyway.
     requires static org.junit.jupiter.api;
     requires org.apache.arrow.memory.core;

@@ -17,7 +17,7 @@ public final class BatchWriteException extends WriteException {
      * @param cause the cause, or null
      */
     public BatchWriteException(String message, Err err, int rows, Throwable cause) {
-        super(message, err, io.grpc.Status.Code.UNAVAILABLE, true, java.util.List.of(), cause);
+        super(message, err, dev.sluice.write.StatusCode.Grpc.UNAVAILABLE, true, java.util.List.of(), cause);
         this.rows = rows;
     }
 

@@ -6,8 +6,7 @@ import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.batching.DefaultBatchingWriter;
-import dev.sluice.internal.bulk.BulkMemory;
-import dev.sluice.internal.bulk.BulkOpener;
+import dev.sluice.internal.bulk.BulkConnector;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.mapping.ClassMapping;
 import dev.sluice.write.Context;
@@ -71,9 +70,8 @@ public final class GreptimeDB implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final InFlightLimiter limiter;
     private final MetricsSink metrics;
-    /** Set by the first bulk writer: the client's Arrow memory (an interface, so no Arrow class loads before). */
-    private final java.util.concurrent.atomic.AtomicReference<BulkMemory> bulkMemory =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    /** The client's side of bulk writes: no bulk or Arrow class loads before the first bulk writer. */
+    private final BulkConnector bulk;
     private final java.util.Set<BatchingWriter> batchingWriters = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private GreptimeDB(GreptimeOptions options) {
@@ -95,6 +93,8 @@ public final class GreptimeDB implements AutoCloseable {
         this.limiter = new InFlightLimiter(options);
         this.endpoints = new Endpoints(options, executor, timer, TransportSecurity.setup(options.tls()));
         this.regular = new RegularWriter(options, endpoints, limiter, timer, metrics);
+        this.bulk = new BulkConnector(regular, endpoints, executor, timer, limiter, metrics, options.bufferCache(),
+                options.retryPolicy(), options.requestTimeout().toMillis());
         metrics.gauge("sluice.inflight.requests", "regular writes sent or waiting to retry", regular::inFlight);
         metrics.gauge("sluice.inflight.bytes", "bytes of the client-wide budget in use", limiter::bytesInUse);
         metrics.gauge("sluice.bulk.allocated.bytes", "off-heap bytes held by this client's bulk writers",
@@ -253,7 +253,7 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public BatchingWriter batchingWriter(BatchingWriter.Config config, Context ctx) {
         if (config.path() == BatchingWriter.Path.Bulk) {
-            requireBulk();
+            BulkConnector.plugin();
         }
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         DefaultBatchingWriter.Paths paths = new DefaultBatchingWriter.Paths() {
@@ -271,21 +271,6 @@ public final class GreptimeDB implements AutoCloseable {
                 saturatedSum(policy.deliveryTimeout(), options.requestTimeout()), batchingWriters::remove);
         batchingWriters.add(w);
         return w;
-    }
-
-    /**
-     * Bulk writes live in the optional {@code dev.sluice:ingester-bulk} artifact, which brings Arrow: a client
-     * with only this artifact never loads a bulk or Arrow class, and asking for a bulk writer says what to add.
-     */
-    private static void requireBulk() {
-        try {
-            ClassLoader loader = GreptimeDB.class.getClassLoader();
-            Class.forName("dev.sluice.bulk.BulkStreamWriter", false, loader);
-            Class.forName("org.apache.arrow.flight.impl.Flight", false, loader);
-        } catch (ClassNotFoundException | LinkageError e) {
-            throw new IllegalStateException("bulk writes need the dev.sluice:ingester-bulk artifact on the classpath"
-                    + " (it brings Arrow); add it next to ingester-protocol: " + e, e);
-        }
     }
 
     private static Duration saturatedSum(Duration a, Duration b) {
@@ -324,10 +309,19 @@ public final class GreptimeDB implements AutoCloseable {
      *     when {@code dev.sluice:ingester-bulk} is not on the classpath (an optional dependency of this artifact)
      */
     public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
-        requireBulk();
-        return BulkOpener.open(schema, config, ctx, regular, endpoints, callbackExecutor, timer,
-                options.requestTimeout().toMillis(), metrics, options.retryPolicy(), limiter, bulkMemory,
-                options.bufferCache());
+        return bulk.open(schema, config, ctx);
+    }
+
+    /**
+     * Opens a bulk writer for one table with the default settings and context (see
+     * {@link #bulkStreamWriter(TableSchema, BulkWrite.Config, Context)}).
+     *
+     * @param schema the table's schema
+     * @return the writer; close it when done
+     * @throws IllegalStateException when {@code dev.sluice:ingester-bulk} is not on the classpath
+     */
+    public BulkStreamWriter bulkStreamWriter(TableSchema schema) {
+        return bulkStreamWriter(schema, BulkWrite.Config.newBuilder().build(), Context.newBuilder().build());
     }
 
     /**
@@ -351,8 +345,7 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     private long bulkAllocatedBytes() {
-        BulkMemory m = bulkMemory.get();
-        return m == null ? 0 : m.allocatedBytes();
+        return bulk.allocatedBytes();
     }
 
     /**
@@ -384,10 +377,7 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     private void stopServices() {
-        BulkMemory m = bulkMemory.get();
-        if (m != null) {
-            m.trim();
-        }
+        bulk.trim();
         timer.shutdownNow();
         regular.failUnanswered();
         metrics.close();

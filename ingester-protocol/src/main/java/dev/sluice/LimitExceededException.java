@@ -12,6 +12,6 @@ public final class LimitExceededException extends WriteException {
      * @param message which limit, and how long the caller waited
      */
     public LimitExceededException(String message) {
-        super(message, null, io.grpc.Status.Code.RESOURCE_EXHAUSTED, true, java.util.List.of(), null);
+        super(message, null, dev.sluice.write.StatusCode.Grpc.RESOURCE_EXHAUSTED, true, java.util.List.of(), null);
     }
 }

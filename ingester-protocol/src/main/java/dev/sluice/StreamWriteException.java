@@ -25,7 +25,7 @@ public final class StreamWriteException extends WriteException {
      * @param cause the cause, or null
      */
     public StreamWriteException(String message, Err err, List<String> unconfirmedTables, Throwable cause) {
-        super(message, err, io.grpc.Status.Code.FAILED_PRECONDITION, false, unconfirmedTables, cause);
+        super(message, err, dev.sluice.write.StatusCode.Grpc.FAILED_PRECONDITION, false, unconfirmedTables, cause);
         this.unconfirmedTables = List.copyOf(unconfirmedTables);
     }
 

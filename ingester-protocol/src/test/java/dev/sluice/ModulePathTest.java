@@ -41,15 +41,6 @@ class ModulePathTest {
                     + "/protobuf-java-util/|/commons-codec/|/commons-io/|/org/apache/commons/|/io/micrometer/|"
                     + "/org/hdrhistogram/|/org/latencyutils/|test-classes");
 
-    /**
-     * What a bulk user does not have: the testkit and test-only jars, Micrometer, this module's test classes,
-     * tcnative's per-platform jars (native code only, one automatic-module name shared by all five) and jsr305.
-     */
-    private static final Pattern NOT_FOR_BULK_MODULE_PATH = Pattern.compile(
-            "ingester-testkit|/com/h2database/|/org/junit/|/org/opentest4j/|/org/apiguardian/|/io/micrometer/|"
-                    + "/org/hdrhistogram/|/org/latencyutils/|test-classes|/com/google/code/findbugs/|"
-                    + "netty-tcnative-boringssl-static-[^/]*-(linux|osx|windows)");
-
     private static final String MODULE_INFO = """
             module sluice.probe {
                 requires dev.sluice.protocol;
@@ -176,8 +167,9 @@ class ModulePathTest {
         // Compile time: naming a class of an internal package fails, because the package is not exported.
         Files.writeString(src.resolve("probe/UsesInternal.java"), USES_INTERNAL);
         String refused = compile(javac, modulePath, out, src, "probe/UsesInternal.java", "probe/model/Reading.java");
-        assertTrue(refused.contains("package dev.sluice.internal.wire is declared in module dev.sluice.common, which "
-                + "does not export it"), refused);
+        // The wire module is not even read by an application: the client requires it, not transitively.
+        assertTrue(refused.contains("package dev.sluice.internal.wire is declared in module dev.sluice.wire, but "
+                + "module sluice.probe does not read it"), refused);
         Files.delete(src.resolve("probe/UsesInternal.java"));
         assertEquals("", compile(javac, modulePath, out, src, "probe/Main.java", "probe/model/Reading.java"));
 
@@ -197,8 +189,8 @@ class ModulePathTest {
                     exported.add(pkg);
                 }
             }
-            assertEquals(List.of("dev.sluice", "dev.sluice.metrics", "dev.sluice.data", "dev.sluice.mapping",
-                    "dev.sluice.write"), exported, said);
+            assertEquals(List.of("dev.sluice", "dev.sluice.bulk", "dev.sluice.metrics", "dev.sluice.data",
+                    "dev.sluice.mapping", "dev.sluice.write"), exported, said);
             assertTrue(internal.size() >= 10, said);
             assertTrue(internal.stream().allMatch(l -> l.endsWith("exported=false")), said);
 
@@ -209,102 +201,12 @@ class ModulePathTest {
             assertTrue(said.contains("objects ok=true"), said);
             assertEquals(2, server.rowCount("modular_objects"));
             assertTrue(said.contains("internal wire denied: ") && said.contains(
-                    "module dev.sluice.common does not export dev.sluice.internal.wire to module sluice.probe"), said);
+                    "module dev.sluice.wire does not export dev.sluice.internal.wire to module sluice.probe"), said);
             assertTrue(said.contains("internal writer denied: ") && said.contains(
                     "module dev.sluice.protocol does not \"exports dev.sluice.internal.write\" to module sluice.probe"), said);
             assertTrue(said.contains("bulk refused: bulk writes need the dev.sluice:ingester-bulk"), said);
             assertTrue(said.contains("shutdown true"), said);
             assertFalse(said.contains("reachable") || said.contains("opened"), said);
-        }
-    }
-
-    private static final String BULK_MODULE_INFO = """
-            module sluice.bulkprobe {
-                requires dev.sluice.protocol;
-                requires dev.sluice.bulk;
-            }
-            """;
-
-    private static final String BULK_MAIN = """
-            package probe;
-
-            import dev.sluice.GreptimeDB;
-            import dev.sluice.GreptimeOptions;
-            import dev.sluice.bulk.BulkStreamWriter;
-            import dev.sluice.bulk.BulkWrite;
-            import dev.sluice.data.DataType;
-            import dev.sluice.data.TableSchema;
-            import dev.sluice.write.Context;
-            import java.time.Duration;
-
-            public final class Bulk {
-                public static void main(String[] args) {
-                    GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(args[0], "public")
-                            .build());
-                    TableSchema s = TableSchema.newBuilder("modular_bulk").addTag("host", DataType.String)
-                            .addField("v", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
-                    try (BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().build(),
-                            Context.newBuilder().build())) {
-                        for (int i = 0; i < 100; i++) {
-                            w.tableBufferRoot(128).addRow("h", (double) i, (long) i);
-                        }
-                        System.out.println("bulk rows " + w.writeNext().join());
-                        // About 6 MB: a batch sent from its Arrow memory, its large buffers handed to netty.
-                        for (int i = 0; i < 300_000; i++) {
-                            w.tableBufferRoot(128).addRow("h", (double) i, 1_000L + i);
-                        }
-                        System.out.println("large bulk rows " + w.writeNext().join());
-                        w.completed();
-                    } catch (IllegalStateException e) {
-                        System.out.println("bulk refused: " + e.getMessage());
-                    }
-                    System.out.println("shutdown " + db.shutdownGracefully(Duration.ofSeconds(10)));
-                }
-            }
-            """;
-
-    /**
-     * Bulk writes on the module path. Arrow 19 is not fully modular: besides the {@code --add-opens} it needs on
-     * the class path too (named for Arrow's module here), its arrow-memory-netty-buffer-patch jar adds classes to
-     * Netty's {@code io.netty.buffer} package, so it must be patched into that module, which must then read the
-     * modules those classes use; and jsr305 (from grpc-api) and javax.annotation-api (from Flight) both hold
-     * {@code javax.annotation}, so one of them (jsr305, annotations only) stays off the module path.
-     */
-    @Test
-    void bulkWritesWorkOnTheModulePathWithArrowsFlagsAndTheRefusalNamesTheModuleFlag(@TempDir Path dir)
-            throws Exception {
-        List<String> entries = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(e -> !NOT_FOR_BULK_MODULE_PATH.matcher(e.replace('\\', '/')).find())
-                .collect(Collectors.toList());
-        String patch = entries.stream().filter(e -> e.contains("arrow-memory-netty-buffer-patch")).findFirst()
-                .orElseThrow(() -> new AssertionError("no arrow-memory-netty-buffer-patch jar in " + entries));
-        entries.remove(patch);
-        String modulePath = String.join(File.pathSeparator, entries);
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertNotNull(javac, "the tests run on a JDK, which has javac");
-        Path src = dir.resolve("src");
-        Files.createDirectories(src.resolve("probe"));
-        Files.writeString(src.resolve("module-info.java"), BULK_MODULE_INFO);
-        Files.writeString(src.resolve("probe/Bulk.java"), BULK_MAIN);
-        Path out = dir.resolve("out");
-        assertEquals("", compile(javac, modulePath, out, src, "probe/Bulk.java"));
-
-        List<String> flags = List.of("--patch-module", "io.netty.buffer=" + patch,
-                "--add-reads", "io.netty.buffer=org.slf4j,org.apache.arrow.memory.core");
-        try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            String refused = run(dir, out + File.pathSeparator + modulePath, flags, "sluice.bulkprobe/probe.Bulk",
-                    server.endpoint());
-            assertTrue(refused.contains("bulk refused: ")
-                    && refused.contains("--add-opens=java.base/java.nio=org.apache.arrow.memory.core"), refused);
-            List<String> withOpens = new ArrayList<>(flags);
-            withOpens.add("--add-opens=java.base/java.nio=org.apache.arrow.memory.core");
-            String said = run(dir, out + File.pathSeparator + modulePath, withOpens, "sluice.bulkprobe/probe.Bulk",
-                    server.endpoint());
-            assertTrue(said.contains("bulk rows 100"), said);
-            assertTrue(said.contains("large bulk rows 300000"), said);
-            assertFalse(said.contains("copied into netty's buffers"), "the hand-off works on the module path: " + said);
-            assertTrue(said.contains("shutdown true"), said);
-            assertEquals(300_100, server.rowCount("modular_bulk"));
         }
     }
 

@@ -22,7 +22,6 @@ import dev.sluice.write.StatusCode;
 import dev.sluice.write.WhenFull;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
-import io.grpc.Status;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -111,7 +110,7 @@ class RegularWriteSemanticsTest {
         Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Delete, Context.newBuilder().build()).join().getErr();
         assertEquals(4001, e.code());
         assertEquals(StatusCode.TableNotFound, e.statusCode());
-        assertEquals(Status.Code.NOT_FOUND, e.grpcCode());
+        assertEquals(StatusCode.Grpc.NOT_FOUND, e.grpcCode());
         assertFalse(e.retryable());
     }
 
@@ -123,7 +122,7 @@ class RegularWriteSemanticsTest {
         Result<WriteOk, Err> r = db.write(Table.from(asInt).addRow("a", 5L, 2L)).join();
         Err e = r.getErr();
         assertEquals(1004, e.code());
-        assertEquals(Status.Code.INVALID_ARGUMENT, e.grpcCode());
+        assertEquals(StatusCode.Grpc.INVALID_ARGUMENT, e.grpcCode());
         assertFalse(e.retryable());
         assertTrue(e.message().contains("column usage expect type Float64"), e.message());
         assertEquals(List.of("cpu"), e.tables());
@@ -183,13 +182,13 @@ class RegularWriteSemanticsTest {
             try {
                 Err missing = none.write(cpu("a", 1.0, 1L)).join().getErr();
                 assertEquals(7003, missing.code());
-                assertEquals(Status.Code.UNAUTHENTICATED, missing.grpcCode());
+                assertEquals(StatusCode.Grpc.UNAUTHENTICATED, missing.grpcCode());
                 Err mismatch = wrong.write(cpu("a", 1.0, 1L)).join().getErr();
                 assertEquals(7002, mismatch.code());
-                assertEquals(Status.Code.UNAUTHENTICATED, mismatch.grpcCode());
+                assertEquals(StatusCode.Grpc.UNAUTHENTICATED, mismatch.grpcCode());
                 Err ghost = unknown.write(cpu("a", 1.0, 1L)).join().getErr();
                 assertEquals(7000, ghost.code());
-                assertEquals(Status.Code.NOT_FOUND, ghost.grpcCode());
+                assertEquals(StatusCode.Grpc.NOT_FOUND, ghost.grpcCode());
                 assertTrue(good.write(cpu("a", 1.0, 1L)).join().isOk());
                 assertEquals(1, secured.rowCount("cpu"));
                 RecordedRequest ok = writes(secured).get(3);
@@ -237,7 +236,7 @@ class RegularWriteSemanticsTest {
         Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
                 Context.newBuilder().retryPolicy(RetryPolicy.none()).build()).join().getErr();
         assertEquals(6001, e.code());
-        assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.grpcCode());
+        assertEquals(StatusCode.Grpc.RESOURCE_EXHAUSTED, e.grpcCode());
         assertTrue(e.retryable());
         assertEquals("too many requests in flight", e.message());
         assertEquals(0, server.rowCount("cpu"), "a rejected request stores nothing");
@@ -252,7 +251,7 @@ class RegularWriteSemanticsTest {
         try {
             Err e = quick.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
                     Context.newBuilder().hint("append_mode", "true").build()).join().getErr();
-            assertEquals(Status.Code.DEADLINE_EXCEEDED, e.grpcCode());
+            assertEquals(StatusCode.Grpc.DEADLINE_EXCEEDED, e.grpcCode());
             assertEquals(0, quick.stats().retries(), "a timed-out append-mode write may have been committed");
         } finally {
             server.faults().reset();
@@ -297,7 +296,7 @@ class RegularWriteSemanticsTest {
         server.faults().neverRespond(true);
         try {
             Err e = quick.write(cpu("a", 1.0, 1L)).orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join().getErr();
-            assertEquals(Status.Code.DEADLINE_EXCEEDED, e.grpcCode());
+            assertEquals(StatusCode.Grpc.DEADLINE_EXCEEDED, e.grpcCode());
             assertEquals(-1, e.code());
         } finally {
             server.faults().reset();
@@ -312,7 +311,7 @@ class RegularWriteSemanticsTest {
                 .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(2)).build()).build());
         try {
             Err e = nowhere.write(cpu("a", 1.0, 1L)).join().getErr();
-            assertEquals(Status.Code.UNAVAILABLE, e.grpcCode());
+            assertEquals(StatusCode.Grpc.UNAVAILABLE, e.grpcCode());
             assertTrue(e.retryable());
         } finally {
             nowhere.shutdownGracefully();
@@ -399,7 +398,7 @@ class RegularWriteSemanticsTest {
             t.addRow("h", 1.0, 1L);
             t.addRow("x".repeat(5_000), 1.0, 2L);
             Err e = small.write(t).join().getErr();
-            assertEquals(Status.Code.OUT_OF_RANGE, e.grpcCode());
+            assertEquals(StatusCode.Grpc.OUT_OF_RANGE, e.grpcCode());
             assertTrue(e.message().contains("maxMessageSize"), e.message());
             assertTrue(e.message().contains("rows 1..1"), e.message());
             assertEquals(0, writes(server).size());
@@ -452,7 +451,7 @@ class RegularWriteSemanticsTest {
         db.shutdownNow();
         Err e = f.get(10, java.util.concurrent.TimeUnit.SECONDS).getErr();
         server.faults().reset();
-        assertEquals(Status.Code.UNAVAILABLE, e.grpcCode(), e::toString);
+        assertEquals(StatusCode.Grpc.UNAVAILABLE, e.grpcCode(), e::toString);
         assertEquals(List.of("cpu"), e.tables());
         assertTrue(e.message().contains("shut down before the write was answered"), e.message());
         assertEquals(0, server.rowCount("cpu"));

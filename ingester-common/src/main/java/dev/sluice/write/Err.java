@@ -1,6 +1,5 @@
 package dev.sluice.write;
 
-import io.grpc.Status;
 import java.util.List;
 
 /**
@@ -8,7 +7,7 @@ import java.util.List;
  *
  * @param code the GreptimeDB status code from the {@code x-greptime-err-code} trailer, or -1 when there was
  *     none (transport failures, deadlines, servers that omit it)
- * @param grpcCode the gRPC status code of the failed call
+ * @param grpcCode the status of the failed gRPC call
  * @param message the server's description, or the transport's
  * @param retryable whether sending the same data again may succeed: the server's retry hint when it sent
  *     one, else judged from the gRPC code (UNAVAILABLE and RESOURCE_EXHAUSTED are)
@@ -16,7 +15,7 @@ import java.util.List;
  *     transactional across tables)
  * @param cause the underlying exception, or null
  */
-public record Err(int code, Status.Code grpcCode, String message, boolean retryable, List<String> tables,
+public record Err(int code, StatusCode.Grpc grpcCode, String message, boolean retryable, List<String> tables,
                   Throwable cause) {
     /** Copies the table list. */
     public Err {

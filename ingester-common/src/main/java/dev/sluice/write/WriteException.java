@@ -1,7 +1,6 @@
 package dev.sluice.write;
 
 import dev.sluice.data.InvalidDataException;
-import io.grpc.Status;
 import java.util.List;
 
 /**
@@ -9,7 +8,7 @@ import java.util.List;
  * ({@code StreamWriteException}), a bulk writer ({@code BulkWriteException}), the batching writer
  * ({@code BatchWriteException}), or a client limit ({@code LimitExceededException}). Regular writes report the
  * same {@link Err} through {@code Result<WriteOk, Err>} instead. {@link #err()} is never null: when the client
- * itself failed (a timeout, a closed writer, a limit), it holds code -1, the closest gRPC code and whether
+ * itself failed (a timeout, a closed writer, a limit), it holds code -1, the closest transport status and whether
  * trying again may help, so a caller decides with one check: {@code e.err().retryable()}.
  *
  * <p>Bad input is not a {@code WriteException}: it is refused earlier, before anything is sent, with an
@@ -24,12 +23,12 @@ public abstract class WriteException extends RuntimeException {
      *
      * @param message what failed
      * @param err what the server or transport said, or null when the client itself failed
-     * @param localCode the gRPC code closest to the client's own failure (used when {@code err} is null)
+     * @param localCode the transport status closest to the client's own failure (used when {@code err} is null)
      * @param localRetryable whether trying again may help after the client's own failure
      * @param tables the tables concerned (used when {@code err} is null)
      * @param cause the cause, or null
      */
-    protected WriteException(String message, Err err, Status.Code localCode, boolean localRetryable,
+    protected WriteException(String message, Err err, StatusCode.Grpc localCode, boolean localRetryable,
                              List<String> tables, Throwable cause) {
         super(message, cause);
         this.err = err != null ? err : new Err(-1, localCode, message, localRetryable, tables, cause);

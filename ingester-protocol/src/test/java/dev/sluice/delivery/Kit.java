@@ -119,4 +119,12 @@ final class Kit implements AutoCloseable {
             server.close();
         }
     }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 }

@@ -103,7 +103,7 @@ class StreamDeliveryContractTest {
                 throw new AssertionError("stream not reopened " + want + " times within 10 s: " + s.replays());
             }
             s.write(Kit.table(schema, row++, 1));
-            BulkDeliveryContractTest.sleep(100);
+            Kit.sleep(100);
         }
         s.write(Kit.table(schema, from, ROWS));
     }

@@ -56,7 +56,7 @@ class IndependentOracleTest {
         Set<String> refs = referencedSluiceClasses(self);
         assertTrue(refs.contains("dev/sluice/internal/model/Coercion"), refs.toString());
         assertTrue(!allowed("dev/sluice/internal/model/Coercion") && !allowed("dev/sluice/bulk/internal/ArrowTypes")
-                && !allowed("dev/sluice/internal/wire/ValueFields") && !allowed("dev/sluice/bulk/BulkStreamWriter"));
+                && !allowed("dev/sluice/internal/write/ValueFields") && !allowed("dev/sluice/bulk/BulkStreamWriter"));
         assertTrue(allowed("dev/sluice/internal/wire/Value") && allowed("dev/sluice/internal/wire/Value$ValueDataCase")
                 && allowed("dev/sluice/internal/wire/GreptimeDatabaseGrpc$GreptimeDatabaseImplBase")
                 && allowed("dev/sluice/data/DataType") && allowed("dev/sluice/write/StatusCode") && allowed("dev/sluice/testkit/internal/Storage"));

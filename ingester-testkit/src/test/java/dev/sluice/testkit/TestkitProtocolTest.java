@@ -97,7 +97,7 @@ class TestkitProtocolTest {
         Metadata trailers = e.getTrailers();
         assertNotNull(trailers);
         assertEquals(Integer.toString(code), trailers.get(Metadata.Key.of("x-greptime-err-code", Metadata.ASCII_STRING_MARSHALLER)));
-        assertEquals(StatusCode.of(code).grpcCode(), e.getStatus().getCode());
+        assertEquals(StatusCode.of(code).grpcCode().value(), e.getStatus().getCode().value());
         assertNotNull(trailers.get(Metadata.Key.of("x-greptime-err-retry-hint", Metadata.ASCII_STRING_MARSHALLER)));
         return e;
     }

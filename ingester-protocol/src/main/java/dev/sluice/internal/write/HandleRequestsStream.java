@@ -1,5 +1,6 @@
 package dev.sluice.internal.write;
 
+import dev.sluice.write.StatusCode;
 import dev.sluice.StreamWriteException;
 import dev.sluice.StreamWriter;
 import dev.sluice.data.Table;
@@ -342,7 +343,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 GreptimeResponse answered = response;
                 response = null;
                 if (timeout != null) {
-                    return new SendEngine.Broken(GrpcErrors.local(Status.Code.DEADLINE_EXCEEDED, timeout, true, tables),
+                    return new SendEngine.Broken(GrpcErrors.local(StatusCode.Grpc.DEADLINE_EXCEEDED, timeout, true, tables),
                             true, null);
                 }
                 if (!status.isOk()) {

@@ -1,5 +1,6 @@
 package dev.sluice.internal.write;
 
+import dev.sluice.write.StatusCode;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
@@ -176,7 +177,7 @@ public final class RegularWriter {
         for (Table t : tables) {
             for (RequestEncoder part : new RequestEncoder(headerBytes, op, List.of(t)).split(options.maxMessageSize())) {
                 if (part.size() > options.maxMessageSize()) {
-                    return CompletableFuture.completedFuture(Result.err(GrpcErrors.local(Status.Code.OUT_OF_RANGE,
+                    return CompletableFuture.completedFuture(Result.err(GrpcErrors.local(StatusCode.Grpc.OUT_OF_RANGE,
                             "a single row of " + part.describe() + " encodes to " + part.size()
                                     + " bytes, over maxMessageSize " + options.maxMessageSize() + "; nothing was sent",
                             false, names)));
@@ -288,7 +289,7 @@ public final class RegularWriter {
                                                               List<String> names) {
         CompletableFuture<Result<WriteOk, Err>> future = new CompletableFuture<>();
         if (closed) {
-            future.complete(Result.err(GrpcErrors.local(Status.Code.UNAVAILABLE,
+            future.complete(Result.err(GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE,
                     "the client is shut down; nothing was sent", false, names)));
             return future;
         }
@@ -296,7 +297,7 @@ public final class RegularWriter {
         try {
             permit = limiter.acquire(size, true);
         } catch (LimitExceededException e) {
-            future.complete(Result.err(new Err(-1, Status.Code.RESOURCE_EXHAUSTED, e.getMessage(), true, names, e)));
+            future.complete(Result.err(new Err(-1, StatusCode.Grpc.RESOURCE_EXHAUSTED, e.getMessage(), true, names, e)));
             return future;
         }
         // The attempts complete the outcome; the caller's future completes only after the write's room in the
@@ -327,7 +328,7 @@ public final class RegularWriter {
         if (closed) {
             // Shut down while this write waited for room. Counted first, then checked: a shutdown either sees this
             // write in flight and waits for it, or this write sees the shutdown and is refused, never neither.
-            outcome.complete(Result.err(GrpcErrors.local(Status.Code.UNAVAILABLE,
+            outcome.complete(Result.err(GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE,
                     "the client is shut down; nothing was sent", false, names)));
             return future;
         }
@@ -427,7 +428,7 @@ public final class RegularWriter {
 
     /** Adds what a bare transport message leaves out: a plaintext client talking to a TLS-only server. */
     private Err explain(Err err) {
-        if (options.tls() == null && err.grpcCode() == Status.Code.UNAVAILABLE && err.code() < 0
+        if (options.tls() == null && err.grpcCode() == StatusCode.Grpc.UNAVAILABLE && err.code() < 0
                 && err.message() != null && err.message().contains("Network closed for unknown reason")) {
             return new Err(err.code(), err.grpcCode(), err.message() + " (the server closed the connection during"
                     + " setup: if it requires TLS, configure GreptimeOptions.tls)", err.retryable(), err.tables(), err.cause());
@@ -437,12 +438,12 @@ public final class RegularWriter {
 
     static Result<WriteOk, Err> toResult(GreptimeResponse response, List<String> names) {
         if (response == null) {
-            return Result.err(GrpcErrors.local(Status.Code.INTERNAL, "the server closed the call without an answer", false, names));
+            return Result.err(GrpcErrors.local(StatusCode.Grpc.INTERNAL, "the server closed the call without an answer", false, names));
         }
         int status = response.getHeader().getStatus().getStatusCode();
         if (status != 0) {
             dev.sluice.write.StatusCode sc = dev.sluice.write.StatusCode.of(status);
-            return Result.err(new Err(status, sc == null ? Status.Code.UNKNOWN : sc.grpcCode(),
+            return Result.err(new Err(status, sc == null ? StatusCode.Grpc.UNKNOWN : sc.grpcCode(),
                     response.getHeader().getStatus().getErrMsg(), sc != null && sc.serverRetryable(), names, null));
         }
         return Result.ok(new WriteOk(Integer.toUnsignedLong(response.getAffectedRows().getValue()), names));
@@ -528,7 +529,7 @@ public final class RegularWriter {
             s.abort("the client shut down before the stream was answered; its messages may or may not have been"
                     + " stored");
         }
-        unanswered.forEach((f, names) -> f.complete(Result.err(GrpcErrors.local(Status.Code.UNAVAILABLE,
+        unanswered.forEach((f, names) -> f.complete(Result.err(GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE,
                 "the client shut down before the write was answered; it may or may not have been stored",
                 true, names))));
     }

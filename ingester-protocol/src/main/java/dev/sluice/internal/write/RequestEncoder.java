@@ -14,7 +14,6 @@ import dev.sluice.internal.wire.ColumnSchema;
 import dev.sluice.internal.wire.DecimalTypeExtension;
 import dev.sluice.internal.wire.JsonTypeExtension;
 import dev.sluice.internal.wire.VectorTypeExtension;
-import dev.sluice.internal.wire.ValueFields;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.invoke.MethodHandles;

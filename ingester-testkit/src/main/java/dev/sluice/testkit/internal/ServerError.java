@@ -73,7 +73,7 @@ public final class ServerError extends RuntimeException {
      */
     public StatusRuntimeException toStatus() {
         if (!this.trailers) {
-            return Status.fromCode(code.grpcCode()).withDescription(getMessage()).asRuntimeException();
+            return Status.fromCodeValue(code.grpcCode().value()).withDescription(getMessage()).asRuntimeException();
         }
         Metadata trailers = new Metadata();
         trailers.put(ERR_CODE, Integer.toString(code.code()));
@@ -81,6 +81,6 @@ public final class ServerError extends RuntimeException {
         trailers.put(RETRY_HINT, retry ? "retryable" : "non_retryable");
         String description = code == StatusCode.Unknown || code == StatusCode.Internal
                 ? "Internal error: " + code.code() : getMessage();
-        return Status.fromCode(code.grpcCode()).withDescription(description).asRuntimeException(trailers);
+        return Status.fromCodeValue(code.grpcCode().value()).withDescription(description).asRuntimeException(trailers);
     }
 }

@@ -226,14 +226,14 @@ public final class SluiceClient implements AutoCloseable {
             return b.err();
         }
         // No answer from the server (transport failure, writer closed): the data may be sent again.
-        return localErr(io.grpc.Status.Code.UNAVAILABLE, true, table, String.valueOf(t.getMessage()), t);
+        return localErr(dev.sluice.write.StatusCode.Grpc.UNAVAILABLE, true, table, String.valueOf(t.getMessage()), t);
     }
 
     /**
      * An error found by the sink itself rather than answered by the server (code -1, as the client gives such
      * failures).
      */
-    private static Err localErr(io.grpc.Status.Code grpc, boolean retryable, String table, String message,
+    private static Err localErr(dev.sluice.write.StatusCode.Grpc grpc, boolean retryable, String table, String message,
                                 Throwable cause) {
         return new Err(-1, grpc, message, retryable, List.of(table), cause);
     }
@@ -275,8 +275,8 @@ public final class SluiceClient implements AutoCloseable {
                     return false;
             }
         }
-        return err.code() == -1 && (err.grpcCode() == io.grpc.Status.Code.UNAUTHENTICATED
-                || err.grpcCode() == io.grpc.Status.Code.PERMISSION_DENIED);
+        return err.code() == -1 && (err.grpcCode() == dev.sluice.write.StatusCode.Grpc.UNAUTHENTICATED
+                || err.grpcCode() == dev.sluice.write.StatusCode.Grpc.PERMISSION_DENIED);
     }
 
     /**
@@ -305,7 +305,7 @@ public final class SluiceClient implements AutoCloseable {
                 t.addRow(r);
             }
         } catch (InvalidDataException e) {
-            return Result.err(localErr(io.grpc.Status.Code.INVALID_ARGUMENT, false, table, reason(e, true), e));
+            return Result.err(localErr(dev.sluice.write.StatusCode.Grpc.INVALID_ARGUMENT, false, table, reason(e, true), e));
         }
         CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(t), delete ? WriteOp.Delete : WriteOp.Insert, context);
         try {
@@ -316,14 +316,14 @@ public final class SluiceClient implements AutoCloseable {
             }
             return r;
         } catch (TimeoutException e) {
-            return Result.err(localErr(io.grpc.Status.Code.DEADLINE_EXCEEDED, true, table, "no answer within "
+            return Result.err(localErr(dev.sluice.write.StatusCode.Grpc.DEADLINE_EXCEEDED, true, table, "no answer within "
                     + writeBound.toMillis() + " ms", e));
         } catch (ExecutionException e) {
-            return Result.err(localErr(io.grpc.Status.Code.UNKNOWN, true, table, String.valueOf(e.getCause()),
+            return Result.err(localErr(dev.sluice.write.StatusCode.Grpc.UNKNOWN, true, table, String.valueOf(e.getCause()),
                     e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Result.err(localErr(io.grpc.Status.Code.CANCELLED, true, table, "interrupted", e));
+            return Result.err(localErr(dev.sluice.write.StatusCode.Grpc.CANCELLED, true, table, "interrupted", e));
         }
     }
 

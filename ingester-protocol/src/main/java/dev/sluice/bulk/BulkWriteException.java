@@ -14,7 +14,7 @@ public final class BulkWriteException extends dev.sluice.write.WriteException {
      * @param cause the cause, or null
      */
     public BulkWriteException(String message, Err err, Throwable cause) {
-        super(message, err, io.grpc.Status.Code.UNKNOWN, false, java.util.List.of(), cause);
+        super(message, err, dev.sluice.write.StatusCode.Grpc.UNKNOWN, false, java.util.List.of(), cause);
     }
 
 }

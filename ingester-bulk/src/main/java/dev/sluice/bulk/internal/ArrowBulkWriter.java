@@ -1,10 +1,11 @@
-package dev.sluice.bulk;
+package dev.sluice.bulk.internal;
 
-import dev.sluice.bulk.internal.ArrowSupport;
-import dev.sluice.bulk.internal.ArrowTypes;
-import dev.sluice.bulk.internal.BulkAccess;
-import dev.sluice.bulk.internal.BulkTransport;
-import dev.sluice.bulk.internal.FlightMessages;
+import dev.sluice.write.StatusCode;
+import dev.sluice.bulk.BulkStreamWriter;
+import dev.sluice.bulk.BulkWrite;
+import dev.sluice.bulk.BulkWriteException;
+import dev.sluice.bulk.TableBufferRoot;
+import dev.sluice.internal.bulk.BulkHost;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.send.SendEngine;
@@ -32,48 +33,11 @@ import org.apache.arrow.vector.compression.NoCompressionCodec;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 
 /**
- * Streams record batches for one table to GreptimeDB over Arrow Flight {@code DoPut}: the fastest way to
- * write large volumes. Obtain one from {@code GreptimeDB.bulkStreamWriter(schema, config, context)}.
- *
- * <pre>{@code
- * try (BulkStreamWriter bulk = db.bulkStreamWriter(schema, config, ctx)) {
- *     TableBufferRoot batch = bulk.tableBufferRoot(65_536);
- *     for (...) { batch.addRow(...); }
- *     CompletableFuture<Integer> acked = bulk.writeNext();   // batch is empty again, refill it
- *     ...
- *     long rows = bulk.completed();                        // waits for every answer
- * }
- * }</pre>
- *
- * <p>Delivery contract. Each {@link #writeNext()} future completes exactly once, with the rows the server wrote
- * for that batch or with a {@link BulkWriteException}. Until a batch is answered the writer keeps it, in the
- * Arrow memory it was built in when it is 4 MiB or larger (the next rows go to fresh vectors; when
- * {@code allocatorMaxAllocation} leaves no room for them, the batch is copied to the heap instead and the vectors
- * refilled), and as a heap copy when smaller (fresh vectors per small batch cost more CPU than the copy). When the stream breaks with a retryable failure (a retryable server error such as rate limiting, a
- * transport failure, a batch with no answer within {@code timeoutPerMessage}, or a stream that ended with
- * batches unanswered), the writer waits the retry policy's backoff, opens a new stream on the next healthy
- * endpoint and resends only the unanswered batches, with their original request ids. The budget is per batch:
- * the policy's attempt count (each stream a batch is queued on is one attempt) and its delivery deadline, counted
- * from {@code writeNext()}. The retry policy is the context's, else the client's ({@code RetryPolicy.newBuilder().build()}:
- * attempts until a 2-minute deadline). A resend after an ambiguous outcome (transport failure, timeout) may
- * write a batch twice, which is harmless on tables without {@code append_mode}; for a context with the
- * {@code append_mode=true} hint such failures are not resent. With {@code RetryPolicy.none()} nothing is resent
- * and a batch's memory is freed as soon as it is sent.
- *
- * <p>A batch kept in Arrow memory is sent from it: its large buffers are handed to gRPC's netty transport, which
- * writes them to the socket without copying them (with gRPC message compression, or another transport, they are
- * copied into the transport's buffers instead). Such a batch's memory is freed when it is answered (or failed)
- * and the transport has written or dropped it, whichever is later.
- *
- * <p>A batch that fails for good (a non-retryable error, or its budget spent) fails the writer: every
- * unanswered batch fails with that cause, and later {@code writeNext()} calls fail at once; open a new writer.
- * At most {@code maxRequestsInFlight} batches are unanswered; every batch also takes its size from the client's
- * {@code maxInFlightBytes} budget until answered. {@link #close()} releases all off-heap memory on every path:
- * it cancels the stream and waits up to 5 seconds for the transport to drop the buffers it was still writing
- * (normally milliseconds); any it holds longer are freed, and the writer's allocator closed, when it lets go.
- * Not thread-safe: one producer thread per writer.
+ * The {@link BulkStreamWriter} over Arrow Flight {@code DoPut}: batches built in Arrow vectors from the writer's
+ * allocator (a capped child of the client's), sent, resent and answered by the client's send engine. The
+ * delivery contract is {@link BulkStreamWriter}'s.
  */
-public final class BulkStreamWriter implements AutoCloseable {
+final class ArrowBulkWriter implements BulkStreamWriter {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
     /**
      * Batches at least this large stay in the Arrow memory they were built in until answered, and the next rows get
@@ -90,7 +54,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     static final long HAND_BACK_WAIT_MS = 5_000;
     private final TableSchema schema;
     private final BulkWrite.Config config;
-    private final BulkTransport transport;
+    private final BulkHost host;
     private final RetryPolicy policy;
     private final BufferAllocator allocator;
     private final CompressionCodec codec;
@@ -100,7 +64,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong ackedRows = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
-    private TableBufferRoot root;
+    private ArrowTableBufferRoot root;
     private long nextId;
     private volatile BulkWriteException failure;
     private volatile boolean completing;
@@ -115,7 +79,7 @@ public final class BulkStreamWriter implements AutoCloseable {
     private int unfreed;
     /** Set when close found the transport still reading batches: the last one freed closes the allocator. */
     private boolean closeWhenFreed;
-    private final TableBufferRoot.Guard guard = new TableBufferRoot.Guard() {
+    private final ArrowTableBufferRoot.Guard guard = new ArrowTableBufferRoot.Guard() {
         @Override
         public void enter() {
             producing.lock();
@@ -169,19 +133,26 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
     }
 
-    static {
-        BulkAccess.register(BulkStreamWriter::new);
-    }
-
-    /** Opens the stream; the client calls this through {@link BulkAccess} ({@code GreptimeDB.bulkStreamWriter}). */
-    private BulkStreamWriter(TableSchema schema, BulkWrite.Config config, Compression compression, BulkTransport transport) {
+    /**
+     * Opens the stream (the client's {@code GreptimeDB.bulkStreamWriter}, through {@link ArrowBulkPlugin}).
+     *
+     * @param schema the table's schema
+     * @param config writer settings
+     * @param compression None, Zstd and Lz4 as Arrow IPC compression; Gzip as gRPC message compression
+     * @param policy how unanswered batches are resent
+     * @param appendMode whether the table is written in append mode (no resend after an ambiguous outcome)
+     * @param host what the writer borrows from its client
+     * @param clientRoot the client's Arrow root allocator; the writer takes a capped child of it
+     */
+    ArrowBulkWriter(TableSchema schema, BulkWrite.Config config, Compression compression, RetryPolicy policy,
+                    boolean appendMode, BulkHost host, BufferAllocator clientRoot) {
         ArrowSupport.check();
-        checkBulkWritable(schema);
+        BulkStreamWriter.checkBulkWritable(schema);
         this.schema = schema;
         this.config = config;
-        this.transport = transport;
-        this.policy = transport.retryPolicy();
-        this.allocator = transport.allocator().newChildAllocator("bulk-" + schema.tableName(),
+        this.host = host;
+        this.policy = policy;
+        this.allocator = clientRoot.newChildAllocator("bulk-" + schema.tableName(),
                 config.allocatorInitReservation(), config.allocatorMaxAllocation());
         this.codec = compression == Compression.Zstd
                 ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.ZSTD)
@@ -190,36 +161,15 @@ public final class BulkStreamWriter implements AutoCloseable {
                 : NoCompressionCodec.INSTANCE;
         this.slots = new Semaphore(config.maxInFlightRequests(), true);
         // Every batch is kept for a resend until answered, unless the policy allows no resend.
-        SendEngine.Settings<Object> settings = new SendEngine.Settings<>(transport.timer(), policy,
-                transport.appendMode(), config.requestTimeout(), null,
+        SendEngine.Settings<Object> settings = new SendEngine.Settings<>(host.timer(), policy,
+                appendMode, config.requestTimeout(), null,
                 FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema)),
-                policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", transport.stopped(), "batch");
+                policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", host::stopped, "batch");
         io.grpc.CallOptions options = compression == Compression.Gzip
-                ? transport.callOptions().withCompression("gzip") : transport.callOptions();
+                ? io.grpc.CallOptions.DEFAULT.withCompression("gzip") : io.grpc.CallOptions.DEFAULT;
         this.engine = new SendEngine<>(settings,
-                () -> transport.channels().get().newCall(FlightMessages.DO_PUT, options), new Events());
+                () -> host.channel().newCall(FlightMessages.DO_PUT, options), new Events());
         engine.open();
-    }
-
-    /**
-     * Refuses a schema the bulk path cannot write, before anything is created or sent.
-     *
-     * @param schema the table's schema
-     * @throws IllegalArgumentException naming the table and column of a JSON or Vector column
-     */
-    public static void checkBulkWritable(TableSchema schema) {
-        for (TableSchema.Column c : schema.columns()) {
-            if (c.dataType() == dev.sluice.data.DataType.Json) {
-                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
-                        + "': JSON columns cannot be bulk written (the open-source server stores the bytes unconverted);"
-                        + " write tables with JSON columns through GreptimeDB.write()");
-            }
-            if (c.dataType() == dev.sluice.data.DataType.Vector) {
-                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
-                        + "': Vector columns cannot be bulk written (Sluice has no tested Arrow mapping for them);"
-                        + " write tables with Vector columns through GreptimeDB.write()");
-            }
-        }
     }
 
     /**
@@ -229,10 +179,11 @@ public final class BulkStreamWriter implements AutoCloseable {
      * @return the batch
      * @throws BulkWriteException when even the initial vectors exceed {@code allocatorMaxAllocation}
      */
+    @Override
     public TableBufferRoot tableBufferRoot(int columnBufferSize) {
         checkOpen();
         if (root == null) {
-            root = new TableBufferRoot(schema, allocator, Math.max(1, columnBufferSize), config.allocatorMaxAllocation(),
+            root = new ArrowTableBufferRoot(schema, allocator, Math.max(1, columnBufferSize), config.allocatorMaxAllocation(),
                     guard);
         }
         return root;
@@ -249,12 +200,13 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     /**
      * Sends the batch and empties it for the next rows. Serialization and compression run on the calling thread.
-     * Blocks while {@code maxRequestsInFlight} batches are unanswered (at most {@code timeoutPerMessage}, or
+     * Blocks while {@code maxInFlightRequests} batches are unanswered (at most {@code maxBlock}, or
      * not at all with {@code WhenFull.FailFast}) and while the client's byte budget is used up (as the client's
      * limit policy says).
      *
      * @return completes with the rows the server wrote for this batch, or with a {@link BulkWriteException}
      */
+    @Override
     public CompletableFuture<Integer> writeNext() {
         checkOpen();
         guard.enter();
@@ -274,9 +226,9 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
         int rows = root.rowCount();
         BulkWriteException f = failure;
-        if (f == null && transport.stopped().getAsBoolean()) {
+        if (f == null && host.stopped()) {
             f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
-                    GrpcErrors.local(Status.Code.UNAVAILABLE, "client shut down", false, List.of(schema.tableName())), null);
+                    GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE, "client shut down", false, List.of(schema.tableName())), null);
         }
         if (f != null) {
             root.reset();
@@ -290,7 +242,7 @@ public final class BulkStreamWriter implements AutoCloseable {
                     + "' unanswered" + (config.whenFull() == dev.sluice.write.WhenFull.Block ? " for " + config.maxBlock().toMillis()
                     + " ms" : "");
             return CompletableFuture.failedFuture(new BulkWriteException(why,
-                    GrpcErrors.local(Status.Code.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
+                    GrpcErrors.local(StatusCode.Grpc.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
         }
         if (closed) {
             slots.release(); // closed from another thread while this producer waited for the slot
@@ -306,7 +258,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             ArrowRecordBatch batch = new VectorUnloader(root.arrowRoot(), true, codec, true).getRecordBatch();
             FlightMessages.BatchMessage m;
             try {
-                m = FlightMessages.batchMessage(batch, id, transport.handOff(), this::messageFreed);
+                m = FlightMessages.batchMessage(batch, id, host.handOff(), this::messageFreed);
                 messageCreated();
             } catch (RuntimeException e) {
                 batch.close();
@@ -338,7 +290,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         }
         Runnable budget;
         try {
-            budget = transport.budget().acquire(size);
+            budget = host.acquire(size);
         } catch (RuntimeException e) {
             if (message != null) {
                 message.release();
@@ -384,9 +336,9 @@ public final class BulkStreamWriter implements AutoCloseable {
             p.budget.run();
             failed.incrementAndGet();
             slots.release();
-            transport.events().failed(e.err());
+            host.failed(e.err());
             try {
-                transport.callbackExecutor().execute(() -> p.future.completeExceptionally(e));
+                host.callbackExecutor().execute(() -> p.future.completeExceptionally(e));
             } catch (RejectedExecutionException rejected) {
                 p.future.completeExceptionally(e);
             }
@@ -415,7 +367,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             slots.release();
             acked.incrementAndGet();
             ackedRows.addAndGet(a.affectedRows());
-            transport.events().acked(schema.tableName(), a.affectedRows(), p.size(), System.nanoTime() - p.sentAt());
+            host.acked(schema.tableName(), a.affectedRows(), p.size(), System.nanoTime() - p.sentAt());
             p.future.complete((int) a.affectedRows());
         }
 
@@ -423,13 +375,13 @@ public final class BulkStreamWriter implements AutoCloseable {
         public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
             List<String> table = List.of(schema.tableName());
             if (timeout != null) {
-                return new SendEngine.Broken(GrpcErrors.local(Status.Code.DEADLINE_EXCEEDED, timeout, true, table), true, null);
+                return new SendEngine.Broken(GrpcErrors.local(StatusCode.Grpc.DEADLINE_EXCEEDED, timeout, true, table), true, null);
             }
             if (status.isOk()) {
                 if (unanswered == 0) {
                     return new SendEngine.Answered(false);
                 }
-                return new SendEngine.Broken(GrpcErrors.local(Status.Code.UNAVAILABLE, "the stream ended with " + unanswered
+                return new SendEngine.Broken(GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE, "the stream ended with " + unanswered
                         + " batches unanswered (the server drops answers beyond 32 unsent)", true, table), true, null);
             }
             Throwable cause = status.asRuntimeException(trailers);
@@ -452,7 +404,7 @@ public final class BulkStreamWriter implements AutoCloseable {
 
         @Override
         public void resending(SendEngine.Broken broken, int batches) {
-            transport.events().replayed();
+            host.replayed();
             LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
                     schema.tableName(), broken.err().message(), batches);
         }
@@ -460,11 +412,12 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     /**
      * Ends the stream and waits for every outstanding answer, resends included: at most the later of
-     * {@code timeoutPerMessage} and the last unanswered batch's delivery deadline, plus one second.
+     * {@code requestTimeout} and the last unanswered batch's delivery deadline, plus one second.
      *
      * @return the rows the server acknowledged over the writer's life
      * @throws BulkWriteException when any batch failed or the stream ended in error
      */
+    @Override
     public long completed() {
         if (closed) {
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
@@ -509,6 +462,7 @@ public final class BulkStreamWriter implements AutoCloseable {
      *
      * @return acknowledged batches
      */
+    @Override
     public long ackedBatches() {
         return acked.get();
     }
@@ -518,6 +472,7 @@ public final class BulkStreamWriter implements AutoCloseable {
      *
      * @return reopenings
      */
+    @Override
     public int replays() {
         return engine.reopenings();
     }
@@ -527,6 +482,7 @@ public final class BulkStreamWriter implements AutoCloseable {
      *
      * @return failed batches
      */
+    @Override
     public long failedBatches() {
         return failed.get();
     }
@@ -536,6 +492,7 @@ public final class BulkStreamWriter implements AutoCloseable {
      *
      * @return unanswered batches
      */
+    @Override
     public int inFlight() {
         return engine.pendingCount();
     }
@@ -545,6 +502,7 @@ public final class BulkStreamWriter implements AutoCloseable {
      *
      * @return allocated bytes
      */
+    @Override
     public long allocatedBytes() {
         return allocator.getAllocatedMemory();
     }

@@ -1,5 +1,6 @@
 package dev.sluice.internal.error;
 
+import dev.sluice.write.StatusCode;
 import dev.sluice.write.Err;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -49,12 +50,12 @@ public final class GrpcErrors {
         if (message == null || message.isEmpty()) {
             message = status.getCause() != null ? String.valueOf(status.getCause()) : status.getCode().toString();
         }
-        Status.Code grpc = status.getCode();
-        if (grpc == Status.Code.UNKNOWN && code < 0 && closedConnection(status.getCause())) {
+        StatusCode.Grpc grpc = StatusCode.Grpc.of(status.getCode().value());
+        if (grpc == StatusCode.Grpc.UNKNOWN && code < 0 && closedConnection(status.getCause())) {
             // grpc-netty fails a write on a connection that has just closed with UNKNOWN "Channel closed but for
             // unknown reason" when it does not know why yet (NettyClientTransport.statusFromFailedFuture): a lost
             // connection, which it reports as UNAVAILABLE once it does.
-            grpc = Status.Code.UNAVAILABLE;
+            grpc = StatusCode.Grpc.UNAVAILABLE;
         }
         boolean retryable = retryable(code, hint, grpc) || memoryLimited(grpc, message);
         return new Err(code, grpc, message, retryable, tables, t);
@@ -78,8 +79,8 @@ public final class GrpcErrors {
      * @param message the status description
      * @return true for that rejection
      */
-    static boolean memoryLimited(Status.Code grpc, String message) {
-        return grpc == Status.Code.INVALID_ARGUMENT && message != null && message.contains("Request memory limit exceeded");
+    static boolean memoryLimited(StatusCode.Grpc grpc, String message) {
+        return grpc == StatusCode.Grpc.INVALID_ARGUMENT && message != null && message.contains("Request memory limit exceeded");
     }
 
     /**
@@ -93,10 +94,10 @@ public final class GrpcErrors {
      * @param grpc the gRPC code
      * @return true when retrying may help
      */
-    public static boolean retryable(int code, Boolean hint, Status.Code grpc) {
+    public static boolean retryable(int code, Boolean hint, StatusCode.Grpc grpc) {
         if (code == 1001 || code == 1004 || code == 2000 || code == 4001 || code == 4002 || code == 4004
-                || (code >= 7000 && code < 8000) || grpc == Status.Code.OUT_OF_RANGE
-                || grpc == Status.Code.UNAUTHENTICATED || grpc == Status.Code.INVALID_ARGUMENT) {
+                || (code >= 7000 && code < 8000) || grpc == StatusCode.Grpc.OUT_OF_RANGE
+                || grpc == StatusCode.Grpc.UNAUTHENTICATED || grpc == StatusCode.Grpc.INVALID_ARGUMENT) {
             return false;
         }
         if (code == 4007) {
@@ -105,8 +106,8 @@ public final class GrpcErrors {
         if (hint != null) {
             return hint;
         }
-        return grpc == Status.Code.UNAVAILABLE || grpc == Status.Code.RESOURCE_EXHAUSTED
-                || grpc == Status.Code.DEADLINE_EXCEEDED || grpc == Status.Code.CANCELLED;
+        return grpc == StatusCode.Grpc.UNAVAILABLE || grpc == StatusCode.Grpc.RESOURCE_EXHAUSTED
+                || grpc == StatusCode.Grpc.DEADLINE_EXCEEDED || grpc == StatusCode.Grpc.CANCELLED;
     }
 
     /**
@@ -116,7 +117,7 @@ public final class GrpcErrors {
      * @return true for deadlines and cancellations
      */
     public static boolean maybeCommitted(Err err) {
-        return err.grpcCode() == Status.Code.DEADLINE_EXCEEDED || err.grpcCode() == Status.Code.CANCELLED;
+        return err.grpcCode() == StatusCode.Grpc.DEADLINE_EXCEEDED || err.grpcCode() == StatusCode.Grpc.CANCELLED;
     }
 
     /**
@@ -126,7 +127,7 @@ public final class GrpcErrors {
      * @return true for UNAVAILABLE without a GreptimeDB code
      */
     public static boolean transportFailure(Err err) {
-        return err.code() < 0 && err.grpcCode() == Status.Code.UNAVAILABLE;
+        return err.code() < 0 && err.grpcCode() == StatusCode.Grpc.UNAVAILABLE;
     }
 
     /**
@@ -138,7 +139,7 @@ public final class GrpcErrors {
      * @param tables the tables concerned
      * @return the error
      */
-    public static Err local(Status.Code grpc, String message, boolean retryable, List<String> tables) {
+    public static Err local(StatusCode.Grpc grpc, String message, boolean retryable, List<String> tables) {
         return new Err(-1, grpc, message, retryable, tables, null);
     }
 }

@@ -1,10 +1,11 @@
-package dev.sluice.bulk;
+package dev.sluice.bulk.internal;
 
 import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.TableSchema;
-import dev.sluice.bulk.internal.ArrowColumnSink;
-import dev.sluice.bulk.internal.ArrowTypes;
+import dev.sluice.bulk.BulkStreamWriter;
+import dev.sluice.bulk.BulkWriteException;
+import dev.sluice.bulk.TableBufferRoot;
 import dev.sluice.internal.model.ArrayColumn;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowTarget;
@@ -19,15 +20,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import java.util.List;
 
 /**
- * One batch of rows built directly in off-heap Arrow vectors owned by a {@link BulkStreamWriter}.
- *
- * <p>{@link #addRow(Object...)} takes the same values and applies the same checks as
- * {@link dev.sluice.data.Table#addRow(Object...)}; a rejected row is not added. After
- * {@link BulkStreamWriter#writeNext()} the batch is empty again and can be refilled (into fresh vectors from the
- * writer's allocator while the sent batch's memory waits for its answer, or into the same vectors when the
- * allocator's cap leaves no room). Not thread-safe.
+ * The {@link TableBufferRoot} of an {@link ArrowBulkWriter}: rows written straight into off-heap Arrow vectors
+ * owned by the writer. Not thread-safe.
  */
-public final class TableBufferRoot {
+final class ArrowTableBufferRoot implements TableBufferRoot {
     private final TableSchema schema;
     private final BufferAllocator allocator;
     private VectorSchemaRoot root;
@@ -57,7 +53,7 @@ public final class TableBufferRoot {
         void exit();
     }
 
-    TableBufferRoot(TableSchema schema, BufferAllocator allocator, int capacity, long maxAllocation, Guard guard) {
+    ArrowTableBufferRoot(TableSchema schema, BufferAllocator allocator, int capacity, long maxAllocation, Guard guard) {
         this.guard = guard;
         this.schema = schema;
         this.allocator = allocator;
@@ -176,6 +172,7 @@ public final class TableBufferRoot {
      * @throws BulkWriteException when the batch would exceed {@code allocatorMaxAllocation} (the row is not added)
      * @throws IllegalStateException while a row begun with {@link #appender()} is open (end or cancel it first)
      */
+    @Override
     public TableBufferRoot addRow(Object... values) {
         guard.enter();
         try {
@@ -210,6 +207,7 @@ public final class TableBufferRoot {
      *
      * @return the appender, the same one every time
      */
+    @Override
     public RowAppender appender() {
         if (appender == null) {
             appender = new TypedRowAppender(new RowTarget() {
@@ -269,6 +267,7 @@ public final class TableBufferRoot {
      * @throws BulkWriteException when the batch would exceed {@code allocatorMaxAllocation} (no row is added)
      * @throws IllegalStateException while a row begun with {@link #appender()} is open (end or cancel it first)
      */
+    @Override
     public TableBufferRoot addTable(dev.sluice.data.Table table) {
         guard.enter();
         try {
@@ -337,6 +336,7 @@ public final class TableBufferRoot {
      *
      * @return this
      */
+    @Override
     public TableBufferRoot complete() {
         root.setRowCount(rowCount);
         completed = true;
@@ -348,6 +348,7 @@ public final class TableBufferRoot {
      *
      * @return the row count
      */
+    @Override
     public int rowCount() {
         return rowCount;
     }
@@ -357,6 +358,7 @@ public final class TableBufferRoot {
      *
      * @return the table schema
      */
+    @Override
     public TableSchema schema() {
         return schema;
     }

@@ -30,7 +30,7 @@ class GrpcErrorsTest {
         dev.sluice.write.Err err = GrpcErrors.fromThrowable(t, List.of("t"));
         assertTrue(err.retryable());
         assertTrue(GrpcErrors.transportFailure(err));
-        org.junit.jupiter.api.Assertions.assertEquals(Status.Code.UNAVAILABLE, err.grpcCode());
+        org.junit.jupiter.api.Assertions.assertEquals(dev.sluice.write.StatusCode.Grpc.UNAVAILABLE, err.grpcCode());
     }
 
     @Test

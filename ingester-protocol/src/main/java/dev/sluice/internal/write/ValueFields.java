@@ -1,4 +1,4 @@
-package dev.sluice.internal.wire;
+package dev.sluice.internal.write;
 
 import dev.sluice.data.DataType;
 

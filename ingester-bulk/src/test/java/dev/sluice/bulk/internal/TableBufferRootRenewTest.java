@@ -1,10 +1,11 @@
-package dev.sluice.bulk;
+package dev.sluice.bulk.internal;
+
+import dev.sluice.bulk.BulkWriteException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.data.DataType;
 import dev.sluice.data.TableSchema;
 import org.apache.arrow.memory.BufferAllocator;
@@ -18,7 +19,7 @@ class TableBufferRootRenewTest {
     private static final TableSchema SCHEMA = TableSchema.newBuilder("renew")
             .addTimestamp("ts", DataType.TimestampMillisecond).addField("msg", DataType.String).build();
 
-    private static final TableBufferRoot.Guard NO_GUARD = new TableBufferRoot.Guard() {
+    private static final ArrowTableBufferRoot.Guard NO_GUARD = new ArrowTableBufferRoot.Guard() {
         @Override
         public void enter() {
         }
@@ -35,7 +36,7 @@ class TableBufferRootRenewTest {
     @Test
     void aRenewedBatchHoldsNoBuffersUntilItsNextRowAndThenFillsLikeANewOne() {
         try (BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
-            TableBufferRoot root = new TableBufferRoot(SCHEMA, allocator, 1_000, Long.MAX_VALUE, NO_GUARD);
+            ArrowTableBufferRoot root = new ArrowTableBufferRoot(SCHEMA, allocator, 1_000, Long.MAX_VALUE, NO_GUARD);
             for (int i = 0; i < 1_000; i++) {
                 root.addRow((long) i, text(i));
             }
@@ -68,7 +69,7 @@ class TableBufferRootRenewTest {
     @Test
     void aRenewedBatchThatIsResetOrSentEmptyStaysUsable() {
         try (BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
-            TableBufferRoot root = new TableBufferRoot(SCHEMA, allocator, 16, Long.MAX_VALUE, NO_GUARD);
+            ArrowTableBufferRoot root = new ArrowTableBufferRoot(SCHEMA, allocator, 16, Long.MAX_VALUE, NO_GUARD);
             root.addRow(1L, "a");
             ArrowRecordBatch sent = new VectorUnloader(root.arrowRoot(), true, null, true).getRecordBatch();
             assertTrue(root.renew());
@@ -85,7 +86,7 @@ class TableBufferRootRenewTest {
     void aRenewalWithNoRoomLeftFailsTheNextRowAsOverTheCapAndTheRowAfterMayTryAgain() {
         try (BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
             BufferAllocator capped = allocator.newChildAllocator("capped", 0, 600_000);
-            TableBufferRoot root = new TableBufferRoot(SCHEMA, capped, 1_000, 600_000, NO_GUARD);
+            ArrowTableBufferRoot root = new ArrowTableBufferRoot(SCHEMA, capped, 1_000, 600_000, NO_GUARD);
             for (int i = 0; i < 1_000; i++) {
                 root.addRow((long) i, text(i));
             }

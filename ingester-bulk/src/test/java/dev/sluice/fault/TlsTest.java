@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.write.StatusCode;
 import dev.sluice.AuthInfo;
 import dev.sluice.data.DataType;
 import dev.sluice.write.Err;
@@ -64,10 +65,10 @@ class TlsTest {
             Result<WriteOk, Err> ok = write(s, TlsConfig.newBuilder().trustCertificates(ca).build());
             assertTrue(ok.isOk(), ok::toString);
             Err plain = write(s, null).getErr();
-            assertEquals(io.grpc.Status.Code.UNAVAILABLE, plain.grpcCode());
+            assertEquals(StatusCode.Grpc.UNAVAILABLE, plain.grpcCode());
             assertTrue(plain.message().contains("TLS"), plain.message());
             Err untrusted = write(s, TlsConfig.newBuilder().build()).getErr();
-            assertEquals(io.grpc.Status.Code.UNAVAILABLE, untrusted.grpcCode());
+            assertEquals(StatusCode.Grpc.UNAVAILABLE, untrusted.grpcCode());
             assertEquals(1, s.rowCount("cpu"));
         }
     }
@@ -77,7 +78,7 @@ class TlsTest {
         try (GreptimeTestServer s = GreptimeTestServer.builder().tls(server[0], server[1], ca).start()) {
             assertFalse(write(s, TlsConfig.newBuilder().trustCertificates(ca).build()).isOk(), "no client certificate");
             Err wrong = write(s, TlsConfig.newBuilder().trustCertificates(ca).clientCertificate(stranger[0], stranger[1]).build()).getErr();
-            assertEquals(io.grpc.Status.Code.UNAVAILABLE, wrong.grpcCode());
+            assertEquals(StatusCode.Grpc.UNAVAILABLE, wrong.grpcCode());
             Result<WriteOk, Err> ok = write(s, TlsConfig.newBuilder().trustCertificates(ca).clientCertificate(client[0], client[1]).build());
             assertTrue(ok.isOk(), ok::toString);
             assertEquals(1, s.rowCount("cpu"));

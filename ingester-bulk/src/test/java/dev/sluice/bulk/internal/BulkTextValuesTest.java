@@ -1,12 +1,10 @@
-package dev.sluice.bulk;
+package dev.sluice.bulk.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.sluice.bulk.internal.ArrowColumnSink;
-import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.data.DataType;
 import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.RowAppender;
@@ -22,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /** Text of every length around the bulk sink's short-text path is stored as its UTF-8 bytes, whatever its characters. */
 class BulkTextValuesTest {
-    private static final TableBufferRoot.Guard NO_GUARD = new TableBufferRoot.Guard() {
+    private static final ArrowTableBufferRoot.Guard NO_GUARD = new ArrowTableBufferRoot.Guard() {
         @Override
         public void enter() {
         }
@@ -136,7 +134,7 @@ class BulkTextValuesTest {
         List<String> vals = values();
         Random rnd = new Random(11);
         try (BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
-            TableBufferRoot root = new TableBufferRoot(s, allocator, 8, Long.MAX_VALUE, NO_GUARD);
+            ArrowTableBufferRoot root = new ArrowTableBufferRoot(s, allocator, 8, Long.MAX_VALUE, NO_GUARD);
             List<String[]> kept = new ArrayList<>();
             for (int i = 0; i < 3000; i++) {
                 String h = vals.get(rnd.nextInt(vals.size()));
@@ -201,7 +199,7 @@ class BulkTextValuesTest {
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
         List<String> vals = longValues();
         try (BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
-            TableBufferRoot root = new TableBufferRoot(s, allocator, 8, Long.MAX_VALUE, NO_GUARD);
+            ArrowTableBufferRoot root = new ArrowTableBufferRoot(s, allocator, 8, Long.MAX_VALUE, NO_GUARD);
             dev.sluice.data.Table table = dev.sluice.data.Table.from(s);
             for (int i = 0; i < vals.size(); i++) {
                 root.addRow("h", vals.get(i), (long) i);

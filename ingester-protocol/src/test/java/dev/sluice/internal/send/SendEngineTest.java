@@ -125,7 +125,7 @@ class SendEngineTest {
         @Override
         public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
             if (timeout != null) {
-                return new SendEngine.Broken(GrpcErrors.local(Status.Code.DEADLINE_EXCEEDED, timeout, true, List.of()), true, null);
+                return new SendEngine.Broken(GrpcErrors.local(dev.sluice.write.StatusCode.Grpc.DEADLINE_EXCEEDED, timeout, true, List.of()), true, null);
             }
             if (status.isOk() && (wholeCall || unanswered == 0)) {
                 return new SendEngine.Answered(wholeCall);

@@ -1,0 +1,85 @@
+package dev.sluice.internal.bulk;
+
+import dev.sluice.BufferCache;
+import dev.sluice.internal.send.DirectHandOff;
+import dev.sluice.write.Err;
+import io.grpc.Channel;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Everything a bulk writer borrows from its client, in one place: endpoint choice, the client-wide byte budget,
+ * the executors, the lifecycle, the zero-copy hand-off to the transport, and where batch outcomes are reported.
+ */
+public interface BulkHost {
+    /**
+     * Returns the next healthy endpoint's shared channel (carrying database and credential headers).
+     *
+     * @return a channel
+     */
+    Channel channel();
+
+    /**
+     * Returns where futures complete: never a gRPC I/O thread.
+     *
+     * @return the callback executor
+     */
+    Executor callbackExecutor();
+
+    /**
+     * Returns the client's timer, for batch deadlines and stream reopenings.
+     *
+     * @return the timer
+     */
+    ScheduledExecutorService timer();
+
+    /**
+     * Takes room for a batch from the client-wide byte budget, waiting as the client's limit policy says (bounded).
+     *
+     * @param bytes the batch's encoded size
+     * @return gives the room back; safe to call more than once
+     * @throws RuntimeException naming the limit when no room came in time
+     */
+    Runnable acquire(long bytes);
+
+    /**
+     * Tells whether the client is shutting down: nothing is resent after that.
+     *
+     * @return true once shutdown began
+     */
+    boolean stopped();
+
+    /**
+     * Returns the hand-off that gives large batch buffers to the transport without a copy, where it takes them.
+     *
+     * @return the hand-off
+     */
+    DirectHandOff handOff();
+
+    /**
+     * Returns how much released off-heap memory the client keeps for reuse, and for how long.
+     *
+     * @return the cache settings
+     */
+    BufferCache bufferCache();
+
+    /**
+     * A batch was acknowledged (for metrics; called on callback threads).
+     *
+     * @param table the table
+     * @param rows rows the server wrote
+     * @param bytes the batch's message size
+     * @param nanos from sending to the answer
+     */
+    void acked(String table, long rows, long bytes, long nanos);
+
+    /**
+     * A batch failed for good.
+     *
+     * @param err what the server or transport said, or null for the writer's own failures
+     */
+    void failed(Err err);
+
+    /** A broken stream was reopened and its unanswered batches resent. */
+    void replayed();
+}
