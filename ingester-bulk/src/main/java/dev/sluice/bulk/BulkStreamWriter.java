@@ -460,7 +460,9 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     /**
      * Ends the stream and waits for every outstanding answer, resends included: at most the later of
-     * {@code timeoutPerMessage} and the last unanswered batch's delivery deadline, plus one second.
+     * {@code timeoutPerMessage} and the last unanswered batch's delivery deadline, plus one second. Rows added to
+     * the batch since the last {@link #writeNext()} (completed or not) are sent first, as the last batch, and
+     * count like any other: they are acknowledged in the returned total, or their failure makes this throw.
      *
      * @return the rows the server acknowledged over the writer's life
      * @throws BulkWriteException when any batch failed or the stream ended in error
@@ -468,6 +470,13 @@ public final class BulkStreamWriter implements AutoCloseable {
     public long completed() {
         if (closed) {
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
+        }
+        if (!completing && root != null && root.rowCount() > 0) {
+            // The last batch was filled but never passed to writeNext(): sent now, never dropped. Its outcome
+            // reaches the caller through the counts below.
+            LOG.debug("bulk writer for '{}' completed with {} rows not passed to writeNext(): sending them as the"
+                    + " last batch", schema.tableName(), root.rowCount());
+            writeNext();
         }
         long now = System.nanoTime();
         long waitNanos = Math.max(config.timeoutPerMessage().toNanos(), engine.lastDeadline(now) - now);
@@ -551,12 +560,18 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     /**
      * Cancels the stream if it was not completed (unanswered batches fail) and releases every off-heap buffer.
-     * Safe to call more than once.
+     * Rows added to the batch and never sent (no {@link #writeNext()} or {@link #completed()} after them) are
+     * discarded, with a warning naming how many. Safe to call more than once.
      */
     @Override
     public void close() {
         if (closed) {
             return;
+        }
+        TableBufferRoot unsent = root;
+        if (!completing && unsent != null && unsent.rowCount() > 0) {
+            LOG.warn("bulk writer for '{}' closed with {} rows never passed to writeNext() or completed(): they were"
+                    + " not sent", schema.tableName(), unsent.rowCount());
         }
         closed = true;
         abort(closedError(), "bulk writer closed");
