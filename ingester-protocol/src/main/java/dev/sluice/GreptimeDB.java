@@ -68,10 +68,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * saying "the client is shut down", and every writer factory throws. As a safety net for rows a program
  * forgot, a client with open {@linkplain #batchingWriter batching writers} registers a JVM shutdown hook while
  * any is open: when the JVM exits (the end of {@code main}, {@code System.exit}, SIGTERM) with writers still
- * open, the hook logs a warning, closes them (flushing their rows, waiting at most the client's
- * {@code defaultTimeout} and never more than {@value #EXIT_FLUSH_SECONDS} seconds in all), and logs at ERROR the
- * rows that could not be delivered. Nothing else is flushed at exit: regular writes whose futures nobody waited
- * for, and open stream and bulk writers, are not. A JVM that is killed ({@code kill -9}) or halted runs no hook.
+ * open, the hook logs a warning and closes them, which sends their rows and waits for the acknowledgements
+ * (at most the client's {@code defaultTimeout}, capped at 10 seconds); rows that could not be delivered in
+ * that time are counted in an ERROR line and their batch futures fail. Nothing else is flushed at exit: regular
+ * writes whose futures nobody waited for, and open stream and bulk writers, are not. A JVM that is killed
+ * ({@code kill -9}) or halted runs no hook.
  */
 public final class GreptimeDB implements AutoCloseable {
     /** The longest the exit hook waits for batching writers left open to flush. */
@@ -269,10 +270,12 @@ public final class GreptimeDB implements AutoCloseable {
 
     /**
      * Opens a batching writer: thread-safe single-row writes coalesced into large batches in the background.
-     * Close it (which flushes) before shutting the client down.
+     * Close it (which flushes) before shutting the client down. A writer still open when the JVM exits is closed,
+     * and its rows flushed, by the client's exit hook, with a warning (see the class comment).
      *
      * @param config batch sizes, flush interval, limits, path and context
      * @return the writer
+     * @throws IllegalStateException when the client is shut down
      */
     public BatchingWriter batchingWriter(BatchingWriter.Config config) {
         if (config.path() == BatchingWriter.Path.Bulk) {
@@ -426,7 +429,7 @@ public final class GreptimeDB implements AutoCloseable {
      * @param ctx compression (None, Zstd, Lz4 as Arrow IPC compression; Gzip as gRPC compression) and, for a
      *     table created here, table options as hints ({@code ttl}, {@code append_mode}...)
      * @return the writer; close it when done
-     * @throws dev.sluice.bulk.BulkWriteException when the table cannot be created
+     * @throws dev.sluice.bulk.BulkWriteException when the table cannot be created, or the client is shut down
      * @throws IllegalStateException when the JVM lacks {@code --add-opens=java.base/java.nio=ALL-UNNAMED}, or
      *     when {@code dev.sluice:ingester-bulk} is not on the classpath (an optional dependency of this artifact)
      */
