@@ -436,10 +436,8 @@ public final class GreptimeDB implements AutoCloseable {
     public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
         requireBulk();
         if (shutDown) {
-            String message = "the client is shut down; no bulk writer was opened for '" + schema.tableName()
-                    + "' (a shut-down client cannot be reused: create a new GreptimeDB)";
-            throw new dev.sluice.bulk.BulkWriteException(message, dev.sluice.internal.error.GrpcErrors.local(
-                    io.grpc.Status.Code.UNAVAILABLE, message, false, List.of(schema.tableName())), null);
+            // Built in BulkOpener: naming the bulk exception type here would make this class need the bulk artifact.
+            throw BulkOpener.clientShutDown(schema);
         }
         return BulkOpener.open(schema, config, ctx, regular, endpoints, callbackExecutor, timer,
                 options.defaultTimeout().toMillis(), metrics, options.retryPolicy(), limiter, bulkMemory,

@@ -400,12 +400,21 @@ public final class BulkStreamWriter implements AutoCloseable {
 
     /** What the engine tells the writer: answers, how a call ended, batches failed for good, resends. */
     private final class Events implements SendEngine.Handler<Flight.PutResult, Batch> {
+        /**
+         * Set by the first transport failure of a run (warned about), cleared by the next answer: later ones are
+         * logged at DEBUG.
+         */
+        private volatile boolean breaking;
+
         /** An answer completes its batch, whichever call carried it (an answered batch is committed). */
         @Override
         public void onResponse(Flight.PutResult message, boolean fromCurrentCall) {
             FlightMessages.Answer a = FlightMessages.answer(message);
             if (a.requestId() == 0) {
                 return; // the server's greeting
+            }
+            if (breaking) {
+                breaking = false;
             }
             Batch p = engine.ack(a.requestId());
             if (p == null) {
@@ -453,8 +462,21 @@ public final class BulkStreamWriter implements AutoCloseable {
         @Override
         public void resending(SendEngine.Broken broken, int batches) {
             transport.events().replayed();
-            LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
-                    schema.tableName(), broken.err().message(), batches);
+            if (!GrpcErrors.transportFailure(broken.err())) {
+                // The server refused for now (rate limiting, a region moving): part of normal operation.
+                LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
+                        schema.tableName(), broken.err().message(), batches);
+            } else if (!breaking) {
+                breaking = true;
+                LOG.warn("bulk stream of '{}' broke ({}); its {} unanswered batches are resent on a new stream after"
+                        + " the retry policy's backoff, each until its delivery deadline ({} s after its writeNext())"
+                        + " or the policy's attempts run out, then fail. Further breaks are logged at DEBUG until the"
+                        + " server answers again", schema.tableName(), broken.err().message(), batches,
+                        policy.deliveryTimeout().toSeconds());
+            } else {
+                LOG.debug("bulk stream of '{}' broke again ({}); resending {} unanswered batches on a new stream",
+                        schema.tableName(), broken.err().message(), batches);
+            }
         }
     }
 

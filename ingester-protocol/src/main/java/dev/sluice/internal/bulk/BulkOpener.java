@@ -88,6 +88,19 @@ public final class BulkOpener {
                         NettyHandOff.get()));
     }
 
+    /**
+     * The error of a bulk writer asked of a shut-down client.
+     *
+     * @param schema the table the writer was for
+     * @return a {@link BulkWriteException}, typed so that its caller's class does not need the bulk artifact to load
+     */
+    public static RuntimeException clientShutDown(TableSchema schema) {
+        String message = "the client is shut down; no bulk writer was opened for '" + schema.tableName()
+                + "' (a shut-down client cannot be reused: create a new GreptimeDB)";
+        return new BulkWriteException(message, dev.sluice.internal.error.GrpcErrors.local(io.grpc.Status.Code.UNAVAILABLE,
+                message, false, java.util.List.of(schema.tableName())), null);
+    }
+
     /** The client's Arrow root allocator, with its reuse cache. */
     private static final class ArrowMemory implements BulkMemory {
         final BufferAllocator root;
