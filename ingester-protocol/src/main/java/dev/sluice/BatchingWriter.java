@@ -23,6 +23,10 @@ import java.util.concurrent.CompletableFuture;
  * {@link LimitExceededException}. Rows are never dropped: each
  * batch future completes normally once the server acknowledged it, or exceptionally with a
  * {@link BatchWriteException}.
+ *
+ * <p>Close the writer before the program ends ({@link #close()} flushes). A writer still open when the JVM exits
+ * is closed by the client's exit hook, which sends its rows within a bounded time and logs a warning (see
+ * {@link GreptimeDB}); a JVM that is killed runs no hook, and the rows in its buffers are lost.
  */
 public interface BatchingWriter extends AutoCloseable {
     /**

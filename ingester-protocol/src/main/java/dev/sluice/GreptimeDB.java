@@ -60,8 +60,23 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>A request that times out may still have been committed by the server. Resending is harmless on tables
  * without {@code append_mode} (the last write of a row wins) and duplicates rows on append-mode tables.
+ *
+ * <p>Shutting down. The client's threads are daemon threads: they do not keep the JVM alive, so shut the client
+ * down ({@link #shutdownGracefully()}, or {@link #close()} in a try-with-resources block) before the program
+ * ends, after closing its writers. A shut-down client cannot be reused: every write fails with an {@link Err}
+ * saying "the client is shut down", and every writer factory throws. As a safety net for rows a program
+ * forgot, a client with open {@linkplain #batchingWriter batching writers} registers a JVM shutdown hook while
+ * any is open: when the JVM exits (the end of {@code main}, {@code System.exit}, SIGTERM) with writers still
+ * open, the hook logs a warning and closes them, which sends their rows and waits for the acknowledgements
+ * (at most the client's {@code requestTimeout}, capped at 10 seconds); rows that could not be delivered in
+ * that time are counted in an ERROR line and their batch futures fail. Nothing else is flushed at exit: regular
+ * writes whose futures nobody waited for, and open stream and bulk writers, are not. A JVM that is killed
+ * ({@code kill -9}) or halted runs no hook.
  */
 public final class GreptimeDB implements AutoCloseable {
+    /** The longest the exit hook waits for batching writers left open to flush. */
+    static final int EXIT_FLUSH_SECONDS = 10;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GreptimeDB.class);
     private final GreptimeOptions options;
     private final ExecutorService ownExecutor;
     private final Endpoints endpoints;
@@ -73,6 +88,13 @@ public final class GreptimeDB implements AutoCloseable {
     /** The client's side of bulk writes: no bulk or Arrow class loads before the first bulk writer. */
     private final BulkConnector bulk;
     private final java.util.Set<BatchingWriter> batchingWriters = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Set first thing by either shutdown: from then on, no writer is opened. */
+    private volatile boolean shutDown;
+    /** Closes batching writers left open when the JVM exits; registered while any is open, guarded by itself. */
+    private final Thread exitHook = new Thread(this::closeWritersAtExit, "sluice-exit-flush");
+    private boolean exitHookRegistered;
+    /** Set when the client's services stop: the exit hook is never registered again; guarded by the hook. */
+    private boolean exitHookRetired;
 
     private GreptimeDB(GreptimeOptions options) {
         this.options = options;
@@ -245,15 +267,20 @@ public final class GreptimeDB implements AutoCloseable {
 
     /**
      * Opens a batching writer: thread-safe single-row writes coalesced into large batches in the background.
-     * Close it (which flushes) before shutting the client down.
+     * Close it (which flushes) before shutting the client down. A writer still open when the JVM exits is closed,
+     * and its rows flushed, by the client's exit hook, with a warning (see the class comment).
      *
      * @param config batch sizes, flush interval, limits and path
      * @param ctx hints, compression and retry policy of every batch
      * @return the writer
+     * @throws IllegalStateException when the client is shut down
      */
     public BatchingWriter batchingWriter(BatchingWriter.Config config, Context ctx) {
         if (config.path() == BatchingWriter.Path.Bulk) {
             BulkConnector.plugin();
+        }
+        if (shutDown) {
+            throw shutDownError();
         }
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         DefaultBatchingWriter.Paths paths = new DefaultBatchingWriter.Paths() {
@@ -268,9 +295,90 @@ public final class GreptimeDB implements AutoCloseable {
             }
         };
         DefaultBatchingWriter w = new DefaultBatchingWriter(paths, config, ctx, timer, options.requestTimeout(),
-                saturatedSum(policy.deliveryTimeout(), options.requestTimeout()), batchingWriters::remove);
+                saturatedSum(policy.deliveryTimeout(), options.requestTimeout()), this::batchingWriterClosed);
         batchingWriters.add(w);
+        if (shutDown) {
+            // Shut down meanwhile: the shutdown either closed this writer already or never saw it; close it here.
+            w.close();
+            throw shutDownError();
+        }
+        updateExitHook();
         return w;
+    }
+
+    private void batchingWriterClosed(BatchingWriter w) {
+        batchingWriters.remove(w);
+        updateExitHook();
+    }
+
+    private static IllegalStateException shutDownError() {
+        return new IllegalStateException("the client is shut down; nothing was opened (a shut-down client cannot be"
+                + " reused: create a new GreptimeDB)");
+    }
+
+    /**
+     * Registers the exit hook while batching writers are open, and removes it when none is or the client has
+     * stopped. Decided under the hook's lock from the set of open writers, which a new writer joins before it
+     * calls this: whichever call comes last sees every writer open.
+     */
+    private void updateExitHook() {
+        synchronized (exitHook) {
+            if (Thread.currentThread() == exitHook) {
+                return; // the hook itself is closing writers: the JVM is going down
+            }
+            boolean want = !exitHookRetired && !batchingWriters.isEmpty();
+            if (want == exitHookRegistered) {
+                return;
+            }
+            try {
+                if (want) {
+                    Runtime.getRuntime().addShutdownHook(exitHook);
+                } else {
+                    Runtime.getRuntime().removeShutdownHook(exitHook);
+                }
+                exitHookRegistered = want;
+            } catch (IllegalStateException | IllegalArgumentException e) {
+                // The JVM is already shutting down (the hook runs, or cannot be added any more).
+            }
+        }
+    }
+
+    /**
+     * Runs when the JVM exits with batching writers of this client still open: closes them, which flushes their
+     * rows, within a bounded time, and says what was delivered and what was not.
+     */
+    private void closeWritersAtExit() {
+        List<BatchingWriter> open = new ArrayList<>(batchingWriters);
+        if (open.isEmpty()) {
+            return;
+        }
+        long pending = 0;
+        long failedBefore = 0;
+        for (BatchingWriter w : open) {
+            pending += w.pendingRows();
+            failedBefore += w.failedRows();
+        }
+        Duration wait = options.requestTimeout().compareTo(Duration.ofSeconds(EXIT_FLUSH_SECONDS)) < 0
+                ? options.requestTimeout() : Duration.ofSeconds(EXIT_FLUSH_SECONDS);
+        LOG.warn("the JVM is exiting with {} batching writer(s) of the client for {} still open, holding {} rows not"
+                + " yet acknowledged: closing them, which sends those rows (waiting at most {} s). Close batching"
+                + " writers, then the client, before the program ends", open.size(), options.endpoints(), pending,
+                wait.toSeconds());
+        long deadline = System.nanoTime() + wait.toNanos();
+        long failed = 0;
+        long left = 0;
+        for (BatchingWriter w : open) {
+            ((DefaultBatchingWriter) w).close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            failed += w.failedRows();
+            left += w.pendingRows();
+        }
+        failed -= failedBefore;
+        if (failed > 0 || left > 0) {
+            LOG.error("{} rows of batching writers left open could not be delivered before the JVM exited (see the"
+                    + " batch futures' errors); {} were still pending", failed, left);
+        } else {
+            LOG.info("batching writers left open were closed at exit; every row they held was acknowledged");
+        }
     }
 
     private static Duration saturatedSum(Duration a, Duration b) {
@@ -304,11 +412,17 @@ public final class GreptimeDB implements AutoCloseable {
      * @param ctx compression (None, Zstd, Lz4 as Arrow IPC compression; Gzip as gRPC compression) and, for a
      *     table created here, table options as hints ({@code ttl}, {@code append_mode}...)
      * @return the writer; close it when done
-     * @throws dev.sluice.bulk.BulkWriteException when the table cannot be created
+     * @throws dev.sluice.bulk.BulkWriteException when the table cannot be created, or the client is shut down
      * @throws IllegalStateException when the JVM lacks {@code --add-opens=java.base/java.nio=ALL-UNNAMED}, or
      *     when {@code dev.sluice:ingester-bulk} is not on the classpath (an optional dependency of this artifact)
      */
     public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
+        if (shutDown) {
+            String message = "the client is shut down; no bulk writer was opened for '" + schema.tableName()
+                    + "' (a shut-down client cannot be reused: create a new GreptimeDB)";
+            throw new dev.sluice.bulk.BulkWriteException(message, dev.sluice.internal.error.GrpcErrors.local(
+                    dev.sluice.write.StatusCode.Grpc.UNAVAILABLE, message, false, List.of(schema.tableName())), null);
+        }
         return bulk.open(schema, config, ctx);
     }
 
@@ -353,6 +467,7 @@ public final class GreptimeDB implements AutoCloseable {
      * at once. Writes waiting to retry complete with an UNAVAILABLE error instead. Writers still open fail.
      */
     public void shutdownNow() {
+        shutDown = true;
         regular.stop();
         cancelCalls();
         closeBatchingWriters();
@@ -377,6 +492,10 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     private void stopServices() {
+        synchronized (exitHook) {
+            exitHookRetired = true;
+        }
+        updateExitHook();
         bulk.trim();
         timer.shutdownNow();
         regular.failUnanswered();
@@ -417,6 +536,7 @@ public final class GreptimeDB implements AutoCloseable {
      * @return true when everything finished in time
      */
     public boolean shutdownGracefully(Duration timeout) {
+        shutDown = true;
         // Batching writers flush first (bounded by their own close timeout), through the still-open client.
         closeBatchingWriters();
         regular.close();

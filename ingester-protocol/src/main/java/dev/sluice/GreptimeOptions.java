@@ -80,9 +80,12 @@ public final class GreptimeOptions {
     /**
      * Starts options for the given endpoints and database.
      *
-     * @param endpoints {@code host:port} entries (the gRPC port, 4001 by default), at least one
+     * @param endpoints {@code host:port} entries of GreptimeDB's gRPC port (4001 by default), at least one;
+     *     no scheme ({@code http://} and the like are refused: TLS is set with {@link Builder#tls})
      * @param database the database to write to, e.g. {@code public}
      * @return a builder
+     * @throws IllegalArgumentException for no endpoint, an endpoint that is not {@code host:port} (a URL
+     *     among them), or no database
      */
     public static Builder newBuilder(List<String> endpoints, String database) {
         return new Builder(endpoints, database);
@@ -219,6 +222,13 @@ public final class GreptimeOptions {
                 throw new IllegalArgumentException("at least one endpoint (host:port) is required");
             }
             for (String e : endpoints) {
+                int scheme = e == null ? -1 : e.indexOf("://");
+                if (scheme >= 0) {
+                    throw new IllegalArgumentException("endpoint '" + e + "' is a URL; give host:port of GreptimeDB's"
+                            + " gRPC port, without a scheme (e.g. '" + e.substring(scheme + 3).replaceAll("/.*$", "")
+                            + "'; the gRPC port is 4001 by default, 4000 is the HTTP port), and for TLS set"
+                            + " GreptimeOptions.Builder.tls(...)");
+                }
                 int colon = e == null ? -1 : e.lastIndexOf(':');
                 if (colon <= 0 || colon == e.length() - 1) {
                     throw new IllegalArgumentException("endpoint '" + e + "' is not host:port");

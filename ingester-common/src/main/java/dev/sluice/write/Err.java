@@ -31,9 +31,27 @@ public record Err(int code, StatusCode.Grpc grpcCode, String message, boolean re
         return StatusCode.of(code);
     }
 
+    /**
+     * Describes the error with its cause: the underlying exception and, when that wraps another, the root
+     * cause (for a transport failure, what the operating system said).
+     *
+     * @return the description
+     */
     @Override
     public String toString() {
-        return "Err{code=" + code + ", grpc=" + grpcCode + ", retryable=" + retryable + ", tables=" + tables
-                + ", message=" + message + '}';
+        StringBuilder b = new StringBuilder("Err{code=").append(code).append(", grpc=").append(grpcCode)
+                .append(", retryable=").append(retryable).append(", tables=").append(tables)
+                .append(", message=").append(message);
+        if (cause != null) {
+            b.append(", cause=").append(cause);
+            Throwable root = cause;
+            for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 16; depth++) {
+                root = root.getCause();
+            }
+            if (root != cause) {
+                b.append(", root cause=").append(root);
+            }
+        }
+        return b.append('}').toString();
     }
 }

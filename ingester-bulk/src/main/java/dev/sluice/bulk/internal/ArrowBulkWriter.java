@@ -352,12 +352,21 @@ final class ArrowBulkWriter implements BulkStreamWriter {
 
     /** What the engine tells the writer: answers, how a call ended, batches failed for good, resends. */
     private final class Events implements SendEngine.Handler<Flight.PutResult, Batch> {
+        /**
+         * Set by the first transport failure of a run (warned about), cleared by the next answer: later ones are
+         * logged at DEBUG.
+         */
+        private volatile boolean breaking;
+
         /** An answer completes its batch, whichever call carried it (an answered batch is committed). */
         @Override
         public void onResponse(Flight.PutResult message, boolean fromCurrentCall) {
             FlightMessages.Answer a = FlightMessages.answer(message);
             if (a.requestId() == 0) {
                 return; // the server's greeting
+            }
+            if (breaking) {
+                breaking = false;
             }
             Batch p = engine.ack(a.requestId());
             if (p == null) {
@@ -405,14 +414,29 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         @Override
         public void resending(SendEngine.Broken broken, int batches) {
             host.replayed();
-            LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
-                    schema.tableName(), broken.err().message(), batches);
+            if (!GrpcErrors.transportFailure(broken.err())) {
+                // The server refused for now (rate limiting, a region moving): part of normal operation.
+                LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
+                        schema.tableName(), broken.err().message(), batches);
+            } else if (!breaking) {
+                breaking = true;
+                LOG.warn("bulk stream of '{}' broke ({}); its {} unanswered batches are resent on a new stream after"
+                        + " the retry policy's backoff, each until its delivery deadline ({} s after its writeNext())"
+                        + " or the policy's attempts run out, then fail. Further breaks are logged at DEBUG until the"
+                        + " server answers again", schema.tableName(), broken.err().message(), batches,
+                        policy.deliveryTimeout().toSeconds());
+            } else {
+                LOG.debug("bulk stream of '{}' broke again ({}); resending {} unanswered batches on a new stream",
+                        schema.tableName(), broken.err().message(), batches);
+            }
         }
     }
 
     /**
      * Ends the stream and waits for every outstanding answer, resends included: at most the later of
-     * {@code requestTimeout} and the last unanswered batch's delivery deadline, plus one second.
+     * {@code requestTimeout} and the last unanswered batch's delivery deadline, plus one second. Rows added to
+     * the batch since the last {@link #writeNext()} (completed or not) are sent first, as the last batch, and
+     * count like any other: they are acknowledged in the returned total, or their failure makes this throw.
      *
      * @return the rows the server acknowledged over the writer's life
      * @throws BulkWriteException when any batch failed or the stream ended in error
@@ -421,6 +445,13 @@ final class ArrowBulkWriter implements BulkStreamWriter {
     public long completed() {
         if (closed) {
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
+        }
+        if (!completing && root != null && root.rowCount() > 0) {
+            // The last batch was filled but never passed to writeNext(): sent now, never dropped. Its outcome
+            // reaches the caller through the counts below.
+            LOG.debug("bulk writer for '{}' completed with {} rows not passed to writeNext(): sending them as the"
+                    + " last batch", schema.tableName(), root.rowCount());
+            writeNext();
         }
         long now = System.nanoTime();
         long waitNanos = Math.max(config.requestTimeout().toNanos(), engine.lastDeadline(now) - now);
@@ -509,12 +540,18 @@ final class ArrowBulkWriter implements BulkStreamWriter {
 
     /**
      * Cancels the stream if it was not completed (unanswered batches fail) and releases every off-heap buffer.
-     * Safe to call more than once.
+     * Rows added to the batch and never sent (no {@link #writeNext()} or {@link #completed()} after them) are
+     * discarded, with a warning naming how many. Safe to call more than once.
      */
     @Override
     public void close() {
         if (closed) {
             return;
+        }
+        TableBufferRoot unsent = root;
+        if (!completing && unsent != null && unsent.rowCount() > 0) {
+            LOG.warn("bulk writer for '{}' closed with {} rows never passed to writeNext() or completed(): they were"
+                    + " not sent", schema.tableName(), unsent.rowCount());
         }
         closed = true;
         abort(closedError(), "bulk writer closed");

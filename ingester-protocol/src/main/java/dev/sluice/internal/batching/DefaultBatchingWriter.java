@@ -83,6 +83,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     private final boolean ordered;
     private final Thread sender;
     private volatile boolean closed;
+    /** Taken by the one {@link #close(Duration)} that runs. */
+    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     /** Set once {@link #close()} has failed what was left: a write still inside then fails its own batch. */
     private volatile boolean swept;
     /** Callers between their closed-check and the end of their append; {@link #close()} waits for them. */
@@ -545,11 +547,22 @@ public final class DefaultBatchingWriter implements BatchingWriter {
 
     @Override
     public void close() {
-        if (closed) {
+        close(closeTimeout);
+    }
+
+    /**
+     * Closes the writer as {@link #close()} does, waiting at most about {@code timeout} for the last batches
+     * (the client's exit hook closes writers left open with a shorter wait than the default). A second call,
+     * concurrent or later, returns at once.
+     *
+     * @param timeout the longest wait for buffered and in-flight batches to be answered
+     */
+    public void close(Duration timeout) {
+        if (!closing.compareAndSet(false, true)) {
             return;
         }
         closed = true;
-        long deadline = System.nanoTime() + closeTimeout.toNanos();
+        long deadline = System.nanoTime() + timeout.toNanos();
         // Appends that passed their closed-check before it was set finish first, so flush seals their rows.
         while (inside.sum() > 0 && System.nanoTime() < deadline) {
             Thread.onSpinWait();

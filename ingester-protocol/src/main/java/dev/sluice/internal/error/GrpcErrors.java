@@ -24,6 +24,21 @@ public final class GrpcErrors {
      * @return the error
      */
     public static Err fromThrowable(Throwable t, List<String> tables) {
+        return fromThrowable(t, tables, null);
+    }
+
+    /**
+     * Reads a failed call made to a known endpoint: as {@link #fromThrowable(Throwable, List)}, and when the
+     * transport failed before the server could answer (nothing listening, unknown host, a peer that does not
+     * speak gRPC) the message names the endpoint and the root cause, with what to check.
+     *
+     * @param t the failure
+     * @param tables the tables the call addressed
+     * @param endpoint the {@code host:port} the call went to, or null when unknown (then it is read from the
+     *     cause where the transport names it)
+     * @return the error
+     */
+    public static Err fromThrowable(Throwable t, List<String> tables, String endpoint) {
         Status status = Status.fromThrowable(t);
         Metadata trailers = Status.trailersFromThrowable(t);
         int code = -1;
@@ -50,6 +65,12 @@ public final class GrpcErrors {
         if (message == null || message.isEmpty()) {
             message = status.getCause() != null ? String.valueOf(status.getCause()) : status.getCode().toString();
         }
+        if (code < 0) {
+            String transport = transportDetail(t, endpoint);
+            if (transport != null) {
+                message = transport;
+            }
+        }
         StatusCode.Grpc grpc = StatusCode.Grpc.of(status.getCode().value());
         if (grpc == StatusCode.Grpc.UNKNOWN && code < 0 && closedConnection(status.getCause())) {
             // grpc-netty fails a write on a connection that has just closed with UNKNOWN "Channel closed but for
@@ -59,6 +80,74 @@ public final class GrpcErrors {
         }
         boolean retryable = retryable(code, hint, grpc) || memoryLimited(grpc, message);
         return new Err(code, grpc, message, retryable, tables, t);
+    }
+
+    /**
+     * Says what a transport failure was, from its root cause: the endpoint, the cause, and what to check.
+     *
+     * @param t the failure
+     * @param endpoint {@code host:port}, or null to read it from the cause
+     * @return the description, or null when the cause is none of the known transport failures
+     */
+    static String transportDetail(Throwable t, String endpoint) {
+        Throwable root = null;
+        int depth = 0;
+        java.net.ConnectException connect = null;
+        java.net.UnknownHostException unknownHost = null;
+        Throwable http2 = null;
+        for (Throwable c = t; c != null && c != root && depth++ < 16; c = c.getCause()) {
+            root = c;
+            if (connect == null && c instanceof java.net.ConnectException) {
+                connect = (java.net.ConnectException) c;
+            } else if (unknownHost == null && c instanceof java.net.UnknownHostException) {
+                unknownHost = (java.net.UnknownHostException) c;
+            } else if (http2 == null && c.getClass().getSimpleName().equals("Http2Exception")) {
+                http2 = c;
+            }
+        }
+        String rootText = root == null ? "" : root.getClass().getSimpleName() + ": " + root.getMessage();
+        if (connect != null) {
+            String where = endpoint != null ? endpoint : addressIn(connect.getMessage());
+            String text = String.valueOf(connect.getMessage());
+            if (text.contains("refused")) {
+                return "connection refused to " + where + ": nothing listens there (is GreptimeDB running, and is"
+                        + " this its gRPC port? it is 4001 by default)";
+            }
+            return "could not connect to " + where + " (" + rootText + ")";
+        }
+        if (unknownHost != null) {
+            return "cannot resolve the host of endpoint " + (endpoint != null ? endpoint : unknownHost.getMessage())
+                    + " (" + rootText + ")";
+        }
+        Status status = Status.fromThrowable(t);
+        String description = status.getDescription() == null ? "" : status.getDescription();
+        // The peer answered the HTTP/2 preface with something else (an HTTP/1 server answers "HTTP/..."), or
+        // answered the call as a plain HTTP server would.
+        boolean notGrpc = (http2 != null && String.valueOf(http2.getMessage()).startsWith("First received frame was not"))
+                || description.contains("invalid content-type") || description.startsWith("HTTP status code");
+        if (notGrpc) {
+            String where = endpoint != null ? endpoint : "the endpoint";
+            return "the server at " + where + " does not answer as a gRPC server (" + (http2 != null ? rootText
+                    : description) + "): is " + where + " GreptimeDB's HTTP port (4000 by default)? the gRPC port is"
+                    + " 4001 by default";
+        }
+        return null;
+    }
+
+    /** The {@code host:port} at the end of a transport's connect message ("...: /127.0.0.1:4001"), or a stand-in. */
+    private static String addressIn(String message) {
+        if (message != null) {
+            int at = message.lastIndexOf(": ");
+            if (at >= 0) {
+                String address = message.substring(at + 2).trim();
+                int slash = address.indexOf('/');
+                address = slash >= 0 ? address.substring(slash + 1) : address;
+                if (address.lastIndexOf(':') > 0) {
+                    return address;
+                }
+            }
+        }
+        return "the endpoint";
     }
 
     /** Whether a local cause chain holds the transport's "connection closed" exception. */

@@ -49,6 +49,8 @@ public final class Endpoints {
         private long ejectedUntil;
         private long window = BASE_WINDOW;
         private boolean checkFailed;
+        /** Transport failures of real calls since the endpoint last answered: a run, warned about once. */
+        private long failuresInRun;
 
         Endpoint(String address, ManagedChannel channel, Channel intercepted) {
             this.address = address;
@@ -83,6 +85,8 @@ public final class Endpoints {
     private final ReusingDirectAllocator allocator;
     private final Duration checkTimeout;
     private ScheduledFuture<?> checks;
+    /** Set when the client shuts down: checks cancelled by the shutdown say nothing about the endpoints. */
+    private volatile boolean shutDown;
 
     /**
      * Opens (lazily connecting) a channel per endpoint and starts health checks.
@@ -141,12 +145,16 @@ public final class Endpoints {
     }
 
     private void checked(Endpoint e, boolean ok) {
+        if (shutDown) {
+            return; // a check ended by the client's own shutdown
+        }
         boolean changed;
         synchronized (e) {
             changed = e.checkFailed == ok;
             e.checkFailed = !ok;
             if (ok) {
                 e.consecutiveFailures = 0;
+                e.failuresInRun = 0;
                 e.ejectedUntil = 0;
                 e.window = BASE_WINDOW;
             }
@@ -200,19 +208,33 @@ public final class Endpoints {
      * @param e the endpoint
      */
     public void reached(Endpoint e) {
+        long run;
         synchronized (e) {
             e.consecutiveFailures = 0;
+            run = e.failuresInRun;
+            e.failuresInRun = 0;
+        }
+        if (run > 0) {
+            LOG.info("endpoint {} answers again, after {} transport failures", e.address, run);
         }
     }
 
     /**
-     * Records a transport failure; ejects the endpoint after consecutive failures.
+     * Records a transport failure; ejects the endpoint after consecutive failures. The first failure of a run
+     * (since the endpoint last answered) is logged at WARN with its cause and what the client does next; the
+     * rest of the run is not, until the endpoint answers again.
      *
      * @param e the endpoint
+     * @param cause what failed, naming the endpoint and the root cause
+     * @param next what the client does about it (retries until when, or gives up)
      */
-    public void transportFailed(Endpoint e) {
+    public void transportFailed(Endpoint e, String cause, java.util.function.Supplier<String> next) {
         long window = 0;
+        boolean first;
+        long run;
         synchronized (e) {
+            first = e.failuresInRun++ == 0;
+            run = e.failuresInRun;
             if (++e.consecutiveFailures >= FAILURES_TO_EJECT && System.nanoTime() >= e.ejectedUntil) {
                 window = e.window;
                 e.ejectedUntil = System.nanoTime() + window;
@@ -220,9 +242,13 @@ public final class Endpoints {
                 e.consecutiveFailures = 0;
             }
         }
+        if (first && !shutDown) {
+            LOG.warn("endpoint {} failed: {}; {}. Further failures of this endpoint are not logged until it answers"
+                    + " again", e.address, cause, next.get());
+        }
         if (window > 0) {
-            LOG.warn("endpoint {} ejected for {} ms after {} consecutive transport failures", e.address,
-                    TimeUnit.NANOSECONDS.toMillis(window), FAILURES_TO_EJECT);
+            LOG.debug("endpoint {} ejected for {} ms after {} transport failures in a row ({} since it last answered)",
+                    e.address, TimeUnit.NANOSECONDS.toMillis(window), FAILURES_TO_EJECT, run);
         }
     }
 
@@ -256,6 +282,7 @@ public final class Endpoints {
      * emptied, and buffers released from now on are freed at once.
      */
     public void shutdown() {
+        shutDown = true;
         if (checks != null) {
             checks.cancel(false);
         }
@@ -265,6 +292,7 @@ public final class Endpoints {
 
     /** Cancels every call under way, and empties the transport buffer cache. */
     public void shutdownNow() {
+        shutDown = true;
         if (checks != null) {
             checks.cancel(false);
         }

@@ -32,6 +32,8 @@ import java.util.function.Supplier;
  * that a broken stream is replayed whole on a new call.
  */
 public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> {
+    /** The retry policy's delivery deadline, said when the stream first breaks. */
+    private final long deliveryTimeoutSeconds;
     /**
      * The largest message put on a stream: a bigger table is sent as several messages of consecutive rows. The
      * stream is answered once, for all of them, so nothing changes for the caller, while the server parses a few
@@ -110,6 +112,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                                 ScheduledExecutorService timer, InFlightLimiter limiter, MetricsSink metrics,
                                 long replayBudget, RetryPolicy policy) {
         this.replayBudget = replayBudget;
+        this.deliveryTimeoutSeconds = policy.deliveryTimeout().toSeconds();
         this.keeping = replayBudget > 0 && policy.maxAttempts() > 1;
         this.metrics = metrics;
         this.started = System.nanoTime();
@@ -376,10 +379,25 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             }
         }
 
+        /** Set by the stream's first transport failure, which is warned about; later ones are logged at DEBUG. */
+        private volatile boolean broke;
+
         @Override
         public void resending(SendEngine.Broken broken, int entries) {
             metrics.retry("stream");
-            LOG.info("stream broke ({}); replaying its {} messages on a new stream", broken.err().grpcCode(), entries);
+            if (!GrpcErrors.transportFailure(broken.err())) {
+                // The server refused for now (rate limiting, a region moving): part of normal operation.
+                LOG.info("stream broke ({}); replaying its {} messages on a new stream", broken.err().message(), entries);
+            } else if (!broke) {
+                broke = true;
+                LOG.warn("stream broke ({}); its {} messages are replayed on a new stream after the retry policy's"
+                        + " backoff, until its delivery deadline ({} s) or attempts run out, then it fails. Further"
+                        + " breaks of this stream are logged at DEBUG", broken.err().message(), entries,
+                        deliveryTimeoutSeconds);
+            } else {
+                LOG.debug("stream broke again ({}); replaying its {} messages on a new stream", broken.err().message(),
+                        entries);
+            }
         }
 
         @Override

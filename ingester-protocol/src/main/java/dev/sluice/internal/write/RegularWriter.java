@@ -377,7 +377,7 @@ public final class RegularWriter {
 
                             @Override
                             public void onError(Throwable t) {
-                                failed(n, ep, GrpcErrors.fromThrowable(t, names));
+                                failed(n, ep, GrpcErrors.fromThrowable(t, names, ep.address()));
                             }
 
                             @Override
@@ -392,30 +392,34 @@ public final class RegularWriter {
                             }
                         });
             } catch (RuntimeException e) {
-                failed(n, ep, GrpcErrors.fromThrowable(e, names));
+                failed(n, ep, GrpcErrors.fromThrowable(e, names, ep.address()));
             }
         }
 
         private void failed(int n, Endpoints.Endpoint ep, Err failure) {
             Err err = explain(failure);
+            long wait = policy.backoff(n + 1).toNanos();
+            boolean again = err.retryable() && !(appendMode && GrpcErrors.maybeCommitted(err))
+                    && n < policy.maxAttempts() && !stopped && System.nanoTime() + wait < deadline;
             if (GrpcErrors.transportFailure(err)) {
-                endpoints.transportFailed(ep);
+                endpoints.transportFailed(ep, err.message(), () -> again ? "writes are retried with backoff (on"
+                        + " another endpoint when one answers) until their retry policy's deliveryTimeout ("
+                        + policy.deliveryTimeout().toSeconds() + " s) runs out, this one until about "
+                        + java.time.Instant.now().plusNanos(Math.max(0, deadline - System.nanoTime()))
+                                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + ", then fail with this error"
+                        : "the write fails after " + n + (n == 1 ? " attempt" : " attempts") + " (its retry policy"
+                        + " allows no more)");
             } else {
                 endpoints.reached(ep);
             }
-            boolean again = err.retryable() && !(appendMode && GrpcErrors.maybeCommitted(err))
-                    && n < policy.maxAttempts() && !stopped;
             if (again) {
-                long wait = policy.backoff(n + 1).toNanos();
-                if (System.nanoTime() + wait < deadline) {
-                    retries.increment();
-                    metrics.retry("regular");
-                    try {
-                        timer.schedule(() -> attempt(n + 1, ep), wait, TimeUnit.NANOSECONDS);
-                        return;
-                    } catch (java.util.concurrent.RejectedExecutionException e) {
-                        // the client is shutting down: report the last failure
-                    }
+                retries.increment();
+                metrics.retry("regular");
+                try {
+                    timer.schedule(() -> attempt(n + 1, ep), wait, TimeUnit.NANOSECONDS);
+                    return;
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // the client is shutting down: report the last failure
                 }
             }
             if (n > 1) {
