@@ -43,6 +43,9 @@ public final class GreptimeTableSink implements DynamicTableSink {
 
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requested) {
+        if (requested.containsOnly(RowKind.INSERT)) {
+            return ChangelogMode.insertOnly();
+        }
         if (upsert) {
             return ChangelogMode.upsert();
         }
