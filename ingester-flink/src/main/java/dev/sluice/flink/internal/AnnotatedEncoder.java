@@ -230,6 +230,11 @@ public final class AnnotatedEncoder<T> implements RowEncoder<T> {
     }
 
     @Override
+    public java.util.List<TableSchema> tables() {
+        return java.util.List.of(schema);
+    }
+
+    @Override
     public void encode(T element, SluiceSession session) throws Exception {
         Object[] values = new Object[accessors.length];
         for (int i = 0; i < accessors.length; i++) {

@@ -8,7 +8,8 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * One parallel instance of the sink: encodes elements into the session's batching writer, and at every checkpoint
  * ({@link #flush}) returns only once every row it took before the barrier is acknowledged by GreptimeDB, so a job
  * restored from that checkpoint misses no row. A failure that outlived the client's retries fails the job with the
- * server's answer; nothing is dropped.
+ * server's answer; nothing is dropped. On start it creates the tables it knows of when they are missing, which
+ * checks credentials, database and table options before the first row.
  *
  * @param <T> the element type
  */
@@ -25,11 +26,24 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
      * @param encoder element to rows
      * @param context Flink's writer context
      */
-    public GreptimeSinkWriter(SinkSettings settings, RowEncoder<T> encoder, WriterInitContext context) {
+    public GreptimeSinkWriter(SinkSettings settings, RowEncoder<T> encoder, WriterInitContext context)
+            throws IOException {
         this.encoder = encoder;
         this.subtask = context.getTaskInfo().getIndexOfThisSubtask();
         encoder.open();
         this.session = SluiceSession.open(settings, new FlinkMetrics(context.metricGroup()), encoder.ordered());
+        try {
+            for (dev.sluice.data.TableSchema t : encoder.tables()) {
+                session.prepare(t);
+            }
+        } catch (IOException | RuntimeException e) {
+            session.close();
+            throw e;
+        } catch (InterruptedException e) {
+            session.close();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while the GreptimeDB sink started", e);
+        }
     }
 
     @Override

@@ -34,6 +34,11 @@ public final class MapperEncoder<T> implements RowEncoder<T> {
     }
 
     @Override
+    public java.util.List<TableSchema> tables() {
+        return java.util.List.of(schema);
+    }
+
+    @Override
     public void encode(T element, SluiceSession session) throws Exception {
         session.insert(schema, row -> mapper.map(element, row));
     }

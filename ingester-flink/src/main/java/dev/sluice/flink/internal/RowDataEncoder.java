@@ -54,6 +54,11 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
     }
 
     @Override
+    public java.util.List<TableSchema> tables() {
+        return java.util.List.of(schema);
+    }
+
+    @Override
     public void encode(RowData row, SluiceSession session) throws Exception {
         RowKind kind = row.getRowKind();
         switch (kind) {

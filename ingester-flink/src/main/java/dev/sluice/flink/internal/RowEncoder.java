@@ -35,6 +35,11 @@ public interface RowEncoder<T> extends Serializable {
         return s.length() > 500 ? s.substring(0, 500) + "..." : s;
     }
 
+    /** @return the tables this encoder writes, known before the first element (created at start when missing) */
+    default java.util.List<dev.sluice.data.TableSchema> tables() {
+        return java.util.List.of();
+    }
+
     /** @return whether writes of one table must keep their order (upserts and deletes of one key) */
     default boolean ordered() {
         return false;

@@ -142,6 +142,35 @@ public final class SluiceSession implements AutoCloseable {
     }
 
     /**
+     * Creates a table unless it exists (with the hints as table options), and waits for the answer: credentials,
+     * database and table options are thereby checked when the writer starts, before any row is taken. An existing
+     * table is left as it is; a column type it disagrees with is refused with the first batch, the server's answer
+     * naming the column and both types.
+     *
+     * @param schema the table
+     * @throws IOException with the server's answer
+     * @throws InterruptedException when interrupted
+     */
+    public void prepare(TableSchema schema) throws IOException, InterruptedException {
+        Result<WriteOk, Err> r;
+        try {
+            r = db.createTable(schema, context).get(settings.flushBound().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new IOException("GreptimeDB at " + settings.endpoints() + " did not answer within "
+                    + settings.flushBound().toSeconds() + " s when the sink started", e);
+        } catch (ExecutionException e) {
+            throw describe(e.getCause());
+        }
+        if (!r.isOk()) {
+            Err err = r.getErr();
+            throw new IOException("GreptimeDB refused the sink's start (creating table " + schema.tableName()
+                    + " if missing, in database " + settings.database() + " as user '" + settings.username()
+                    + "'): code " + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): "
+                    + err.message() + ". Check endpoints, database, username/password and table options");
+        }
+    }
+
+    /**
      * Whether the configured path can carry a column type.
      *
      * @param type the column's type
@@ -254,12 +283,24 @@ public final class SluiceSession implements AutoCloseable {
         rethrow();
     }
 
-    private void flushWriter() throws IOException {
+    private void flushWriter() throws IOException, InterruptedException {
+        boolean allAcknowledged;
         try {
-            writer.flush(settings.flushBound());
+            allAcknowledged = writer.flush(settings.flushBound());
         } catch (LimitExceededException e) {
             throw new IOException("rows written to GreptimeDB were not acknowledged within "
                     + settings.flushBound().toSeconds() + " s: " + e.getMessage(), e);
+        }
+        if (!allAcknowledged) {
+            // A batch failed; its future's callback, which records the server's answer, may still be running on
+            // the client's thread. Wait for it: a failed flush must never pass as a checkpoint.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (failure.get() == null && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            rethrow();
+            throw new IOException("some rows written to GreptimeDB were not acknowledged (the batching writer"
+                    + " reported a failed batch)");
         }
         insertsSinceFlush = false;
         rethrow();
