@@ -40,8 +40,9 @@ class DataStreamDeliveryTest {
     static final GreptimeTestkitExtension TESTKIT = new GreptimeTestkitExtension();
 
     @BeforeEach
-    void reset() {
+    void reset(GreptimeTestServer server) {
         FlinkJobs.FailOnceAfterCheckpoint.FIRED.set(0);
+        server.clear(); // one server per class: keep only this test's rows in memory
     }
 
 

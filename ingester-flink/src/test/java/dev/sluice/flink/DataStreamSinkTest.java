@@ -69,6 +69,29 @@ class DataStreamSinkTest {
         }
     }
 
+    @Test
+    void theRegularPathAddsColumnsAnExistingTableLacks(GreptimeTestServer s) throws Exception {
+        TableSchema old = TableSchema.newBuilder("evolving").addTag("host", DataType.String)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        dev.sluice.GreptimeDB db = dev.sluice.GreptimeDB.create(
+                dev.sluice.GreptimeOptions.newBuilder(new String[] {s.endpoint()}, "public").build());
+        try {
+            assertTrue(db.write(dev.sluice.data.Table.from(old).addRow("old", 0L)).join().isOk());
+        } finally {
+            db.shutdownGracefully();
+        }
+        TableSchema wider = TableSchema.newBuilder("evolving").addTag("host", DataType.String)
+                .addField("load", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.fromSequence(1, 100).sinkTo(GreptimeSink.<Long>builder().endpoints(s.endpoint())
+                .table(wider, (i, row) -> row.setString(0, "new").setDouble(1, i * 1.5).setLong(2, i)).build());
+        env.execute("evolve");
+        TableSchema stored = s.schema("evolving");
+        assertEquals(DataType.Float64, stored.column(stored.indexOf("load")).dataType());
+        assertEquals(101, s.rowCount("evolving"));
+    }
+
     static volatile GreptimeTestServer server;
 
     @Test

@@ -60,7 +60,8 @@ class SqlConnectorTest {
     void insertsFromValuesWithTagsFromThePrimaryKey(GreptimeTestServer server) throws Exception {
         TableEnvironment t = streaming();
         t.executeSql("CREATE TABLE cpu (host STRING, region STRING, usage DOUBLE, ts TIMESTAMP(3),"
-                + " PRIMARY KEY (host, region) NOT ENFORCED) WITH (" + with(server) + ")");
+                + " PRIMARY KEY (host, region) NOT ENFORCED) WITH (" + with(server, "ttl", "7d", "merge-mode", "last_non_null")
+                + ")");
         t.executeSql("INSERT INTO cpu VALUES ('a', 'eu', 0.5, TIMESTAMP '2024-01-01 00:00:00'),"
                 + " ('b', 'us', 1.5, TIMESTAMP '2024-01-01 00:00:01.250')").await();
         TableSchema s = server.schema("cpu");
@@ -74,6 +75,8 @@ class SqlConnectorTest {
         assertEquals(1_704_067_200_000L, byHost.get("a").get("ts"));
         assertEquals(1_704_067_201_250L, byHost.get("b").get("ts"));
         assertEquals("us", byHost.get("b").get("region"));
+        Map<String, String> options = server.tableOptions("public", "cpu");
+        assertTrue(options.containsKey("ttl") && "last_non_null".equals(options.get("merge_mode")), options.toString());
     }
 
     @Test
@@ -237,6 +240,23 @@ class SqlConnectorTest {
             assertEquals("host-" + (n % 10), r.get("host"));
             assertEquals(n * 0.5, r.get("v"));
             assertEquals(1_704_067_200_000L + n % 1000, r.get("ts"));
+        }
+    }
+
+    @Test
+    void writesOverTlsTrustingTheGivenCa(@TempDir Path dir) throws Exception {
+        dev.sluice.testkit.TestCertificates certs = new dev.sluice.testkit.TestCertificates(dir);
+        Path ca = certs.ca();
+        Path[] leaf = certs.leaf("server", "localhost", "dns:localhost,ip:127.0.0.1", true);
+        try (GreptimeTestServer secured = GreptimeTestServer.builder().tls(leaf[0], leaf[1], null)
+                .user("admin", "secret").start()) {
+            TableEnvironment t = streaming();
+            t.executeSql("CREATE TABLE tls_rows (host STRING, ts TIMESTAMP(3)) WITH (" + with(secured, "tls.ca",
+                    ca.toString(), "username", "admin", "password", "secret", "database", "public") + ")");
+            t.executeSql("INSERT INTO tls_rows VALUES ('a', TIMESTAMP '2024-01-01 00:00:00')").await();
+            assertEquals(1, secured.rowCount("tls_rows"));
+            assertTrue(secured.requests().stream().anyMatch(r -> "admin".equals(r.username())),
+                    "writes carried the credentials");
         }
     }
 

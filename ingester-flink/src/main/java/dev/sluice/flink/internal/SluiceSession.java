@@ -171,8 +171,9 @@ public final class SluiceSession implements AutoCloseable {
     }
 
     /**
-     * Whether the configured path can carry a column type.
+     * Whether a write path can carry a column type.
      *
+     * @param path the write path
      * @param type the column's type
      * @return false for JSON and vector columns on the bulk path
      */
