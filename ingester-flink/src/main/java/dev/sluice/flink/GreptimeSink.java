@@ -7,6 +7,7 @@ import dev.sluice.flink.internal.MapperEncoder;
 import dev.sluice.flink.internal.RowEncoder;
 import dev.sluice.flink.internal.SchemaSpec;
 import dev.sluice.flink.internal.SinkSettings;
+import dev.sluice.flink.internal.SluiceSession;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
@@ -323,11 +324,19 @@ public final class GreptimeSink<T> implements Sink<T> {
          * Builds the sink.
          *
          * @return the sink
-         * @throws IllegalArgumentException naming what is missing or wrong
+         * @throws IllegalArgumentException naming what is missing or wrong (a JSON or vector column on the bulk
+         *     path, a bad endpoint, batch settings that do not fit)
          */
         public GreptimeSink<T> build() {
             if (encoder == null) {
                 throw new IllegalArgumentException("no mapping: call table(schema, mapper) or annotated(type)");
+            }
+            SchemaSpec spec = encoder instanceof MapperEncoder<T> m ? m.spec() : ((AnnotatedEncoder<T>) encoder).spec();
+            for (SchemaSpec.Col c : spec.columns()) {
+                if (!SluiceSession.pathCarries(path, c.type())) {
+                    throw new IllegalArgumentException("table " + spec.table() + ", column " + c.name() + ": "
+                            + c.type() + " columns cannot go over WritePath.BULK; use WritePath.REGULAR");
+                }
             }
             RowEncoder<T> enc = encoder instanceof MapperEncoder<T> m && ordered ? m.withOrdered(true) : encoder;
             return new GreptimeSink<>(new SinkSettings(endpoints, database, username, password, tls, tlsCa, tlsCert,

@@ -28,6 +28,11 @@ public final class MapperEncoder<T> implements RowEncoder<T> {
         this.ordered = ordered;
     }
 
+    /** @return the table this encoder writes */
+    public SchemaSpec spec() {
+        return spec;
+    }
+
     @Override
     public void open() {
         schema = spec.toSchema();
