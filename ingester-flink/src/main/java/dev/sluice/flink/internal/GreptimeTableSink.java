@@ -1,0 +1,91 @@
+package dev.sluice.flink.internal;
+
+import java.io.IOException;
+import java.util.List;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.SinkV2Provider;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.types.RowKind;
+
+/**
+ * The planned {@code greptimedb} table sink: accepts inserts, updates and deletes (as upserts when the table has a
+ * primary key), and runs {@link GreptimeSinkWriter}s over {@link RowDataEncoder}.
+ */
+public final class GreptimeTableSink implements DynamicTableSink {
+    private final SinkSettings settings;
+    private final SchemaSpec spec;
+    private final List<LogicalType> types;
+    private final boolean upsert;
+    private final Integer parallelism;
+
+    /**
+     * Creates the sink.
+     *
+     * @param settings connection and batching
+     * @param spec the GreptimeDB table
+     * @param types the physical fields' types
+     * @param upsert the Flink table has a primary key
+     * @param parallelism the sink's parallelism, or null for the planner's
+     */
+    public GreptimeTableSink(SinkSettings settings, SchemaSpec spec, List<LogicalType> types, boolean upsert,
+                             Integer parallelism) {
+        this.settings = settings;
+        this.spec = spec;
+        this.types = types;
+        this.upsert = upsert;
+        this.parallelism = parallelism;
+    }
+
+    @Override
+    public ChangelogMode getChangelogMode(ChangelogMode requested) {
+        if (requested.containsOnly(RowKind.INSERT)) {
+            return ChangelogMode.insertOnly();
+        }
+        if (upsert) {
+            return ChangelogMode.upsert();
+        }
+        ChangelogMode.Builder b = ChangelogMode.newBuilder();
+        for (RowKind k : requested.getContainedKinds()) {
+            b.addContainedKind(k);
+        }
+        return b.build();
+    }
+
+    @Override
+    public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
+        RowDataEncoder encoder = new RowDataEncoder(spec, types, true);
+        return SinkV2Provider.of(new RowDataSink(settings, encoder), parallelism);
+    }
+
+    @Override
+    public DynamicTableSink copy() {
+        return new GreptimeTableSink(settings, spec, types, upsert, parallelism);
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "GreptimeDB(" + spec.table() + ")";
+    }
+
+    /** The Sink V2 of table rows. */
+    static final class RowDataSink implements Sink<RowData> {
+        private static final long serialVersionUID = 1L;
+        private final SinkSettings settings;
+        private final RowDataEncoder encoder;
+
+        RowDataSink(SinkSettings settings, RowDataEncoder encoder) {
+            this.settings = settings;
+            this.encoder = encoder;
+        }
+
+        @Override
+        public SinkWriter<RowData> createWriter(WriterInitContext context) throws IOException {
+            return new GreptimeSinkWriter<>(settings, encoder, context);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package dev.sluice.flink.internal;
+
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.TableSchema;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.types.RowKind;
+
+/**
+ * Writes Flink's table rows: {@code INSERT} and {@code UPDATE_AFTER} write the row (GreptimeDB keeps the last
+ * write of a key), {@code DELETE} deletes it by tags and time index, {@code UPDATE_BEFORE} is dropped. Column
+ * {@code i} of the table is field {@code i} of the row.
+ */
+public final class RowDataEncoder implements RowEncoder<RowData> {
+    private static final long serialVersionUID = 1L;
+    private final SchemaSpec spec;
+    private final List<LogicalType> types;
+    private final boolean ordered;
+    private transient TableSchema schema;
+    private transient TableSchema keySchema;
+    private transient int[] keyFields;
+    private transient TypeMapping.Setter[] setters;
+
+    /**
+     * Creates the encoder.
+     *
+     * @param spec the table, one column per field in field order
+     * @param types the fields' Flink types
+     * @param ordered keep the order of writes per table (the input has updates or deletes)
+     */
+    public RowDataEncoder(SchemaSpec spec, List<LogicalType> types, boolean ordered) {
+        this.spec = spec;
+        this.types = List.copyOf(types);
+        this.ordered = ordered;
+    }
+
+    @Override
+    public void open() {
+        schema = spec.toSchema();
+        keySchema = spec.keyOnly().toSchema();
+        List<Integer> keys = new ArrayList<>();
+        for (int i = 0; i < spec.columns().size(); i++) {
+            if (spec.columns().get(i).semantic() != SemanticType.Field) {
+                keys.add(i);
+            }
+        }
+        keyFields = keys.stream().mapToInt(Integer::intValue).toArray();
+        setters = new TypeMapping.Setter[types.size()];
+        for (int i = 0; i < setters.length; i++) {
+            setters[i] = TypeMapping.setter(types.get(i));
+        }
+    }
+
+    @Override
+    public java.util.List<TableSchema> tables() {
+        return java.util.List.of(schema);
+    }
+
+    @Override
+    public void encode(RowData row, SluiceSession session) throws Exception {
+        RowKind kind = row.getRowKind();
+        switch (kind) {
+            case INSERT, UPDATE_AFTER -> session.insert(schema, out -> {
+                for (int i = 0; i < setters.length; i++) {
+                    if (!row.isNullAt(i)) {
+                        setters[i].set(row, i, out, i);
+                    }
+                }
+            });
+            case DELETE -> session.delete(keySchema, out -> {
+                for (int k = 0; k < keyFields.length; k++) {
+                    int f = keyFields[k];
+                    if (!row.isNullAt(f)) {
+                        setters[f].set(row, f, out, k);
+                    }
+                }
+            });
+            default -> {
+                // UPDATE_BEFORE: the UPDATE_AFTER that follows overwrites the key.
+            }
+        }
+    }
+
+    @Override
+    public String describe(RowData row) {
+        StringBuilder b = new StringBuilder(row.getRowKind().shortString()).append('(');
+        for (int i = 0; i < types.size(); i++) {
+            if (i > 0) {
+                b.append(", ");
+            }
+            Object v = RowData.createFieldGetter(types.get(i), i).getFieldOrNull(row);
+            b.append(spec.columns().get(i).name()).append('=').append(v);
+        }
+        String s = b.append(')').toString();
+        return s.length() > 500 ? s.substring(0, 500) + "..." : s;
+    }
+
+    @Override
+    public boolean ordered() {
+        return ordered;
+    }
+}

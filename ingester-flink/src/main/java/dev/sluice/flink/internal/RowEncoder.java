@@ -1,0 +1,47 @@
+package dev.sluice.flink.internal;
+
+import java.io.IOException;
+import java.io.Serializable;
+
+/**
+ * Turns one stream element into writes and deletes on a {@link SluiceSession}.
+ *
+ * @param <T> the element type
+ */
+public interface RowEncoder<T> extends Serializable {
+    /** Called once in each writer before the first element (build schemas, look up indexes). */
+    void open();
+
+    /**
+     * Writes the element.
+     *
+     * @param element the element
+     * @param session where rows go
+     * @throws IOException when the session failed
+     * @throws SluiceSession.BadRowException when a value does not fit its column
+     * @throws InterruptedException when interrupted
+     * @throws Exception from a user's mapper
+     */
+    void encode(T element, SluiceSession session) throws Exception;
+
+    /**
+     * Describes an element for an error message.
+     *
+     * @param element the element
+     * @return a short description
+     */
+    default String describe(T element) {
+        String s = String.valueOf(element);
+        return s.length() > 500 ? s.substring(0, 500) + "..." : s;
+    }
+
+    /** @return the tables this encoder writes, known before the first element (created at start when missing) */
+    default java.util.List<dev.sluice.data.TableSchema> tables() {
+        return java.util.List.of();
+    }
+
+    /** @return whether writes of one table must keep their order (upserts and deletes of one key) */
+    default boolean ordered() {
+        return false;
+    }
+}

@@ -1,0 +1,84 @@
+package dev.sluice.flink.internal;
+
+import dev.sluice.flink.WritePath;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything a sink writer needs to reach GreptimeDB and batch rows, in a form Flink can serialize into the job
+ * graph. Both the DataStream builder and the SQL factory produce one; {@link SluiceSession} is the only reader.
+ *
+ * @param endpoints gRPC endpoints, {@code host:port}
+ * @param database database name
+ * @param username user for basic auth, or empty
+ * @param password password, or empty
+ * @param tls whether to use TLS
+ * @param tlsCa PEM file of the CA to trust, or empty for the system's
+ * @param tlsCert client certificate chain (PEM) for mutual TLS, or empty
+ * @param tlsKey client private key (PEM), or empty
+ * @param tlsServerName server name override, or empty
+ * @param timezone request timezone
+ * @param requestTimeout deadline of one call attempt
+ * @param retryAttempts attempts per request (0: until the delivery timeout)
+ * @param retryBackoff first backoff
+ * @param retryMaxBackoff longest backoff
+ * @param deliveryTimeout how long the client keeps retrying one batch before the job fails
+ * @param path regular or bulk
+ * @param batchRows rows that make a batch full
+ * @param batchBytes approximate bytes that make a batch full
+ * @param flushInterval longest time a row waits in a batch
+ * @param maxInFlightRequests batches sent and unanswered per table
+ * @param bufferRows rows buffered or in flight per writer before {@code write} waits
+ * @param compression none, gzip, zstd or lz4
+ * @param hints hints of every write ({@code ttl}, {@code append_mode}, {@code merge_mode}...)
+ */
+public record SinkSettings(List<String> endpoints, String database, String username, String password, boolean tls,
+                           String tlsCa, String tlsCert, String tlsKey, String tlsServerName, String timezone,
+                           Duration requestTimeout, int retryAttempts, Duration retryBackoff, Duration retryMaxBackoff,
+                           Duration deliveryTimeout, WritePath path, int batchRows, long batchBytes,
+                           Duration flushInterval, int maxInFlightRequests, long bufferRows, String compression,
+                           Map<String, String> hints) implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** Checks the settings. */
+    public SinkSettings {
+        endpoints = List.copyOf(endpoints);
+        hints = Map.copyOf(hints);
+        if (endpoints.isEmpty()) {
+            throw new IllegalArgumentException("at least one endpoint (host:port) is required");
+        }
+        for (String e : endpoints) {
+            int colon = e.lastIndexOf(':');
+            if (colon <= 0 || colon == e.length() - 1) {
+                throw new IllegalArgumentException("endpoint '" + e + "' is not host:port (e.g. 127.0.0.1:4001)");
+            }
+        }
+        if (database == null || database.isBlank()) {
+            throw new IllegalArgumentException("database must not be empty (GreptimeDB's default is 'public')");
+        }
+        if (batchRows < 1 || batchBytes < 1 || maxInFlightRequests < 1 || bufferRows < batchRows) {
+            throw new IllegalArgumentException("batch rows, batch bytes and in-flight batches must be positive and"
+                    + " the buffer must hold at least one batch (batch rows " + batchRows + ", buffer rows "
+                    + bufferRows + ")");
+        }
+        if (retryAttempts < 0) {
+            throw new IllegalArgumentException("retry attempts cannot be negative, got " + retryAttempts);
+        }
+    }
+
+    /** @return the password hidden */
+    @Override
+    public String toString() {
+        return "SinkSettings[endpoints=" + endpoints + ", database=" + database + ", username=" + username
+                + ", tls=" + tls + ", path=" + path + ", batchRows=" + batchRows + ", batchBytes=" + batchBytes
+                + ", flushInterval=" + flushInterval + ", maxInFlightRequests=" + maxInFlightRequests + ", hints="
+                + hints + "]";
+    }
+
+    /** @return how long a flush may wait: every batch's full delivery budget plus one call */
+    public Duration flushBound() {
+        return deliveryTimeout.plus(requestTimeout).plus(Duration.ofSeconds(30));
+    }
+}

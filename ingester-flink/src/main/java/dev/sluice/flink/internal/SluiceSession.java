@@ -1,0 +1,403 @@
+package dev.sluice.flink.internal;
+
+import dev.sluice.AuthInfo;
+import dev.sluice.BatchWriteException;
+import dev.sluice.BatchingWriter;
+import dev.sluice.GreptimeDB;
+import dev.sluice.GreptimeOptions;
+import dev.sluice.LimitExceededException;
+import dev.sluice.TlsConfig;
+import dev.sluice.data.DataType;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.flink.WritePath;
+import dev.sluice.metrics.MetricsSink;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.StatusCode;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+/**
+ * The connector's only contact with the Sluice client: builds the client and its batching writer from
+ * {@link SinkSettings}, hands rows to the writer, sends deletes, flushes, and turns the client's failures into
+ * {@link IOException}s carrying the server's answer. Keeping every client call here lets the rest of the connector
+ * stay as it is when the client's API moves.
+ *
+ * <p>Used by one Flink writer thread. Inserts and upserts go through the batching writer (ordered per table when
+ * asked, so a later write of a key never lands before an earlier one); deletes are collected per table and sent as
+ * one request when the next insert, a flush, or a checkpoint comes, after everything written before them is
+ * acknowledged, so the stream's order of writes and deletes of one key is kept.
+ */
+public final class SluiceSession implements AutoCloseable {
+    private final SinkSettings settings;
+    private final GreptimeDB db;
+    private final BatchingWriter writer;
+    private final Context context;
+    private final AtomicReference<IOException> failure = new AtomicReference<>();
+    private final SinkMetrics metrics;
+    private final Map<String, Table> deletes = new LinkedHashMap<>();
+    private CompletableFuture<Void> lastBatch;
+    private boolean insertsSinceFlush;
+
+    /** A row the client refused before sending: which table and column, and why. */
+    public static final class BadRowException extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final String column;
+
+        BadRowException(InvalidDataException e) {
+            super(e.getMessage(), e);
+            this.column = e.column();
+        }
+
+        /** @return the column whose value was refused, or null */
+        public String column() {
+            return column;
+        }
+    }
+
+    private SluiceSession(SinkSettings settings, GreptimeDB db, BatchingWriter writer, Context context,
+                          SinkMetrics metrics) {
+        this.settings = settings;
+        this.db = db;
+        this.writer = writer;
+        this.context = context;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Creates the client (it connects lazily) and its batching writer.
+     *
+     * @param s the settings
+     * @param metrics where the client's counters go
+     * @param orderedPerTable at most one batch of a table in flight (keeps the order of writes of one key)
+     * @return the session
+     */
+    public static SluiceSession open(SinkSettings s, SinkMetrics metrics, boolean orderedPerTable) {
+        RetryPolicy retry = RetryPolicy.newBuilder().maxAttempts(s.retryAttempts() == 0 ? Integer.MAX_VALUE : s.retryAttempts()).backoff(s.retryBackoff(), s.retryMaxBackoff()).multiplier(2.0).deliveryTimeout(s.deliveryTimeout()).build();
+        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(s.endpoints(), s.database())
+                .requestTimeout(s.requestTimeout())
+                .retryPolicy(retry)
+                .timezone(s.timezone())
+                .metrics(metrics.clientSink());
+        if (!s.username().isEmpty()) {
+            b.authInfo(new AuthInfo(s.username(), s.password()));
+        }
+        if (s.tls() || !s.tlsCa().isEmpty()) {
+            TlsConfig.Builder t = TlsConfig.newBuilder().trustCertificates(s.tlsCa().isEmpty() ? null : Path.of(s.tlsCa()));
+            if (!s.tlsCert().isEmpty()) {
+                t.clientCertificate(Path.of(s.tlsCert()), Path.of(s.tlsKey()));
+            }
+            b.tls(t.serverNameOverride(s.tlsServerName().isEmpty() ? null : s.tlsServerName()).build());
+        }
+        Context.Builder cb = Context.newBuilder().compression(compression(s.compression()));
+        for (Map.Entry<String, String> h : s.hints().entrySet()) {
+            cb.hint(h.getKey(), h.getValue());
+        }
+        Context ctx = cb.build();
+        GreptimeDB db = GreptimeDB.create(b.build());
+        try {
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder()
+                    .maxBatchRows(s.batchRows()).maxBatchBytes(s.batchBytes()).flushInterval(s.flushInterval())
+                    .maxInFlightRequests(s.maxInFlightRequests()).maxBufferedRows(s.bufferRows())
+                    .maxBlock(s.requestTimeout())
+                    .path(s.path() == WritePath.BULK ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular)
+                    .orderedPerTable(orderedPerTable).build(), ctx);
+            SluiceSession session = new SluiceSession(s, db, w, ctx, metrics);
+            metrics.inFlight(w::pendingRows);
+            return session;
+        } catch (RuntimeException e) {
+            db.shutdownNow();
+            throw e;
+        }
+    }
+
+    private static Compression compression(String name) {
+        return switch (name.toLowerCase(Locale.ROOT)) {
+            case "gzip" -> Compression.Gzip;
+            case "zstd" -> Compression.Zstd;
+            case "lz4" -> Compression.Lz4;
+            case "none", "" -> Compression.None;
+            default -> throw new IllegalArgumentException("unknown compression '" + name
+                    + "' (use none, gzip, zstd or lz4)");
+        };
+    }
+
+    /**
+     * Creates a table unless it exists (with the hints as table options), and waits for the answer: credentials,
+     * database and table options are thereby checked when the writer starts, before any row is taken. An existing
+     * table is left as it is; a column type it disagrees with is refused with the first batch, the server's answer
+     * naming the column and both types.
+     *
+     * @param schema the table
+     * @throws IOException with the server's answer
+     * @throws InterruptedException when interrupted
+     */
+    public void prepare(TableSchema schema) throws IOException, InterruptedException {
+        Result<WriteOk, Err> r;
+        try {
+            r = db.createTable(schema, context).get(settings.flushBound().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new IOException("GreptimeDB at " + settings.endpoints() + " did not answer within "
+                    + settings.flushBound().toSeconds() + " s when the sink started", e);
+        } catch (ExecutionException e) {
+            throw describe(e.getCause());
+        }
+        if (!r.isOk()) {
+            Err err = r.getErr();
+            throw new IOException("GreptimeDB refused the sink's start (creating table " + schema.tableName()
+                    + " if missing, in database " + settings.database() + " as user '" + settings.username()
+                    + "'): code " + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): "
+                    + err.message() + ". Check endpoints, database, username/password and table options");
+        }
+    }
+
+    /**
+     * Whether a write path can carry a column type.
+     *
+     * @param path the write path
+     * @param type the column's type
+     * @return false for JSON and vector columns on the bulk path
+     */
+    public static boolean pathCarries(WritePath path, DataType type) {
+        return path == WritePath.REGULAR || type != DataType.Json && type != DataType.Vector;
+    }
+
+    /**
+     * Writes (inserts or overwrites) a row.
+     *
+     * @param schema the row's table
+     * @param fill sets the row's values
+     * @throws IOException when an earlier batch failed for good, or the buffer stayed full for the delivery timeout
+     * @throws BadRowException when a value does not fit its column (nothing of the row is kept)
+     * @throws InterruptedException when interrupted while waiting for deletes
+     */
+    public void insert(TableSchema schema, Consumer<RowAppender> fill)
+            throws IOException, BadRowException, InterruptedException {
+        rethrow();
+        if (!deletes.isEmpty()) {
+            sendDeletes();
+        }
+        long deadline = System.nanoTime() + settings.flushBound().toNanos();
+        while (true) {
+            CompletableFuture<Void> f;
+            try {
+                f = writer.write(schema, fill);
+            } catch (InvalidDataException e) {
+                throw new BadRowException(e);
+            } catch (LimitExceededException e) {
+                // Backpressure: the server is slow or away and the buffer is full. Keep waiting within the
+                // delivery budget; a batch that fails meanwhile ends the wait with its answer.
+                rethrow();
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("GreptimeDB did not take rows for " + settings.flushBound().toSeconds()
+                            + " s (the buffer of " + settings.bufferRows() + " rows stayed full): " + e.getMessage()
+                            + ". Check that the server is reachable, or raise sink.retry.timeout", e);
+                }
+                continue;
+            }
+            track(f);
+            insertsSinceFlush = true;
+            return;
+        }
+    }
+
+    private void track(CompletableFuture<Void> f) {
+        if (f == lastBatch) {
+            return;
+        }
+        lastBatch = f;
+        f.whenComplete((ok, t) -> {
+            if (t == null) {
+                metrics.batch();
+            } else {
+                metrics.failure();
+                failure.compareAndSet(null, describe(t));
+            }
+        });
+    }
+
+    /**
+     * Deletes a row, addressed by its tags and time index.
+     *
+     * @param keySchema the table's tags and time index
+     * @param fill sets the key's values
+     * @throws IOException when an earlier write failed for good
+     * @throws BadRowException when a value does not fit its column
+     * @throws InterruptedException when interrupted while waiting for earlier writes
+     */
+    public void delete(TableSchema keySchema, Consumer<RowAppender> fill)
+            throws IOException, BadRowException, InterruptedException {
+        rethrow();
+        if (insertsSinceFlush) {
+            flushWriter(); // a delete must not overtake an earlier write of its key
+        }
+        Table t = deletes.get(keySchema.tableName());
+        if (t != null && !t.schema().equals(keySchema)) {
+            sendDeletes();
+            t = null;
+        }
+        if (t == null) {
+            t = Table.from(keySchema, 256);
+            deletes.put(keySchema.tableName(), t);
+        }
+        RowAppender a = t.appender();
+        try {
+            fill.accept(a);
+            a.endRow();
+        } catch (InvalidDataException e) {
+            a.cancelRow();
+            throw new BadRowException(e);
+        }
+        if (t.rowCount() >= settings.batchRows()) {
+            sendDeletes();
+        }
+    }
+
+    /**
+     * Sends everything buffered and returns once all of it is acknowledged.
+     *
+     * @throws IOException with the server's answer when something failed for good, or when the wait ran out
+     * @throws InterruptedException when interrupted
+     */
+    public void flush() throws IOException, InterruptedException {
+        flushWriter();
+        sendDeletes();
+        rethrow();
+    }
+
+    private void flushWriter() throws IOException, InterruptedException {
+        boolean allAcknowledged;
+        try {
+            allAcknowledged = writer.flush(settings.flushBound());
+        } catch (LimitExceededException e) {
+            throw new IOException("rows written to GreptimeDB were not acknowledged within "
+                    + settings.flushBound().toSeconds() + " s: " + e.getMessage(), e);
+        }
+        if (!allAcknowledged) {
+            // A batch failed; its future's callback, which records the server's answer, may still be running on
+            // the client's thread. Wait for it: a failed flush must never pass as a checkpoint.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (failure.get() == null && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            rethrow();
+            throw new IOException("some rows written to GreptimeDB were not acknowledged (the batching writer"
+                    + " reported a failed batch)");
+        }
+        insertsSinceFlush = false;
+        rethrow();
+    }
+
+    private void sendDeletes() throws IOException, InterruptedException {
+        if (deletes.isEmpty()) {
+            return;
+        }
+        List<Table> tables = new ArrayList<>(deletes.values());
+        deletes.clear();
+        for (Table t : tables) {
+            t.complete();
+            CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(t), WriteOp.Delete, context);
+            Result<WriteOk, Err> r;
+            try {
+                r = f.get(settings.flushBound().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new IOException("deletes from table " + t.tableName() + " were not acknowledged within "
+                        + settings.flushBound().toSeconds() + " s", e);
+            } catch (ExecutionException e) {
+                throw describe(e.getCause());
+            }
+            if (!r.isOk() && r.getErr().statusCode() != StatusCode.TableNotFound) {
+                metrics.failure();
+                throw describe(r.getErr(), t.rowCount());
+            }
+            metrics.batch();
+        }
+    }
+
+    private void rethrow() throws IOException {
+        IOException e = failure.get();
+        if (e != null) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    private static IOException describe(Throwable t) {
+        Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        if (c instanceof BatchWriteException b && b.err() != null) {
+            return describe(b.err(), b.rows());
+        }
+        return new IOException("writing to GreptimeDB failed: " + c, c);
+    }
+
+    private static IOException describe(Err err, int rows) {
+        String tables = err.tables() == null || err.tables().isEmpty() ? "?" : String.join(", ", err.tables());
+        return new IOException("GreptimeDB refused a batch of " + rows + " rows for table " + tables + ": code "
+                + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): " + err.message()
+                + (err.retryable() ? " (retryable, but the retries ran out: the job restarts from its last checkpoint)"
+                        : " (not retryable: fix the data or the table, then restart the job)"));
+    }
+
+    /** @return rows buffered or in flight */
+    public long pendingRows() {
+        return writer.pendingRows() + deletes.values().stream().mapToLong(Table::rowCount).sum();
+    }
+
+    /**
+     * Closes the writer and the client. Rows not flushed before are not waited for (Flink replays them after a
+     * restart from the last checkpoint).
+     */
+    @Override
+    public void close() {
+        try {
+            db.shutdownNow();
+            writer.close();
+        } finally {
+            db.shutdownGracefully(Duration.ofSeconds(5));
+        }
+    }
+
+    /** @return the metrics bridge */
+    SinkMetrics metrics() {
+        return metrics;
+    }
+
+    /** Bridges the client's metrics to whatever holds them (Flink's metric group). */
+    public interface SinkMetrics {
+        /** @return the client's metrics sink */
+        MetricsSink clientSink();
+
+        /** One batch acknowledged. */
+        void batch();
+
+        /** One batch failed for good. */
+        void failure();
+
+        /**
+         * Registers the in-flight gauge.
+         *
+         * @param rows reads rows buffered or in flight
+         */
+        void inFlight(java.util.function.LongSupplier rows);
+    }
+}

@@ -1,0 +1,153 @@
+package dev.sluice.flink.table;
+
+import static dev.sluice.flink.table.GreptimeConnectorOptions.*;
+
+import dev.sluice.data.DataType;
+import dev.sluice.data.DecimalType;
+import dev.sluice.data.SemanticType;
+import dev.sluice.flink.WritePath;
+import dev.sluice.flink.internal.GreptimeTableSink;
+import dev.sluice.flink.internal.SchemaSpec;
+import dev.sluice.flink.internal.SinkSettings;
+import dev.sluice.flink.internal.TypeMapping;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.catalog.UniqueConstraint;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+
+/**
+ * The {@code 'connector' = 'greptimedb'} table sink factory: found by Flink through
+ * {@code META-INF/services/org.apache.flink.table.factories.Factory}. Its options are
+ * {@link GreptimeConnectorOptions}.
+ */
+public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactory {
+    /** The connector's identifier. */
+    public static final String IDENTIFIER = "greptimedb";
+
+    /** Creates the factory (Flink does, through the service loader). */
+    public GreptimeDynamicTableFactory() {
+    }
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Set.of(ENDPOINTS);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return new LinkedHashSet<>(List.of(DATABASE, USERNAME, PASSWORD, TLS_ENABLED, TLS_CA, TLS_CERT, TLS_KEY,
+                TLS_SERVER_NAME, TABLE_NAME, TAGS, TIME_INDEX, WRITE_PATH, TTL, APPEND_MODE, MERGE_MODE, HINTS,
+                BATCH_ROWS, BATCH_BYTES, FLUSH_INTERVAL, MAX_IN_FLIGHT, BUFFER_ROWS, RETRY_ATTEMPTS, RETRY_BACKOFF,
+                RETRY_MAX_BACKOFF, RETRY_TIMEOUT, REQUEST_TIMEOUT, COMPRESSION, TIMEZONE, SINK_PARALLELISM));
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
+        helper.validate();
+        ReadableConfig o = helper.getOptions();
+        String flinkTable = context.getObjectIdentifier().asSummaryString();
+        try {
+            ResolvedSchema rs = context.getCatalogTable().getResolvedSchema();
+            List<Column> physical = new ArrayList<>();
+            for (Column c : rs.getColumns()) {
+                if (c.isPhysical()) {
+                    physical.add(c);
+                }
+            }
+            WritePath path = o.get(WRITE_PATH);
+            String timeIndex = o.getOptional(TIME_INDEX).orElseGet(() -> soleTimestamp(physical));
+            List<String> pk = rs.getPrimaryKey().map(UniqueConstraint::getColumns).orElse(List.of());
+            List<String> tags = new ArrayList<>(o.getOptional(TAGS).orElse(pk));
+            tags.remove(timeIndex);
+            String table = o.getOptional(TABLE_NAME).orElse(context.getObjectIdentifier().getObjectName());
+            List<SchemaSpec.Col> cols = new ArrayList<>();
+            List<LogicalType> types = new ArrayList<>();
+            boolean timeFound = false;
+            for (Column c : physical) {
+                LogicalType t = c.getDataType().getLogicalType();
+                DataType d = TypeMapping.columnType(c.getName(), t, path);
+                SemanticType sem;
+                if (c.getName().equals(timeIndex)) {
+                    if (!d.isTimestamp()) {
+                        throw new IllegalArgumentException("'time-index' column " + timeIndex + " is " + t
+                                + "; the time index must be TIMESTAMP(p) or TIMESTAMP_LTZ(p)");
+                    }
+                    sem = SemanticType.Timestamp;
+                    timeFound = true;
+                } else if (tags.contains(c.getName())) {
+                    sem = SemanticType.Tag;
+                } else {
+                    sem = SemanticType.Field;
+                }
+                int p = -1;
+                int s = -1;
+                if (t instanceof org.apache.flink.table.types.logical.DecimalType dt) {
+                    p = dt.getPrecision();
+                    s = dt.getScale();
+                    new DecimalType(p, s); // checks GreptimeDB's bounds
+                }
+                cols.add(new SchemaSpec.Col(c.getName(), sem, d, p, s, -1));
+                types.add(t);
+            }
+            if (!timeFound) {
+                throw new IllegalArgumentException("'time-index' names " + timeIndex + ", which is not a physical"
+                        + " column of the table");
+            }
+            for (String tag : tags) {
+                if (physical.stream().noneMatch(c -> c.getName().equals(tag))) {
+                    throw new IllegalArgumentException("tag column " + tag + " is not a physical column of the table");
+                }
+            }
+            Map<String, String> hints = new LinkedHashMap<>(o.getOptional(HINTS).orElse(Map.of()));
+            o.getOptional(TTL).ifPresent(v -> hints.put("ttl", v));
+            o.getOptional(APPEND_MODE).ifPresent(v -> hints.put("append_mode", v.toString()));
+            o.getOptional(MERGE_MODE).ifPresent(v -> hints.put("merge_mode", v));
+            SinkSettings settings = new SinkSettings(o.get(ENDPOINTS), o.get(DATABASE),
+                    o.getOptional(USERNAME).orElse(""), o.getOptional(PASSWORD).orElse(""),
+                    o.get(TLS_ENABLED), o.getOptional(TLS_CA).orElse(""), o.getOptional(TLS_CERT).orElse(""),
+                    o.getOptional(TLS_KEY).orElse(""), o.getOptional(TLS_SERVER_NAME).orElse(""), o.get(TIMEZONE),
+                    o.get(REQUEST_TIMEOUT), o.get(RETRY_ATTEMPTS), o.get(RETRY_BACKOFF), o.get(RETRY_MAX_BACKOFF),
+                    o.get(RETRY_TIMEOUT), path, o.get(BATCH_ROWS), o.get(BATCH_BYTES).getBytes(),
+                    o.get(FLUSH_INTERVAL), o.get(MAX_IN_FLIGHT), o.get(BUFFER_ROWS), o.get(COMPRESSION), hints);
+            return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, !pk.isEmpty(),
+                    o.getOptional(SINK_PARALLELISM).orElse(null));
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException("table " + flinkTable + " ('connector'='greptimedb'): " + e.getMessage(), e);
+        }
+    }
+
+    private static String soleTimestamp(List<Column> physical) {
+        List<String> found = new ArrayList<>();
+        for (Column c : physical) {
+            LogicalTypeRoot r = c.getDataType().getLogicalType().getTypeRoot();
+            if (r == LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE || r == LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE) {
+                found.add(c.getName());
+            }
+        }
+        if (found.size() != 1) {
+            throw new IllegalArgumentException("option 'time-index' is required: the table has "
+                    + (found.isEmpty() ? "no TIMESTAMP or TIMESTAMP_LTZ column" : "several timestamp columns " + found)
+                    + " (name the column GreptimeDB indexes by time)");
+        }
+        return found.get(0);
+    }
+}

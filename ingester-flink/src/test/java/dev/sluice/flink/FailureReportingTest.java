@@ -1,0 +1,113 @@
+package dev.sluice.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.GreptimeDB;
+import dev.sluice.GreptimeOptions;
+import dev.sluice.data.DataType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.GreptimeTestkitExtension;
+import dev.sluice.write.StatusCode;
+import java.time.Duration;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Bad rows, refused batches and bad credentials fail the job with a message that says what and where. */
+class FailureReportingTest {
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = FlinkJobs.miniCluster();
+    @RegisterExtension
+    static final GreptimeTestkitExtension TESTKIT = new GreptimeTestkitExtension();
+    /** The server the mapper of {@link #aBatchRefusedBeyondTheRetriesFailsTheJobWithTheServersAnswer} reaches. */
+    static volatile GreptimeTestServer server;
+
+    private static String failureOf(ThrowingRunnable r) {
+        Throwable t = assertThrows(Throwable.class, r::run);
+        return SqlConnectorTest.fullMessage(t);
+    }
+
+    @FunctionalInterface
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    @Test
+    void aRowTheClientRefusesFailsTheJobNamingRowAndColumn(GreptimeTestServer s) {
+        TableEnvironment t = SqlConnectorTest.streaming();
+        t.executeSql("CREATE TABLE null_ts (host STRING, v DOUBLE, ts TIMESTAMP(3)) WITH ("
+                + SqlConnectorTest.with(s, "sink.retry.timeout", "5s") + ")");
+        String msg = failureOf(() -> t.executeSql("INSERT INTO null_ts VALUES ('good', 1.0, TIMESTAMP '2024-01-01"
+                + " 00:00:00'), ('bad', 2.0, CAST(NULL AS TIMESTAMP(3)))").await());
+        assertTrue(msg.contains("in column ts"), msg);
+        assertTrue(msg.contains("+I(host=bad, v=2.0, ts=null)"), msg);
+        assertTrue(msg.contains("null_ts"), msg);
+    }
+
+    @Test
+    void aColumnTypeTheExistingTableDisagreesWithFailsTheJobNamingBothTypes(GreptimeTestServer s) throws Exception {
+        TableSchema existing = TableSchema.newBuilder("typed").addTag("host", DataType.String)
+                .addField("v", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(s.endpoint(), "public").build());
+        try {
+            assertTrue(db.write(Table.from(existing).addRow("a", 1.0, 1_704_067_200_000L)).join().isOk());
+        } finally {
+            db.shutdownGracefully();
+        }
+        TableEnvironment t = SqlConnectorTest.streaming();
+        t.executeSql("CREATE TABLE typed (host STRING, v BIGINT, ts TIMESTAMP(3), PRIMARY KEY (host) NOT ENFORCED)"
+                + " WITH (" + SqlConnectorTest.with(s) + ")");
+        String msg = failureOf(() -> t.executeSql("INSERT INTO typed VALUES ('b', CAST(7 AS BIGINT),"
+                + " TIMESTAMP '2024-01-01 00:00:01')").await());
+        assertTrue(msg.contains("table typed"), msg);
+        assertTrue(msg.contains("code 1004"), msg);
+        assertTrue(msg.contains("column v expect type Float64") && msg.contains("INT64"), msg);
+        assertEquals(1, s.rowCount("typed"), "the refused row was not stored, the earlier one kept");
+    }
+
+    @Test
+    void aWrongPasswordFailsTheJobAtStart() throws Exception {
+        try (GreptimeTestServer secured = GreptimeTestServer.builder().user("admin", "secret").start()) {
+            TableEnvironment t = SqlConnectorTest.streaming();
+            t.executeSql("CREATE TABLE guarded (host STRING, ts TIMESTAMP(3)) WITH ("
+                    + SqlConnectorTest.with(secured, "username", "admin", "password", "wrong") + ")");
+            String msg = failureOf(() -> t.executeSql("INSERT INTO guarded VALUES ('a', TIMESTAMP '2024-01-01"
+                    + " 00:00:00')").await());
+            assertTrue(msg.contains("refused the sink's start"), msg);
+            assertTrue(msg.contains("as user 'admin'") && msg.contains("UNAUTHENTICATED"), msg);
+            assertTrue(!msg.contains("wrong"), "the password is not in the message: " + msg);
+            assertEquals(0, secured.rowCount("guarded"));
+        }
+    }
+
+    @Test
+    void aBatchRefusedBeyondTheRetriesFailsTheJobWithTheServersAnswer(GreptimeTestServer s) {
+        server = s;
+        StreamExecutionEnvironment env = FlinkJobs.env(1, 0);
+        TableSchema schema = TableSchema.newBuilder("refused").addTag("host", DataType.String)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+        env.fromSequence(0, 999).map(i -> {
+            if (i == 0) {
+                server.faults().failEvery(1, StatusCode.RateLimited, "too many writes, slow down");
+            }
+            return i;
+        }).returns(Types.LONG).sinkTo(GreptimeSink.<Long>builder().endpoints(s.endpoint())
+                .retry(3, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(10))
+                .table(schema, (i, row) -> row.setString(0, "h").setLong(1, i)).build());
+        try {
+            String msg = failureOf(() -> env.execute("refused"));
+            assertTrue(msg.contains("for table refused: code 6001"), msg);
+            assertTrue(msg.contains("too many writes, slow down"), msg);
+            assertTrue(msg.contains("retries ran out"), msg);
+        } finally {
+            s.faults().failEvery(0, StatusCode.RateLimited, "");
+        }
+    }
+}
