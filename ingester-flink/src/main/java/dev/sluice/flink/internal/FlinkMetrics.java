@@ -11,9 +11,10 @@ import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
 
 /**
  * The sink's meters in Flink's metric group of the writer, under the subgroup {@code greptime}: {@code rowsWritten}
- * and {@code bytesWritten} (acknowledged by the server), {@code batches} (acknowledged), {@code retries},
+ * (acknowledged by the server), {@code bytesWritten} (encoded bytes of the requests it answered), {@code batches}
+ * (acknowledged), {@code retries},
  * {@code failures} (batches failed for good), and the gauge {@code inFlightRows} (buffered or unanswered). Flink's
- * standard {@code numRecordsSend} and {@code numBytesSend} follow the same acknowledged counts. The client's own
+ * standard {@code numRecordsSend} and {@code numBytesSend} follow the same two counts. The client's own
  * gauges appear beside them, each under its own name.
  */
 public final class FlinkMetrics implements SluiceSession.SinkMetrics {
