@@ -53,9 +53,9 @@ public final class ImportOptions {
             + " file name without extensions; line protocol: the measurement).")
     public String table;
     /** Time index column. */
-    @Option(names = "--time-index", paramLabel = "COL", description = "Source column of the time index (default: the"
-            + " first column of ISO-8601 times, else an integer column named ts, time or timestamp, else the"
-            + " import's time in a column greptime_timestamp).")
+    @Option(names = "--time-index", paramLabel = "COL", description = "Source column of the time index (default: a"
+            + " column named ts, time, timestamp... holding ISO-8601 times or epoch integers, else the first column of"
+            + " ISO-8601 times, else the import's time in a column greptime_timestamp).")
     public String timeIndex;
     /** Time index format. */
     @Option(names = "--time-format", paramLabel = "FMT", description = "s, ms, us, ns (epoch), iso, or a pattern such"

@@ -278,17 +278,19 @@ public final class Plan {
             }
         }
         if (timeSource == null && existing == null) {
+            // A column named like a time that holds ISO-8601 times or integers, else the first ISO-8601 column.
             for (String s : sourceColumns) {
-                if (!m.skip().contains(s) && !m.types().containsKey(s) && stats.get(s).values > 0 && stats.get(s).allIso) {
+                Stats st = stats.get(s);
+                if (!m.skip().contains(s) && !m.types().containsKey(s) && TIME_NAMES.contains(s.toLowerCase(Locale.ROOT))
+                        && st.values > 0 && (st.allIso || st.allLong && !(firstValue.get(s) instanceof Boolean))) {
                     timeSource = s;
                     break;
                 }
             }
             if (timeSource == null) {
                 for (String s : sourceColumns) {
-                    Stats st = stats.get(s);
-                    if (!m.skip().contains(s) && TIME_NAMES.contains(s.toLowerCase(Locale.ROOT)) && st.values > 0
-                            && st.allLong && !(firstValue.get(s) instanceof Boolean)) {
+                    if (!m.skip().contains(s) && !m.types().containsKey(s) && stats.get(s).values > 0
+                            && stats.get(s).allIso) {
                         timeSource = s;
                         break;
                     }
