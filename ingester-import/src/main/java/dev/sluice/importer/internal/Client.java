@@ -57,11 +57,13 @@ public final class Client implements AutoCloseable {
         int rows();
 
         /**
-         * Sends the open batch and opens the next; blocks while the in-flight limit is reached.
+         * Sends the open batch and opens the next. Blocks while the in-flight limit is reached; once a slot is
+         * free, runs {@code beforeSend} (which records the batch as sent) and hands the batch to the client.
          *
+         * @param beforeSend run after the slot is taken and before the batch leaves
          * @return completes with the rows the server acknowledged, or exceptionally
          */
-        CompletableFuture<Long> send();
+        CompletableFuture<Long> send(Runnable beforeSend);
 
         /** Waits for every batch's answer; throws {@link ImportFailure} when the stream failed. */
         void finish();
@@ -177,10 +179,13 @@ public final class Client implements AutoCloseable {
         private final BulkStreamWriter writer;
         private final TableBufferRoot root;
         private final RowAppender appender;
+        private final Slots slots;
 
         Bulk(TableSchema schema, int batchRows, int inFlight, Context ctx) {
             BulkStreamWriter.checkBulkWritable(schema);
-            BulkWrite.Config config = BulkWrite.Config.newBuilder().maxRequestsInFlight(Math.min(31, inFlight))
+            this.slots = new Slots(inFlight, schema.tableName());
+            // One more slot than the import's own limit, so writeNext() never waits once the import let a batch go.
+            BulkWrite.Config config = BulkWrite.Config.newBuilder().maxRequestsInFlight(Math.min(31, inFlight + 1))
                     .timeoutPerMessage(target.timeout()).allocatorMaxAllocation(4L << 30).build();
             try {
                 this.writer = db.bulkStreamWriter(schema, config, ctx);
@@ -202,9 +207,16 @@ public final class Client implements AutoCloseable {
         }
 
         @Override
-        public CompletableFuture<Long> send() {
-            root.complete();
-            return writer.writeNext().thenApply(Integer::longValue);
+        public CompletableFuture<Long> send(Runnable beforeSend) {
+            slots.acquire(1);
+            try {
+                beforeSend.run();
+                root.complete();
+                return writer.writeNext().thenApply(Integer::longValue).whenComplete((n, e) -> slots.release(1));
+            } catch (RuntimeException e) {
+                slots.release(1);
+                throw e;
+            }
         }
 
         @Override
@@ -226,7 +238,7 @@ public final class Client implements AutoCloseable {
         private final TableSchema schema;
         private final int batchRows;
         private final Context ctx;
-        private final Semaphore slots;
+        private final Slots slots;
         private final int inFlight;
         private Table table;
         private RowAppender appender;
@@ -236,7 +248,7 @@ public final class Client implements AutoCloseable {
             this.batchRows = batchRows;
             this.ctx = ctx;
             this.inFlight = inFlight;
-            this.slots = new Semaphore(inFlight);
+            this.slots = new Slots(inFlight, schema.tableName());
             fresh();
         }
 
@@ -256,19 +268,48 @@ public final class Client implements AutoCloseable {
         }
 
         @Override
-        public CompletableFuture<Long> send() {
+        public CompletableFuture<Long> send(Runnable beforeSend) {
             Table t = table.complete();
             fresh();
-            acquire(1);
-            return write(List.of(t), ctx).whenComplete((n, e) -> slots.release());
+            slots.acquire(1);
+            try {
+                beforeSend.run();
+                return write(List.of(t), ctx).whenComplete((n, e) -> slots.release(1));
+            } catch (RuntimeException e) {
+                slots.release(1);
+                throw e;
+            }
         }
 
-        private void acquire(int n) {
+        @Override
+        public void finish() {
+            slots.acquire(inFlight);
+            slots.release(inFlight);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** The import's own limit of unanswered batches per writer, waited for with the retry deadline. */
+    private final class Slots {
+        private final Semaphore semaphore;
+        private final int size;
+        private final String table;
+
+        Slots(int size, String table) {
+            this.semaphore = new Semaphore(size);
+            this.size = size;
+            this.table = table;
+        }
+
+        void acquire(int n) {
             long wait = target.retryDeadline().plus(target.timeout()).toMillis();
             try {
-                if (!slots.tryAcquire(n, wait, TimeUnit.MILLISECONDS)) {
-                    throw new ImportFailure("no answer for " + inFlight + " batches of '" + schema.tableName()
-                            + "' within " + wait + " ms", null);
+                if (!semaphore.tryAcquire(n, wait, TimeUnit.MILLISECONDS)) {
+                    throw new ImportFailure("no answer for " + size + " batches of '" + table + "' within " + wait
+                            + " ms", null);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -276,14 +317,8 @@ public final class Client implements AutoCloseable {
             }
         }
 
-        @Override
-        public void finish() {
-            acquire(inFlight);
-            slots.release(inFlight);
-        }
-
-        @Override
-        public void close() {
+        void release(int n) {
+            semaphore.release(n);
         }
     }
 

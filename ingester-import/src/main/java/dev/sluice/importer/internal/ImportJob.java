@@ -720,16 +720,23 @@ public final class ImportJob {
     }
 
     private void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last) {
-        long[] p = tracker.add(end, rejectedInBatch, last);
         long rows = sink.rows();
-        CompletableFuture<Long> f = rows == 0 ? CompletableFuture.completedFuture(0L) : sink.send();
+        long[][] p = new long[1][];
+        CompletableFuture<Long> f;
+        if (rows == 0) {
+            p[0] = tracker.add(end, rejectedInBatch, last);
+            f = CompletableFuture.completedFuture(0L);
+        } else {
+            // Recorded as sent (append mode) once the batch has a slot, just before it leaves.
+            f = sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last));
+        }
         f.whenComplete((acked, ex) -> {
             if (ex != null) {
                 fail(new ImportFailure("batch of " + rows + " rows up to record " + end + " failed: " + message(ex), ex));
                 return;
             }
             stats.rowsWritten.addAndGet(acked);
-            tracker.acked(p);
+            tracker.acked(p[0]);
         });
     }
 
