@@ -72,6 +72,22 @@ public final class Client implements AutoCloseable {
         void close();
     }
 
+    /** A writer of several tables per request over the regular path (line protocol: one table per measurement). */
+    public interface TablesSink {
+        /**
+         * Sends tables in one request. Blocks while the in-flight limit is reached; once a slot is free, runs
+         * {@code beforeSend} and hands the tables to the client.
+         *
+         * @param tables completed tables
+         * @param beforeSend run after the slot is taken and before the request leaves
+         * @return completes with the rows the server acknowledged, or exceptionally
+         */
+        CompletableFuture<Long> send(List<Table> tables, Runnable beforeSend);
+
+        /** Waits for every request's answer. */
+        void finish();
+    }
+
     private final GreptimeDB db;
     private final Target target;
 
@@ -290,6 +306,36 @@ public final class Client implements AutoCloseable {
         @Override
         public void close() {
         }
+    }
+
+    /**
+     * Opens a writer of several tables per request (regular path).
+     *
+     * @param inFlight unanswered requests allowed
+     * @param ctx the context
+     * @return the sink
+     */
+    public TablesSink openTables(int inFlight, Context ctx) {
+        Slots slots = new Slots(inFlight, "line protocol");
+        return new TablesSink() {
+            @Override
+            public CompletableFuture<Long> send(List<Table> tables, Runnable beforeSend) {
+                slots.acquire(1);
+                try {
+                    beforeSend.run();
+                    return write(tables, ctx).whenComplete((n, e) -> slots.release(1));
+                } catch (RuntimeException e) {
+                    slots.release(1);
+                    throw e;
+                }
+            }
+
+            @Override
+            public void finish() {
+                slots.acquire(inFlight);
+                slots.release(inFlight);
+            }
+        };
     }
 
     /** The import's own limit of unanswered batches per writer, waited for with the retry deadline. */

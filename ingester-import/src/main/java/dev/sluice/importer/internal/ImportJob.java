@@ -26,12 +26,14 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /** Runs one {@code sluice import} of tabular inputs (CSV, TSV, JSON Lines) into one table. */
 public final class ImportJob {
@@ -138,7 +140,7 @@ public final class ImportJob {
             if (lp != inputs.size()) {
                 throw new UsageException("line protocol inputs cannot be mixed with CSV or JSON inputs in one import");
             }
-            throw new UsageException("line protocol is not readable by this build");
+            return runLineProtocol(inputs, summary);
         }
         Set<Format> formats = new HashSet<>();
         inputs.forEach(i -> formats.add(i.format() == Format.TSV ? Format.CSV : i.format()));
@@ -892,6 +894,274 @@ public final class ImportJob {
             case Binary: return java.util.Base64.getEncoder().encodeToString(v.getBytes(r));
             case UInt64: return Long.toUnsignedString(v.getLong(r));
             default: return t.isLongBacked() ? Long.toString(v.getLong(r)) : String.valueOf(v.getString(r));
+        }
+    }
+
+
+    // ------------------------------------------------------------------ line protocol
+
+    private long precisionUnits() {
+        switch (o.precision.toLowerCase(Locale.ROOT)) {
+            case "ns": case "n": return 1_000_000_000L;
+            case "us": case "u": return 1_000_000L;
+            case "ms": return 1_000L;
+            case "s": return 1L;
+            default: throw new UsageException("--precision must be ns, us, ms or s, not '" + o.precision + "'");
+        }
+    }
+
+    private int runLineProtocol(List<Inputs.Input> inputs, Summary summary) {
+        long precision = precisionUnits();
+        if (o.verify) {
+            throw new UsageException("--verify compares one table's count(*); a line protocol import writes a table per"
+                    + " measurement: check them with SELECT count(*)");
+        }
+        Map<String, String> with = keyValues(o.with, "--with");
+        appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
+        ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
+        Map<String, Optional<TableSchema>> described = new java.util.concurrent.ConcurrentHashMap<>();
+        AtomicBoolean httpDown = new AtomicBoolean();
+        Function<String, TableSchema> existing = name -> described.computeIfAbsent(name, n -> {
+            if (httpDown.get()) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.ofNullable(sql.describe(n));
+            } catch (IOException | RuntimeException e) {
+                if (o.httpEndpoint != null) {
+                    throw new ImportFailure("cannot read table '" + n + "' over HTTP SQL at " + httpEndpoint() + ": "
+                            + e.getMessage(), e);
+                }
+                httpDown.set(true);
+                if (!o.quiet) {
+                    err.println("note: the HTTP API at " + httpEndpoint() + " did not answer (" + e.getMessage()
+                            + "): existing tables' column types are not known; new columns are added as the lines"
+                            + " bring them");
+                }
+                return Optional.empty();
+            }
+        }).orElse(null);
+        if (o.dryRun) {
+            dryRunLineProtocol(inputs.get(0), precision, existing, with);
+            return OK;
+        }
+        if (o.rejects != null) {
+            rejects = new Rejects(o.rejects);
+        }
+        String stateTable = o.table != null ? o.table : "(line protocol measurements)";
+        state = loadState(inputs, stateTable);
+        state.countBefore = 0;
+        appendMode |= state.appendMode;
+        state.appendMode = appendMode;
+        resolveInDoubt(inputs);
+        state.save();
+        summary.started = true;
+        summary.table = o.table != null ? o.table : "one table per measurement";
+        summary.path = "regular";
+        summary.stateFile = state.file().toString();
+        ctx = Client.context(with, appendMode);
+        client = new Client(target());
+        stats.inputs = inputs.size();
+        for (Inputs.Input in : inputs) {
+            stats.totalBytes += Math.max(0, in.size());
+            if (state.entry(in.name()).done) {
+                stats.inputsDone.incrementAndGet();
+                stats.rawBytes.addAndGet(Math.max(0, in.size()));
+            }
+        }
+        Thread hook = new Thread(() -> {
+            stop.set(true);
+            state.save();
+        }, "sluice-import-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
+        try {
+            AtomicInteger next = new AtomicInteger();
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < Math.min(o.parallelism, inputs.size()); w++) {
+                Thread t = new Thread(() -> lineProtocolWorker(inputs, next, precision, existing), "sluice-import-" + w);
+                threads.add(t);
+                t.start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail(new ImportFailure("interrupted", e));
+        } finally {
+            if (progress != null) {
+                progress.stop();
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
+        }
+        state.save();
+        Throwable f = failure.get();
+        if (f != null) {
+            throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
+                    + ": run the same command again to continue from there.", f);
+        }
+        if (stoppedAt != null) {
+            summary.error = stoppedAt;
+            err.println("error: " + stoppedAt);
+            return REJECTED;
+        }
+        return stats.rejected.get() > 0 ? REJECTED : OK;
+    }
+
+    private void lineProtocolWorker(List<Inputs.Input> inputs, AtomicInteger next, long precision,
+            Function<String, TableSchema> existing) {
+        Client.TablesSink sink = client.openTables(o.inFlight, ctx);
+        LineProtocolTables tables = new LineProtocolTables(precision, o.table, existing);
+        try {
+            int i;
+            while (!stop.get() && (i = next.getAndIncrement()) < inputs.size()) {
+                Inputs.Input in = inputs.get(i);
+                State.Entry e = state.entry(in.name());
+                if (e.done) {
+                    continue;
+                }
+                try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
+                        Inputs.open(in, stats.rawBytes), java.nio.charset.StandardCharsets.UTF_8), 1 << 16)) {
+                    importLines(in, e, r, tables, sink);
+                }
+            }
+            sink.finish();
+        } catch (IOException e) {
+            fail(new ImportFailure(message(e), e));
+        } catch (RuntimeException e) {
+            fail(e);
+        }
+    }
+
+    private void importLines(Inputs.Input in, State.Entry e, java.io.BufferedReader r, LineProtocolTables tables,
+            Client.TablesSink sink) throws IOException {
+        Tracker tracker = new Tracker(e);
+        long skipTo = e.acked;
+        long line = 0;
+        long rejectedInBatch = 0;
+        boolean eof = false;
+        while (!stop.get()) {
+            String text;
+            try {
+                text = r.readLine();
+            } catch (IOException ex) {
+                throw new ImportFailure("'" + in.name() + "' cannot be read after line " + line + ": " + ex.getMessage(), ex);
+            }
+            if (text == null) {
+                eof = true;
+                break;
+            }
+            line++;
+            if (line == 1 && !text.isEmpty() && text.charAt(0) == '\uFEFF') {
+                text = text.substring(1);
+            }
+            if (line <= skipTo || LineProtocol.isEmpty(text)) {
+                continue;
+            }
+            stats.rowsRead.incrementAndGet();
+            String reason = null;
+            try {
+                tables.add(LineProtocol.parse(text), state.importTimeNanos);
+            } catch (LineProtocol.ParseException ex) {
+                reason = "line " + line + ", " + ex.getMessage();
+            } catch (IllegalArgumentException | ArithmeticException ex) {
+                reason = "line " + line + ": " + ex.getMessage();
+            }
+            if (reason != null) {
+                if (!reject(in, line, null, reason, text)) {
+                    line--;
+                    break;
+                }
+                rejectedInBatch++;
+                continue;
+            }
+            if (tables.rows() >= o.batch) {
+                sendTables(sink, tables, tracker, line, rejectedInBatch, false);
+                rejectedInBatch = 0;
+            }
+        }
+        if (failure.get() != null) {
+            return;
+        }
+        sendTables(sink, tables, tracker, line, rejectedInBatch, eof);
+    }
+
+    private void sendTables(Client.TablesSink sink, LineProtocolTables tables, Tracker tracker, long end,
+            long rejectedInBatch, boolean last) {
+        long rows = tables.rows();
+        long[][] p = new long[1][];
+        CompletableFuture<Long> f;
+        if (rows == 0) {
+            p[0] = tracker.add(end, rejectedInBatch, last);
+            f = CompletableFuture.completedFuture(0L);
+        } else {
+            f = sink.send(tables.drain(), () -> p[0] = tracker.add(end, rejectedInBatch, last));
+        }
+        f.whenComplete((acked, ex) -> {
+            if (ex != null) {
+                fail(new ImportFailure("request of " + rows + " rows up to line " + end + " failed: " + message(ex), ex));
+                return;
+            }
+            stats.rowsWritten.addAndGet(acked);
+            tracker.acked(p[0]);
+        });
+    }
+
+    private void dryRunLineProtocol(Inputs.Input first, long precision, Function<String, TableSchema> existing,
+            Map<String, String> with) {
+        LineProtocolTables tables = new LineProtocolTables(precision, o.table, existing);
+        List<String> problems = new ArrayList<>();
+        try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
+                Inputs.open(first, stats.rawBytes), java.nio.charset.StandardCharsets.UTF_8))) {
+            String text;
+            long line = 0;
+            int shown = 0;
+            while (shown < o.dryRunRows && (text = r.readLine()) != null) {
+                line++;
+                if (LineProtocol.isEmpty(text)) {
+                    continue;
+                }
+                shown++;
+                try {
+                    tables.add(LineProtocol.parse(text), System.currentTimeMillis() * 1_000_000L);
+                } catch (LineProtocol.ParseException e) {
+                    problems.add("line " + line + ", " + e.getMessage());
+                } catch (IllegalArgumentException e) {
+                    problems.add("line " + line + ": " + e.getMessage());
+                }
+            }
+        } catch (IOException e) {
+            throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
+        }
+        for (TableSchema s : tables.schemas()) {
+            if (existing.apply(s.tableName()) != null) {
+                out.println("-- table '" + s.tableName() + "' exists; the regular path adds columns it lacks");
+            } else {
+                out.println(Plan.createTableSql(s, with));
+            }
+        }
+        out.println("-- path: regular");
+        out.println("-- first rows as stored:");
+        for (Table t : tables.drain()) {
+            TableSchema s = t.schema();
+            List<String> header = new ArrayList<>();
+            s.columns().forEach(c -> header.add(c.name()));
+            out.println(s.tableName() + ": " + String.join("\t", header));
+            for (int row = 0; row < t.rowCount(); row++) {
+                List<String> cells = new ArrayList<>();
+                for (int c = 0; c < s.columnCount(); c++) {
+                    cells.add(cell(t.column(c), s.column(c), row));
+                }
+                out.println(s.tableName() + ": " + String.join("\t", cells));
+            }
+        }
+        for (String p : problems) {
+            out.println("-- rejected: " + p);
         }
     }
 

@@ -430,15 +430,26 @@ public final class Plan {
      * @return the statement
      */
     public String createTableSql() {
+        return createTableSql(schema, mapping.tableOptions());
+    }
+
+    /**
+     * Renders the CREATE TABLE of a schema.
+     *
+     * @param schema the schema
+     * @param tableOptions options for the WITH clause
+     * @return the statement
+     */
+    public static String createTableSql(TableSchema schema, Map<String, String> tableOptions) {
         StringBuilder sb = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(quote(schema.tableName())).append(" (\n");
         List<String> tags = new ArrayList<>();
         String ts = null;
-        for (Col c : cols) {
-            sb.append("  ").append(quote(c.name())).append(' ').append(c.type().sql());
-            if (c.semantic() == SemanticType.Timestamp) {
+        for (TableSchema.Column c : schema.columns()) {
+            sb.append("  ").append(quote(c.name())).append(' ').append(TypeNames.of(c).sql());
+            if (c.semanticType() == SemanticType.Timestamp) {
                 sb.append(" NOT NULL");
                 ts = c.name();
-            } else if (c.semantic() == SemanticType.Tag) {
+            } else if (c.semanticType() == SemanticType.Tag) {
                 tags.add(quote(c.name()));
             }
             sb.append(",\n");
@@ -448,9 +459,9 @@ public final class Plan {
             sb.append(",\n  PRIMARY KEY (").append(String.join(", ", tags)).append(')');
         }
         sb.append("\n)");
-        if (!mapping.tableOptions().isEmpty()) {
+        if (!tableOptions.isEmpty()) {
             List<String> opts = new ArrayList<>();
-            mapping.tableOptions().forEach((k, v) -> opts.add("'" + k + "' = '" + v.replace("'", "''") + "'"));
+            tableOptions.forEach((k, v) -> opts.add("'" + k + "' = '" + v.replace("'", "''") + "'"));
             sb.append(" WITH (").append(String.join(", ", opts)).append(')');
         }
         return sb.append(';').toString();
