@@ -191,6 +191,12 @@ public final class Plan {
         }
     }
 
+    /** Tells whether a column name reads as a time: ts, time, timestamp..., or ending in _ts, _time, _timestamp. */
+    static boolean timeLike(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return TIME_NAMES.contains(n) || n.endsWith("_ts") || n.endsWith("_time") || n.endsWith("_timestamp");
+    }
+
     static boolean isLong(String s) {
         int n = s.length();
         if (n == 0 || n > 19) {
@@ -281,7 +287,7 @@ public final class Plan {
             // A column named like a time that holds ISO-8601 times or integers, else the first ISO-8601 column.
             for (String s : sourceColumns) {
                 Stats st = stats.get(s);
-                if (!m.skip().contains(s) && !m.types().containsKey(s) && TIME_NAMES.contains(s.toLowerCase(Locale.ROOT))
+                if (!m.skip().contains(s) && !m.types().containsKey(s) && timeLike(s)
                         && st.values > 0 && (st.allIso || st.allLong && !(firstValue.get(s) instanceof Boolean))) {
                     timeSource = s;
                     break;
