@@ -1,0 +1,1177 @@
+package dev.sluice.importer.internal;
+
+import dev.sluice.data.ColumnVector;
+import dev.sluice.data.DataType;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.write.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+/** Runs one {@code sluice import} of tabular inputs (CSV, TSV, JSON Lines) into one table. */
+public final class ImportJob {
+    /** Exit code: everything written. */
+    public static final int OK = 0;
+    /** Exit code: rows rejected (skipped, or the import stopped at one). */
+    public static final int REJECTED = 1;
+    /** Exit code: usage error. */
+    public static final int USAGE = 2;
+    /** Exit code: failed. */
+    public static final int FAILED = 3;
+
+    private final ImportOptions o;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    final Stats stats = new Stats();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private volatile String stoppedAt;
+    private Rejects rejects;
+    private State state;
+    private Plan plan;
+    private Client client;
+    private Context ctx;
+    private boolean bulk;
+    private boolean appendMode;
+
+    /** Counters shown by progress and summary. */
+    static final class Stats {
+        final AtomicLong rowsRead = new AtomicLong();
+        final AtomicLong rowsWritten = new AtomicLong();
+        final AtomicLong rejected = new AtomicLong();
+        final AtomicLong rawBytes = new AtomicLong();
+        final AtomicInteger inputsDone = new AtomicInteger();
+        long totalBytes;
+        int inputs;
+        final long started = System.nanoTime();
+    }
+
+    /**
+     * Creates the job.
+     *
+     * @param options the parsed command line
+     * @param out where the summary and dry runs go
+     * @param err where progress and errors go
+     */
+    public ImportJob(ImportOptions options, PrintStream out, PrintStream err) {
+        this.o = options;
+        this.out = out;
+        this.err = err;
+    }
+
+    /**
+     * Runs the import.
+     *
+     * @return the exit code
+     */
+    public int run() {
+        Summary summary = new Summary();
+        int code;
+        try {
+            code = doRun(summary);
+        } catch (UsageException e) {
+            err.println("error: " + e.getMessage());
+            return USAGE;
+        } catch (ImportFailure e) {
+            err.println("error: " + e.getMessage());
+            summary.error = e.getMessage();
+            code = FAILED;
+        } finally {
+            if (client != null) {
+                client.close();
+            }
+            if (rejects != null) {
+                rejects.close();
+            }
+        }
+        summary.exitCode = code;
+        if (!o.dryRun && summary.started) {
+            summary.fill(stats);
+            if (!o.quiet) {
+                out.print(summary.text());
+            }
+            if (o.summaryJson != null) {
+                summary.writeJson(o.summaryJson, out, err);
+            }
+        }
+        return code;
+    }
+
+    private int doRun(Summary summary) {
+        validate();
+        Format forced = o.format == null ? null : Format.parse(o.format);
+        List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced);
+        for (Inputs.Input in : inputs) {
+            if (in.format() == Format.PARQUET) {
+                throw new UsageException("'" + in.name() + "': Parquet is not readable by this build of sluice import"
+                        + " (CSV, TSV, JSON Lines and line protocol are)");
+            }
+        }
+        long lp = inputs.stream().filter(i -> i.format() == Format.LP).count();
+        if (lp > 0) {
+            if (lp != inputs.size()) {
+                throw new UsageException("line protocol inputs cannot be mixed with CSV or JSON inputs in one import");
+            }
+            return runLineProtocol(inputs, summary);
+        }
+        Set<Format> formats = new HashSet<>();
+        inputs.forEach(i -> formats.add(i.format() == Format.TSV ? Format.CSV : i.format()));
+        if (formats.size() > 1) {
+            throw new UsageException("CSV and JSON Lines inputs go to one table each: import them separately");
+        }
+        ZoneId zone = zone();
+        String table = tableName(inputs);
+        Map<String, String> with = keyValues(o.with, "--with");
+        appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
+        Mapping m = new Mapping(table, o.timeIndex, o.timeFormat, o.tags, types(), new LinkedHashSet<>(o.skip),
+                keyValues(o.rename, "--rename"), zone, with);
+
+        // Sample the first input; its records are replayed when it is imported.
+        Inputs.Input first = inputs.get(0);
+        Sampled sampled;
+        try {
+            sampled = new Sampled(openSource(first), o.sample);
+        } catch (IOException e) {
+            throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
+        }
+        boolean json = first.format() == Format.JSONL;
+        ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
+        TableSchema existing = describe(sql, table);
+        boolean regular = o.path.equalsIgnoreCase("regular");
+        plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular);
+        for (TableSchema.Column c : plan.schema().columns()) {
+            if (!regular && (c.dataType() == DataType.Json || c.dataType() == DataType.Vector)) {
+                regular = true;
+                if (!o.quiet) {
+                    err.println("note: column '" + c.name() + "' is " + c.dataType() + ", which the bulk path cannot"
+                            + " write: using the regular path");
+                }
+            }
+        }
+        bulk = !regular;
+        if (o.dryRun) {
+            dryRun(sampled);
+            return OK;
+        }
+        if (o.rejects != null) {
+            rejects = new Rejects(o.rejects);
+        }
+        state = loadState(inputs, table);
+        if (state.countBefore < 0) {
+            state.countBefore = existing == null ? 0 : countOrMinusOne(sql, table);
+        }
+        appendMode |= state.appendMode;
+        state.appendMode = appendMode;
+        resolveInDoubt(inputs);
+        state.save();
+        summary.started = true;
+        summary.table = table;
+        summary.path = bulk ? "bulk" : "regular";
+        summary.stateFile = state.file().toString();
+
+        ctx = Client.context(plan.tableExists() ? Map.of() : with, appendMode);
+        client = new Client(target());
+        if (!plan.tableExists()) {
+            client.createTable(plan.schema(), ctx);
+        }
+        stats.inputs = inputs.size();
+        for (Inputs.Input in : inputs) {
+            stats.totalBytes += Math.max(0, in.size());
+            if (state.entry(in.name()).done) {
+                stats.inputsDone.incrementAndGet();
+                stats.rawBytes.addAndGet(Math.max(0, in.size()));
+            }
+        }
+        Thread hook = new Thread(() -> {
+            stop.set(true);
+            state.save();
+        }, "sluice-import-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
+        try {
+            runWorkers(inputs, sampled);
+        } finally {
+            if (progress != null) {
+                progress.stop();
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
+        }
+        state.save();
+        Throwable f = failure.get();
+        if (f != null) {
+            throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
+                    + ": run the same command again to continue from there.", f);
+        }
+        if (o.verify) {
+            verify(sql, table, summary);
+        }
+        if (stoppedAt != null) {
+            summary.error = stoppedAt;
+            err.println("error: " + stoppedAt);
+            return REJECTED;
+        }
+        if (summary.verifyOk != null && !summary.verifyOk) {
+            return FAILED;
+        }
+        return stats.rejected.get() > 0 ? REJECTED : OK;
+    }
+
+    static String message(Throwable t) {
+        while ((t instanceof java.util.concurrent.CompletionException || t instanceof java.util.concurrent.ExecutionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
+
+    // ------------------------------------------------------------------ options
+
+    private void validate() {
+        if (!o.onError.equals("abort") && !o.onError.equals("skip")) {
+            throw new UsageException("--on-error must be abort or skip, not '" + o.onError + "'");
+        }
+        if (!o.path.equalsIgnoreCase("bulk") && !o.path.equalsIgnoreCase("regular")) {
+            throw new UsageException("--path must be bulk or regular, not '" + o.path + "'");
+        }
+        if (!Set.of("fail", "resend", "skip").contains(o.inDoubt)) {
+            throw new UsageException("--in-doubt must be fail, resend or skip, not '" + o.inDoubt + "'");
+        }
+        if (o.batch < 1 || o.parallelism < 1 || o.sample < 1 || o.inFlight < 1 || o.inFlight > 31) {
+            throw new UsageException("--batch, --parallelism and --sample must be at least 1, --in-flight 1..31");
+        }
+        if (o.rejects != null && o.onError.equals("abort")) {
+            // a rejects file still records the row the import stopped at
+            return;
+        }
+    }
+
+    ZoneId zone() {
+        try {
+            return ZoneId.of(o.timezone);
+        } catch (DateTimeException e) {
+            throw new UsageException("--timezone '" + o.timezone + "' is not a zone: use an offset such as +08:00 or a"
+                    + " name such as Asia/Shanghai");
+        }
+    }
+
+    private String tableName(List<Inputs.Input> inputs) {
+        if (o.table != null) {
+            return o.table;
+        }
+        Inputs.Input first = inputs.get(0);
+        if (first.path() == null) {
+            throw new UsageException("standard input needs --table");
+        }
+        String n = first.path().getFileName().toString();
+        n = n.replaceAll("(?i)\\.(gz|zst|zstd)$", "").replaceAll("\\.[^.]*$", "");
+        n = n.replaceAll("[^A-Za-z0-9_]", "_");
+        return n.isEmpty() || Character.isDigit(n.charAt(0)) ? "t_" + n : n;
+    }
+
+    static Map<String, String> keyValues(List<String> items, String option) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String kv : items) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new UsageException(option + " takes name=value items, not '" + kv + "'");
+            }
+            out.put(kv.substring(0, eq).strip(), kv.substring(eq + 1).strip());
+        }
+        return out;
+    }
+
+    private Map<String, TypeNames.Type> types() {
+        Map<String, TypeNames.Type> out = new LinkedHashMap<>();
+        for (String item : o.types) {
+            for (String one : splitOutsideParens(item)) {
+                int colon = one.lastIndexOf(':');
+                if (colon <= 0) {
+                    throw new UsageException("--types takes column:Type items, not '" + one + "'");
+                }
+                try {
+                    out.put(one.substring(0, colon).strip(), TypeNames.parse(one.substring(colon + 1)));
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--types " + one + ": " + e.getMessage());
+                }
+            }
+        }
+        return out;
+    }
+
+    static List<String> splitOutsideParens(String s) {
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        int start = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                out.add(s.substring(start, i));
+                start = i + 1;
+            }
+        }
+        out.add(s.substring(start));
+        out.removeIf(String::isBlank);
+        return out;
+    }
+
+    String password() {
+        return o.password != null ? o.password : System.getenv("SLUICE_PASSWORD");
+    }
+
+    String httpEndpoint() {
+        if (o.httpEndpoint != null) {
+            return o.httpEndpoint;
+        }
+        String e = o.endpoints.get(0);
+        int colon = e.lastIndexOf(':');
+        return (colon > 0 ? e.substring(0, colon) : e) + ":4000";
+    }
+
+    Client.Target target() {
+        return new Client.Target(o.endpoints, o.database, o.user, password(), o.tls || o.tlsCa != null, o.tlsCa,
+                Duration.ofSeconds(o.timeoutSeconds), Duration.ofSeconds(o.retryDeadlineSeconds));
+    }
+
+    private TableSchema describe(ServerSql sql, String table) {
+        try {
+            return sql.describe(table);
+        } catch (IOException | RuntimeException e) {
+            if (o.httpEndpoint != null || o.verify) {
+                throw new ImportFailure("cannot read table '" + table + "' over HTTP SQL at " + httpEndpoint() + ": "
+                        + e.getMessage(), e);
+            }
+            if (!o.quiet) {
+                err.println("note: the HTTP API at " + httpEndpoint() + " did not answer (" + e.getMessage() + "): the"
+                        + " import assumes table '" + table + "' does not exist; give --http-endpoint to check");
+            }
+            return null;
+        }
+    }
+
+    private static long countOrMinusOne(ServerSql sql, String table) {
+        try {
+            return sql.count(table);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private RecordSource openSource(Inputs.Input in) throws IOException {
+        InputStream is = Inputs.open(in, stats.rawBytes);
+        if (in.format() == Format.JSONL) {
+            return new JsonLinesSource(is);
+        }
+        char delimiter = in.format() == Format.TSV ? '\t' : ',';
+        if (o.delimiter != null) {
+            String d = o.delimiter.equals("\\t") || o.delimiter.equalsIgnoreCase("tab") ? "\t" : o.delimiter;
+            if (d.length() != 1) {
+                throw new UsageException("--delimiter must be one character, not '" + o.delimiter + "'");
+            }
+            delimiter = d.charAt(0);
+        }
+        CsvSource.Settings s = new CsvSource.Settings(delimiter, o.quote, o.comment == null ? 0 : o.comment, !o.noHeader,
+                o.columns, o.nullToken);
+        try {
+            return new CsvSource(is, s, in.name());
+        } catch (IOException | RuntimeException e) {
+            is.close();
+            throw e;
+        }
+    }
+
+    // ------------------------------------------------------------------ state
+
+    private State loadState(List<Inputs.Input> inputs, String table) {
+        Path file = o.state;
+        if (file == null) {
+            Inputs.Input first = inputs.get(0);
+            file = first.path() == null ? Paths.get("stdin.import-state.json")
+                    : first.path().toAbsolutePath().resolveSibling(first.path().getFileName() + ".import-state.json");
+        }
+        State s = null;
+        if (!o.restart) {
+            try {
+                s = State.load(file);
+            } catch (IOException e) {
+                throw new UsageException(e.getMessage());
+            }
+        }
+        if (s != null && !table.equals(s.table)) {
+            throw new UsageException("state file " + file + " belongs to an import into '" + s.table + "', not '" + table
+                    + "': pass --state with another file, or --restart");
+        }
+        if (s == null) {
+            s = new State(file);
+            s.table = table;
+            s.importTimeNanos = System.currentTimeMillis() * 1_000_000L;
+        }
+        for (Inputs.Input in : inputs) {
+            State.Entry e = s.entry(in.name());
+            if (e == null) {
+                s.entries.add(new State.Entry(in.name(), in.size(), in.modified()));
+            } else if (in.path() != null && (e.size != in.size() || e.modified != in.modified())) {
+                throw new UsageException("'" + in.name() + "' changed since " + file + " recorded it (size " + e.size
+                        + " -> " + in.size() + "): rerun with --restart to import everything again, or restore the file");
+            }
+        }
+        return s;
+    }
+
+    private void resolveInDoubt(List<Inputs.Input> inputs) {
+        if (!appendMode) {
+            return;
+        }
+        List<String> doubts = new ArrayList<>();
+        for (Inputs.Input in : inputs) {
+            State.Entry e = state.entry(in.name());
+            if (!e.done && e.sent > e.acked) {
+                doubts.add("'" + in.name() + "' records " + (e.acked + 1) + ".." + e.sent);
+            }
+        }
+        if (doubts.isEmpty()) {
+            return;
+        }
+        switch (o.inDoubt) {
+            case "fail":
+                throw new ImportFailure("the previous run stopped with batches sent to append-mode table '" + state.table
+                        + "' but never answered: " + String.join(", ", doubts) + ". They may or may not be stored, and"
+                        + " the table keeps duplicates. Check the table, then rerun with --in-doubt resend (send them"
+                        + " again) or --in-doubt skip (continue after them). Nothing was sent.", null);
+            case "skip":
+                for (State.Entry e : state.entries) {
+                    if (!e.done && e.sent > e.acked) {
+                        e.acked = e.sent;
+                    }
+                }
+                err.println("note: continuing after the in-doubt records (" + String.join(", ", doubts) + ")");
+                break;
+            default:
+                err.println("note: sending the in-doubt records again (" + String.join(", ", doubts) + ")");
+                break;
+        }
+    }
+
+    // ------------------------------------------------------------------ import
+
+    private void runWorkers(List<Inputs.Input> inputs, Sampled sampled) {
+        AtomicInteger next = new AtomicInteger();
+        int n = Math.min(o.parallelism, inputs.size());
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < n; w++) {
+            Thread t = new Thread(() -> worker(inputs, next, sampled), "sluice-import-" + w);
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stop.set(true);
+                failure.compareAndSet(null, new ImportFailure("interrupted", e));
+            }
+        }
+        if (sampled != null) {
+            try {
+                sampled.close();
+            } catch (IOException ignored) {
+                // closed after reading
+            }
+        }
+    }
+
+    private void worker(List<Inputs.Input> inputs, AtomicInteger next, Sampled sampled) {
+        Client.BatchSink sink = null;
+        try {
+            int i;
+            while (!stop.get() && (i = next.getAndIncrement()) < inputs.size()) {
+                Inputs.Input in = inputs.get(i);
+                State.Entry e = state.entry(in.name());
+                if (e.done) {
+                    continue;
+                }
+                if (sink == null) {
+                    sink = client.open(plan.schema(), bulk, o.batch, o.inFlight, ctx);
+                }
+                RecordSource src = i == 0 ? sampled : openSource(in);
+                try {
+                    importInput(in, e, src, sink);
+                } finally {
+                    src.close();
+                }
+            }
+            if (sink != null) {
+                sink.finish();
+            }
+        } catch (IOException e) {
+            fail(new ImportFailure(message(e), e));
+        } catch (RuntimeException e) {
+            fail(e);
+        } finally {
+            if (sink != null) {
+                try {
+                    sink.close();
+                } catch (RuntimeException ignored) {
+                    // failures were reported by the batches
+                }
+            }
+        }
+    }
+
+    private void fail(Throwable t) {
+        failure.compareAndSet(null, t);
+        stop.set(true);
+    }
+
+    /** The batches of one input in send order, for the acknowledged watermark. */
+    private final class Tracker {
+        private final State.Entry entry;
+        private final ArrayDeque<long[]> pending = new ArrayDeque<>(); // {end, rejected, last, acked}
+
+        Tracker(State.Entry entry) {
+            this.entry = entry;
+        }
+
+        long[] add(long end, long rejected, boolean last) {
+            long[] p = {end, rejected, last ? 1 : 0, 0};
+            synchronized (state) {
+                pending.add(p);
+                if (appendMode) {
+                    entry.sent = end;
+                    state.save();
+                }
+            }
+            return p;
+        }
+
+        void acked(long[] p) {
+            synchronized (state) {
+                p[3] = 1;
+                while (!pending.isEmpty() && pending.peek()[3] == 1) {
+                    long[] h = pending.poll();
+                    entry.acked = h[0];
+                    entry.rejected += h[1];
+                    if (h[2] == 1) {
+                        entry.done = true;
+                        stats.inputsDone.incrementAndGet();
+                    }
+                }
+                if (appendMode) {
+                    state.save();
+                } else {
+                    state.saveSoon();
+                }
+            }
+        }
+    }
+
+    private void importInput(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) throws IOException {
+        Tracker tracker = new Tracker(e);
+        long skipTo = e.acked;
+        long ordinal = 0;
+        long rejectedInBatch = 0;
+        TableSchema schema = plan.schema();
+        int n = schema.columnCount();
+        int ts = schema.timestampIndex();
+        List<String> columns = src.columns();
+        int known = -1;
+        int[] bind = null;
+        boolean[] unknown = null;
+        boolean eof = false;
+        long importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
+        while (!stop.get()) {
+            boolean has;
+            try {
+                has = src.next();
+            } catch (RecordSource.BadRecord b) {
+                ordinal++;
+                if (ordinal <= skipTo) {
+                    continue;
+                }
+                stats.rowsRead.incrementAndGet();
+                if (!reject(in, b.line(), null, "line " + b.line() + " " + b.getMessage(), b.raw())) {
+                    ordinal--;
+                    break;
+                }
+                rejectedInBatch++;
+                continue;
+            }
+            if (!has) {
+                eof = true;
+                break;
+            }
+            ordinal++;
+            if (ordinal <= skipTo) {
+                continue;
+            }
+            stats.rowsRead.incrementAndGet();
+            if (columns.size() != known) {
+                known = columns.size();
+                bind = plan.bind(columns);
+                unknown = new boolean[known];
+                for (int c = 0; c < known; c++) {
+                    unknown[c] = !plan.knows(columns.get(c));
+                }
+                if (in.format() != Format.JSONL) {
+                    for (int c = 0; c < known; c++) {
+                        if (unknown[c]) {
+                            throw new ImportFailure("'" + in.name() + "': column '" + columns.get(c) + "' is not in the"
+                                    + " table's columns (" + String.join(", ", plan.cols().stream().map(Plan.Col::name)
+                                    .toList()) + "): name it with --skip, or import this file on its own", null);
+                        }
+                    }
+                }
+            }
+            RowAppender a = sink.appender();
+            String badColumn = null;
+            String reason = null;
+            try {
+                for (int c = 0; c < n; c++) {
+                    int s = bind[c];
+                    if (s < 0) {
+                        if (c == ts) {
+                            if (!plan.importTime()) {
+                                throw new Plan.BadValue(schema.column(c).name(), "the time index is missing");
+                            }
+                            a.setLong(c, importBase + ordinal);
+                        }
+                        continue;
+                    }
+                    Object v = src.value(s);
+                    if (v == null) {
+                        if (c == ts) {
+                            throw new Plan.BadValue(schema.column(c).name(), "the time index is empty");
+                        }
+                        continue;
+                    }
+                    plan.set(a, c, v);
+                }
+                for (int c = 0; c < known; c++) {
+                    if (unknown[c] && src.value(c) != null) {
+                        throw new Plan.BadValue(columns.get(c), "key '" + columns.get(c) + "' is not a column of the"
+                                + " import (it was not in the sampled rows): name it in --types to import it, or --skip it");
+                    }
+                }
+                a.endRow();
+            } catch (Plan.BadValue bv) {
+                a.cancelRow();
+                badColumn = bv.column();
+                reason = bv.getMessage();
+            } catch (InvalidDataException ide) {
+                a.cancelRow();
+                reason = ide.getMessage();
+            } catch (IllegalArgumentException | ArithmeticException ex) {
+                a.cancelRow();
+                reason = ex.getMessage();
+            }
+            if (reason != null) {
+                String where = "line " + src.line() + (badColumn != null ? ", column '" + badColumn + "'" : "");
+                if (!reject(in, src.line(), badColumn, where + ": " + reason, src.raw())) {
+                    ordinal--;
+                    break;
+                }
+                rejectedInBatch++;
+                continue;
+            }
+            if (sink.rows() >= o.batch) {
+                send(sink, tracker, ordinal, rejectedInBatch, false);
+                rejectedInBatch = 0;
+            }
+        }
+        if (failure.get() != null) {
+            return;
+        }
+        // Rows read before a stop (an abort point, or another input's failure) are sent; the input is done at EOF.
+        send(sink, tracker, ordinal, rejectedInBatch, eof);
+    }
+
+    private void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last) {
+        long rows = sink.rows();
+        long[][] p = new long[1][];
+        CompletableFuture<Long> f;
+        if (rows == 0) {
+            p[0] = tracker.add(end, rejectedInBatch, last);
+            f = CompletableFuture.completedFuture(0L);
+        } else {
+            // Recorded as sent (append mode) once the batch has a slot, just before it leaves.
+            f = sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last));
+        }
+        f.whenComplete((acked, ex) -> {
+            if (ex != null) {
+                fail(new ImportFailure("batch of " + rows + " rows up to record " + end + " failed: " + message(ex), ex));
+                return;
+            }
+            stats.rowsWritten.addAndGet(acked);
+            tracker.acked(p[0]);
+        });
+    }
+
+    /**
+     * Handles a bad row per the policy.
+     *
+     * @return true to go on, false to stop at this row
+     */
+    private boolean reject(Inputs.Input in, long line, String column, String reason, String raw) {
+        if (rejects != null) {
+            rejects.write(in.name(), line, column, reason, raw);
+        }
+        if (o.onError.equals("abort")) {
+            stoppedAt = "'" + in.name() + "' " + reason + "; the import stopped there (--on-error abort): rows before it"
+                    + " are written, nothing after it was sent. Fix the row, or rerun with --on-error skip.";
+            stop.set(true);
+            return false;
+        }
+        long r = stats.rejected.incrementAndGet();
+        if (!o.quiet && r <= 10) {
+            err.println("rejected: '" + in.name() + "' " + reason);
+        }
+        if (o.maxErrors >= 0 && r > o.maxErrors) {
+            stoppedAt = "more than " + o.maxErrors + " rows rejected (--max-errors); the last: '" + in.name() + "' "
+                    + reason;
+            stop.set(true);
+            return false;
+        }
+        return true;
+    }
+
+    // ------------------------------------------------------------------ verify, dry run
+
+    private void verify(ServerSql sql, String table, Summary summary) {
+        long expected = state.countBefore < 0 ? -1 : state.countBefore;
+        for (State.Entry e : state.entries) {
+            expected += e.acked - e.rejected;
+        }
+        try {
+            long count = sql.count(table);
+            summary.verifyCount = count;
+            summary.verifyExpected = state.countBefore < 0 ? null : expected;
+            summary.verifyOk = state.countBefore < 0 ? null : count == expected;
+            if (summary.verifyOk != null && !summary.verifyOk) {
+                err.println("verify: table '" + table + "' holds " + count + " rows, expected " + expected + " ("
+                        + state.countBefore + " before the import + rows acknowledged). Fewer can mean rows of the input"
+                        + " share a primary key and time (the table keeps the last); more, that others write to it too.");
+            }
+        } catch (IOException e) {
+            throw new ImportFailure("--verify: " + e.getMessage(), e);
+        }
+    }
+
+    private void dryRun(Sampled sampled) {
+        if (plan.tableExists()) {
+            out.println("-- table '" + plan.schema().tableName() + "' exists; rows are converted to its column types");
+            for (Plan.Col c : plan.cols()) {
+                if (plan.newColumns().contains(c.name())) {
+                    out.println("ALTER TABLE " + Plan.quote(plan.schema().tableName()) + " ADD COLUMN " + Plan.quote(c.name())
+                            + " " + c.type().sql() + ";  -- added by the regular path's first write");
+                }
+            }
+        } else {
+            out.println(plan.createTableSql());
+        }
+        out.println("-- path: " + (bulk ? "bulk" : "regular"));
+        for (Plan.Col c : plan.cols()) {
+            if (c.semantic() == SemanticType.Timestamp) {
+                out.println("-- time index: " + c.name() + (c.source() == null ? " (the import's time)"
+                        : " from '" + c.source() + "' as " + c.timeFormat()));
+            }
+        }
+        Table t = Table.from(plan.schema());
+        RowAppender a = t.appender();
+        TableSchema schema = plan.schema();
+        int[] bind = plan.bind(sampled.columns());
+        int shown = 0;
+        List<String> problems = new ArrayList<>();
+        long ordinal = 0;
+        long base = System.currentTimeMillis() * 1_000_000L;
+        while (shown < o.dryRunRows) {
+            try {
+                if (!sampled.next()) {
+                    break;
+                }
+            } catch (RecordSource.BadRecord b) {
+                problems.add("line " + b.line() + " " + b.getMessage());
+                shown++;
+                continue;
+            } catch (IOException e) {
+                break;
+            }
+            ordinal++;
+            shown++;
+            try {
+                for (int c = 0; c < schema.columnCount(); c++) {
+                    if (bind[c] < 0) {
+                        if (c == schema.timestampIndex()) {
+                            a.setLong(c, base + ordinal);
+                        }
+                        continue;
+                    }
+                    Object v = sampled.value(bind[c]);
+                    if (v != null) {
+                        plan.set(a, c, v);
+                    }
+                }
+                a.endRow();
+            } catch (Plan.BadValue e) {
+                a.cancelRow();
+                problems.add("line " + sampled.line() + ", column '" + e.column() + "': " + e.getMessage());
+            } catch (RuntimeException e) {
+                a.cancelRow();
+                problems.add("line " + sampled.line() + ": " + e.getMessage());
+            }
+        }
+        out.println("-- first rows as stored:");
+        List<String> header = new ArrayList<>();
+        for (TableSchema.Column c : schema.columns()) {
+            header.add(c.name());
+        }
+        out.println(String.join("\t", header));
+        for (int r = 0; r < t.rowCount(); r++) {
+            List<String> cells = new ArrayList<>();
+            for (int c = 0; c < schema.columnCount(); c++) {
+                cells.add(cell(t.column(c), schema.column(c), r));
+            }
+            out.println(String.join("\t", cells));
+        }
+        for (String p : problems) {
+            out.println("-- rejected: " + p);
+        }
+    }
+
+    static String cell(ColumnVector v, TableSchema.Column c, int r) {
+        if (v.isNull(r)) {
+            return "NULL";
+        }
+        DataType t = c.dataType();
+        if (t.isTimestamp()) {
+            return Plan.instant(v.getLong(r), t.unitsPerSecond());
+        }
+        switch (t) {
+            case Bool: return Boolean.toString(v.getBool(r));
+            case Float32: case Float64: return Double.toString(v.getDouble(r));
+            case String: case Json: return v.getString(r);
+            case Date: return java.time.LocalDate.ofEpochDay(v.getLong(r)).toString();
+            case Decimal128: {
+                BigInteger unscaled = BigInteger.valueOf(v.getDecimalHigh(r)).shiftLeft(64)
+                        .or(BigInteger.valueOf(v.getDecimalLow(r)).and(BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE)));
+                return new BigDecimal(unscaled, c.decimalType().scale()).toPlainString();
+            }
+            case Binary: return java.util.Base64.getEncoder().encodeToString(v.getBytes(r));
+            case UInt64: return Long.toUnsignedString(v.getLong(r));
+            default: return t.isLongBacked() ? Long.toString(v.getLong(r)) : String.valueOf(v.getString(r));
+        }
+    }
+
+
+    // ------------------------------------------------------------------ line protocol
+
+    private long precisionUnits() {
+        switch (o.precision.toLowerCase(Locale.ROOT)) {
+            case "ns": case "n": return 1_000_000_000L;
+            case "us": case "u": return 1_000_000L;
+            case "ms": return 1_000L;
+            case "s": return 1L;
+            default: throw new UsageException("--precision must be ns, us, ms or s, not '" + o.precision + "'");
+        }
+    }
+
+    private int runLineProtocol(List<Inputs.Input> inputs, Summary summary) {
+        long precision = precisionUnits();
+        if (o.verify) {
+            throw new UsageException("--verify compares one table's count(*); a line protocol import writes a table per"
+                    + " measurement: check them with SELECT count(*)");
+        }
+        Map<String, String> with = keyValues(o.with, "--with");
+        appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
+        ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
+        Map<String, Optional<TableSchema>> described = new java.util.concurrent.ConcurrentHashMap<>();
+        AtomicBoolean httpDown = new AtomicBoolean();
+        Function<String, TableSchema> existing = name -> described.computeIfAbsent(name, n -> {
+            if (httpDown.get()) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.ofNullable(sql.describe(n));
+            } catch (IOException | RuntimeException e) {
+                if (o.httpEndpoint != null) {
+                    throw new ImportFailure("cannot read table '" + n + "' over HTTP SQL at " + httpEndpoint() + ": "
+                            + e.getMessage(), e);
+                }
+                httpDown.set(true);
+                if (!o.quiet) {
+                    err.println("note: the HTTP API at " + httpEndpoint() + " did not answer (" + e.getMessage()
+                            + "): existing tables' column types are not known; new columns are added as the lines"
+                            + " bring them");
+                }
+                return Optional.empty();
+            }
+        }).orElse(null);
+        if (o.dryRun) {
+            dryRunLineProtocol(inputs.get(0), precision, existing, with);
+            return OK;
+        }
+        if (o.rejects != null) {
+            rejects = new Rejects(o.rejects);
+        }
+        String stateTable = o.table != null ? o.table : "(line protocol measurements)";
+        state = loadState(inputs, stateTable);
+        state.countBefore = 0;
+        appendMode |= state.appendMode;
+        state.appendMode = appendMode;
+        resolveInDoubt(inputs);
+        state.save();
+        summary.started = true;
+        summary.table = o.table != null ? o.table : "one table per measurement";
+        summary.path = "regular";
+        summary.stateFile = state.file().toString();
+        ctx = Client.context(with, appendMode);
+        client = new Client(target());
+        stats.inputs = inputs.size();
+        for (Inputs.Input in : inputs) {
+            stats.totalBytes += Math.max(0, in.size());
+            if (state.entry(in.name()).done) {
+                stats.inputsDone.incrementAndGet();
+                stats.rawBytes.addAndGet(Math.max(0, in.size()));
+            }
+        }
+        Thread hook = new Thread(() -> {
+            stop.set(true);
+            state.save();
+        }, "sluice-import-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
+        try {
+            AtomicInteger next = new AtomicInteger();
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < Math.min(o.parallelism, inputs.size()); w++) {
+                Thread t = new Thread(() -> lineProtocolWorker(inputs, next, precision, existing), "sluice-import-" + w);
+                threads.add(t);
+                t.start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail(new ImportFailure("interrupted", e));
+        } finally {
+            if (progress != null) {
+                progress.stop();
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
+        }
+        state.save();
+        Throwable f = failure.get();
+        if (f != null) {
+            throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
+                    + ": run the same command again to continue from there.", f);
+        }
+        if (stoppedAt != null) {
+            summary.error = stoppedAt;
+            err.println("error: " + stoppedAt);
+            return REJECTED;
+        }
+        return stats.rejected.get() > 0 ? REJECTED : OK;
+    }
+
+    private void lineProtocolWorker(List<Inputs.Input> inputs, AtomicInteger next, long precision,
+            Function<String, TableSchema> existing) {
+        Client.TablesSink sink = client.openTables(o.inFlight, ctx);
+        LineProtocolTables tables = new LineProtocolTables(precision, o.table, existing);
+        try {
+            int i;
+            while (!stop.get() && (i = next.getAndIncrement()) < inputs.size()) {
+                Inputs.Input in = inputs.get(i);
+                State.Entry e = state.entry(in.name());
+                if (e.done) {
+                    continue;
+                }
+                try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
+                        Inputs.open(in, stats.rawBytes), java.nio.charset.StandardCharsets.UTF_8), 1 << 16)) {
+                    importLines(in, e, r, tables, sink);
+                }
+            }
+            sink.finish();
+        } catch (IOException e) {
+            fail(new ImportFailure(message(e), e));
+        } catch (RuntimeException e) {
+            fail(e);
+        }
+    }
+
+    private void importLines(Inputs.Input in, State.Entry e, java.io.BufferedReader r, LineProtocolTables tables,
+            Client.TablesSink sink) throws IOException {
+        Tracker tracker = new Tracker(e);
+        long skipTo = e.acked;
+        long line = 0;
+        long rejectedInBatch = 0;
+        boolean eof = false;
+        while (!stop.get()) {
+            String text;
+            try {
+                text = r.readLine();
+            } catch (IOException ex) {
+                throw new ImportFailure("'" + in.name() + "' cannot be read after line " + line + ": " + ex.getMessage(), ex);
+            }
+            if (text == null) {
+                eof = true;
+                break;
+            }
+            line++;
+            if (line == 1 && !text.isEmpty() && text.charAt(0) == '\uFEFF') {
+                text = text.substring(1);
+            }
+            if (line <= skipTo || LineProtocol.isEmpty(text)) {
+                continue;
+            }
+            stats.rowsRead.incrementAndGet();
+            String reason = null;
+            try {
+                tables.add(LineProtocol.parse(text), state.importTimeNanos);
+            } catch (LineProtocol.ParseException ex) {
+                reason = "line " + line + ", " + ex.getMessage();
+            } catch (IllegalArgumentException | ArithmeticException ex) {
+                reason = "line " + line + ": " + ex.getMessage();
+            }
+            if (reason != null) {
+                if (!reject(in, line, null, reason, text)) {
+                    line--;
+                    break;
+                }
+                rejectedInBatch++;
+                continue;
+            }
+            if (tables.rows() >= o.batch) {
+                sendTables(sink, tables, tracker, line, rejectedInBatch, false);
+                rejectedInBatch = 0;
+            }
+        }
+        if (failure.get() != null) {
+            return;
+        }
+        sendTables(sink, tables, tracker, line, rejectedInBatch, eof);
+    }
+
+    private void sendTables(Client.TablesSink sink, LineProtocolTables tables, Tracker tracker, long end,
+            long rejectedInBatch, boolean last) {
+        long rows = tables.rows();
+        long[][] p = new long[1][];
+        CompletableFuture<Long> f;
+        if (rows == 0) {
+            p[0] = tracker.add(end, rejectedInBatch, last);
+            f = CompletableFuture.completedFuture(0L);
+        } else {
+            f = sink.send(tables.drain(), () -> p[0] = tracker.add(end, rejectedInBatch, last));
+        }
+        f.whenComplete((acked, ex) -> {
+            if (ex != null) {
+                fail(new ImportFailure("request of " + rows + " rows up to line " + end + " failed: " + message(ex), ex));
+                return;
+            }
+            stats.rowsWritten.addAndGet(acked);
+            tracker.acked(p[0]);
+        });
+    }
+
+    private void dryRunLineProtocol(Inputs.Input first, long precision, Function<String, TableSchema> existing,
+            Map<String, String> with) {
+        LineProtocolTables tables = new LineProtocolTables(precision, o.table, existing);
+        List<String> problems = new ArrayList<>();
+        try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
+                Inputs.open(first, stats.rawBytes), java.nio.charset.StandardCharsets.UTF_8))) {
+            String text;
+            long line = 0;
+            int shown = 0;
+            while (shown < o.dryRunRows && (text = r.readLine()) != null) {
+                line++;
+                if (LineProtocol.isEmpty(text)) {
+                    continue;
+                }
+                shown++;
+                try {
+                    tables.add(LineProtocol.parse(text), System.currentTimeMillis() * 1_000_000L);
+                } catch (LineProtocol.ParseException e) {
+                    problems.add("line " + line + ", " + e.getMessage());
+                } catch (IllegalArgumentException e) {
+                    problems.add("line " + line + ": " + e.getMessage());
+                }
+            }
+        } catch (IOException e) {
+            throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
+        }
+        for (TableSchema s : tables.schemas()) {
+            if (existing.apply(s.tableName()) != null) {
+                out.println("-- table '" + s.tableName() + "' exists; the regular path adds columns it lacks");
+            } else {
+                out.println(Plan.createTableSql(s, with));
+            }
+        }
+        out.println("-- path: regular");
+        out.println("-- first rows as stored:");
+        for (Table t : tables.drain()) {
+            TableSchema s = t.schema();
+            List<String> header = new ArrayList<>();
+            s.columns().forEach(c -> header.add(c.name()));
+            out.println(s.tableName() + ": " + String.join("\t", header));
+            for (int row = 0; row < t.rowCount(); row++) {
+                List<String> cells = new ArrayList<>();
+                for (int c = 0; c < s.columnCount(); c++) {
+                    cells.add(cell(t.column(c), s.column(c), row));
+                }
+                out.println(s.tableName() + ": " + String.join("\t", cells));
+            }
+        }
+        for (String p : problems) {
+            out.println("-- rejected: " + p);
+        }
+    }
+
+    // ------------------------------------------------------------------ accessors for the line protocol job
+
+    AtomicBoolean stopFlag() {
+        return stop;
+    }
+
+    static String lower(String s) {
+        return s.toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,205 @@
+package dev.sluice.importer.internal;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The command line of {@code sluice import}, as picocli fills it. */
+public final class ImportOptions {
+    /** Creates the options with their defaults. */
+    public ImportOptions() {
+    }
+
+    /** Files, directories, globs or {@code -}. */
+    @Parameters(arity = "1..*", paramLabel = "INPUT", description = "Files, directories, globs (quoted) or - for"
+            + " standard input. .gz and .zst are decompressed. Format by extension (.csv .tsv .jsonl .ndjson .lp)"
+            + " or --format.")
+    public List<String> inputs = new ArrayList<>();
+
+    /** Input format. */
+    @Option(names = "--format", paramLabel = "FMT", description = "csv, tsv, jsonl or lp (default: by extension).")
+    public String format;
+
+    // ---- CSV
+    /** Field delimiter. */
+    @Option(names = "--delimiter", paramLabel = "C", description = "CSV field delimiter (default , for CSV, TAB for"
+            + " TSV; \\t accepted).")
+    public String delimiter;
+    /** Quote character. */
+    @Option(names = "--quote", paramLabel = "C", defaultValue = "\"", description = "CSV quote character; a quote"
+            + " inside a quoted value is doubled (default: ${DEFAULT-VALUE}).")
+    public char quote;
+    /** Comment prefix. */
+    @Option(names = "--comment", paramLabel = "C", description = "Skip CSV lines starting with this character.")
+    public Character comment;
+    /** Whether the first line is a header. */
+    @Option(names = "--no-header", negatable = false, description = "CSV has no header line: name columns with"
+            + " --columns (else c1, c2, ...).")
+    public boolean noHeader;
+    /** Column names. */
+    @Option(names = "--columns", split = ",", paramLabel = "a,b,...", description = "CSV column names (replace the"
+            + " header's, or name a file without one).")
+    public List<String> columns;
+    /** Null token. */
+    @Option(names = "--null", paramLabel = "TEXT", defaultValue = "", description = "CSV text read as NULL (default:"
+            + " empty).")
+    public String nullToken;
+
+    // ---- mapping
+    /** Table name. */
+    @Option(names = {"-t", "--table"}, paramLabel = "NAME", description = "Target table (default: the first input's"
+            + " file name without extensions; line protocol: the measurement).")
+    public String table;
+    /** Time index column. */
+    @Option(names = "--time-index", paramLabel = "COL", description = "Source column of the time index (default: a"
+            + " column named ts, time, timestamp or *_ts, *_time holding ISO-8601 times or epoch integers, else the first column of"
+            + " ISO-8601 times, else the import's time in a column greptime_timestamp).")
+    public String timeIndex;
+    /** Time index format. */
+    @Option(names = "--time-format", paramLabel = "FMT", description = "s, ms, us, ns (epoch), iso, or a pattern such"
+            + " as 'yyyy-MM-dd HH:mm:ss' (default: inferred; epoch units from the digits).")
+    public String timeFormat;
+    /** Tag columns. */
+    @Option(names = "--tags", split = ",", paramLabel = "a,b", description = "Source columns stored as tags (the"
+            + " primary key); every other column is a field.")
+    public List<String> tags = new ArrayList<>();
+    /** Type overrides. */
+    @Option(names = "--types", paramLabel = "col:Type,...", description = "Type overrides: Int64, Float64, Boolean,"
+            + " String, Json, Date, TimestampMillisecond..., Decimal(p,s), or SQL names (BIGINT, DOUBLE, TIMESTAMP(3)).")
+    public List<String> types = new ArrayList<>();
+    /** Skipped columns. */
+    @Option(names = "--skip", split = ",", paramLabel = "a,b", description = "Source columns not imported.")
+    public List<String> skip = new ArrayList<>();
+    /** Renames. */
+    @Option(names = "--rename", split = ",", paramLabel = "old=new", description = "Rename source columns.")
+    public List<String> rename = new ArrayList<>();
+    /** Time zone of zone-less times. */
+    @Option(names = "--timezone", paramLabel = "ZONE", defaultValue = "UTC", description = "Zone of times without an"
+            + " offset, e.g. +08:00 or Asia/Shanghai (default: ${DEFAULT-VALUE}).")
+    public String timezone;
+    /** Rows sampled for inference. */
+    @Option(names = "--sample", paramLabel = "N", defaultValue = "1000", description = "Rows read to infer types"
+            + " (default: ${DEFAULT-VALUE}).")
+    public int sample;
+    /** Table options. */
+    @Option(names = "--with", split = ",", paramLabel = "k=v", description = "Options of a table the import creates,"
+            + " e.g. ttl=7d,append_mode=true.")
+    public List<String> with = new ArrayList<>();
+    /** Line protocol precision. */
+    @Option(names = "--precision", paramLabel = "P", defaultValue = "ns", description = "Line protocol timestamp"
+            + " unit: ns, us, ms or s (default: ${DEFAULT-VALUE}).")
+    public String precision;
+
+    // ---- run
+    /** Dry run. */
+    @Option(names = "--dry-run", description = "Print the CREATE TABLE and the first rows as they would be stored;"
+            + " write nothing.")
+    public boolean dryRun;
+    /** Rows shown by a dry run. */
+    @Option(names = "--dry-run-rows", paramLabel = "N", defaultValue = "10", description = "Rows a dry run shows"
+            + " (default: ${DEFAULT-VALUE}).")
+    public int dryRunRows;
+    /** Write path. */
+    @Option(names = "--path", paramLabel = "P", defaultValue = "bulk", description = "bulk (Arrow Flight, default) or"
+            + " regular (gRPC inserts; adds missing columns; used for Json columns and line protocol).")
+    public String path;
+    /** Rows per batch. */
+    @Option(names = "--batch", paramLabel = "N", defaultValue = "20000", description = "Rows per batch (default:"
+            + " ${DEFAULT-VALUE}).")
+    public int batch;
+    /** Parallel readers. */
+    @Option(names = "--parallelism", paramLabel = "N", defaultValue = "2", description = "Files read and sent in"
+            + " parallel, one writer each (default: ${DEFAULT-VALUE}).")
+    public int parallelism;
+    /** In-flight batches per writer. */
+    @Option(names = "--in-flight", paramLabel = "N", defaultValue = "8", description = "Unanswered batches per writer"
+            + " (default: ${DEFAULT-VALUE}).")
+    public int inFlight;
+
+    // ---- errors
+    /** Error policy. */
+    @Option(names = "--on-error", paramLabel = "P", defaultValue = "abort", description = "abort (default: stop at the"
+            + " first bad row; rows before it are written, nothing after it is sent) or skip (reject the row and go"
+            + " on).")
+    public String onError;
+    /** Rejects file. */
+    @Option(names = "--rejects", paramLabel = "FILE", description = "Append each rejected row as a JSON line: source,"
+            + " line, column, reason, raw text.")
+    public Path rejects;
+    /** Max rejected rows. */
+    @Option(names = "--max-errors", paramLabel = "N", defaultValue = "-1", description = "With skip: stop once more"
+            + " than N rows are rejected (default: no limit).")
+    public long maxErrors;
+
+    // ---- resume
+    /** State file. */
+    @Option(names = "--state", paramLabel = "FILE", description = "State file (default: <first input>.import-state.json;"
+            + " for standard input ./stdin.import-state.json).")
+    public Path state;
+    /** Ignore the state. */
+    @Option(names = "--restart", description = "Ignore the state file and import everything again.")
+    public boolean restart;
+    /** Append-mode in-doubt policy. */
+    @Option(names = "--in-doubt", paramLabel = "P", defaultValue = "fail", description = "Append-mode tables only:"
+            + " what a rerun does with batches sent but never answered before the previous run stopped: fail"
+            + " (default: stop before sending anything and name them), resend (may store them twice), skip (may"
+            + " lose them).")
+    public String inDoubt;
+    /** Whether the table keeps duplicates. */
+    @Option(names = "--append-mode", description = "The table keeps every row (append_mode=true) even if the import"
+            + " did not create it: in-doubt batches are then never resent silently.")
+    public boolean appendMode;
+
+    // ---- output
+    /** Quiet. */
+    @Option(names = {"-q", "--quiet"}, description = "No progress and no summary (errors are still printed).")
+    public boolean quiet;
+    /** Summary JSON. */
+    @Option(names = "--summary-json", paramLabel = "FILE", description = "Write the summary as JSON (- for standard"
+            + " output).")
+    public String summaryJson;
+    /** Verify. */
+    @Option(names = "--verify", description = "At the end, compare the server's count(*) over HTTP SQL with the rows"
+            + " acknowledged.")
+    public boolean verify;
+    /** Progress interval when not a terminal. */
+    @Option(names = "--progress-interval", paramLabel = "SECONDS", defaultValue = "10", description = "Seconds between"
+            + " progress lines when output is not a terminal (default: ${DEFAULT-VALUE}).")
+    public int progressInterval;
+
+    // ---- target
+    /** gRPC endpoints. */
+    @Option(names = {"-e", "--endpoint"}, split = ",", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:4001",
+            description = "GreptimeDB gRPC endpoints (default: ${DEFAULT-VALUE}).")
+    public List<String> endpoints;
+    /** HTTP endpoint. */
+    @Option(names = "--http-endpoint", paramLabel = "HOST:PORT|URL", description = "HTTP API for DESC TABLE and"
+            + " --verify (default: the first endpoint's host, port 4000).")
+    public String httpEndpoint;
+    /** Database. */
+    @Option(names = {"-d", "--database"}, paramLabel = "DB", defaultValue = "public", description = "Database"
+            + " (default: ${DEFAULT-VALUE}).")
+    public String database;
+    /** User. */
+    @Option(names = {"-u", "--user"}, paramLabel = "USER", description = "User for basic auth.")
+    public String user;
+    /** Password. */
+    @Option(names = {"-p", "--password"}, paramLabel = "PASS", description = "Password (or set SLUICE_PASSWORD).")
+    public String password;
+    /** TLS. */
+    @Option(names = "--tls", description = "Connect with TLS (system trust store).")
+    public boolean tls;
+    /** CA certificate. */
+    @Option(names = "--tls-ca", paramLabel = "PEM", description = "Connect with TLS, trusting this CA certificate.")
+    public Path tlsCa;
+    /** Call timeout. */
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60", description = "Deadline of one call and"
+            + " of one batch's answer (default: ${DEFAULT-VALUE}).")
+    public int timeoutSeconds;
+    /** Retry deadline. */
+    @Option(names = "--retry-deadline", paramLabel = "SECONDS", defaultValue = "120", description = "How long a failed"
+            + " write is retried (server restarts, failover) before the import stops (default: ${DEFAULT-VALUE}).")
+    public int retryDeadlineSeconds;
+}

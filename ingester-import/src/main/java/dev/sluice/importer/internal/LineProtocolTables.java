@@ -1,0 +1,239 @@
+package dev.sluice.importer.internal;
+
+import dev.sluice.data.DataType;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Turns line protocol points into tables, one per measurement. A measurement's columns grow as lines bring new
+ * tags or fields: the rows so far are kept in a table of the old shape and the next rows go to a table of the
+ * new one, so the regular path adds the columns. A field whose type differs from the column's is converted
+ * when nothing is lost (an integer into a float column), else the line is rejected.
+ */
+final class LineProtocolTables {
+    /** The name of the time index of tables the import creates, as GreptimeDB's line protocol endpoint names it. */
+    static final String TIME_COLUMN = "greptime_timestamp";
+
+    private record Col(SemanticType semantic, DataType type) {
+    }
+
+    private final class Measurement {
+        final String table;
+        final LinkedHashMap<String, Col> cols = new LinkedHashMap<>();
+        String timeColumn = TIME_COLUMN;
+        DataType timeType;
+        TableSchema schema;
+        Table current;
+        RowAppender appender;
+
+        Measurement(String table, TableSchema existing) {
+            this.table = table;
+            if (existing != null) {
+                for (TableSchema.Column c : existing.columns()) {
+                    if (c.semanticType() == SemanticType.Timestamp) {
+                        timeColumn = c.name();
+                        timeType = c.dataType();
+                    } else {
+                        cols.put(c.name(), new Col(c.semanticType(), c.dataType()));
+                    }
+                }
+            } else {
+                timeType = precisionType;
+            }
+        }
+
+        void reshape() {
+            if (current != null && current.rowCount() > 0) {
+                ready.add(current.complete());
+            }
+            TableSchema.Builder b = TableSchema.newBuilder(table);
+            for (Map.Entry<String, Col> e : cols.entrySet()) {
+                b.addColumn(e.getKey(), e.getValue().semantic(), e.getValue().type());
+            }
+            b.addTimestamp(timeColumn, timeType);
+            schema = b.build();
+            current = Table.from(schema);
+            appender = current.appender();
+        }
+    }
+
+    private final Map<String, Measurement> measurements = new LinkedHashMap<>();
+    private final List<Table> ready = new ArrayList<>();
+    private final DataType precisionType;
+    private final long precisionUnits;
+    private final String tableOverride;
+    private final Function<String, TableSchema> existing;
+    private int rows;
+
+    /**
+     * Creates the converter.
+     *
+     * @param precisionUnits units per second of the lines' timestamps
+     * @param tableOverride a table for every measurement, or null
+     * @param existing reads an existing table's schema (null when it does not exist)
+     */
+    LineProtocolTables(long precisionUnits, String tableOverride, Function<String, TableSchema> existing) {
+        this.precisionUnits = precisionUnits;
+        this.precisionType = precisionUnits == 1 ? DataType.TimestampSecond : precisionUnits == 1_000
+                ? DataType.TimestampMillisecond : precisionUnits == 1_000_000 ? DataType.TimestampMicrosecond
+                : DataType.TimestampNanosecond;
+        this.tableOverride = tableOverride;
+        this.existing = existing;
+    }
+
+    /** @return rows added since the last {@link #drain()} */
+    int rows() {
+        return rows;
+    }
+
+    /**
+     * Adds a point.
+     *
+     * @param pt the point
+     * @param defaultTimeNanos the time of a point without a timestamp, in nanoseconds
+     * @throws IllegalArgumentException with the reason when the point does not fit its table
+     */
+    void add(LineProtocol.Point pt, long defaultTimeNanos) {
+        String name = tableOverride != null ? tableOverride : pt.measurement();
+        Measurement m = measurements.get(name);
+        if (m == null) {
+            m = new Measurement(name, existing.apply(name));
+            measurements.put(name, m);
+            m.reshape();
+        }
+        boolean grown = false;
+        for (String k : pt.tagKeys()) {
+            Col c = m.cols.get(k);
+            if (c == null) {
+                checkName(m, k);
+                m.cols.put(k, new Col(SemanticType.Tag, DataType.String));
+                grown = true;
+            } else if (c.semantic() != SemanticType.Tag) {
+                throw new IllegalArgumentException("'" + k + "' is a tag here but a field of table '" + name + "'");
+            }
+        }
+        for (int i = 0; i < pt.fieldKeys().size(); i++) {
+            String k = pt.fieldKeys().get(i);
+            Col c = m.cols.get(k);
+            if (c == null) {
+                checkName(m, k);
+                m.cols.put(k, new Col(SemanticType.Field, typeOf(pt.fieldValues().get(i))));
+                grown = true;
+            } else if (c.semantic() == SemanticType.Tag) {
+                throw new IllegalArgumentException("'" + k + "' is a field here but a tag of table '" + name + "'");
+            }
+        }
+        if (grown) {
+            m.reshape();
+        }
+        RowAppender a = m.appender;
+        TableSchema s = m.schema;
+        try {
+            for (int i = 0; i < pt.tagKeys().size(); i++) {
+                a.setString(s.indexOf(pt.tagKeys().get(i)), pt.tagValues().get(i));
+            }
+            for (int i = 0; i < pt.fieldKeys().size(); i++) {
+                String k = pt.fieldKeys().get(i);
+                int idx = s.indexOf(k);
+                set(a, idx, s.column(idx).dataType(), k, pt.fieldValues().get(i), name);
+            }
+            long ts = pt.timestamp() != null ? pt.timestamp()
+                    : TimeFormat.rescale(defaultTimeNanos, 1_000_000_000L, precisionUnits);
+            a.setLong(s.timestampIndex(), TimeFormat.rescale(ts, precisionUnits, m.timeType.unitsPerSecond()));
+            a.endRow();
+        } catch (RuntimeException e) {
+            a.cancelRow();
+            throw e instanceof IllegalArgumentException ? e : new IllegalArgumentException(e.getMessage(), e);
+        }
+        rows++;
+    }
+
+    private static void checkName(Measurement m, String k) {
+        if (k.equals(m.timeColumn)) {
+            throw new IllegalArgumentException("'" + k + "' is the time index of table '" + m.table + "'");
+        }
+    }
+
+    static DataType typeOf(Object v) {
+        if (v instanceof Double) {
+            return DataType.Float64;
+        }
+        if (v instanceof Long) {
+            return DataType.Int64;
+        }
+        if (v instanceof BigInteger) {
+            return DataType.UInt64;
+        }
+        if (v instanceof Boolean) {
+            return DataType.Bool;
+        }
+        return DataType.String;
+    }
+
+    private static void set(RowAppender a, int idx, DataType t, String key, Object v, String table) {
+        DataType given = typeOf(v);
+        if (given == t) {
+            switch (t) {
+                case Float64: a.setDouble(idx, (Double) v); return;
+                case Int64: a.setLong(idx, (Long) v); return;
+                case Bool: a.setBoolean(idx, (Boolean) v); return;
+                case String: a.setString(idx, (String) v); return;
+                default: a.setValue(idx, v); return;
+            }
+        }
+        if ((t == DataType.Float64 || t == DataType.Float32) && (v instanceof Long || v instanceof BigInteger)) {
+            a.setDouble(idx, ((Number) v).doubleValue());
+            return;
+        }
+        if (t.isLongBacked() && !t.isTimestamp() && (v instanceof Long || v instanceof BigInteger)) {
+            a.setValue(idx, v); // range-checked by the appender
+            return;
+        }
+        if (t == DataType.Float32 && v instanceof Double d) {
+            a.setDouble(idx, d);
+            return;
+        }
+        throw new IllegalArgumentException("field type conflict: '" + key + "' is " + t + " in table '" + table
+                + "', this line gives " + given);
+    }
+
+    /**
+     * Takes every table with rows, for one request, and starts empty ones of the same shapes.
+     *
+     * @return the tables
+     */
+    List<Table> drain() {
+        List<Table> out = new ArrayList<>(ready);
+        ready.clear();
+        for (Measurement m : measurements.values()) {
+            if (m.current.rowCount() > 0) {
+                out.add(m.current.complete());
+                m.current = Table.from(m.schema);
+                m.appender = m.current.appender();
+            }
+        }
+        rows = 0;
+        return out;
+    }
+
+    /**
+     * The tables' schemas as they stand, for a dry run.
+     *
+     * @return schemas by table
+     */
+    List<TableSchema> schemas() {
+        List<TableSchema> out = new ArrayList<>();
+        for (Measurement m : measurements.values()) {
+            out.add(m.schema);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,92 @@
+package dev.sluice.importer.internal;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Reads the records of one tabular input (CSV, TSV, JSON Lines) one at a time. Values are {@code String} (text
+ * as read, {@code null} for the null token), or for JSON {@code Long}, {@code Double}, {@code BigDecimal},
+ * {@code Boolean}, {@code String} and {@link JsonText} (a nested object or array).
+ */
+public interface RecordSource extends Closeable {
+    /**
+     * The source columns known so far (a JSON source learns names as it reads; their indexes never change).
+     *
+     * @return the names, by index
+     */
+    List<String> columns();
+
+    /**
+     * Reads the next record.
+     *
+     * @return false at the end of the input
+     * @throws BadRecord when the record cannot be parsed (the source can go on with the next one)
+     * @throws IOException when the input cannot be read any further
+     */
+    boolean next() throws IOException;
+
+    /**
+     * Returns the current record's value of a source column.
+     *
+     * @param column the source column index
+     * @return the value, or null when absent
+     */
+    Object value(int column);
+
+    /**
+     * Returns the line the current record starts on (1-based).
+     *
+     * @return the line
+     */
+    long line();
+
+    /**
+     * Returns the current record's text as read (for rejects files).
+     *
+     * @return the raw text
+     */
+    String raw();
+
+    /**
+     * A nested JSON value kept as its JSON text.
+     *
+     * @param text the JSON text
+     */
+    record JsonText(String text) {
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    /** A record that cannot be parsed; the message names line and reason. */
+    final class BadRecord extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final long line;
+        private final String raw;
+
+        /**
+         * Creates the exception.
+         *
+         * @param line the record's line
+         * @param reason why it cannot be parsed
+         * @param raw the record's text
+         */
+        public BadRecord(long line, String reason, String raw) {
+            super(reason);
+            this.line = line;
+            this.raw = raw;
+        }
+
+        /** @return the record's line */
+        public long line() {
+            return line;
+        }
+
+        /** @return the record's text */
+        public String raw() {
+            return raw;
+        }
+    }
+}

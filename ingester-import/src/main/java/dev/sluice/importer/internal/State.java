@@ -1,0 +1,194 @@
+package dev.sluice.importer.internal;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The resume state: per input, the record up to which every row is acknowledged ({@code acked}: rows
+ * {@code 1..acked} are stored or were rejected), and for append-mode tables the record up to which rows were
+ * sent ({@code sent}): rows {@code acked+1..sent} are in doubt after a crash. Saved by writing a new file and
+ * renaming it over the old one, so a crash leaves either the old or the new state.
+ */
+public final class State {
+    private static final JsonFactory JSON = JsonFactory.builder().build();
+
+    /** One input's progress. */
+    public static final class Entry {
+        final String name;
+        long size;
+        long modified;
+        long acked;
+        long sent;
+        long rejected;
+        boolean done;
+
+        Entry(String name, long size, long modified) {
+            this.name = name;
+            this.size = size;
+            this.modified = modified;
+        }
+
+        /** @return the input's name */
+        public String name() {
+            return name;
+        }
+
+        /** @return records acknowledged (or rejected) from the start */
+        public long acked() {
+            return acked;
+        }
+
+        /** @return records sent from the start (append mode) */
+        public long sent() {
+            return sent;
+        }
+
+        /** @return whether the input is finished */
+        public boolean done() {
+            return done;
+        }
+    }
+
+    private final Path file;
+    String table;
+    long importTimeNanos;
+    boolean appendMode;
+    long countBefore = -1;
+    final List<Entry> entries = new ArrayList<>();
+    private long lastSave;
+
+    State(Path file) {
+        this.file = file;
+    }
+
+    /** @return the state file */
+    public Path file() {
+        return file;
+    }
+
+    Entry entry(String name) {
+        for (Entry e : entries) {
+            if (e.name.equals(name)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Reads a state file.
+     *
+     * @param file the file
+     * @return the state, or null when the file does not exist
+     * @throws IOException when it exists but cannot be read
+     */
+    static State load(Path file) throws IOException {
+        if (!Files.exists(file)) {
+            return null;
+        }
+        State s = new State(file);
+        try (JsonParser p = JSON.createParser(file.toFile())) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new IOException("not a state file");
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String f = p.currentName();
+                p.nextToken();
+                switch (f) {
+                    case "table": s.table = p.getText(); break;
+                    case "importTimeNanos": s.importTimeNanos = p.getLongValue(); break;
+                    case "appendMode": s.appendMode = p.getBooleanValue(); break;
+                    case "countBefore": s.countBefore = p.getLongValue(); break;
+                    case "inputs":
+                        while (p.nextToken() == JsonToken.START_OBJECT) {
+                            Entry e = new Entry(null, -1, -1);
+                            String name = null;
+                            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                                String k = p.currentName();
+                                p.nextToken();
+                                switch (k) {
+                                    case "name": name = p.getText(); break;
+                                    case "size": e.size = p.getLongValue(); break;
+                                    case "modified": e.modified = p.getLongValue(); break;
+                                    case "acked": e.acked = p.getLongValue(); break;
+                                    case "sent": e.sent = p.getLongValue(); break;
+                                    case "rejected": e.rejected = p.getLongValue(); break;
+                                    case "done": e.done = p.getBooleanValue(); break;
+                                    default: p.skipChildren(); break;
+                                }
+                            }
+                            Entry named = new Entry(name, e.size, e.modified);
+                            named.acked = e.acked;
+                            named.sent = e.sent;
+                            named.rejected = e.rejected;
+                            named.done = e.done;
+                            s.entries.add(named);
+                        }
+                        break;
+                    default: p.skipChildren(); break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new IOException("state file " + file + " cannot be read (" + e.getMessage() + "): fix or delete it, or"
+                    + " pass --restart", e);
+        }
+        return s;
+    }
+
+    /**
+     * Saves the state now.
+     *
+     * @throws ImportFailure when the file cannot be written
+     */
+    synchronized void save() {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (OutputStream out = Files.newOutputStream(tmp); JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+            g.useDefaultPrettyPrinter();
+            g.writeStartObject();
+            g.writeNumberField("version", 1);
+            g.writeStringField("table", table);
+            g.writeNumberField("importTimeNanos", importTimeNanos);
+            g.writeBooleanField("appendMode", appendMode);
+            g.writeNumberField("countBefore", countBefore);
+            g.writeArrayFieldStart("inputs");
+            for (Entry e : entries) {
+                g.writeStartObject();
+                g.writeStringField("name", e.name);
+                g.writeNumberField("size", e.size);
+                g.writeNumberField("modified", e.modified);
+                g.writeNumberField("acked", e.acked);
+                g.writeNumberField("sent", e.sent);
+                g.writeNumberField("rejected", e.rejected);
+                g.writeBooleanField("done", e.done);
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new ImportFailure("cannot write the state file " + tmp + ": " + e.getMessage(), e);
+        }
+        try {
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new ImportFailure("cannot replace the state file " + file + ": " + e.getMessage(), e);
+        }
+        lastSave = System.nanoTime();
+    }
+
+    /** Saves unless the last save is under 200 ms old. */
+    synchronized void saveSoon() {
+        if (System.nanoTime() - lastSave > 200_000_000L) {
+            save();
+        }
+    }
+}

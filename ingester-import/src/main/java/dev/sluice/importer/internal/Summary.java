@@ -1,0 +1,94 @@
+package dev.sluice.importer.internal;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+
+/** What an import did: printed at the end, and written as JSON with {@code --summary-json}. */
+final class Summary {
+    boolean started;
+    String table;
+    String path;
+    String stateFile;
+    int inputs;
+    long rowsRead;
+    long rowsWritten;
+    long rowsRejected;
+    long bytesRead;
+    double seconds;
+    Long verifyCount;
+    Long verifyExpected;
+    Boolean verifyOk;
+    String error;
+    int exitCode;
+
+    void fill(ImportJob.Stats s) {
+        inputs = s.inputs;
+        rowsRead = s.rowsRead.get();
+        rowsWritten = s.rowsWritten.get();
+        rowsRejected = s.rejected.get();
+        bytesRead = s.rawBytes.get();
+        seconds = (System.nanoTime() - s.started) / 1e9;
+    }
+
+    String text() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format("imported into %s (%s path): %,d rows read, %,d written, %,d rejected in %.1f s"
+                + " (%,.0f rows/s, %.1f MB/s)%n", table, path, rowsRead, rowsWritten, rowsRejected, seconds,
+                seconds > 0 ? rowsWritten / seconds : 0, seconds > 0 ? bytesRead / 1e6 / seconds : 0));
+        if (verifyCount != null) {
+            sb.append(String.format("verify: count(*) = %,d%s%n", verifyCount, verifyExpected == null ? ""
+                    : verifyOk ? " as expected" : String.format(", expected %,d: MISMATCH", verifyExpected)));
+        }
+        sb.append("state: ").append(stateFile).append(" (exit ").append(exitCode).append(")\n");
+        return sb.toString();
+    }
+
+    void writeJson(String where, PrintStream out, PrintStream err) {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try (JsonGenerator g = JsonFactory.builder().build().createGenerator(buf, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("table", table);
+            g.writeStringField("path", path);
+            g.writeNumberField("inputs", inputs);
+            g.writeNumberField("rowsRead", rowsRead);
+            g.writeNumberField("rowsWritten", rowsWritten);
+            g.writeNumberField("rowsRejected", rowsRejected);
+            g.writeNumberField("bytesRead", bytesRead);
+            g.writeNumberField("seconds", Math.round(seconds * 1000) / 1000.0);
+            g.writeNumberField("rowsPerSecond", seconds > 0 ? Math.round(rowsWritten / seconds) : 0);
+            if (verifyCount != null) {
+                g.writeNumberField("verifyCount", verifyCount);
+            }
+            if (verifyExpected != null) {
+                g.writeNumberField("verifyExpected", verifyExpected);
+                g.writeBooleanField("verifyOk", verifyOk);
+            }
+            g.writeStringField("stateFile", stateFile);
+            if (error != null) {
+                g.writeStringField("error", error);
+            }
+            g.writeNumberField("exitCode", exitCode);
+            g.writeEndObject();
+        } catch (IOException e) {
+            err.println("error: cannot render the summary: " + e.getMessage());
+            return;
+        }
+        String json = buf.toString(StandardCharsets.UTF_8);
+        if (where.equals("-")) {
+            out.println(json);
+            return;
+        }
+        try {
+            Files.writeString(Paths.get(where), json + "\n");
+        } catch (IOException e) {
+            err.println("error: cannot write --summary-json " + where + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.sluice.importer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.GreptimeTestkitExtension;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad rows under each policy: what is stored, what is rejected, and the exit code. */
+class BadRowsTest {
+    @RegisterExtension
+    static final GreptimeTestkitExtension testkit = new GreptimeTestkitExtension(GreptimeTestServer.builder().httpPort(0));
+
+    @TempDir
+    Path dir;
+
+    /** Rows id 1..10; the ids in {@code bad} get an unparsable value. */
+    Path file(String name, long... bad) throws IOException {
+        StringBuilder sb = new StringBuilder("id,v,ts\n");
+        for (long i = 1; i <= 10; i++) {
+            final long id = i;
+            boolean b = LongStream.of(bad).anyMatch(x -> x == id);
+            sb.append(i).append(',').append(b ? "oops" : Double.toString(i / 4.0)).append(',')
+                    .append(1_700_000_000_000L + i).append('\n');
+        }
+        Path f = dir.resolve(name + ".csv");
+        Files.writeString(f, sb.toString());
+        return f;
+    }
+
+    static List<Long> ids(String table) {
+        return testkit.server().rows(table).stream().map(m -> (Long) m.get("id")).sorted().collect(Collectors.toList());
+    }
+
+    @Test
+    void abortStopsAtTheFirstBadRowNamingItAndSendsNothingAfterIt() throws IOException {
+        Path f = file("abort", 6, 8);
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--types", "v:Float64", "--batch", "2", f.toString()));
+        assertEquals(1, r.code(), r.toString());
+        assertTrue(r.err().contains("abort.csv' line 7, column 'v': 'oops' is not a number (Float64)"), r.err());
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L), ids("abort"));
+    }
+
+    @Test
+    void skipWritesEveryGoodRowAndEachRejectToTheRejectsFile() throws IOException {
+        Path f = file("skip", 6, 8);
+        Path rejects = dir.resolve("rejects.jsonl");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--types", "v:Float64", "--batch", "3", "--on-error", "skip", "--rejects",
+                rejects.toString(), f.toString()));
+        assertEquals(1, r.code(), r.toString());
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 7L, 9L, 10L), ids("skip"));
+        List<String> lines = Files.readAllLines(rejects);
+        assertEquals(2, lines.size());
+        assertEquals("{\"source\":\"" + f + "\",\"line\":7,\"column\":\"v\",\"reason\":\"line 7, column 'v': 'oops' is not"
+                + " a number (Float64)\",\"raw\":\"6,oops,1700000000006\"}", lines.get(0));
+        assertTrue(lines.get(1).contains("\"line\":9") && lines.get(1).contains("8,oops,"), lines.get(1));
+        assertTrue(r.out().contains("10 rows read, 8 written, 2 rejected"), r.out());
+    }
+
+    @Test
+    void maxErrorsStopsTheImportOnceExceeded() throws IOException {
+        Path f = file("maxerr", 3, 6, 8);
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--types", "v:Float64", "--batch", "2", "--on-error", "skip",
+                "--max-errors", "1", f.toString()));
+        assertEquals(1, r.code(), r.toString());
+        assertTrue(r.err().contains("more than 1 rows rejected"), r.err());
+        assertEquals(List.of(1L, 2L, 4L, 5L), ids("maxerr"));
+    }
+
+    @Test
+    void aRecordWithTheWrongNumberOfFieldsIsABadRow() throws IOException {
+        Path f = dir.resolve("fields.csv");
+        Files.writeString(f, "id,v,ts\n1,0.5,1700000000001\n2,1700000000002\n3,1.5,1700000000003\n");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--types", "v:Float64", "--on-error", "skip", f.toString()));
+        assertEquals(1, r.code(), r.toString());
+        assertTrue(r.err().contains("fields.csv' line 3 has 2 fields, the header 3"), r.err());
+        assertEquals(List.of(1L, 3L), ids("fields"));
+    }
+
+    @Test
+    void usageErrorsExitWith2AndAnUnreachableServerWith3() throws IOException {
+        Path f = file("codes");
+        Cli.Run usage = Cli.run(Cli.at(testkit.server(), "--on-error", "maybe", f.toString()));
+        assertEquals(2, usage.code(), usage.toString());
+        Cli.Run unknownOption = Cli.run(Cli.at(testkit.server(), "--bogus", f.toString()));
+        assertEquals(2, unknownOption.code(), unknownOption.toString());
+        Cli.Run down = Cli.run("--endpoint", "127.0.0.1:1", "--retry-deadline", "1", "--timeout", "2", "-q",
+                f.toString());
+        assertEquals(3, down.code(), down.toString());
+        assertTrue(down.err().startsWith("error: "), down.err());
+    }
+
+    @Test
+    void verifyComparesTheServersCountAndTheSummaryJsonSaysSo() throws IOException {
+        Path f = file("verified");
+        Path json = dir.resolve("summary.json");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--types", "v:Float64", "--verify", "--summary-json", json.toString(),
+                f.toString()));
+        assertEquals(0, r.code(), r.toString());
+        assertTrue(r.out().contains("verify: count(*) = 10 as expected"), r.out());
+        String s = Files.readString(json);
+        assertTrue(s.contains("\"rowsWritten\":10") && s.contains("\"verifyCount\":10") && s.contains("\"verifyOk\":true")
+                && s.contains("\"exitCode\":0"), s);
+        Map<String, Object> any = testkit.server().rows("verified").get(0);
+        assertTrue(any.containsKey("v"));
+    }
+}

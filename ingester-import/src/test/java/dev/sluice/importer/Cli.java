@@ -1,0 +1,42 @@
+package dev.sluice.importer;
+
+import dev.sluice.testkit.GreptimeTestServer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Runs the command in-process against a testkit server and keeps what it printed. */
+final class Cli {
+    /** What one run gave. */
+    record Run(int code, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + code + "\n--- out\n" + out + "--- err\n" + err;
+        }
+    }
+
+    private Cli() {
+    }
+
+    static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            code = ImportCommand.run(o, e, args);
+        }
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** The arguments that point the command at a server, then the given ones. */
+    static String[] at(GreptimeTestServer server, String... args) {
+        List<String> a = new ArrayList<>(List.of("--endpoint", server.endpoint(), "--http-endpoint",
+                server.httpEndpoint(), "--retry-deadline", "5", "--timeout", "10"));
+        a.addAll(Arrays.asList(args));
+        return a.toArray(new String[0]);
+    }
+}

@@ -1,0 +1,220 @@
+package dev.sluice.importer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.GreptimeTestkitExtension;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The import killed with kill -9 (a child JVM), or losing its server, and run again: the table ends as an
+ * uninterrupted import leaves it, and an append-mode table never holds a row twice without being asked to.
+ */
+class CrashResumeTest {
+    @RegisterExtension
+    static final GreptimeTestkitExtension testkit = new GreptimeTestkitExtension(GreptimeTestServer.builder().httpPort(0));
+
+    static final int FILES = 3;
+    static final int ROWS_PER_FILE = 20_000;
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void noFaults() {
+        testkit.server().faults().reset();
+        testkit.server().resume();
+    }
+
+    List<String> files() throws IOException {
+        List<String> out = new ArrayList<>();
+        for (int f = 0; f < FILES; f++) {
+            StringBuilder sb = new StringBuilder("host,ts,cpu,note\n");
+            for (int i = 0; i < ROWS_PER_FILE; i++) {
+                long n = (long) f * ROWS_PER_FILE + i;
+                sb.append("h").append(n % 50).append(',').append(1_700_000_000_000L + n).append(',').append(n * 0.25)
+                        .append(",row ").append(n).append('\n');
+            }
+            Path p = dir.resolve("part-" + f + ".csv");
+            Files.writeString(p, sb.toString());
+            out.add(p.toString());
+        }
+        return out;
+    }
+
+    String[] args(String table, Path state, List<String> files, String... more) {
+        return args(table, state, files, 2, more);
+    }
+
+    String[] args(String table, Path state, List<String> files, int inFlightAndParallelism, String... more) {
+        String n = Integer.toString(inFlightAndParallelism);
+        List<String> a = new ArrayList<>(List.of("--endpoint", testkit.server().endpoint(), "--http-endpoint",
+                testkit.server().httpEndpoint(), "--table", table, "--tags", "host", "--state", state.toString(),
+                "--batch", "500", "--in-flight", n, "--parallelism", n, "-q"));
+        a.addAll(List.of(more));
+        a.addAll(files);
+        return a.toArray(new String[0]);
+    }
+
+    static List<Map<String, Object>> sorted(String table) {
+        List<Map<String, Object>> rows = new ArrayList<>(testkit.server().rows(table));
+        rows.sort(Comparator.comparing((Map<String, Object> m) -> (Long) m.get("ts")).thenComparing(m -> (String) m.get("host")));
+        return rows;
+    }
+
+    List<Map<String, Object>> reference(List<String> files) {
+        Cli.Run r = Cli.run(args("reference_" + System.nanoTime(), dir.resolve("ref.state"), files));
+        assertEquals(0, r.code(), r.toString());
+        String table = testkit.server().tables().stream().filter(t -> t.startsWith("reference_")).reduce((x, y) -> y)
+                .orElseThrow();
+        List<Map<String, Object>> rows = sorted(table);
+        assertEquals(FILES * ROWS_PER_FILE, rows.size());
+        return rows;
+    }
+
+    /** Starts the command in a child JVM. */
+    static Process child(String[] args, Path log) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
+        cmd.add("-Xmx512m");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(ImportCommand.class.getName());
+        cmd.addAll(List.of(args));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** Kills the child with SIGKILL once the table holds at least {@code rows} rows; false if it ended first. */
+    static boolean killWhenStored(Process p, String table, long rows, long extraMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline && p.isAlive()) {
+            if (testkit.server().tables().contains(table) && testkit.server().rowCount(table) >= rows) {
+                Thread.sleep(extraMillis);
+                boolean alive = p.isAlive();
+                p.destroyForcibly(); // SIGKILL
+                p.waitFor(30, TimeUnit.SECONDS);
+                return alive;
+            }
+            Thread.sleep(10);
+        }
+        p.destroyForcibly();
+        return false;
+    }
+
+    @Test
+    void killedThreeTimesAndRunAgainTheTableEqualsAnUninterruptedImport() throws Exception {
+        List<String> files = files();
+        List<Map<String, Object>> expected = reference(files);
+        Path state = dir.resolve("crash.state");
+        testkit.server().faults().bulkAckDelay(Duration.ofMillis(40));
+        long[] killAt = {8_000, 27_000, 47_000};
+        for (int k = 0; k < killAt.length; k++) {
+            Process p = child(args("crashed", state, files), dir.resolve("run-" + k + ".log"));
+            assertTrue(killWhenStored(p, "crashed", killAt[k], 0), "run " + k + " ended before it could be killed: "
+                    + Files.readString(dir.resolve("run-" + k + ".log")));
+            assertTrue(Files.exists(state), "the state file is written while importing");
+            assertTrue(Files.readString(state).contains("\"done\" : false"), Files.readString(state));
+        }
+        testkit.server().faults().reset();
+        Cli.Run last = Cli.run(args("crashed", state, files, "--verify"));
+        assertEquals(0, last.code(), last.toString());
+        assertEquals(expected, sorted("crashed"));
+        // Every input is recorded as done: another run sends nothing.
+        long requests = testkit.server().requestCount();
+        Cli.Run again = Cli.run(args("crashed", state, files));
+        assertEquals(0, again.code(), again.toString());
+        assertEquals(expected, sorted("crashed"));
+        assertEquals(requests, testkit.server().requestCount());
+    }
+
+    @Test
+    void anAppendModeTableIsNeverGivenAnUnansweredBatchTwiceWithoutBeingAsked() throws Exception {
+        List<String> files = files();
+        List<Map<String, Object>> expected = reference(files);
+        Path state = dir.resolve("append.state");
+        testkit.server().faults().bulkAckDelay(Duration.ofMillis(1500));
+        String[] run = args("appended", state, files, 1, "--with", "append_mode=true");
+        Process p = child(run, dir.resolve("append.log"));
+        // Batch 4 is stored; its answer is held for 1.5 s when the import is killed.
+        assertTrue(killWhenStored(p, "appended", 2_000, 200), Files.readString(dir.resolve("append.log")));
+        testkit.server().faults().reset();
+        long stored = testkit.server().rowCount("appended");
+        assertEquals("true", testkit.server().tableOptions("public", "appended").get("append_mode"));
+
+        Cli.Run refused = Cli.run(run);
+        assertEquals(3, refused.code(), refused.toString());
+        assertTrue(refused.err().contains("part-0.csv' records 1501..2000") && refused.err().contains("--in-doubt"),
+                refused.err());
+        assertEquals(stored, testkit.server().rowCount("appended"), "nothing is sent while batches are in doubt");
+
+        // The held batch was stored: continue after it.
+        List<String> skip = new ArrayList<>(List.of(run));
+        skip.add(0, "--in-doubt=skip");
+        Cli.Run resumed = Cli.run(skip.toArray(new String[0]));
+        assertEquals(0, resumed.code(), resumed.toString());
+        assertEquals(expected, sorted("appended"));
+    }
+
+    @Test
+    void aServerStoppedMidImportAndBackWithinTheRetryDeadlineLosesNothing() throws Exception {
+        List<String> files = files();
+        List<Map<String, Object>> expected = reference(files);
+        testkit.server().faults().bulkAckDelay(Duration.ofMillis(20));
+        CompletableFuture<Cli.Run> run = CompletableFuture.supplyAsync(
+                () -> Cli.run(args("outage", dir.resolve("outage.state"), files, "--retry-deadline", "60")));
+        waitForRows("outage", 20_000);
+        testkit.server().stop();
+        Thread.sleep(2_000);
+        testkit.server().resume();
+        Cli.Run r = run.get(120, TimeUnit.SECONDS);
+        assertEquals(0, r.code(), r.toString());
+        assertEquals(expected, sorted("outage"));
+    }
+
+    @Test
+    void aServerGoneLongerThanTheRetryDeadlineFailsTheImportAndTheRerunFinishesIt() throws Exception {
+        List<String> files = files();
+        List<Map<String, Object>> expected = reference(files);
+        testkit.server().faults().bulkAckDelay(Duration.ofMillis(20));
+        Path state = dir.resolve("gone.state");
+        CompletableFuture<Cli.Run> run = CompletableFuture.supplyAsync(
+                () -> Cli.run(args("gone", state, files, "--retry-deadline", "2", "--timeout", "2")));
+        waitForRows("gone", 20_000);
+        testkit.server().stop();
+        Cli.Run failed = run.get(120, TimeUnit.SECONDS);
+        assertEquals(3, failed.code(), failed.toString());
+        assertTrue(failed.err().contains("run the same command again"), failed.err());
+        testkit.server().resume();
+        testkit.server().faults().reset();
+        Cli.Run r = Cli.run(args("gone", state, files));
+        assertEquals(0, r.code(), r.toString());
+        assertEquals(expected, sorted("gone"));
+    }
+
+    static void waitForRows(String table, long rows) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            if (testkit.server().tables().contains(table) && testkit.server().rowCount(table) >= rows) {
+                return;
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError(table + " never reached " + rows + " rows");
+    }
+}
