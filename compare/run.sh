@@ -17,7 +17,7 @@
 # Needs ingester-bench/target/ingester-bench.jar (./mvnw install -DskipTests at the root; the two tools here build
 # themselves on first use) and a server at ENDPOINT, e.g. the testkit in its own process:
 #   java -Xmx4g -XX:MaxDirectMemorySize=4g --add-opens=java.base/java.nio=ALL-UNNAMED \
-#     -cp ingester-bench/target/ingester-bench.jar dev.sluice.testkit.Main --port 4101 --http-port 4100 --no-retain-rows
+#     -cp ingester-bench/target/ingester-bench.jar dev.sluice.testkit.internal.Main --port 4101 --http-port 4100 --no-retain-rows
 set -euo pipefail
 cd "$(dirname "$0")"
 WL=${1:-metrics}; ROUNDS=${2:-3}; EP=${3:-127.0.0.1:4101}

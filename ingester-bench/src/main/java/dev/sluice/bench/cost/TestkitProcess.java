@@ -17,7 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The testkit in a JVM of its own ({@code dev.sluice.testkit.Main --no-retain-rows}, free ports), so none of its
+ * The testkit in a JVM of its own ({@code dev.sluice.testkit.internal.Main --no-retain-rows}, free ports), so none of its
  * CPU, garbage or memory is counted as the client's. Rows are reset and counted over its HTTP SQL endpoint.
  */
 public final class TestkitProcess implements Target {
@@ -43,7 +43,7 @@ public final class TestkitProcess implements Target {
         cmd.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add("dev.sluice.testkit.Main");
+        cmd.add("dev.sluice.testkit.internal.Main");
         cmd.addAll(List.of("--host", "127.0.0.1", "--port", "0", "--http-port", "0", "--no-retain-rows"));
         this.process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         Process started = process;

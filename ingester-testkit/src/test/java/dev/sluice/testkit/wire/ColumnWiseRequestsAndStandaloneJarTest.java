@@ -17,7 +17,7 @@ import dev.sluice.internal.wire.InsertRequests;
 import dev.sluice.internal.wire.RequestHeader;
 import dev.sluice.internal.wire.SemanticType;
 import dev.sluice.testkit.GreptimeTestServer;
-import dev.sluice.testkit.Main;
+import dev.sluice.testkit.internal.Main;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;

@@ -1,4 +1,6 @@
-package dev.sluice.testkit;
+package dev.sluice.testkit.internal;
+
+import dev.sluice.testkit.GreptimeTestServer;
 
 import java.util.concurrent.CountDownLatch;
 
