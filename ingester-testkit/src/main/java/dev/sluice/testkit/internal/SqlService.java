@@ -187,8 +187,9 @@ public final class SqlService {
      *   <li>then, in this order, {@code PARTITION ON COLUMNS (c, ...) (rule, ...)}, {@code ENGINE = name},
      *       {@code WITH (key = value, ...)}.</li>
      * </ul>
-     * Defaults, comments, indexes and partitions are accepted and checked as the parser checks them but not
-     * modelled: the testkit stores one region per table and never fills a default.
+     * Defaults, {@code NOT NULL} on fields, comments, indexes and partitions are accepted and checked as the parser
+     * checks them but not modelled: the testkit stores one region per table, never fills a default and fills a
+     * field column a write leaves out with NULL whatever its constraint.
      */
     private Result createTable(String db, SqlTokens t) {
         boolean ifNotExists = t.accept("if", "not", "exists");
