@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14's comparison, on this machine: each client in its own JVM, fed the same rows by the benchmark's workload
+# Side-by-side client cost on this machine: each client in its own JVM, fed the same rows by the benchmark's workload
 # classes, against the same server, the clients interleaved round by round. Clients:
 #   official   the official GreptimeDB Java ingester from Maven Central (official-java/OfficialCostClient)
 #   sluice     Sluice's regular path, the cost benchmark's client (ingester-bench CostClient)
@@ -9,7 +9,7 @@
 #   bulkfloor  gRPC-Java over Netty streaming, on one DoPut call with PAR batches in flight, the FlightData
 #              Sluice's bulk path sends, nothing else (transport-floor/BulkFloor)
 # Each prints per round: marginal CPU per row (long run less short run, over the extra rows; metrics 1M and 4M,
-# logs 0.5M and 2M rows, as in the issue), the same without the JIT compiler threads' CPU, the long run's whole CPU
+# logs 0.5M and 2M rows; SHORT and LONG override them), the same without the JIT compiler threads' CPU, the long run's whole CPU
 # per row ("cold"), its heap allocation per row and peak RSS, and the JIT's CPU seconds in the short/long runs.
 #
 # usage: [CLIENTS="official sluice floor"] compare/run.sh WORKLOAD ROUNDS [ENDPOINT]

@@ -1,7 +1,5 @@
 package dev.sluice;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.Objects;
 
 /**
@@ -15,15 +13,6 @@ public record AuthInfo(String username, String password) {
     public AuthInfo {
         Objects.requireNonNull(username, "username");
         Objects.requireNonNull(password, "password");
-    }
-
-    /**
-     * Renders the {@code Basic base64(user:password)} header value DoPut reads.
-     *
-     * @return the header value
-     */
-    public String basicHeader() {
-        return "Basic " + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
     }
 
     @Override

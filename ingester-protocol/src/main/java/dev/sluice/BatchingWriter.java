@@ -5,20 +5,22 @@ import dev.sluice.data.Table;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.TableSchema;
 import dev.sluice.write.Context;
+import dev.sluice.write.WhenFull;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * Coalesces rows written one at a time, from any number of threads, into large batches per table, and sends
- * them in the background. Obtain one from {@link GreptimeDB#batchingWriter(BatchingWriter.Config)}.
+ * them in the background. Obtain one from {@link GreptimeDB#batchingWriter(BatchingWriter.Config, Context)}.
  *
  * <p>A batch is sent when it reaches {@code maxBatchRows} or {@code maxBatchBytes}, or {@code flushInterval}
  * after its first row (a timer, whatever else happens), whichever comes first. {@code write} checks the row
  * on the caller's thread (bad rows throw {@link InvalidDataException} and are not buffered) and returns the
  * future of the batch the row joined: rows of one batch share one future, so tracking costs nothing per row.
  * Buffered rows are bounded by {@code maxBufferedRows}: when full, {@code write} waits up to
- * {@code bufferTimeout} for room, then throws {@link LimitExceededException}. Rows are never dropped: each
+ * {@code maxBlock} for room (or not at all with {@link WhenFull#FailFast}), then throws
+ * {@link LimitExceededException}. Rows are never dropped: each
  * batch future completes normally once the server acknowledged it, or exceptionally with a
  * {@link BatchWriteException}.
  */
@@ -30,7 +32,7 @@ public interface BatchingWriter extends AutoCloseable {
      * @param row one value per column
      * @return the future of the batch the row joined
      * @throws InvalidDataException for a bad row
-     * @throws LimitExceededException when the buffer stayed full for {@code bufferTimeout}
+     * @throws LimitExceededException when the buffer stayed full for {@code maxBlock}
      * @throws IllegalStateException after {@link #close()}, or when called from inside a typed write's row
      *     lambda for the same table (that row is still open; nothing of this one is buffered)
      */
@@ -53,7 +55,7 @@ public interface BatchingWriter extends AutoCloseable {
      * @param row sets the row's values on the appender it is given
      * @return the future of the batch the row joined
      * @throws InvalidDataException for a bad row (nothing of it is buffered)
-     * @throws LimitExceededException when the buffer stayed full for {@code bufferTimeout}
+     * @throws LimitExceededException when the buffer stayed full for {@code maxBlock}
      * @throws IllegalStateException after {@link #close()}, or when called from inside another row's
      *     {@code row} lambda for the same table (that row is still open; nothing of this one is buffered)
      */
@@ -64,7 +66,7 @@ public interface BatchingWriter extends AutoCloseable {
      *
      * @param table the table (completed by this call)
      * @return the future of its batch
-     * @throws LimitExceededException when the buffer stayed full for {@code bufferTimeout}
+     * @throws LimitExceededException when the buffer stayed full for {@code maxBlock}
      */
     CompletableFuture<Void> write(Table table);
 
@@ -114,143 +116,270 @@ public interface BatchingWriter extends AutoCloseable {
     }
 
     /**
-     * Settings of a batching writer.
+     * Settings of a batching writer. Immutable; build with {@link #newBuilder()}, change with {@link #toBuilder()}.
      *
-     * @param maxBatchRows rows that make a batch full (default 10,000)
-     * @param maxBatchBytes approximate bytes that make a batch full (default 8 MiB)
-     * @param flushInterval longest time a row waits in a batch before it is sent (default 200 ms)
-     * @param maxInFlightBatches batches sent and not yet answered (default 4)
-     * @param maxBufferedRows rows buffered or in flight before writers wait (default 1,000,000)
-     * @param bufferTimeout longest wait for buffer room (default 10 s)
-     * @param path regular (default) or bulk
-     * @param context hints and compression of every batch
-     * @param orderedPerTable regular path: at most one batch of a table in flight at a time (default false),
-     *     so the server receives a table's batches in the order they were sealed, retries included: a batch
-     *     retried by the client can never land after a later batch of its table, and with last-write-wins
-     *     tables the later write of a row stays. Costs a table's concurrency (other tables still overlap).
-     *     The bulk path keeps order per stream (one per table schema) by itself and ignores this.
+     * <table>
+     *   <caption>Options</caption>
+     *   <tr><th>option</th><th>default</th><th>meaning</th></tr>
+     *   <tr><td>maxBatchRows</td><td>10,000</td><td>rows that make a batch full</td></tr>
+     *   <tr><td>maxBatchBytes</td><td>8 MiB</td><td>approximate bytes that make a batch full (text counted in
+     *       characters)</td></tr>
+     *   <tr><td>flushInterval</td><td>200 ms</td><td>longest time a row waits in a batch before it is sent</td></tr>
+     *   <tr><td>maxInFlightRequests</td><td>4</td><td>batches sent and not yet answered (bulk: at most 31)</td></tr>
+     *   <tr><td>maxBufferedRows</td><td>1,000,000</td><td>rows buffered or in flight before writers wait</td></tr>
+     *   <tr><td>whenFull</td><td>Block</td><td>when the buffer is full: wait up to {@code maxBlock} for room, or
+     *       fail at once with {@link LimitExceededException}</td></tr>
+     *   <tr><td>maxBlock</td><td>10 s</td><td>longest wait for buffer room under {@link WhenFull#Block}</td></tr>
+     *   <tr><td>path</td><td>Regular</td><td>{@link Path#Regular} or {@link Path#Bulk}</td></tr>
+     *   <tr><td>orderedPerTable</td><td>false</td><td>regular path: at most one batch of a table in flight at a time,
+     *       so the server receives a table's batches in the order they were sealed, retries included: a batch
+     *       retried by the client can never land after a later batch of its table, and with last-write-wins
+     *       tables the later write of a row stays. Costs a table's concurrency (other tables still overlap).
+     *       The bulk path keeps order per stream (one per table schema) by itself and ignores this.</td></tr>
+     * </table>
      */
-    record Config(int maxBatchRows, long maxBatchBytes, Duration flushInterval, int maxInFlightBatches,
-                  long maxBufferedRows, Duration bufferTimeout, Path path, Context context, boolean orderedPerTable) {
-        /**
-         * Creates settings without per-table ordering.
-         *
-         * @param maxBatchRows rows that make a batch full
-         * @param maxBatchBytes approximate bytes that make a batch full
-         * @param flushInterval longest time a row waits in a batch before it is sent
-         * @param maxInFlightBatches batches sent and not yet answered
-         * @param maxBufferedRows rows buffered or in flight before writers wait
-         * @param bufferTimeout longest wait for buffer room
-         * @param path regular or bulk
-         * @param context hints and compression of every batch
-         */
-        public Config(int maxBatchRows, long maxBatchBytes, Duration flushInterval, int maxInFlightBatches,
-                      long maxBufferedRows, Duration bufferTimeout, Path path, Context context) {
-            this(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, maxBufferedRows, bufferTimeout, path,
-                    context, false);
-        }
+    final class Config {
+        private final int maxBatchRows;
+        private final long maxBatchBytes;
+        private final Duration flushInterval;
+        private final int maxInFlightRequests;
+        private final long maxBufferedRows;
+        private final WhenFull whenFull;
+        private final Duration maxBlock;
+        private final Path path;
+        private final boolean orderedPerTable;
 
-        /** Checks the values. */
-        public Config {
-            if (maxBatchRows < 1 || maxBatchBytes < 1 || maxInFlightBatches < 1 || maxBufferedRows < maxBatchRows) {
-                throw new IllegalArgumentException("batch sizes and limits must be positive, and maxBufferedRows at"
-                        + " least maxBatchRows");
+        private Config(Builder b) {
+            long buffered = b.maxBufferedRows < 0 ? Math.max(1_000_000, b.maxBatchRows) : b.maxBufferedRows;
+            if (b.maxBatchRows < 1 || b.maxBatchBytes < 1 || b.maxInFlightRequests < 1) {
+                throw new IllegalArgumentException("maxBatchRows, maxBatchBytes and maxInFlightRequests must be"
+                        + " positive");
             }
-            Objects.requireNonNull(flushInterval, "flushInterval");
-            Objects.requireNonNull(bufferTimeout, "bufferTimeout");
-            Objects.requireNonNull(path, "path");
-            Objects.requireNonNull(context, "context");
-            if (flushInterval.isNegative() || flushInterval.isZero()) {
+            if (buffered < b.maxBatchRows) {
+                throw new IllegalArgumentException("maxBufferedRows (" + buffered + ") must be at least"
+                        + " maxBatchRows (" + b.maxBatchRows + ")");
+            }
+            if (b.flushInterval.isNegative() || b.flushInterval.isZero()) {
                 throw new IllegalArgumentException("flushInterval must be positive");
             }
+            if (b.maxBlock.isNegative()) {
+                throw new IllegalArgumentException("maxBlock must be zero or positive");
+            }
+            this.maxBatchRows = b.maxBatchRows;
+            this.maxBatchBytes = b.maxBatchBytes;
+            this.flushInterval = b.flushInterval;
+            this.maxInFlightRequests = b.maxInFlightRequests;
+            this.maxBufferedRows = buffered;
+            this.whenFull = b.whenFull;
+            this.maxBlock = b.maxBlock;
+            this.path = b.path;
+            this.orderedPerTable = b.orderedPerTable;
         }
 
         /**
-         * Returns the defaults.
+         * Starts a builder holding the defaults.
          *
-         * @return the default config
+         * @return a builder
          */
-        public static Config defaults() {
-            return new Config(10_000, 8L << 20, Duration.ofMillis(200), 4, 1_000_000, Duration.ofSeconds(10),
-                    Path.Regular, Context.newDefault());
+        public static Builder newBuilder() {
+            return new Builder();
         }
 
         /**
-         * Copies with another batch size.
+         * Starts a builder holding this config's values.
          *
-         * @param rows rows per batch
-         * @return a new config
+         * @return a builder
          */
-        public Config withMaxBatchRows(int rows) {
-            return new Config(rows, maxBatchBytes, flushInterval, maxInFlightBatches, Math.max(maxBufferedRows, rows),
-                    bufferTimeout, path, context, orderedPerTable);
+        public Builder toBuilder() {
+            Builder b = new Builder();
+            b.maxBatchRows = maxBatchRows;
+            b.maxBatchBytes = maxBatchBytes;
+            b.flushInterval = flushInterval;
+            b.maxInFlightRequests = maxInFlightRequests;
+            b.maxBufferedRows = maxBufferedRows;
+            b.whenFull = whenFull;
+            b.maxBlock = maxBlock;
+            b.path = path;
+            b.orderedPerTable = orderedPerTable;
+            return b;
         }
 
-        /**
-         * Copies with another flush interval.
-         *
-         * @param interval the interval
-         * @return a new config
-         */
-        public Config withFlushInterval(Duration interval) {
-            return new Config(maxBatchRows, maxBatchBytes, interval, maxInFlightBatches, maxBufferedRows, bufferTimeout,
-                    path, context, orderedPerTable);
+        /** @return rows that make a batch full */
+        public int maxBatchRows() {
+            return maxBatchRows;
         }
 
-        /**
-         * Copies with another buffer bound and wait.
-         *
-         * @param rows rows buffered or in flight
-         * @param timeout the longest wait for room
-         * @return a new config
-         */
-        public Config withBuffer(long rows, Duration timeout) {
-            return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, rows, timeout, path, context,
-                    orderedPerTable);
+        /** @return approximate bytes that make a batch full */
+        public long maxBatchBytes() {
+            return maxBatchBytes;
         }
 
-        /**
-         * Copies with another path.
-         *
-         * @param path regular or bulk
-         * @return a new config
-         */
-        public Config withPath(Path path) {
-            return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, maxBufferedRows,
-                    bufferTimeout, path, context, orderedPerTable);
+        /** @return longest time a row waits in a batch before it is sent */
+        public Duration flushInterval() {
+            return flushInterval;
         }
 
-        /**
-         * Copies with another in-flight limit.
-         *
-         * @param batches batches sent and unanswered
-         * @return a new config
-         */
-        public Config withMaxInFlightBatches(int batches) {
-            return new Config(maxBatchRows, maxBatchBytes, flushInterval, batches, maxBufferedRows, bufferTimeout,
-                    path, context, orderedPerTable);
+        /** @return batches sent and not yet answered */
+        public int maxInFlightRequests() {
+            return maxInFlightRequests;
         }
 
-        /**
-         * Copies with or without per-table ordering.
-         *
-         * @param ordered true for at most one batch of a table in flight (regular path)
-         * @return a new config
-         */
-        public Config withOrderedPerTable(boolean ordered) {
-            return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, maxBufferedRows,
-                    bufferTimeout, path, context, ordered);
+        /** @return rows buffered or in flight before writers wait */
+        public long maxBufferedRows() {
+            return maxBufferedRows;
         }
 
-        /**
-         * Copies with another context.
-         *
-         * @param context hints and compression
-         * @return a new config
-         */
-        public Config withContext(Context context) {
-            return new Config(maxBatchRows, maxBatchBytes, flushInterval, maxInFlightBatches, maxBufferedRows,
-                    bufferTimeout, path, context, orderedPerTable);
+        /** @return what a write does when the buffer is full */
+        public WhenFull whenFull() {
+            return whenFull;
+        }
+
+        /** @return longest wait for buffer room under {@link WhenFull#Block} */
+        public Duration maxBlock() {
+            return maxBlock;
+        }
+
+        /** @return the path batches travel on */
+        public Path path() {
+            return path;
+        }
+
+        /** @return true when at most one batch of a table is in flight (regular path) */
+        public boolean orderedPerTable() {
+            return orderedPerTable;
+        }
+
+        @Override
+        public String toString() {
+            return "BatchingWriter.Config{maxBatchRows=" + maxBatchRows + ", maxBatchBytes=" + maxBatchBytes
+                    + ", flushInterval=" + flushInterval + ", maxInFlightRequests=" + maxInFlightRequests
+                    + ", maxBufferedRows=" + maxBufferedRows + ", whenFull=" + whenFull + ", maxBlock=" + maxBlock
+                    + ", path=" + path + ", orderedPerTable=" + orderedPerTable + '}';
+        }
+
+        /** Builder for {@link Config}; starts from the defaults. */
+        public static final class Builder {
+            private int maxBatchRows = 10_000;
+            private long maxBatchBytes = 8L << 20;
+            private Duration flushInterval = Duration.ofMillis(200);
+            private int maxInFlightRequests = 4;
+            private long maxBufferedRows = -1;
+            private WhenFull whenFull = WhenFull.Block;
+            private Duration maxBlock = Duration.ofSeconds(10);
+            private Path path = Path.Regular;
+            private boolean orderedPerTable;
+
+            private Builder() {
+            }
+
+            /**
+             * Sets the rows that make a batch full.
+             *
+             * @param rows a positive count (default 10,000)
+             * @return this
+             */
+            public Builder maxBatchRows(int rows) {
+                this.maxBatchRows = rows;
+                return this;
+            }
+
+            /**
+             * Sets the approximate bytes that make a batch full.
+             *
+             * @param bytes a positive size (default 8 MiB)
+             * @return this
+             */
+            public Builder maxBatchBytes(long bytes) {
+                this.maxBatchBytes = bytes;
+                return this;
+            }
+
+            /**
+             * Sets the longest time a row waits in a batch before it is sent.
+             *
+             * @param interval a positive duration (default 200 ms)
+             * @return this
+             */
+            public Builder flushInterval(Duration interval) {
+                this.flushInterval = Objects.requireNonNull(interval, "flushInterval");
+                return this;
+            }
+
+            /**
+             * Sets how many batches may be sent and not yet answered.
+             *
+             * @param requests a positive count (default 4; the bulk path uses at most 31)
+             * @return this
+             */
+            public Builder maxInFlightRequests(int requests) {
+                this.maxInFlightRequests = requests;
+                return this;
+            }
+
+            /**
+             * Sets how many rows may be buffered or in flight before writers wait.
+             *
+             * @param rows at least {@code maxBatchRows} (default 1,000,000, or {@code maxBatchRows} when larger)
+             * @return this
+             */
+            public Builder maxBufferedRows(long rows) {
+                this.maxBufferedRows = rows;
+                return this;
+            }
+
+            /**
+             * Sets what a write does when the buffer is full.
+             *
+             * @param policy {@link WhenFull#Block} (default, bounded by {@code maxBlock}) or {@link WhenFull#FailFast}
+             * @return this
+             */
+            public Builder whenFull(WhenFull policy) {
+                this.whenFull = Objects.requireNonNull(policy, "whenFull");
+                return this;
+            }
+
+            /**
+             * Sets the longest wait for buffer room under {@link WhenFull#Block}.
+             *
+             * @param wait zero or positive (default 10 s)
+             * @return this
+             */
+            public Builder maxBlock(Duration wait) {
+                this.maxBlock = Objects.requireNonNull(wait, "maxBlock");
+                return this;
+            }
+
+            /**
+             * Sets the path batches travel on.
+             *
+             * @param path {@link Path#Regular} (default) or {@link Path#Bulk}
+             * @return this
+             */
+            public Builder path(Path path) {
+                this.path = Objects.requireNonNull(path, "path");
+                return this;
+            }
+
+            /**
+             * Keeps at most one batch of a table in flight at a time (regular path).
+             *
+             * @param ordered true to keep a table's batches in order, retries included (default false)
+             * @return this
+             */
+            public Builder orderedPerTable(boolean ordered) {
+                this.orderedPerTable = ordered;
+                return this;
+            }
+
+            /**
+             * Builds the config.
+             *
+             * @return the config
+             * @throws IllegalArgumentException when the values do not fit together
+             */
+            public Config build() {
+                return new Config(this);
+            }
         }
     }
 }

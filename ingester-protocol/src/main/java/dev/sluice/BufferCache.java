@@ -14,34 +14,36 @@ import java.time.Duration;
  * in use just before, so it does not raise the client's peak; it delays giving that memory back. A client's
  * caches are emptied when it shuts down.
  *
- * @param transportBytes bytes of released transport buffers kept (0 keeps none)
- * @param bulkBytes bytes of released bulk batch buffers kept (0 keeps none)
- * @param idle how long a kept buffer may stay unused before it is freed
+ * <p>Immutable; build with {@link #newBuilder()} (which starts from the defaults) or take {@link #none()}.
  */
-public record BufferCache(long transportBytes, long bulkBytes, Duration idle) {
-    /**
-     * Checks the values.
-     *
-     * @throws IllegalArgumentException when a size is negative or {@code idle} is not positive
-     */
-    public BufferCache {
-        if (transportBytes < 0 || bulkBytes < 0) {
-            throw new IllegalArgumentException("buffer cache sizes must be >= 0, got transport " + transportBytes
-                    + " and bulk " + bulkBytes);
+public final class BufferCache {
+    private static final BufferCache NONE = new Builder().transportBytes(0).bulkBytes(0).build();
+
+    private final long transportBytes;
+    private final long bulkBytes;
+    private final Duration idle;
+
+    private BufferCache(Builder b) {
+        if (b.transportBytes < 0 || b.bulkBytes < 0) {
+            throw new IllegalArgumentException("buffer cache sizes must be >= 0, got transport " + b.transportBytes
+                    + " and bulk " + b.bulkBytes);
         }
-        if (idle == null || idle.isNegative() || idle.isZero()) {
-            throw new IllegalArgumentException("buffer cache idle time must be positive, got " + idle);
+        if (b.idle == null || b.idle.isNegative() || b.idle.isZero()) {
+            throw new IllegalArgumentException("buffer cache idle time must be positive, got " + b.idle);
         }
+        this.transportBytes = b.transportBytes;
+        this.bulkBytes = b.bulkBytes;
+        this.idle = b.idle;
     }
 
     /**
-     * The defaults: transport buffers up to 1 GiB or a quarter of the JVM's direct memory limit, whichever is
-     * less; bulk buffers up to 4 GiB; each kept at most 30 s unused.
+     * Starts from the defaults: transport buffers up to 1 GiB or a quarter of the JVM's direct memory limit,
+     * whichever is less; bulk buffers up to 4 GiB; each kept at most 30 s unused.
      *
-     * @return the default cache sizes
+     * @return a builder holding the defaults
      */
-    public static BufferCache defaults() {
-        return new BufferCache(ReusingDirectAllocator.defaultBudget(), 4L << 30, Duration.ofSeconds(30));
+    public static Builder newBuilder() {
+        return new Builder();
     }
 
     /**
@@ -50,6 +52,79 @@ public record BufferCache(long transportBytes, long bulkBytes, Duration idle) {
      * @return an empty cache
      */
     public static BufferCache none() {
-        return new BufferCache(0, 0, Duration.ofSeconds(30));
+        return NONE;
+    }
+
+    /** @return bytes of released transport buffers kept (0 keeps none) */
+    public long transportBytes() {
+        return transportBytes;
+    }
+
+    /** @return bytes of released bulk batch buffers kept (0 keeps none) */
+    public long bulkBytes() {
+        return bulkBytes;
+    }
+
+    /** @return how long a kept buffer may stay unused before it is freed */
+    public Duration idle() {
+        return idle;
+    }
+
+    @Override
+    public String toString() {
+        return "BufferCache[transportBytes=" + transportBytes + ", bulkBytes=" + bulkBytes + ", idle=" + idle + ']';
+    }
+
+    /** Builder for {@link BufferCache}; starts from the defaults. */
+    public static final class Builder {
+        private long transportBytes = ReusingDirectAllocator.defaultBudget();
+        private long bulkBytes = 4L << 30;
+        private Duration idle = Duration.ofSeconds(30);
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the bytes of released transport buffers kept.
+         *
+         * @param bytes 0 or more (0 keeps none)
+         * @return this
+         */
+        public Builder transportBytes(long bytes) {
+            this.transportBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Sets the bytes of released bulk batch buffers kept.
+         *
+         * @param bytes 0 or more (0 keeps none; default 4 GiB)
+         * @return this
+         */
+        public Builder bulkBytes(long bytes) {
+            this.bulkBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Sets how long a kept buffer may stay unused before it is freed.
+         *
+         * @param idle a positive duration (default 30 s)
+         * @return this
+         */
+        public Builder idle(Duration idle) {
+            this.idle = idle;
+            return this;
+        }
+
+        /**
+         * Builds the cache sizes.
+         *
+         * @return the sizes
+         * @throws IllegalArgumentException when a size is negative or {@code idle} is not positive
+         */
+        public BufferCache build() {
+            return new BufferCache(this);
+        }
     }
 }

@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The Sluice client: writes tables to GreptimeDB. Thread-safe; create one per process and share it.
  *
  * <pre>{@code
- * GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {"127.0.0.1:4001"}, "public").build());
+ * GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder("127.0.0.1:4001", "public").build());
  * Result<WriteOk, Err> r = db.write(table).join();
  * if (!r.isOk()) { ... r.getErr().retryable() ... }
  * db.shutdownGracefully();
@@ -137,7 +137,7 @@ public final class GreptimeDB implements AutoCloseable {
      * @return the outcome
      */
     public CompletableFuture<Result<WriteOk, Err>> write(Table... tables) {
-        return write(Arrays.asList(tables), WriteOp.Insert, Context.newDefault());
+        return write(Arrays.asList(tables), WriteOp.Insert, Context.newBuilder().build());
     }
 
     /**
@@ -147,7 +147,7 @@ public final class GreptimeDB implements AutoCloseable {
      * @return the outcome
      */
     public CompletableFuture<Result<WriteOk, Err>> write(Collection<Table> tables) {
-        return write(tables, WriteOp.Insert, Context.newDefault());
+        return write(tables, WriteOp.Insert, Context.newBuilder().build());
     }
 
     /**
@@ -177,7 +177,7 @@ public final class GreptimeDB implements AutoCloseable {
      * @throws InvalidDataException when a value does not fit its column
      */
     public CompletableFuture<Result<WriteOk, Err>> writeObjects(List<?> objects) {
-        return writeObjects(objects, Context.newDefault());
+        return writeObjects(objects, Context.newBuilder().build());
     }
 
     /**
@@ -201,63 +201,61 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     /**
-     * Opens a stream over {@code HandleRequests} with the default context and no rate limit.
+     * Opens a stream over {@code HandleRequests} with no hints, no rate limit and the default replay.
      *
      * @return the stream; {@link StreamWriter#completed()} ends it
      */
     public StreamWriter<Table, WriteOk> streamWriter() {
-        return streamWriter(0, Context.newDefault());
+        return streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
     }
 
     /**
      * Opens a stream over {@code HandleRequests}. Each {@code write} becomes one message; the server answers
-     * once, with the total, when the stream is completed. Writes wait (up to the default timeout) only when
+     * once, with the total, when the stream is completed. Writes wait (up to the request timeout) only when
      * more than 16 MiB of encoded messages are already waiting for the server (one message always fits).
      *
-     * <p>Unless the context carries the {@code append_mode=true} hint, the stream replays by default (see
-     * {@link #streamWriter(double, Context, boolean)}).
+     * <p>With replay (the default unless the context carries the {@code append_mode=true} hint), every message
+     * is kept until the stream is answered, holding its size of the client's {@code maxInFlightBytes} budget,
+     * up to a quarter of that budget per stream. After a retryable failure the stream is reopened on a healthy
+     * endpoint after the retry policy's backoff and all of it resent, as long as the policy's attempts and its
+     * delivery deadline (counted from the first failure, or from {@code completed()} when that came first)
+     * allow; no answer within the request timeout after {@code completed()} is such a failure (the stream is
+     * replayed, and fails once the deadline passes). A stream that outgrows its replay budget logs a warning
+     * and stops keeping messages: its next failure is final, so complete long streams in parts. Delivery is
+     * at-least-once: messages the server committed before the failure are written twice, harmless on tables
+     * without {@code append_mode}.
      *
-     * @param maxRowsPerSecond a rate limit for this stream, or 0 for none
-     * @param ctx hints and compression for every message of the stream
+     * @param config the stream's rate limit and replay
+     * @param ctx hints, compression and retry policy for every message of the stream
      * @return the stream
      */
-    public StreamWriter<Table, WriteOk> streamWriter(double maxRowsPerSecond, Context ctx) {
-        return regular.openStream(maxRowsPerSecond, ctx, !ctx.appendMode());
+    public StreamWriter<Table, WriteOk> streamWriter(StreamWriter.Config config, Context ctx) {
+        return regular.openStream(config.maxRowsPerSecond(), ctx, config.replays(ctx));
     }
 
     /**
-     * Opens a stream over {@code HandleRequests} that can survive a broken connection: with {@code replay}, every
-     * message is kept until the stream is answered, holding its size of the client's {@code maxInFlightBytes}
-     * budget, up to a quarter of that budget per stream. After a retryable failure the stream is reopened on a
-     * healthy endpoint after the retry policy's backoff and all of it resent, as long as the policy's attempts
-     * and its delivery deadline (counted from the first failure, or from {@code completed()} when that came
-     * first) allow; no answer within the client's timeout after {@code completed()} is such a failure (the
-     * stream is replayed, and fails once the deadline passes). A stream that outgrows its replay budget
-     * logs a warning and stops keeping messages: its next failure is final, so complete long streams in parts.
-     * Delivery is at-least-once: messages the server committed before the failure are written twice, harmless
-     * on tables without {@code append_mode}.
+     * Opens a batching writer with no hints: see {@link #batchingWriter(BatchingWriter.Config, Context)}.
      *
-     * @param maxRowsPerSecond a rate limit for this stream, or 0 for none
-     * @param ctx hints, compression and retry policy for the stream
-     * @param replay true to replay after failures
-     * @return the stream
+     * @param config batch sizes, flush interval, limits and path
+     * @return the writer
      */
-    public StreamWriter<Table, WriteOk> streamWriter(double maxRowsPerSecond, Context ctx, boolean replay) {
-        return regular.openStream(maxRowsPerSecond, ctx, replay);
+    public BatchingWriter batchingWriter(BatchingWriter.Config config) {
+        return batchingWriter(config, Context.newBuilder().build());
     }
 
     /**
      * Opens a batching writer: thread-safe single-row writes coalesced into large batches in the background.
      * Close it (which flushes) before shutting the client down.
      *
-     * @param config batch sizes, flush interval, limits, path and context
+     * @param config batch sizes, flush interval, limits and path
+     * @param ctx hints, compression and retry policy of every batch
      * @return the writer
      */
-    public BatchingWriter batchingWriter(BatchingWriter.Config config) {
+    public BatchingWriter batchingWriter(BatchingWriter.Config config, Context ctx) {
         if (config.path() == BatchingWriter.Path.Bulk) {
             requireBulk();
         }
-        RetryPolicy policy = config.context().retryPolicy() != null ? config.context().retryPolicy() : options.retryPolicy();
+        RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         DefaultBatchingWriter.Paths paths = new DefaultBatchingWriter.Paths() {
             @Override
             public CompletableFuture<Result<WriteOk, Err>> write(List<Table> tables, WriteOp op, Context ctx) {
@@ -269,8 +267,8 @@ public final class GreptimeDB implements AutoCloseable {
                 return bulkStreamWriter(schema, bulkConfig, ctx);
             }
         };
-        DefaultBatchingWriter w = new DefaultBatchingWriter(paths, config, timer, options.defaultTimeout(),
-                saturatedSum(policy.deliveryTimeout(), options.defaultTimeout()), batchingWriters::remove);
+        DefaultBatchingWriter w = new DefaultBatchingWriter(paths, config, ctx, timer, options.requestTimeout(),
+                saturatedSum(policy.deliveryTimeout(), options.requestTimeout()), batchingWriters::remove);
         batchingWriters.add(w);
         return w;
     }
@@ -328,7 +326,7 @@ public final class GreptimeDB implements AutoCloseable {
     public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
         requireBulk();
         return BulkOpener.open(schema, config, ctx, regular, endpoints, callbackExecutor, timer,
-                options.defaultTimeout().toMillis(), metrics, options.retryPolicy(), limiter, bulkMemory,
+                options.requestTimeout().toMillis(), metrics, options.retryPolicy(), limiter, bulkMemory,
                 options.bufferCache());
     }
 
@@ -414,7 +412,7 @@ public final class GreptimeDB implements AutoCloseable {
      * @return true when everything finished in time
      */
     public boolean shutdownGracefully() {
-        return shutdownGracefully(options.defaultTimeout());
+        return shutdownGracefully(options.requestTimeout());
     }
 
     /**

@@ -12,7 +12,7 @@ import java.util.concurrent.Executor;
 
 /**
  * Everything a {@link GreptimeDB} client is configured with. Immutable; build with
- * {@link #newBuilder(String[], String)}.
+ * {@link #newBuilder(List, String)}.
  *
  * <table>
  *   <caption>Options</caption>
@@ -21,20 +21,20 @@ import java.util.concurrent.Executor;
  *   <tr><td>database</td><td>(required)</td><td>database (schema) name, or {@code catalog-schema}</td></tr>
  *   <tr><td>authInfo</td><td>none</td><td>basic-auth credentials, sent on every call</td></tr>
  *   <tr><td>timezone</td><td>"" (UTC)</td><td>request timezone, {@code +08:00} or an IANA name</td></tr>
- *   <tr><td>defaultTimeout</td><td>60 s</td><td>deadline of each call, from send to answer</td></tr>
+ *   <tr><td>requestTimeout</td><td>60 s</td><td>deadline of each call (one attempt), from send to answer</td></tr>
  *   <tr><td>maxMessageSize</td><td>64 MiB</td><td>largest request the client sends; a larger regular write is sent as several requests of consecutive rows (each table apart) and answered once, with the sum or the failed part; only a single row larger than this fails unsent</td></tr>
  *   <tr><td>maxInboundMessageSize</td><td>64 MiB</td><td>largest answer accepted</td></tr>
  *   <tr><td>callbackExecutor</td><td>a client-owned pool of daemon threads</td><td>where write futures complete (never a gRPC I/O thread)</td></tr>
- *   <tr><td>retryPolicy</td><td>{@link RetryPolicy#defaults()}</td><td>retries of failed writes (per call: {@link Context#withRetryPolicy})</td></tr>
+ *   <tr><td>retryPolicy</td><td>{@code RetryPolicy.newBuilder().build()}</td><td>retries of failed writes (per call: {@link Context.Builder#retryPolicy})</td></tr>
  *   <tr><td>healthCheckInterval</td><td>5 s</td><td>how often each endpoint is checked; 0 turns checks off</td></tr>
  *   <tr><td>tls</td><td>none (plaintext)</td><td>{@link TlsConfig}: trust, mutual TLS, server name</td></tr>
  *   <tr><td>maxInFlightBytes</td><td>256 MiB</td><td>encoded bytes waiting to be sent or unanswered, client-wide: regular
  *       requests (retries included) until answered, stream messages until sent or, when kept for a replay, until
  *       the stream is answered, and bulk batches until answered. A message larger than the budget takes all of it</td></tr>
  *   <tr><td>maxInFlightRequests</td><td>1,024</td><td>regular requests in flight (0 for no cap)</td></tr>
- *   <tr><td>limitPolicy</td><td>Block</td><td>when a limit is reached: wait for room (up to limitWait) or fail at once</td></tr>
+ *   <tr><td>whenFull</td><td>Block</td><td>when a limit is reached: wait for room (up to maxBlock) or fail at once</td></tr>
  *   <tr><td>metrics</td><td>{@link MetricsSink#NONE}</td><td>where the client reports rows, bytes, failures, retries, latencies and gauges; {@link MicrometerMetricsSink} publishes {@code sluice.*} meters to a Micrometer registry</td></tr>
- *   <tr><td>limitWait</td><td>10 s</td><td>the longest wait for room; then the write fails with a {@link LimitExceededException}</td></tr>
+ *   <tr><td>maxBlock</td><td>10 s</td><td>the longest wait for room; then the write fails with a {@link LimitExceededException}</td></tr>
  *   <tr><td>bufferCache</td><td>{@link BufferCache#defaults()}</td><td>released large transport and bulk buffers kept for the next messages and batches</td></tr>
  * </table>
  */
@@ -43,7 +43,7 @@ public final class GreptimeOptions {
     private final String database;
     private final AuthInfo authInfo;
     private final String timezone;
-    private final Duration defaultTimeout;
+    private final Duration requestTimeout;
     private final int maxMessageSize;
     private final int maxInboundMessageSize;
     private final Executor callbackExecutor;
@@ -52,8 +52,8 @@ public final class GreptimeOptions {
     private final TlsConfig tls;
     private final long maxInFlightBytes;
     private final int maxInFlightRequests;
-    private final WhenFull limitPolicy;
-    private final Duration limitWait;
+    private final WhenFull whenFull;
+    private final Duration maxBlock;
     private final MetricsSink metrics;
     private final BufferCache bufferCache;
 
@@ -64,14 +64,14 @@ public final class GreptimeOptions {
         this.tls = b.tls;
         this.maxInFlightBytes = b.maxInFlightBytes;
         this.maxInFlightRequests = b.maxInFlightRequests;
-        this.limitPolicy = b.limitPolicy;
-        this.limitWait = b.limitWait;
+        this.whenFull = b.whenFull;
+        this.maxBlock = b.maxBlock;
         this.metrics = b.metrics;
         this.endpoints = b.endpoints;
         this.database = b.database;
         this.authInfo = b.authInfo;
         this.timezone = b.timezone;
-        this.defaultTimeout = b.defaultTimeout;
+        this.requestTimeout = b.requestTimeout;
         this.maxMessageSize = b.maxMessageSize;
         this.maxInboundMessageSize = b.maxInboundMessageSize;
         this.callbackExecutor = b.callbackExecutor;
@@ -80,12 +80,23 @@ public final class GreptimeOptions {
     /**
      * Starts options for the given endpoints and database.
      *
-     * @param endpoints {@code host:port} entries, at least one
+     * @param endpoints {@code host:port} entries (the gRPC port, 4001 by default), at least one
      * @param database the database to write to, e.g. {@code public}
      * @return a builder
      */
-    public static Builder newBuilder(String[] endpoints, String database) {
+    public static Builder newBuilder(List<String> endpoints, String database) {
         return new Builder(endpoints, database);
+    }
+
+    /**
+     * Starts options for one endpoint and a database.
+     *
+     * @param endpoint {@code host:port} (the gRPC port, 4001 by default)
+     * @param database the database to write to, e.g. {@code public}
+     * @return a builder
+     */
+    public static Builder newBuilder(String endpoint, String database) {
+        return new Builder(java.util.Collections.singletonList(endpoint), database);
     }
 
     /** @return the endpoints, {@code host:port} */
@@ -109,8 +120,8 @@ public final class GreptimeOptions {
     }
 
     /** @return the per-call deadline */
-    public Duration defaultTimeout() {
-        return defaultTimeout;
+    public Duration requestTimeout() {
+        return requestTimeout;
     }
 
     /** @return the largest request size in bytes */
@@ -154,13 +165,13 @@ public final class GreptimeOptions {
     }
 
     /** @return what happens at a limit */
-    public WhenFull limitPolicy() {
-        return limitPolicy;
+    public WhenFull whenFull() {
+        return whenFull;
     }
 
-    /** @return the longest wait for room */
-    public Duration limitWait() {
-        return limitWait;
+    /** @return the longest wait for room under {@link WhenFull#Block} */
+    public Duration maxBlock() {
+        return maxBlock;
     }
 
     /** @return where the client reports its metrics; {@link MetricsSink#NONE} unless set */
@@ -176,9 +187,9 @@ public final class GreptimeOptions {
     @Override
     public String toString() {
         return "GreptimeOptions{endpoints=" + endpoints + ", database=" + database + ", authInfo=" + authInfo
-                + ", timezone=" + timezone + ", defaultTimeout=" + defaultTimeout + ", maxMessageSize=" + maxMessageSize
+                + ", timezone=" + timezone + ", requestTimeout=" + requestTimeout + ", maxMessageSize=" + maxMessageSize
                 + ", retryPolicy=" + retryPolicy + ", tls=" + tls + ", maxInFlightBytes=" + maxInFlightBytes
-                + ", maxInFlightRequests=" + maxInFlightRequests + ", limitPolicy=" + limitPolicy + ", bufferCache=" + bufferCache
+                + ", maxInFlightRequests=" + maxInFlightRequests + ", whenFull=" + whenFull + ", maxBlock=" + maxBlock + ", bufferCache=" + bufferCache
                 + '}';
     }
 
@@ -188,23 +199,23 @@ public final class GreptimeOptions {
         private final String database;
         private AuthInfo authInfo;
         private String timezone = "";
-        private Duration defaultTimeout = Duration.ofSeconds(60);
+        private Duration requestTimeout = Duration.ofSeconds(60);
         private int maxMessageSize = 64 << 20;
         private int maxInboundMessageSize = 64 << 20;
         private Executor callbackExecutor;
-        private RetryPolicy retryPolicy = RetryPolicy.defaults();
+        private RetryPolicy retryPolicy = RetryPolicy.newBuilder().build();
         private Duration healthCheckInterval = Duration.ofSeconds(5);
         private TlsConfig tls;
         private long maxInFlightBytes = 256L << 20;
         private int maxInFlightRequests = 1_024;
-        private WhenFull limitPolicy = WhenFull.Block;
-        private Duration limitWait = Duration.ofSeconds(10);
+        private WhenFull whenFull = WhenFull.Block;
+        private Duration maxBlock = Duration.ofSeconds(10);
         private MetricsSink metrics = MetricsSink.NONE;
-        private BufferCache bufferCache = BufferCache.defaults();
+        private BufferCache bufferCache = BufferCache.newBuilder().build();
 
-        private Builder(String[] endpoints, String database) {
+        private Builder(List<String> endpoints, String database) {
             Objects.requireNonNull(endpoints, "endpoints");
-            if (endpoints.length == 0) {
+            if (endpoints.isEmpty()) {
                 throw new IllegalArgumentException("at least one endpoint (host:port) is required");
             }
             for (String e : endpoints) {
@@ -224,7 +235,7 @@ public final class GreptimeOptions {
             if (database == null || database.isBlank()) {
                 throw new IllegalArgumentException("database is required (GreptimeDB's default is 'public')");
             }
-            this.endpoints = List.of(endpoints);
+            this.endpoints = List.copyOf(endpoints);
             this.database = database;
         }
 
@@ -251,16 +262,16 @@ public final class GreptimeOptions {
         }
 
         /**
-         * Sets the deadline of each call.
+         * Sets the deadline of each call (one attempt), from send to answer.
          *
-         * @param timeout a positive duration
+         * @param timeout a positive duration (default 60 s)
          * @return this
          */
-        public Builder defaultTimeout(Duration timeout) {
+        public Builder requestTimeout(Duration timeout) {
             if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("defaultTimeout must be positive");
+                throw new IllegalArgumentException("requestTimeout must be positive");
             }
-            this.defaultTimeout = timeout;
+            this.requestTimeout = timeout;
             return this;
         }
 
@@ -368,18 +379,28 @@ public final class GreptimeOptions {
         }
 
         /**
-         * Sets what happens when a limit is reached, and the longest wait for room.
+         * Sets what happens when a limit is reached.
          *
-         * @param policy block (bounded) or fail fast
-         * @param wait the longest wait under {@link WhenFull#Block}
+         * @param policy {@link WhenFull#Block} (default: wait up to {@code maxBlock}) or {@link WhenFull#FailFast}
          * @return this
          */
-        public Builder limitPolicy(WhenFull policy, Duration wait) {
-            this.limitPolicy = Objects.requireNonNull(policy, "policy");
+        public Builder whenFull(WhenFull policy) {
+            this.whenFull = Objects.requireNonNull(policy, "whenFull");
+            return this;
+        }
+
+        /**
+         * Sets the longest wait for room under {@link WhenFull#Block}; then the write fails with a
+         * {@link LimitExceededException}.
+         *
+         * @param wait zero or positive (default 10 s)
+         * @return this
+         */
+        public Builder maxBlock(Duration wait) {
             if (wait == null || wait.isNegative()) {
-                throw new IllegalArgumentException("limit wait must be zero or positive");
+                throw new IllegalArgumentException("maxBlock must be zero or positive");
             }
-            this.limitWait = wait;
+            this.maxBlock = wait;
             return this;
         }
 

@@ -56,7 +56,7 @@ public interface StreamWriter<V, R> extends AutoCloseable {
 
     /**
      * Counts how often the stream was reopened and replayed after a failure (see
-     * {@code GreptimeDB.streamWriter(double, Context, boolean)}).
+     * {@code GreptimeDB.streamWriter(StreamWriter.Config.newBuilder().maxRowsPerSecond(double).replay(boolean).build(), Context)}).
      *
      * @return replays
      */
@@ -74,4 +74,98 @@ public interface StreamWriter<V, R> extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * Settings of a stream opened by {@code GreptimeDB.streamWriter}. Immutable; build with {@link #newBuilder()}.
+     *
+     * <table>
+     *   <caption>Options</caption>
+     *   <tr><th>option</th><th>default</th><th>meaning</th></tr>
+     *   <tr><td>maxRowsPerSecond</td><td>0 (none)</td><td>a rate limit for this stream</td></tr>
+     *   <tr><td>replay</td><td>true, false with the {@code append_mode=true} hint</td><td>keep every message until
+     *       the stream is answered and resend all of it on a new stream after a retryable failure</td></tr>
+     * </table>
+     */
+    final class Config {
+        private final double maxRowsPerSecond;
+        private final Boolean replay;
+
+        private Config(Builder b) {
+            if (b.maxRowsPerSecond < 0 || Double.isNaN(b.maxRowsPerSecond)) {
+                throw new IllegalArgumentException("maxRowsPerSecond must be 0 (no limit) or positive");
+            }
+            this.maxRowsPerSecond = b.maxRowsPerSecond;
+            this.replay = b.replay;
+        }
+
+        /**
+         * Starts a builder holding the defaults.
+         *
+         * @return a builder
+         */
+        public static Builder newBuilder() {
+            return new Builder();
+        }
+
+        /** @return the rate limit in rows per second, 0 for none */
+        public double maxRowsPerSecond() {
+            return maxRowsPerSecond;
+        }
+
+        /**
+         * Tells whether a stream opened with this config and a context replays after failures.
+         *
+         * @param ctx the stream's context
+         * @return the replay set on the builder, else true unless the context has {@code append_mode=true}
+         */
+        public boolean replays(dev.sluice.write.Context ctx) {
+            return replay != null ? replay : !ctx.appendMode();
+        }
+
+        @Override
+        public String toString() {
+            return "StreamWriter.Config{maxRowsPerSecond=" + maxRowsPerSecond + ", replay="
+                    + (replay == null ? "default" : replay) + '}';
+        }
+
+        /** Builder for {@link Config}; starts from the defaults. */
+        public static final class Builder {
+            private double maxRowsPerSecond;
+            private Boolean replay;
+
+            private Builder() {
+            }
+
+            /**
+             * Sets a rate limit for the stream.
+             *
+             * @param rowsPerSecond rows per second, 0 (the default) for none
+             * @return this
+             */
+            public Builder maxRowsPerSecond(double rowsPerSecond) {
+                this.maxRowsPerSecond = rowsPerSecond;
+                return this;
+            }
+
+            /**
+             * Chooses whether the stream keeps its messages and replays them after a retryable failure.
+             *
+             * @param replay true to replay (the default unless the context has {@code append_mode=true})
+             * @return this
+             */
+            public Builder replay(boolean replay) {
+                this.replay = replay;
+                return this;
+            }
+
+            /**
+             * Builds the config.
+             *
+             * @return the config
+             */
+            public Config build() {
+                return new Config(this);
+            }
+        }
+    }
 }

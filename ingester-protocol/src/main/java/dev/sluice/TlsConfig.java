@@ -3,60 +3,54 @@ package dev.sluice;
 import java.nio.file.Path;
 
 /**
- * Transport security for a client. {@link #toString()} shows file names only, never key material.
+ * Transport security for a client. Immutable; build with {@link #newBuilder()}: with nothing set it trusts the
+ * system's CAs. {@link #toString()} shows file names only, never key material.
  *
- * @param trustCertificates PEM file of CA certificates to trust, or null for the system trust store
- * @param clientCertificateChain PEM certificate chain for mutual TLS, or null
- * @param clientPrivateKey PEM (PKCS#8) private key for mutual TLS, or null
- * @param serverNameOverride the name to expect in the server's certificate instead of the endpoint host, or null
+ * <pre>{@code
+ * TlsConfig tls = TlsConfig.newBuilder().trustCertificates(Path.of("ca.pem"))
+ *         .clientCertificate(Path.of("client.pem"), Path.of("client.key")).build();
+ * }</pre>
  */
-public record TlsConfig(Path trustCertificates, Path clientCertificateChain, Path clientPrivateKey,
-                        String serverNameOverride) {
-    /** Checks that a client certificate comes with its key. */
-    public TlsConfig {
-        if ((clientCertificateChain == null) != (clientPrivateKey == null)) {
-            throw new IllegalArgumentException("mutual TLS needs both the client certificate chain and its private key");
-        }
+public final class TlsConfig {
+    private final Path trustCertificates;
+    private final Path clientCertificateChain;
+    private final Path clientPrivateKey;
+    private final String serverNameOverride;
+
+    private TlsConfig(Builder b) {
+        this.trustCertificates = b.trustCertificates;
+        this.clientCertificateChain = b.clientCertificateChain;
+        this.clientPrivateKey = b.clientPrivateKey;
+        this.serverNameOverride = b.serverNameOverride;
     }
 
     /**
-     * TLS trusting the system's CAs.
+     * Starts a config that trusts the system's CAs, with no client certificate.
      *
-     * @return the config
+     * @return a builder
      */
-    public static TlsConfig systemTrust() {
-        return new TlsConfig(null, null, null, null);
+    public static Builder newBuilder() {
+        return new Builder();
     }
 
-    /**
-     * TLS trusting the CAs in a PEM file.
-     *
-     * @param caPem the CA certificates
-     * @return the config
-     */
-    public static TlsConfig trusting(Path caPem) {
-        return new TlsConfig(caPem, null, null, null);
+    /** @return the PEM file of CA certificates to trust, or null for the system trust store */
+    public Path trustCertificates() {
+        return trustCertificates;
     }
 
-    /**
-     * Adds a client certificate and key for mutual TLS.
-     *
-     * @param certificateChainPem the client's certificate chain
-     * @param privateKeyPem its PKCS#8 private key
-     * @return a new config
-     */
-    public TlsConfig withClientCertificate(Path certificateChainPem, Path privateKeyPem) {
-        return new TlsConfig(trustCertificates, certificateChainPem, privateKeyPem, serverNameOverride);
+    /** @return the PEM certificate chain for mutual TLS, or null */
+    public Path clientCertificateChain() {
+        return clientCertificateChain;
     }
 
-    /**
-     * Expects another name in the server's certificate.
-     *
-     * @param name the expected name
-     * @return a new config
-     */
-    public TlsConfig withServerNameOverride(String name) {
-        return new TlsConfig(trustCertificates, clientCertificateChain, clientPrivateKey, name);
+    /** @return the PEM (PKCS#8) private key for mutual TLS, or null */
+    public Path clientPrivateKey() {
+        return clientPrivateKey;
+    }
+
+    /** @return the name expected in the server's certificate instead of the endpoint host, or null */
+    public String serverNameOverride() {
+        return serverNameOverride;
     }
 
     @Override
@@ -64,5 +58,64 @@ public record TlsConfig(Path trustCertificates, Path clientCertificateChain, Pat
         return "TlsConfig{trust=" + (trustCertificates == null ? "system" : trustCertificates.getFileName())
                 + (clientCertificateChain != null ? ", clientCertificate=" + clientCertificateChain.getFileName()
                 + ", clientKey=****" : "") + (serverNameOverride != null ? ", serverName=" + serverNameOverride : "") + '}';
+    }
+
+    /** Builder for {@link TlsConfig}. */
+    public static final class Builder {
+        private Path trustCertificates;
+        private Path clientCertificateChain;
+        private Path clientPrivateKey;
+        private String serverNameOverride;
+
+        private Builder() {
+        }
+
+        /**
+         * Trusts the CAs in a PEM file instead of the system's.
+         *
+         * @param caPem the CA certificates, or null for the system trust store (the default)
+         * @return this
+         */
+        public Builder trustCertificates(Path caPem) {
+            this.trustCertificates = caPem;
+            return this;
+        }
+
+        /**
+         * Presents a client certificate for mutual TLS.
+         *
+         * @param certificateChainPem the client's certificate chain
+         * @param privateKeyPem its PKCS#8 private key
+         * @return this
+         */
+        public Builder clientCertificate(Path certificateChainPem, Path privateKeyPem) {
+            if ((certificateChainPem == null) != (privateKeyPem == null)) {
+                throw new IllegalArgumentException("mutual TLS needs both the client certificate chain and its"
+                        + " private key");
+            }
+            this.clientCertificateChain = certificateChainPem;
+            this.clientPrivateKey = privateKeyPem;
+            return this;
+        }
+
+        /**
+         * Expects another name in the server's certificate than the endpoint's host.
+         *
+         * @param name the expected name, or null for the endpoint's host (the default)
+         * @return this
+         */
+        public Builder serverNameOverride(String name) {
+            this.serverNameOverride = name;
+            return this;
+        }
+
+        /**
+         * Builds the config.
+         *
+         * @return the config
+         */
+        public TlsConfig build() {
+            return new TlsConfig(this);
+        }
     }
 }

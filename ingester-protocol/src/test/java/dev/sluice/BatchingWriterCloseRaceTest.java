@@ -47,9 +47,9 @@ class BatchingWriterCloseRaceTest {
         long failed = 0;
         // Rows are unique, so counting (without keeping them) is exact and keeps the heap small.
         try (GreptimeTestServer server = GreptimeTestServer.builder().retainRows(false).start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
-            BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(37)
-                    .withFlushInterval(Duration.ofMillis(1));
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
+            BatchingWriter.Config cfg = BatchingWriter.Config.newBuilder().maxBatchRows(37)
+                    .flushInterval(Duration.ofMillis(1)).build();
             for (int round = 0; round < ROUNDS; round++) {
                 BatchingWriter w = db.batchingWriter(cfg);
                 ConcurrentLinkedQueue<CompletableFuture<Void>> futures = new ConcurrentLinkedQueue<>();
@@ -111,8 +111,8 @@ class BatchingWriterCloseRaceTest {
     @Test
     void shutdownGracefullyClosesAnOpenBatchingWriterAndFlushesIt() {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
-            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults().withFlushInterval(Duration.ofHours(1)));
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().flushInterval(Duration.ofHours(1)).build());
             List<CompletableFuture<Void>> futures = new ArrayList<>();
             for (long i = 0; i < 500; i++) {
                 futures.add(w.write(RACE, "p", i, i));

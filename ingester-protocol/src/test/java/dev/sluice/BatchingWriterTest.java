@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class BatchingWriterTest {
     @RegisterExtension
     static final TestkitClient KIT = new TestkitClient(GreptimeTestServer.builder().requestLogCapacity(100_000),
-            o -> o.defaultTimeout(Duration.ofSeconds(5)));
+            o -> o.requestTimeout(Duration.ofSeconds(5)));
 
     static TableSchema schema(String name) {
         return TableSchema.newBuilder(name).addTag("writer", DataType.Int32).addField("v", DataType.Float64)
@@ -42,7 +42,7 @@ class BatchingWriterTest {
 
     @Test
     void aLoneRowIsFlushedByTheTimerWithinTheInterval() throws Exception {
-        BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withFlushInterval(Duration.ofMillis(200));
+        BatchingWriter.Config cfg = BatchingWriter.Config.newBuilder().flushInterval(Duration.ofMillis(200)).build();
         try (BatchingWriter w = KIT.db().batchingWriter(cfg)) {
             long start = System.nanoTime();
             CompletableFuture<Void> f = w.write(schema("lone"), 1, 1.0, 1L);
@@ -68,7 +68,7 @@ class BatchingWriterTest {
         int v = s.indexOf("v");
         int n = s.indexOf("n");
         int ts = s.indexOf("ts");
-        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults())) {
+        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.newBuilder().build())) {
             List<CompletableFuture<Void>> acks = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
                 int row = i;
@@ -114,8 +114,8 @@ class BatchingWriterTest {
         String[] hosts = {"host-1", "host-2", "host-3"};
         // Batches of 1,000 rows: each batch's columns are allocated once at that size (no growth), so what differs
         // between the two forms is what each row costs on top of the column data.
-        BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(1_000)
-                .withFlushInterval(Duration.ofSeconds(30));
+        BatchingWriter.Config cfg = BatchingWriter.Config.newBuilder().maxBatchRows(1_000)
+                .flushInterval(Duration.ofSeconds(30)).build();
         long typed;
         long objects;
         try (BatchingWriter w = KIT.db().batchingWriter(cfg)) {
@@ -149,7 +149,7 @@ class BatchingWriterTest {
         List<TableSchema> tables = List.of(schema("t0"), schema("t1"), schema("t2"));
         int perThread = 100_000;
         Set<CompletableFuture<Void>> futures = ConcurrentHashMap.newKeySet();
-        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults())) {
+        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.newBuilder().build())) {
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 int id = t;
@@ -189,8 +189,8 @@ class BatchingWriterTest {
     @Test
     void aFullBufferBlocksThenTimesOutWithAClearError() {
         KIT.server().faults().neverRespond(true);
-        BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(10)
-                .withBuffer(20, Duration.ofMillis(300)).withFlushInterval(Duration.ofMillis(20));
+        BatchingWriter.Config cfg = BatchingWriter.Config.newBuilder().maxBatchRows(10)
+                .maxBufferedRows(20).maxBlock(Duration.ofMillis(300)).flushInterval(Duration.ofMillis(20)).build();
         BatchingWriter w = KIT.db().batchingWriter(cfg);
         try {
             for (int i = 0; i < 20; i++) {
@@ -218,8 +218,8 @@ class BatchingWriterTest {
     @Test
     void orderedPerTableARetriedBatchNeverLandsAfterALaterBatchOfItsTable() throws Exception {
         TableSchema s = schema("ordered");
-        BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(1).withMaxInFlightBatches(4)
-                .withFlushInterval(Duration.ofMillis(20)).withOrderedPerTable(true);
+        BatchingWriter.Config cfg = BatchingWriter.Config.newBuilder().maxBatchRows(1).maxInFlightRequests(4)
+                .flushInterval(Duration.ofMillis(20)).orderedPerTable(true).build();
         try (BatchingWriter w = KIT.db().batchingWriter(cfg)) {
             w.write(s, 0, 0.0, 1L).get(30, TimeUnit.SECONDS); // creates the table: the fault below hits a data write
             KIT.server().faults().failNext(1, dev.sluice.write.StatusCode.StorageUnavailable, "busy once");
@@ -247,8 +247,8 @@ class BatchingWriterTest {
      */
     @Test
     void aFullBufferOfOpenBatchesIsSentRatherThanWaitingForTheFlushInterval() throws Exception {
-        BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(100)
-                .withBuffer(100, Duration.ofSeconds(10)).withFlushInterval(Duration.ofSeconds(60));
+        BatchingWriter.Config cfg = BatchingWriter.Config.newBuilder().maxBatchRows(100)
+                .maxBufferedRows(100).maxBlock(Duration.ofSeconds(10)).flushInterval(Duration.ofSeconds(60)).build();
         try (BatchingWriter w = KIT.db().batchingWriter(cfg)) {
             List<CompletableFuture<Void>> acks = new ArrayList<>();
             for (int i = 0; i < 150; i++) {
@@ -265,7 +265,7 @@ class BatchingWriterTest {
 
     @Test
     void closeWithPendingRowsStoresThemAll() {
-        BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults().withFlushInterval(Duration.ofSeconds(30)));
+        BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.newBuilder().flushInterval(Duration.ofSeconds(30)).build());
         List<CompletableFuture<Void>> fs = new ArrayList<>();
         for (int i = 0; i < 2_500; i++) {
             fs.add(w.write(schema("pending"), i % 4, 1.0, (long) i));
@@ -277,10 +277,10 @@ class BatchingWriterTest {
 
     @Test
     void closeOnADeadServerFailsEveryPendingRow() {
-        GreptimeDB dead = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public")
-                .defaultTimeout(Duration.ofSeconds(2)).build());
+        GreptimeDB dead = GreptimeDB.create(GreptimeOptions.newBuilder("127.0.0.1:1", "public")
+                .requestTimeout(Duration.ofSeconds(2)).build());
         try {
-            BatchingWriter w = dead.batchingWriter(BatchingWriter.Config.defaults().withFlushInterval(Duration.ofSeconds(30)));
+            BatchingWriter w = dead.batchingWriter(BatchingWriter.Config.newBuilder().flushInterval(Duration.ofSeconds(30)).build());
             List<CompletableFuture<Void>> fs = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
                 fs.add(w.write(schema("dead"), 1, 1.0, (long) i));
@@ -299,7 +299,7 @@ class BatchingWriterTest {
 
     @Test
     void badRowsThrowOnTheCallerAndAreNotBuffered() {
-        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults())) {
+        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.newBuilder().build())) {
             assertThrows(InvalidDataException.class, () -> w.write(schema("bad"), "x", 1.0, 1L));
             w.write(schema("bad"), 1, 1.0, 1L);
             assertEquals(1, w.pendingRows());
@@ -312,7 +312,7 @@ class BatchingWriterTest {
     void aGrowingSchemaAddsColumns() {
         TableSchema wider = TableSchema.newBuilder("grow").addTag("writer", DataType.Int32).addField("v", DataType.Float64)
                 .addField("extra", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
-        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults())) {
+        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.newBuilder().build())) {
             w.write(schema("grow"), 1, 1.0, 1L);
             w.write(wider, 2, 2.0, "new", 2L);
             assertTrue(w.flush(Duration.ofSeconds(5)));
@@ -323,8 +323,8 @@ class BatchingWriterTest {
 
     @Test
     void theBulkPathStoresTheSameRows() {
-        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.defaults().withPath(BatchingWriter.Path.Bulk)
-                .withMaxBatchRows(1_000))) {
+        try (BatchingWriter w = KIT.db().batchingWriter(BatchingWriter.Config.newBuilder().path(BatchingWriter.Path.Bulk)
+                .maxBatchRows(1_000).build())) {
             for (int i = 0; i < 5_500; i++) {
                 w.write(schema("bulk_batched"), i % 7, (double) i, (long) i);
             }

@@ -11,11 +11,11 @@ class BufferCacheTest {
 
     @Test
     void theDefaultsAreTheDocumentedOnes() {
-        BufferCache d = BufferCache.defaults();
+        BufferCache d = BufferCache.newBuilder().build();
         assertTrue(d.transportBytes() > 0 && d.transportBytes() <= 1L << 30, "transport " + d.transportBytes());
         assertEquals(4L << 30, d.bulkBytes());
         assertEquals(Duration.ofSeconds(30), d.idle());
-        assertEquals(d, GreptimeOptions.newBuilder(new String[] {"localhost:4001"}, "public").build().bufferCache());
+        assertEquals(d, GreptimeOptions.newBuilder("localhost:4001", "public").build().bufferCache());
     }
 
     @Test
@@ -26,11 +26,11 @@ class BufferCacheTest {
 
     @Test
     void badSizesAndIdleTimesAreRefusedNamingTheValue() {
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new BufferCache(-1, 0, Duration.ofSeconds(1)))
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BufferCache.newBuilder().transportBytes(-1).bulkBytes(0).idle(Duration.ofSeconds(1)).build())
                 .getMessage().contains("transport -1"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new BufferCache(0, 0, Duration.ZERO))
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BufferCache.newBuilder().idle(Duration.ZERO).build())
                 .getMessage().contains("PT0S"));
-        assertThrows(NullPointerException.class, () -> GreptimeOptions.newBuilder(new String[] {"localhost:4001"},
+        assertThrows(NullPointerException.class, () -> GreptimeOptions.newBuilder("localhost:4001",
                 "public").bufferCache(null));
     }
 }

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 
 class BulkWriteTest extends DefaultTestkitTest {
 
-    static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofMillis(10_000)).build();
+    static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofMillis(10_000)).build();
 
 
 
@@ -90,7 +90,7 @@ class BulkWriteTest extends DefaultTestkitTest {
     void everyTypeRoundTripsAndMatchesTheRegularPath() {
         TableSchema viaBulk = allTypes("via_bulk");
         TableSchema viaRegular = allTypes("via_regular");
-        try (BulkStreamWriter w = db.bulkStreamWriter(viaBulk, CONFIG, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(viaBulk, CONFIG, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(4);
             for (Object[] row : allTypeRows()) {
                 batch.addRow(row);
@@ -136,7 +136,7 @@ class BulkWriteTest extends DefaultTestkitTest {
             }
             batches.add(rows);
         }
-        try (BulkStreamWriter w = db.bulkStreamWriter(viaBulk, CONFIG, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(viaBulk, CONFIG, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(2);
             for (List<Object[]> rows : batches) {
                 rows.forEach(batch::addRow);
@@ -172,7 +172,7 @@ class BulkWriteTest extends DefaultTestkitTest {
                 .addField("msg", DataType.String).addField("n", DataType.Int32).addField("v", DataType.Float64)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
         List<Object[]> expected = new ArrayList<>();
-        try (BulkStreamWriter w = db.bulkStreamWriter(schema, CONFIG, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(schema, CONFIG, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(1);
             for (int i = 0; i < 3_000; i++) {
                 if (i == 1_500) {
@@ -224,8 +224,8 @@ class BulkWriteTest extends DefaultTestkitTest {
         TableSchema typed = TableSchema.newBuilder("typed_bulk").addTag("host", DataType.String)
                 .addField("msg", DataType.String).addField("v", DataType.Float64)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
-        try (BulkStreamWriter a = db.bulkStreamWriter(typed, CONFIG, Context.newDefault());
-             BulkStreamWriter b = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault())) {
+        try (BulkStreamWriter a = db.bulkStreamWriter(typed, CONFIG, Context.newBuilder().build());
+             BulkStreamWriter b = db.bulkStreamWriter(LOGS, CONFIG, Context.newBuilder().build())) {
             TableBufferRoot ra = a.tableBufferRoot(8);
             TableBufferRoot rb = b.tableBufferRoot(8);
             RowAppender app = ra.appender();
@@ -251,7 +251,7 @@ class BulkWriteTest extends DefaultTestkitTest {
         List<List<Map<String, Object>>> stored = new ArrayList<>();
         for (Compression c : List.of(Compression.None, Compression.Zstd, Compression.Lz4, Compression.Gzip)) {
             server.clear();
-            try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault().withCompression(c))) {
+            try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newBuilder().compression(c).build())) {
                 assertEquals(5_000, writeBatches(w, 5, 1_000));
                 assertEquals(5_000, w.completed());
             }
@@ -266,8 +266,8 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void inFlightBatchesNeverExceedTheLimitAndWriteNextBlocks() {
         server.faults().bulkAckDelay(Duration.ofMillis(100));
-        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(3).timeoutPerMessage(Duration.ofMillis(10_000)).build();
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, Context.newDefault())) {
+        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxInFlightRequests(3).requestTimeout(Duration.ofMillis(10_000)).build();
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, Context.newBuilder().build())) {
             long start = System.nanoTime();
             assertEquals(10 * 50, writeBatches(w, 10, 50));
             long elapsedMs = (System.nanoTime() - start) / 1_000_000;
@@ -282,8 +282,8 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void withoutRetriesWithheldAnswersFailByTheTimeoutAndCompletedReturnsInTime() {
         server.faults().bulkNeverAck(true);
-        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutPerMessage(Duration.ofMillis(500)).build();
-        Context noRetry = Context.newDefault().withRetryPolicy(RetryPolicy.none());
+        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxInFlightRequests(4).requestTimeout(Duration.ofMillis(500)).build();
+        Context noRetry = Context.newBuilder().retryPolicy(RetryPolicy.none()).build();
         try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, noRetry)) {
             TableBufferRoot batch = w.tableBufferRoot(10);
             batch.addRow("h", "m", 1.0, 1L);
@@ -309,9 +309,9 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void withRetriesWithheldAnswersAreResentUntilTheDeliveryDeadlineThenFail() {
         server.faults().bulkNeverAck(true);
-        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(4).timeoutPerMessage(Duration.ofMillis(300)).build();
-        Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.defaults()
-                .withBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).withDeliveryTimeout(Duration.ofSeconds(2)));
+        BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxInFlightRequests(4).requestTimeout(Duration.ofMillis(300)).build();
+        Context ctx = Context.newBuilder().retryPolicy(RetryPolicy.newBuilder()
+                .backoff(Duration.ofMillis(10), Duration.ofMillis(50)).deliveryTimeout(Duration.ofSeconds(2)).build()).build();
         try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, ctx)) {
             w.tableBufferRoot(10).addRow("h", "m", 1.0, 1L);
             CompletableFuture<Integer> first = w.writeNext();
@@ -329,7 +329,7 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void aRetryableFailureIsResentOnANewStreamAndEveryBatchIsStoredOnce() {
         server.faults().failBulkBatch(3, StatusCode.RateLimited, "slow down");
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(10);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
             for (int b = 0; b < 5; b++) {
@@ -355,7 +355,7 @@ class BulkWriteTest extends DefaultTestkitTest {
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         String text = "z".repeat(1_000);
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(8_000);
             long worst = 0;
             for (int b = 0; b < 4; b++) {
@@ -388,7 +388,7 @@ class BulkWriteTest extends DefaultTestkitTest {
 
     private void resendAndCheckEveryValue(String pad) {
         server.faults().failBulkBatch(3, StatusCode.RateLimited, "slow down");
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(100);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
             for (int b = 0; b < 6; b++) {
@@ -424,7 +424,7 @@ class BulkWriteTest extends DefaultTestkitTest {
         server.faults().failBulkBatch(2, StatusCode.RateLimited, "slow down");
         BulkWrite.Config capped = BulkWrite.Config.newBuilder().allocatorMaxAllocation(4L << 20).build();
         String big = "y".repeat(20_000);
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, capped, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, capped, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(1_000);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
             for (int b = 0; b < 4; b++) {
@@ -450,7 +450,7 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void withoutRetriesAFailedBatchEndsTheStreamKeepingEarlierBatches() {
         server.faults().failBulkBatch(3, StatusCode.RateLimited, "slow down");
-        Context noRetry = Context.newDefault().withRetryPolicy(RetryPolicy.none());
+        Context noRetry = Context.newBuilder().retryPolicy(RetryPolicy.none()).build();
         try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, noRetry)) {
             TableBufferRoot batch = w.tableBufferRoot(10);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
@@ -472,8 +472,8 @@ class BulkWriteTest extends DefaultTestkitTest {
 
     @Test
     void aMissingTableIsNotFoundWhenCreationIsOff() {
-        BulkWrite.Config noCreate = BulkWrite.Config.newBuilder().createTable(false).timeoutPerMessage(Duration.ofMillis(5_000)).build();
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, noCreate, Context.newDefault())) {
+        BulkWrite.Config noCreate = BulkWrite.Config.newBuilder().createTable(false).requestTimeout(Duration.ofMillis(5_000)).build();
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, noCreate, Context.newBuilder().build())) {
             w.tableBufferRoot(1).addRow("h", "m", 1.0, 1L);
             CompletionException e = assertThrows(CompletionException.class, () -> w.writeNext().join());
             BulkWriteException bwe = (BulkWriteException) e.getCause();
@@ -484,9 +484,9 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void autoCreateFromArrowMetadataWhenTheServerAllowsIt() {
         try (GreptimeTestServer enterprise = GreptimeTestServer.builder().allowBulkAutoCreate(true).start()) {
-            GreptimeDB other = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {enterprise.endpoint()}, "public").build());
+            GreptimeDB other = GreptimeDB.create(GreptimeOptions.newBuilder(enterprise.endpoint(), "public").build());
             try (BulkStreamWriter w = other.bulkStreamWriter(LOGS,
-                    BulkWrite.Config.newBuilder().createTable(false).build(), Context.newDefault())) {
+                    BulkWrite.Config.newBuilder().createTable(false).build(), Context.newBuilder().build())) {
                 w.tableBufferRoot(1).addRow("h", "m", 1.0, 1L);
                 assertEquals(1, w.writeNext().join());
                 w.completed();
@@ -499,7 +499,7 @@ class BulkWriteTest extends DefaultTestkitTest {
 
     @Test
     void theTableIsCreatedWithOptionsFromTheContext() {
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault().withHint("ttl", "7d"))) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newBuilder().hint("ttl", "7d").build())) {
             w.tableBufferRoot(1).addRow("h", "m", 1.0, 1L);
             w.writeNext().join();
             w.completed();
@@ -510,7 +510,7 @@ class BulkWriteTest extends DefaultTestkitTest {
 
     @Test
     void badRowsAreRejectedWithTheSameMessagesAsTables() {
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(4);
             batch.addRow("a", "m", 1.0, 1L);
             InvalidDataException e = assertThrows(InvalidDataException.class, () -> batch.addRow("b", "m", "x", 2L));
@@ -528,7 +528,7 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void exceedingTheAllocatorCapIsAClearErrorNotAnOutOfMemoryError() {
         BulkWrite.Config tiny = BulkWrite.Config.newBuilder().allocatorMaxAllocation(256 * 1024).build();
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, tiny, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, tiny, Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(16);
             String big = "x".repeat(10_000);
             BulkWriteException e = assertThrows(BulkWriteException.class, () -> {
@@ -544,7 +544,7 @@ class BulkWriteTest extends DefaultTestkitTest {
     void aCapWithRoomForOneBatchOnlyStillWritesEveryBatch() {
         BulkWrite.Config capped = BulkWrite.Config.newBuilder().allocatorMaxAllocation(4L << 20).build();
         String big = "y".repeat(20_000);
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, capped, Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, capped, Context.newBuilder().build())) {
             // Room for 1,000 rows of 20 KB would be 20 MB, far over the cap: the text grows only as far as the 100
             // rows sent need (2 MB), and a second set of vectors does not fit next to it, so batches go as copies.
             TableBufferRoot batch = w.tableBufferRoot(1_000);
@@ -564,11 +564,11 @@ class BulkWriteTest extends DefaultTestkitTest {
 
     @Test
     void configurationLimitsAreChecked() {
-        assertThrows(IllegalArgumentException.class, () -> BulkWrite.Config.newBuilder().maxRequestsInFlight(32));
+        assertThrows(IllegalArgumentException.class, () -> BulkWrite.Config.newBuilder().maxInFlightRequests(32));
         TableSchema json = TableSchema.newBuilder("j").addField("j", DataType.Json)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> db.bulkStreamWriter(json, BulkWrite.Config.newBuilder().createTable(false).build(), Context.newDefault()));
+                () -> db.bulkStreamWriter(json, BulkWrite.Config.newBuilder().createTable(false).build(), Context.newBuilder().build()));
         assertTrue(e.getMessage().contains("GreptimeDB.write()"), e.getMessage());
     }
 
@@ -577,7 +577,7 @@ class BulkWriteTest extends DefaultTestkitTest {
         TableSchema json = TableSchema.newBuilder("refused_json").addField("j", DataType.Json)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> db.bulkStreamWriter(json, BulkWrite.Config.newBuilder().build(), Context.newDefault()));
+                () -> db.bulkStreamWriter(json, BulkWrite.Config.newBuilder().build(), Context.newBuilder().build()));
         assertTrue(e.getMessage().contains("'j'"), e.getMessage());
         assertTrue(!server.tables().contains("refused_json"), "the refusal comes before the create-table DDL");
     }
@@ -585,7 +585,7 @@ class BulkWriteTest extends DefaultTestkitTest {
     @Test
     void closingWithoutCompletingFailsPendingBatchesAndFreesMemory() {
         server.faults().bulkNeverAck(true);
-        BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newDefault());
+        BulkStreamWriter w = db.bulkStreamWriter(LOGS, CONFIG, Context.newBuilder().build());
         w.tableBufferRoot(100).addRow("h", "m", 1.0, 1L);
         CompletableFuture<Integer> f = w.writeNext();
         assertTrue(w.allocatedBytes() > 0);

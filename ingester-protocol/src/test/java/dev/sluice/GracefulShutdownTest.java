@@ -24,7 +24,7 @@ class GracefulShutdownTest {
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
 
     static GreptimeDB client(GreptimeTestServer server) {
-        return GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build());
+        return GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
     }
 
     static long millisOf(Runnable r) {

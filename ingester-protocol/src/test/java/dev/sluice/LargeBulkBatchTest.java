@@ -32,10 +32,10 @@ import org.junit.jupiter.api.Test;
  */
 class LargeBulkBatchTest extends DefaultTestkitTest {
     static final int ROWS = 2_000; // about 8 MB a batch: over the 4 MiB from which a batch stays in Arrow memory
-    static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().timeoutPerMessage(Duration.ofSeconds(20))
-            .maxRequestsInFlight(4).build();
-    static final RetryPolicy QUICK = RetryPolicy.defaults().withMaxAttempts(5)
-            .withBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).withDeliveryTimeout(Duration.ofSeconds(30));
+    static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofSeconds(20))
+            .maxInFlightRequests(4).build();
+    static final RetryPolicy QUICK = RetryPolicy.newBuilder().maxAttempts(5)
+            .backoff(Duration.ofMillis(10), Duration.ofMillis(50)).deliveryTimeout(Duration.ofSeconds(30)).build();
 
     @BeforeEach
     void clear() {
@@ -96,7 +96,7 @@ class LargeBulkBatchTest extends DefaultTestkitTest {
     @Test
     void largeBatchesResentAfterABrokenStreamAreStoredExactlyFromTheirOwnMemory() {
         TableSchema schema = schema("large_resent");
-        try (BulkStreamWriter w = db.bulkStreamWriter(schema, CONFIG, Context.newDefault().withRetryPolicy(QUICK))) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(schema, CONFIG, Context.newBuilder().retryPolicy(QUICK).build())) {
             TableBufferRoot batch = w.tableBufferRoot(ROWS);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
             server.faults().failBulkBatch(2, StatusCode.RateLimited, "slow down");
@@ -132,25 +132,25 @@ class LargeBulkBatchTest extends DefaultTestkitTest {
 
     @Test
     void largeBatchesWithGrpcCompressionAreCopiedAndStoredExactly() {
-        writeThreeAndCheck("large_gzip", Context.newDefault().withCompression(Compression.Gzip));
+        writeThreeAndCheck("large_gzip", Context.newBuilder().compression(Compression.Gzip).build());
     }
 
     @Test
     void largeBatchesWithoutRetriesAreStoredExactlyAndFreedOnceWritten() {
-        writeThreeAndCheck("large_none", Context.newDefault().withRetryPolicy(RetryPolicy.none()));
+        writeThreeAndCheck("large_none", Context.newBuilder().retryPolicy(RetryPolicy.none()).build());
     }
 
     @Test
     void largeBatchesWithArrowCompressionAreStoredExactly() {
-        writeThreeAndCheck("large_zstd", Context.newDefault().withCompression(Compression.Zstd));
-        writeThreeAndCheck("large_lz4", Context.newDefault().withCompression(Compression.Lz4));
+        writeThreeAndCheck("large_zstd", Context.newBuilder().compression(Compression.Zstd).build());
+        writeThreeAndCheck("large_lz4", Context.newBuilder().compression(Compression.Lz4).build());
     }
 
     @Test
     void closingWhileTheTransportStillWritesLargeBatchesFailsThemAndLeavesNoMemory() {
         TableSchema schema = schema("large_closed");
         server.faults().bulkNeverAck(true);
-        BulkStreamWriter w = db.bulkStreamWriter(schema, CONFIG, Context.newDefault());
+        BulkStreamWriter w = db.bulkStreamWriter(schema, CONFIG, Context.newBuilder().build());
         TableBufferRoot batch = w.tableBufferRoot(ROWS);
         List<CompletableFuture<Integer>> acks = new ArrayList<>();
         for (int b = 0; b < 4; b++) {

@@ -41,9 +41,9 @@ class MetricsTest {
     void everyPathReportsRowsBytesLatencyFailuresRetriesAndGauges() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                    .metrics(MicrometerMetricsSink.of(registry)).retryPolicy(RetryPolicy.defaults().withBackoff(Duration.ofMillis(1),
-                            Duration.ofMillis(5))).build());
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
+                    .metrics(MicrometerMetricsSink.of(registry)).retryPolicy(RetryPolicy.newBuilder().backoff(Duration.ofMillis(1),
+                            Duration.ofMillis(5)).build()).build());
             String ep = server.endpoint();
             assertTrue(db.write(rows(100)).join().isOk());
             server.faults().failNext(1, StatusCode.RateLimited, "slow down");
@@ -55,14 +55,14 @@ class MetricsTest {
             s.completed().join();
             TableSchema bulkCpu = TableSchema.newBuilder("bulk_cpu").addTag("host", DataType.String)
                     .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
-            try (BulkStreamWriter w = db.bulkStreamWriter(bulkCpu, BulkWrite.Config.newBuilder().build(), Context.newDefault())) {
+            try (BulkStreamWriter w = db.bulkStreamWriter(bulkCpu, BulkWrite.Config.newBuilder().build(), Context.newBuilder().build())) {
                 for (int i = 0; i < 50; i++) {
                     w.tableBufferRoot(64).addRow("h", 1.0, (long) i);
                 }
                 assertEquals(50, w.writeNext().join());
                 w.completed();
             }
-            try (BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.defaults())) {
+            try (BatchingWriter bw = db.batchingWriter(BatchingWriter.Config.newBuilder().build())) {
                 bw.write(CPU, "b", 1.0, 999L);
             }
 
@@ -88,11 +88,11 @@ class MetricsTest {
 
     @Test
     void aWritesRoomAndInFlightCountAreGivenBackBeforeItsCallerSeesTheAnswer() {
-        // Found by CI: a caller that joined its write could still read the write as in flight, because the
-        // client gave back its count and budget in a callback that ran after the caller's.
+        // A caller that joined its write must not read the write as in flight: the client gives back its count
+        // and budget before the caller's callback runs, not in a callback that runs after it.
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
                     .metrics(MicrometerMetricsSink.of(registry)).build());
             try {
                 for (int i = 0; i < 20; i++) {
@@ -141,7 +141,7 @@ class MetricsTest {
             }
         };
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
                     .metrics(sink).build());
             assertTrue(db.write(rows(12)).join().isOk());
             // another host: rows(3) would repeat rows(12)'s keys and the server would keep 12 rows
@@ -157,7 +157,7 @@ class MetricsTest {
 
     @Test
     void noSinkIsRefusedAndTheDefaultRecordsNothing() {
-        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public");
+        GreptimeOptions.Builder b = GreptimeOptions.newBuilder("127.0.0.1:1", "public");
         NullPointerException e = assertThrows(NullPointerException.class, () -> b.metrics(null));
         assertTrue(e.getMessage().contains("sink"), e.getMessage());
         assertSame(MetricsSink.NONE, b.build().metrics());

@@ -95,7 +95,7 @@ class ModulePathTest {
                             acknowledged.addAndGet(rows);
                         }
                     };
-                    GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {args[0]}, "public")
+                    GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(args[0], "public")
                             .metrics(sink).build());
                     TableSchema schema = TableSchema.newBuilder("modular").addTag("host", DataType.String)
                             .addField("v", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
@@ -122,7 +122,7 @@ class ModulePathTest {
                         System.out.println("internal writer denied: " + e.getMessage());
                     }
                     try {
-                        db.batchingWriter(BatchingWriter.Config.defaults().withPath(BatchingWriter.Path.Bulk));
+                        db.batchingWriter(BatchingWriter.Config.newBuilder().path(BatchingWriter.Path.Bulk).build());
                         System.out.println("bulk opened");
                     } catch (IllegalStateException e) {
                         System.out.println("bulk refused: " + e.getMessage());
@@ -239,12 +239,12 @@ class ModulePathTest {
 
             public final class Bulk {
                 public static void main(String[] args) {
-                    GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {args[0]}, "public")
+                    GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(args[0], "public")
                             .build());
                     TableSchema s = TableSchema.newBuilder("modular_bulk").addTag("host", DataType.String)
                             .addField("v", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
                     try (BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().build(),
-                            Context.newDefault())) {
+                            Context.newBuilder().build())) {
                         for (int i = 0; i < 100; i++) {
                             w.tableBufferRoot(128).addRow("h", (double) i, (long) i);
                         }

@@ -22,7 +22,7 @@ public final class ProtocolOnlyProbe {
      * @param args the testkit endpoint
      */
     public static void main(String[] args) {
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {args[0]}, "public").build());
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(args[0], "public").build());
         TableSchema s = TableSchema.newBuilder("alone").addTag("k", DataType.String)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
         Result<WriteOk, Err> r = db.write(Table.from(s).addRow("a", 1L)).join();
@@ -30,14 +30,14 @@ public final class ProtocolOnlyProbe {
         try (StreamWriter<Table, WriteOk> stream = db.streamWriter()) {
             System.out.println("stream ok " + stream.write(Table.from(s).addRow("b", 2L)).completed().join().affectedRows());
         }
-        try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.defaults())) {
+        try (BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().build())) {
             w.write(s, "c", 3L).join();
             System.out.println("batching ok");
         }
         // db.bulkStreamWriter takes a BulkWrite.Config, so without ingester-bulk it cannot even be compiled against;
         // the batching writer's bulk path is the way to ask for bulk at run time.
         try {
-            db.batchingWriter(BatchingWriter.Config.defaults().withPath(BatchingWriter.Path.Bulk));
+            db.batchingWriter(BatchingWriter.Config.newBuilder().path(BatchingWriter.Path.Bulk).build());
             System.out.println("bulk batching opened?!");
         } catch (IllegalStateException e) {
             System.out.println("bulk batching refused: " + e.getMessage());

@@ -18,7 +18,7 @@ public final class RegularOnlyProbe {
      * @param args the testkit endpoint
      */
     public static void main(String[] args) {
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {args[0]}, "public").build());
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(args[0], "public").build());
         TableSchema s = TableSchema.newBuilder("probe").addTag("k", DataType.String)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build();
         Result<WriteOk, Err> r = db.write(Table.from(s).addRow("a", 1L)).join();

@@ -171,7 +171,7 @@ class RegularWriteRoundTripTest extends DefaultTestkitTest {
             for (int i = 0; i < 1_000; i++) {
                 t.addRow("host-" + (i % 10), "a fairly repetitive log line number " + i, (long) i);
             }
-            Result<WriteOk, Err> r = db.write(List.of(t), WriteOp.Insert, Context.newDefault().withCompression(c)).join();
+            Result<WriteOk, Err> r = db.write(List.of(t), WriteOp.Insert, Context.newBuilder().compression(c).build()).join();
             assertTrue(r.isOk(), r::toString);
             assertEquals(1_000, server.rowCount(name));
             assertEquals("a fairly repetitive log line number 999", server.rows(name).get(999).get("msg"));

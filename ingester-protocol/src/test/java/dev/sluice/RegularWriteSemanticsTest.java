@@ -55,8 +55,8 @@ class RegularWriteSemanticsTest {
     }
 
     GreptimeDB client(String database, AuthInfo auth) {
-        return GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, database)
-                .authInfo(auth).defaultTimeout(Duration.ofSeconds(10)).build());
+        return GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), database)
+                .authInfo(auth).requestTimeout(Duration.ofSeconds(10)).build());
     }
 
     /** The recorded writes, without the client's background health checks. */
@@ -84,7 +84,7 @@ class RegularWriteSemanticsTest {
 
     @Test
     void appendModeTablesKeepDuplicates() {
-        Context append = Context.newDefault().withHint("append_mode", "true");
+        Context append = Context.newBuilder().hint("append_mode", "true").build();
         assertTrue(db.write(List.of(cpu("a", 1.0, 10L)), WriteOp.Insert, append).join().isOk());
         assertTrue(db.write(List.of(cpu("a", 1.0, 10L)), WriteOp.Insert, append).join().isOk());
         assertEquals(2, server.rowCount("cpu"));
@@ -95,7 +95,7 @@ class RegularWriteSemanticsTest {
     void deletesRemoveExactlyTheAddressedRows() {
         assertTrue(db.write(cpu("a", 1.0, 10L, "a", 2.0, 20L, "b", 3.0, 10L, "b", 4.0, 20L)).join().isOk());
         Result<WriteOk, Err> r = db.write(List.of(cpu("a", null, 20L, "b", 0.0, 10L, "c", null, 10L)), WriteOp.Delete,
-                Context.newDefault()).join();
+                Context.newBuilder().build()).join();
         assertTrue(r.isOk(), r::toString);
         assertEquals(3, r.getOk().affectedRows(), "the server counts every delete row sent, host c's absent one included");
         List<Map<String, Object>> rows = server.rows("cpu");
@@ -108,7 +108,7 @@ class RegularWriteSemanticsTest {
 
     @Test
     void deleteFromAMissingTableIsTableNotFound() {
-        Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Delete, Context.newDefault()).join().getErr();
+        Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Delete, Context.newBuilder().build()).join().getErr();
         assertEquals(4001, e.code());
         assertEquals(StatusCode.TableNotFound, e.statusCode());
         assertEquals(Status.Code.NOT_FOUND, e.grpcCode());
@@ -156,7 +156,7 @@ class RegularWriteSemanticsTest {
         GreptimeDB other = client("metrics_db", null);
         try {
             assertTrue(other.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
-                    Context.newDefault().withHint("ttl", "7d")).join().isOk());
+                    Context.newBuilder().hint("ttl", "7d").build()).join().isOk());
         } finally {
             other.shutdownGracefully();
         }
@@ -172,7 +172,7 @@ class RegularWriteSemanticsTest {
     @Test
     void authFailuresCarryTheServerCodes() {
         try (GreptimeTestServer secured = GreptimeTestServer.builder().user("admin", "s3cret").start()) {
-            String[] ep = {secured.endpoint()};
+            String ep = secured.endpoint();
             GreptimeDB none = GreptimeDB.create(GreptimeOptions.newBuilder(ep, "public").build());
             GreptimeDB wrong = GreptimeDB.create(GreptimeOptions.newBuilder(ep, "public")
                     .authInfo(new AuthInfo("admin", "nope")).build());
@@ -222,8 +222,8 @@ class RegularWriteSemanticsTest {
     @Test
     void retriesStopAtMaxAttemptsWithTheLastError() {
         server.faults().failNext(10, StatusCode.RateLimited, "too many requests in flight");
-        Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.defaults().withMaxAttempts(3)
-                .withBackoff(Duration.ofMillis(1), Duration.ofMillis(5)));
+        Context ctx = Context.newBuilder().retryPolicy(RetryPolicy.newBuilder().maxAttempts(3)
+                .backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build()).build();
         Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert, ctx).join().getErr();
         assertEquals(6001, e.code());
         assertTrue(e.message().contains("after 3 attempts"), e.message());
@@ -235,7 +235,7 @@ class RegularWriteSemanticsTest {
     void injectedServerErrorSurfacesAsRetryableErr() {
         server.faults().failNext(1, StatusCode.RateLimited, "too many requests in flight");
         Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
-                Context.newDefault().withRetryPolicy(RetryPolicy.none())).join().getErr();
+                Context.newBuilder().retryPolicy(RetryPolicy.none()).build()).join().getErr();
         assertEquals(6001, e.code());
         assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.grpcCode());
         assertTrue(e.retryable());
@@ -246,12 +246,12 @@ class RegularWriteSemanticsTest {
 
     @Test
     void deadlinesAreNotRetriedForAppendModeWrites() {
-        GreptimeDB quick = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                .defaultTimeout(Duration.ofMillis(200)).build());
+        GreptimeDB quick = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
+                .requestTimeout(Duration.ofMillis(200)).build());
         server.faults().neverRespond(true);
         try {
             Err e = quick.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
-                    Context.newDefault().withHint("append_mode", "true")).join().getErr();
+                    Context.newBuilder().hint("append_mode", "true").build()).join().getErr();
             assertEquals(Status.Code.DEADLINE_EXCEEDED, e.grpcCode());
             assertEquals(0, quick.stats().retries(), "a timed-out append-mode write may have been committed");
         } finally {
@@ -271,7 +271,7 @@ class RegularWriteSemanticsTest {
     @Test
     void autoCreateFalseRefusesAMissingTable() {
         Err e = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
-                Context.newDefault().withHint("auto_create_table", "false")).join().getErr();
+                Context.newBuilder().hint("auto_create_table", "false").build()).join().getErr();
         assertEquals(1004, e.code(), "the server answers InvalidArguments (verified on 1.2)");
         assertTrue(e.message().contains("`auto_create_table` hint is disabled"), e.message());
     }
@@ -292,8 +292,8 @@ class RegularWriteSemanticsTest {
 
     @Test
     void unansweredCallFailsByItsDeadline() {
-        GreptimeDB quick = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                .defaultTimeout(Duration.ofMillis(300)).retryPolicy(RetryPolicy.none()).build());
+        GreptimeDB quick = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
+                .requestTimeout(Duration.ofMillis(300)).retryPolicy(RetryPolicy.none()).build());
         server.faults().neverRespond(true);
         try {
             Err e = quick.write(cpu("a", 1.0, 1L)).orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join().getErr();
@@ -307,9 +307,9 @@ class RegularWriteSemanticsTest {
 
     @Test
     void unreachableServerIsARetryableErrNotAnException() {
-        GreptimeDB nowhere = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public")
-                .defaultTimeout(Duration.ofSeconds(5))
-                .retryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(2))).build());
+        GreptimeDB nowhere = GreptimeDB.create(GreptimeOptions.newBuilder("127.0.0.1:1", "public")
+                .requestTimeout(Duration.ofSeconds(5))
+                .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(2)).build()).build());
         try {
             Err e = nowhere.write(cpu("a", 1.0, 1L)).join().getErr();
             assertEquals(Status.Code.UNAVAILABLE, e.grpcCode());
@@ -321,7 +321,7 @@ class RegularWriteSemanticsTest {
 
     /** A client whose requests are at most 4 KiB, so that small tables are split. */
     GreptimeDB smallMessages() {
-        return GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
+        return GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
                 .maxMessageSize(4096).build());
     }
 
@@ -371,8 +371,8 @@ class RegularWriteSemanticsTest {
 
     @Test
     void aWriteInterruptedWhileWaitingAtTheLimitSaysItWasInterrupted() {
-        GreptimeDB one = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")
-                .maxInFlightRequests(1).limitPolicy(WhenFull.Block, Duration.ofSeconds(5)).build());
+        GreptimeDB one = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
+                .maxInFlightRequests(1).whenFull(WhenFull.Block).maxBlock(Duration.ofSeconds(5)).build());
         try {
             server.faults().latency(Duration.ofMillis(500));
             CompletableFuture<Result<WriteOk, Err>> first = one.write(cpu("a", 1.0, 1L));
@@ -429,8 +429,8 @@ class RegularWriteSemanticsTest {
     @Test
     void shutdownGracefullyLetsAWriteWaitingToRetryFinish() {
         server.faults().failNext(1, StatusCode.RateLimited, "too many requests in flight");
-        Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.defaults().withMaxAttempts(3)
-                .withBackoff(Duration.ofMillis(300), Duration.ofMillis(300)));
+        Context ctx = Context.newBuilder().retryPolicy(RetryPolicy.newBuilder().maxAttempts(3)
+                .backoff(Duration.ofMillis(300), Duration.ofMillis(300)).build()).build();
         CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert, ctx);
         assertTrue(db.shutdownGracefully(Duration.ofSeconds(5)));
         assertTrue(f.join().isOk(), f.join()::toString);
@@ -441,15 +441,14 @@ class RegularWriteSemanticsTest {
     void shutdownNowFailsAWriteWaitingToRetryInsteadOfLeavingItHanging() throws Exception {
         // Every attempt fails; each retry waits a uniform draw in [0, 30 s], so a retry is almost surely pending.
         server.faults().failNext(10, StatusCode.RateLimited, "too many requests in flight");
-        Context ctx = Context.newDefault().withRetryPolicy(RetryPolicy.defaults().withMaxAttempts(3)
-                .withBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)));
+        Context ctx = Context.newBuilder().retryPolicy(RetryPolicy.newBuilder().maxAttempts(3)
+                .backoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()).build();
         CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert, ctx);
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (db.stats().retries() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
         assertTrue(db.stats().retries() >= 1, "a retry is waiting on its backoff");
-        Thread.sleep(50);
         db.shutdownNow();
         Err e = f.get(10, java.util.concurrent.TimeUnit.SECONDS).getErr();
         server.faults().reset();
@@ -468,7 +467,7 @@ class RegularWriteSemanticsTest {
 
     @Test
     void createTableMakesAnEmptyTableWithOptionsAndIsIdempotent() {
-        Context ctx = Context.newDefault().withHint("ttl", "30d").withHint("append_mode", "true");
+        Context ctx = Context.newBuilder().hint("ttl", "30d").hint("append_mode", "true").build();
         assertTrue(db.createTable(CPU, ctx).join().isOk());
         assertTrue(db.createTable(CPU, ctx).join().isOk(), "create if not exists");
         assertEquals(CPU.columns(), server.schema("cpu").columns());
@@ -479,13 +478,13 @@ class RegularWriteSemanticsTest {
     @Test
     void lz4IsRefusedOnTheRegularPathBeforeSending() {
         assertThrows(IllegalArgumentException.class, () -> db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert,
-                Context.newDefault().withCompression(Compression.Lz4)));
+                Context.newBuilder().compression(Compression.Lz4).build()));
         assertEquals(0, writes(server).size());
     }
 
     @Test
     void passwordsNeverAppearInToString() {
-        GreptimeOptions o = GreptimeOptions.newBuilder(new String[] {"h:1"}, "public")
+        GreptimeOptions o = GreptimeOptions.newBuilder("h:1", "public")
                 .authInfo(new AuthInfo("u", "hunter2")).build();
         assertFalse(o.toString().contains("hunter2"));
         assertNotEquals(-1, o.toString().indexOf("****"));

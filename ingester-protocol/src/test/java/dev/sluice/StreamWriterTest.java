@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class StreamWriterTest {
     @RegisterExtension
-    static final TestkitClient KIT = new TestkitClient(GreptimeTestServer.builder(), o -> o.defaultTimeout(Duration.ofSeconds(2)));
+    static final TestkitClient KIT = new TestkitClient(GreptimeTestServer.builder(), o -> o.requestTimeout(Duration.ofSeconds(2)));
 
     static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
@@ -95,7 +95,7 @@ class StreamWriterTest {
             t.addRow("h" + (i % 3), "z".repeat(2_000) + i, (long) i);
         }
         KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault(), true);
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().replay(true).build(), Context.newBuilder().build());
         s.write(t);
         WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
         assertEquals(1, s.replays());
@@ -114,7 +114,7 @@ class StreamWriterTest {
     @Test
     void aBrokenStreamReportsTheUnconfirmedTablesAndRefusesLaterWrites() throws Exception {
         KIT.server().faults().failEvery(3, StatusCode.StorageUnavailable, "write buffer full");
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault(), false);
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().replay(false).build(), Context.newBuilder().build());
         s.write(cpu(0, 1)).write(Table.from(MEM).addRow("h", 1L, 1L)).write(cpu(10, 1));
         CompletionException e = assertThrows(CompletionException.class,
                 () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
@@ -130,7 +130,7 @@ class StreamWriterTest {
 
     @Test
     void aReplayingStreamSurvivesAFailureAndDeliversEverythingOnce() throws Exception {
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault(), true);
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().replay(true).build(), Context.newBuilder().build());
         s.write(cpu(0, 100));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (KIT.server().rowCount("cpu") < 100 && System.nanoTime() < deadline) {
@@ -148,7 +148,7 @@ class StreamWriterTest {
 
     @Test
     void withoutReplayAFailureEndsTheStream() {
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault(), false);
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().replay(false).build(), Context.newBuilder().build());
         KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
         s.write(cpu(0, 10));
         assertThrows(CompletionException.class, () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
@@ -167,7 +167,7 @@ class StreamWriterTest {
 
     @Test
     void appendModeStreamsAreNotReplayedByDefault() {
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault().withHint("append_mode", "true"));
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().hint("append_mode", "true").build());
         KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
         s.write(cpu(0, 10));
         assertThrows(CompletionException.class, () -> s.completed().orTimeout(10, TimeUnit.SECONDS).join());
@@ -176,9 +176,9 @@ class StreamWriterTest {
 
     @Test
     void cancellingAStreamWaitingToBeReplayedCompletesItsFuture() throws Exception {
-        Context slowRetry = Context.newDefault().withRetryPolicy(RetryPolicy.defaults()
-                .withBackoff(Duration.ofSeconds(3), Duration.ofSeconds(3)));
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, slowRetry, true);
+        Context slowRetry = Context.newBuilder().retryPolicy(RetryPolicy.newBuilder()
+                .backoff(Duration.ofSeconds(3), Duration.ofSeconds(3)).build()).build();
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().replay(true).build(), slowRetry);
         // Every attempt fails, so the stream is always either waiting on a (jittered) backoff or on a call that
         // will fail: cancelling in either state must complete the future.
         KIT.server().faults().failEvery(1, StatusCode.StorageUnavailable, "write buffer full");
@@ -218,7 +218,7 @@ class StreamWriterTest {
     void anUnansweredStreamWithoutReplayFailsByTheTimeout() {
         KIT.server().faults().neverRespond(true);
         try {
-            StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0, Context.newDefault(), false);
+            StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().replay(false).build(), Context.newBuilder().build());
             s.write(cpu(0, 1));
             long start = System.nanoTime();
             CompletionException e = assertThrows(CompletionException.class,
@@ -235,8 +235,7 @@ class StreamWriterTest {
         KIT.server().faults().neverRespond(true);
         try {
             // Call timeout 2 s (the client's), delivery deadline 5 s: a missing answer is retried like any deadline.
-            StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0,
-                    Context.newDefault().withRetryPolicy(RetryPolicy.defaults().withDeliveryTimeout(Duration.ofSeconds(5))));
+            StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(5)).build()).build());
             s.write(cpu(0, 1));
             long start = System.nanoTime();
             CompletionException e = assertThrows(CompletionException.class,
@@ -252,7 +251,7 @@ class StreamWriterTest {
 
     @Test
     void theRateLimitSpacesWrites() {
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(1_000, Context.newDefault());
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().maxRowsPerSecond(1_000).build(), Context.newBuilder().build());
         long start = System.nanoTime();
         for (int b = 0; b < 5; b++) {
             s.write(cpu(b * 200, 200));
@@ -264,8 +263,7 @@ class StreamWriterTest {
 
     @Test
     void hintsAndCompressionApplyToTheStream() {
-        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(0,
-                Context.newDefault().withHint("append_mode", "true").withCompression(Compression.Zstd));
+        StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().hint("append_mode", "true").compression(Compression.Zstd).build());
         s.write(cpu(0, 3)).write(cpu(0, 3));
         assertEquals(6, s.completed().join().affectedRows());
         assertEquals(6, KIT.server().rowCount("cpu"), "append mode keeps duplicates");

@@ -26,7 +26,7 @@ final class TestkitClient implements BeforeAllCallback, AfterAllCallback {
     public void beforeAll(ExtensionContext context) {
         server = serverSettings.start();
         db = GreptimeDB.create(clientSettings.apply(
-                GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public")).build());
+                GreptimeOptions.newBuilder(server.endpoint(), "public")).build());
     }
 
     @Override

@@ -51,7 +51,7 @@ class VectorWriteTest extends DefaultTestkitTest {
 
     @Test
     void createTableDeclaresTheDimensionAndAnotherDimensionIsRefusedByTheServer() {
-        assertTrue(db.createTable(embeddings("emb_ddl", 3), Context.newDefault()).join().isOk());
+        assertTrue(db.createTable(embeddings("emb_ddl", 3), Context.newBuilder().build()).join().isOk());
         assertEquals(new VectorType(3), server.schema("emb_ddl").column(1).vectorType());
         Result<WriteOk, Err> r = db.write(Table.from(embeddings("emb_ddl", 2)).addRow("a", new float[] {1f, 2f}, 1L))
                 .join();
@@ -86,7 +86,7 @@ class VectorWriteTest extends DefaultTestkitTest {
     @Test
     void bulkWritersRefuseVectorColumnsBeforeAnythingIsSent() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> db.bulkStreamWriter(
-                embeddings("emb_bulk", 3), BulkWrite.Config.newBuilder().createTable(false).build(), Context.newDefault()));
+                embeddings("emb_bulk", 3), BulkWrite.Config.newBuilder().createTable(false).build(), Context.newBuilder().build()));
         assertTrue(e.getMessage().contains("column 'v': Vector columns cannot be bulk written"), e.getMessage());
         assertTrue(e.getMessage().contains("GreptimeDB.write()"), e.getMessage());
     }

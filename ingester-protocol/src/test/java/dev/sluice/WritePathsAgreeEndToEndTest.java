@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Rows of every type written through the regular, streaming and bulk paths are stored with the same values in the
  * testkit (which decodes independently); split, multi-table, concurrent, large and compressed writes lose and
- * duplicate nothing (written by an independent tester).
+ * duplicate nothing.
  */
 class WritePathsAgreeEndToEndTest extends DefaultTestkitTest {
     static final String SURR = "\uD83D\uDE00";
@@ -202,14 +202,14 @@ class WritePathsAgreeEndToEndTest extends DefaultTestkitTest {
         TableSchema str = allTypes("tr_str", false);
         TableSchema blk = allTypes("tr_blk", false);
         List<Object[]> rows = rows(reg, 42, 3000);
-        Result<WriteOk, Err> r = db.write(List.of(table(reg, rows)), WriteOp.Insert, Context.newDefault()).join();
+        Result<WriteOk, Err> r = db.write(List.of(table(reg, rows)), WriteOp.Insert, Context.newBuilder().build()).join();
         assertTrue(r.isOk(), r::toString);
         StreamWriter<Table, WriteOk> sw = db.streamWriter();
         for (int k = 0; k < rows.size(); k += 700) {
             sw.write(table(str, rows.subList(k, Math.min(rows.size(), k + 700))));
         }
         assertEquals(rows.size(), sw.completed().orTimeout(60, TimeUnit.SECONDS).join().affectedRows());
-        try (BulkStreamWriter w = db.bulkStreamWriter(blk, BulkWrite.Config.newBuilder().build(), Context.newDefault())) {
+        try (BulkStreamWriter w = db.bulkStreamWriter(blk, BulkWrite.Config.newBuilder().build(), Context.newBuilder().build())) {
             TableBufferRoot batch = w.tableBufferRoot(1000);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
             for (int i = 0; i < rows.size(); i++) {
@@ -230,8 +230,8 @@ class WritePathsAgreeEndToEndTest extends DefaultTestkitTest {
     @Test
     void splitRegularWritesMultiTableWritesAndDeletesLoseAndDuplicateNothing() throws Exception {
         try (GreptimeTestServer small = GreptimeTestServer.builder().maxMessageBytes(64 * 1024).start();
-             GreptimeDB client = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {small.endpoint()}, "public")
-                     .maxMessageSize(60 * 1024).defaultTimeout(Duration.ofSeconds(30)).build())) {
+             GreptimeDB client = GreptimeDB.create(GreptimeOptions.newBuilder(small.endpoint(), "public")
+                     .maxMessageSize(60 * 1024).requestTimeout(Duration.ofSeconds(30)).build())) {
             TableSchema a = allTypes("split_a");
             TableSchema b = TableSchema.newBuilder("split_b").addTag("h", DataType.String).addTag("id", DataType.Int64)
                     .addField("m", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
@@ -241,7 +241,7 @@ class WritePathsAgreeEndToEndTest extends DefaultTestkitTest {
             for (int i = 0; i < 400; i++) {
                 tb.addRow("h" + i % 3, (long) i, i == 77 ? "L".repeat(50_000) : randomText(r, 500), 1L + i);
             }
-            Result<WriteOk, Err> res = client.write(List.of(table(a, rowsA), tb), WriteOp.Insert, Context.newDefault()).join();
+            Result<WriteOk, Err> res = client.write(List.of(table(a, rowsA), tb), WriteOp.Insert, Context.newBuilder().build()).join();
             assertTrue(res.isOk(), res::toString);
             assertEquals(2900, res.getOk().affectedRows());
             assertEquals(2500, small.rowCount("split_a"));
@@ -260,7 +260,7 @@ class WritePathsAgreeEndToEndTest extends DefaultTestkitTest {
                 }
                 del.add(row);
             }
-            Result<WriteOk, Err> d = client.write(List.of(table(a, del)), WriteOp.Delete, Context.newDefault()).join();
+            Result<WriteOk, Err> d = client.write(List.of(table(a, del)), WriteOp.Delete, Context.newBuilder().build()).join();
             assertTrue(d.isOk(), d::toString);
             assertEquals(1250, small.rowCount("split_a"));
             for (Map<String, Object> row : small.rows("split_a")) {
@@ -330,7 +330,7 @@ class WritePathsAgreeEndToEndTest extends DefaultTestkitTest {
                 t.addRow(row);
                 want.put(id++, row);
             }
-            Result<WriteOk, Err> res = db.write(List.of(t), WriteOp.Insert, Context.newDefault().withCompression(c)).join();
+            Result<WriteOk, Err> res = db.write(List.of(t), WriteOp.Insert, Context.newBuilder().compression(c).build()).join();
             assertTrue(res.isOk(), c + " " + res);
             assertEquals(6000, res.getOk().affectedRows());
         }

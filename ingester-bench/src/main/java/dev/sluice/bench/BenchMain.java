@@ -180,8 +180,8 @@ public final class BenchMain implements Callable<Integer> {
             System.out.println("target: " + target.description());
             System.out.println("jvm: " + NETTY_UNZEROED + "=" + System.getProperty(NETTY_UNZEROED)
                     + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
-            GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(new String[] {target.endpoint()}, database)
-                    .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20)
+            GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(target.endpoint(), database)
+                    .requestTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20)
                     // Unanswered bulk batches (kept for resending) count against this budget: room for the
                     // writers' batches in flight, 150 MB each on the logs workload.
                     .maxInFlightBytes(Integer.MAX_VALUE);
@@ -194,10 +194,10 @@ public final class BenchMain implements Callable<Integer> {
                 ob.authInfo(new AuthInfo(user, password == null ? "" : password));
             }
             if (tls || tlsCa != null) {
-                ob.tls(tlsCa != null ? TlsConfig.trusting(tlsCa) : TlsConfig.systemTrust());
+                ob.tls(tlsCa != null ? TlsConfig.newBuilder().trustCertificates(tlsCa).build() : TlsConfig.newBuilder().build());
             }
-            BulkWrite.Config bulk = BulkWrite.Config.newBuilder().maxRequestsInFlight(maxInFlight)
-                    .timeoutPerMessage(Duration.ofMillis(300_000)).allocatorMaxAllocation(8L << 30).build();
+            BulkWrite.Config bulk = BulkWrite.Config.newBuilder().maxInFlightRequests(maxInFlight)
+                    .requestTimeout(Duration.ofMillis(300_000)).allocatorMaxAllocation(8L << 30).build();
             long warmup = Math.min(totalRows, warmupRows != null ? warmupRows : logs ? 8L * batchRows : 1_000_000L);
             if (warmup > 0) {
                 for (ModeRunner runner : runners) {
@@ -320,8 +320,8 @@ public final class BenchMain implements Callable<Integer> {
 
     private ModeRunner.Run run(GreptimeDB db, Workload wl, long rows, int batchRows, int workers, Compression comp,
             BulkWrite.Config bulk, ModeRunner runner) {
-        Context ctx = Context.newDefault().withCompression(comp == Compression.Lz4 && !runner.name().equals("bulk")
-                ? Compression.None : comp);
+        Context ctx = Context.newBuilder().compression(comp == Compression.Lz4 && !runner.name().equals("bulk")
+                ? Compression.None : comp).build();
         return new ModeRunner.Run(db, wl, rows, batchRows, workers, ctx, bulk,
                 batchingPath.equalsIgnoreCase("bulk") ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular);
     }

@@ -53,7 +53,7 @@ class GreptimeContainerTest {
         String grpc = GREPTIME.getHost() + ":" + GREPTIME.getMappedPort(4001);
         GreptimeTarget sql = new GreptimeTarget(grpc, GREPTIME.getHost() + ":" + GREPTIME.getMappedPort(4000),
                 "public", null, null);
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {grpc}, "public").build());
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(grpc, "public").build());
         try {
             Result<WriteOk, Err> r = db.write(rows(schema("it_regular"), 100)).join();
             assertTrue(r.isOk(), r::toString);
@@ -65,7 +65,7 @@ class GreptimeContainerTest {
             assertEquals(60, sql.count("it_stream"), "the second table repeats the keys of the first: last write wins");
 
             try (BulkStreamWriter bulk = db.bulkStreamWriter(schema("it_bulk"), BulkWrite.Config.newBuilder().build(),
-                    Context.newDefault())) {
+                    Context.newBuilder().build())) {
                 TableBufferRoot batch = bulk.tableBufferRoot(100);
                 for (int i = 0; i < 100; i++) {
                     batch.addRow("h" + (i % 3), i * 0.5, 1_700_000_000_000L + i);

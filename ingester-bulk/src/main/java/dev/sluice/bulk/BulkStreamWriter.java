@@ -54,7 +54,7 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  * batches unanswered), the writer waits the retry policy's backoff, opens a new stream on the next healthy
  * endpoint and resends only the unanswered batches, with their original request ids. The budget is per batch:
  * the policy's attempt count (each stream a batch is queued on is one attempt) and its delivery deadline, counted
- * from {@code writeNext()}. The retry policy is the context's, else the client's ({@code RetryPolicy.defaults()}:
+ * from {@code writeNext()}. The retry policy is the context's, else the client's ({@code RetryPolicy.newBuilder().build()}:
  * attempts until a 2-minute deadline). A resend after an ambiguous outcome (transport failure, timeout) may
  * write a batch twice, which is harmless on tables without {@code append_mode}; for a context with the
  * {@code append_mode=true} hint such failures are not resent. With {@code RetryPolicy.none()} nothing is resent
@@ -188,10 +188,10 @@ public final class BulkStreamWriter implements AutoCloseable {
                 : compression == Compression.Lz4
                 ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.LZ4_FRAME)
                 : NoCompressionCodec.INSTANCE;
-        this.slots = new Semaphore(config.maxRequestsInFlight(), true);
+        this.slots = new Semaphore(config.maxInFlightRequests(), true);
         // Every batch is kept for a resend until answered, unless the policy allows no resend.
         SendEngine.Settings<Object> settings = new SendEngine.Settings<>(transport.timer(), policy,
-                transport.appendMode(), config.timeoutPerMessage(), null,
+                transport.appendMode(), config.requestTimeout(), null,
                 FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema)),
                 policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", transport.stopped(), "batch");
         io.grpc.CallOptions options = compression == Compression.Gzip
@@ -286,8 +286,8 @@ public final class BulkStreamWriter implements AutoCloseable {
         if (!acquireSlot()) {
             root.reset();
             failed.incrementAndGet();
-            String why = "no answer slot freed: " + config.maxRequestsInFlight() + " batches of '" + schema.tableName()
-                    + "' unanswered" + (config.whenFull() == dev.sluice.write.WhenFull.Block ? " for " + config.timeoutPerMessage().toMillis()
+            String why = "no answer slot freed: " + config.maxInFlightRequests() + " batches of '" + schema.tableName()
+                    + "' unanswered" + (config.whenFull() == dev.sluice.write.WhenFull.Block ? " for " + config.maxBlock().toMillis()
                     + " ms" : "");
             return CompletableFuture.failedFuture(new BulkWriteException(why,
                     GrpcErrors.local(Status.Code.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
@@ -370,7 +370,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             return slots.tryAcquire();
         }
         try {
-            return slots.tryAcquire(config.timeoutPerMessage().toMillis(), TimeUnit.MILLISECONDS);
+            return slots.tryAcquire(config.maxBlock().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -470,7 +470,7 @@ public final class BulkStreamWriter implements AutoCloseable {
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
         }
         long now = System.nanoTime();
-        long waitNanos = Math.max(config.timeoutPerMessage().toNanos(), engine.lastDeadline(now) - now);
+        long waitNanos = Math.max(config.requestTimeout().toNanos(), engine.lastDeadline(now) - now);
         if (!completing) {
             completing = true;
             engine.halfClose();
@@ -563,7 +563,7 @@ public final class BulkStreamWriter implements AutoCloseable {
         boolean mine;
         try {
             // A producer on another thread finishes its current step first (abort freed any slot it waits for).
-            mine = producing.tryLock(config.timeoutPerMessage().toMillis(), TimeUnit.MILLISECONDS);
+            mine = producing.tryLock(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             mine = false;

@@ -18,12 +18,15 @@ public final class BulkWrite {
      *       growing past it fails with an error naming the limit. The writer keeps two sets of vectors, one filled
      *       while the other is sent; when the cap leaves no room for the second, each batch is copied to the heap
      *       for sending instead</td></tr>
-     *   <tr><td>timeoutPerMessage</td><td>60 s</td><td>how long a batch may wait for its answer on one stream
-     *       (and {@code writeNext()} for a free slot); then the stream is cancelled and, as the retry policy allows,
-     *       its unanswered batches are resent on a new one</td></tr>
-     *   <tr><td>maxRequestsInFlight</td><td>8</td><td>unanswered batches allowed, 1..31 (the server drops
+     *   <tr><td>requestTimeout</td><td>60 s</td><td>how long a batch may wait for its answer on one stream;
+     *       then the stream is cancelled and, as the retry policy allows, its unanswered batches are resent on a
+     *       new one</td></tr>
+     *   <tr><td>maxInFlightRequests</td><td>8</td><td>unanswered batches allowed, 1..31 (the server drops
      *       answers beyond 32 unsent)</td></tr>
-     *   <tr><td>whenFull</td><td>Block</td><td>wait for a slot or fail at once</td></tr>
+     *   <tr><td>whenFull</td><td>Block</td><td>when every slot is taken: wait up to {@code maxBlock} for one,
+     *       or fail at once</td></tr>
+     *   <tr><td>maxBlock</td><td>60 s</td><td>longest wait of {@code writeNext()} for a free slot under
+     *       {@link WhenFull#Block}</td></tr>
      *   <tr><td>createTable</td><td>true</td><td>create the table (if missing) before streaming: the open-source
      *       server does not create tables on this path</td></tr>
      * </table>
@@ -31,17 +34,19 @@ public final class BulkWrite {
     public static final class Config {
         private final long allocatorInitReservation;
         private final long allocatorMaxAllocation;
-        private final java.time.Duration timeoutPerMessage;
-        private final int maxRequestsInFlight;
+        private final java.time.Duration requestTimeout;
+        private final int maxInFlightRequests;
         private final WhenFull whenFull;
+        private final java.time.Duration maxBlock;
         private final boolean createTable;
 
         private Config(Builder b) {
             this.allocatorInitReservation = b.allocatorInitReservation;
             this.allocatorMaxAllocation = b.allocatorMaxAllocation;
-            this.timeoutPerMessage = b.timeoutPerMessage;
-            this.maxRequestsInFlight = b.maxRequestsInFlight;
+            this.requestTimeout = b.requestTimeout;
+            this.maxInFlightRequests = b.maxInFlightRequests;
             this.whenFull = b.whenFull;
+            this.maxBlock = b.maxBlock;
             this.createTable = b.createTable;
         }
 
@@ -64,19 +69,36 @@ public final class BulkWrite {
             return allocatorMaxAllocation;
         }
 
-        /** @return the per-batch answer timeout in milliseconds */
-        public java.time.Duration timeoutPerMessage() {
-            return timeoutPerMessage;
+        /** @return how long a batch may wait for its answer on one stream */
+        public java.time.Duration requestTimeout() {
+            return requestTimeout;
         }
 
         /** @return unanswered batches allowed */
-        public int maxRequestsInFlight() {
-            return maxRequestsInFlight;
+        public int maxInFlightRequests() {
+            return maxInFlightRequests;
         }
 
         /** @return the policy when every slot is taken */
         public WhenFull whenFull() {
             return whenFull;
+        }
+
+        /** @return the longest wait for a free slot under {@link WhenFull#Block} */
+        public java.time.Duration maxBlock() {
+            return maxBlock;
+        }
+
+        /**
+         * Starts a builder holding this config's values.
+         *
+         * @return a builder
+         */
+        public Builder toBuilder() {
+            return new Builder().allocatorInitReservation(allocatorInitReservation)
+                    .allocatorMaxAllocation(allocatorMaxAllocation).requestTimeout(requestTimeout)
+                    .maxInFlightRequests(maxInFlightRequests).whenFull(whenFull).maxBlock(maxBlock)
+                    .createTable(createTable);
         }
 
         /** @return whether the writer creates a missing table first */
@@ -89,17 +111,18 @@ public final class BulkWrite {
         @Override
         public String toString() {
             return "BulkWrite.Config{initReservation=" + allocatorInitReservation + ", maxAllocation=" + allocatorMaxAllocation
-                    + ", timeoutPerMessage=" + timeoutPerMessage + ", maxRequestsInFlight=" + maxRequestsInFlight
-                    + ", whenFull=" + whenFull + ", createTable=" + createTable + '}';
+                    + ", requestTimeout=" + requestTimeout + ", maxInFlightRequests=" + maxInFlightRequests
+                    + ", whenFull=" + whenFull + ", maxBlock=" + maxBlock + ", createTable=" + createTable + '}';
         }
 
         /** Builder for {@link Config}. */
         public static final class Builder {
             private long allocatorInitReservation;
             private long allocatorMaxAllocation = 1L << 30;
-            private java.time.Duration timeoutPerMessage = java.time.Duration.ofSeconds(60);
-            private int maxRequestsInFlight = 8;
+            private java.time.Duration requestTimeout = java.time.Duration.ofSeconds(60);
+            private int maxInFlightRequests = 8;
             private WhenFull whenFull = WhenFull.Block;
+            private java.time.Duration maxBlock = java.time.Duration.ofSeconds(60);
             private boolean createTable = true;
 
             private Builder() {
@@ -135,16 +158,16 @@ public final class BulkWrite {
             }
 
             /**
-             * Sets the per-batch answer timeout.
+             * Sets how long a batch may wait for its answer on one stream.
              *
              * @param timeout a positive duration
              * @return this
              */
-            public Builder timeoutPerMessage(java.time.Duration timeout) {
+            public Builder requestTimeout(java.time.Duration timeout) {
                 if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-                    throw new IllegalArgumentException("timeoutPerMessage must be positive");
+                    throw new IllegalArgumentException("requestTimeout must be positive");
                 }
-                this.timeoutPerMessage = timeout;
+                this.requestTimeout = timeout;
                 return this;
             }
 
@@ -154,12 +177,26 @@ public final class BulkWrite {
              * @param n 1..31
              * @return this
              */
-            public Builder maxRequestsInFlight(int n) {
+            public Builder maxInFlightRequests(int n) {
                 if (n < 1 || n > 31) {
-                    throw new IllegalArgumentException("maxRequestsInFlight must be within 1..31: GreptimeDB keeps at"
+                    throw new IllegalArgumentException("maxInFlightRequests must be within 1..31: GreptimeDB keeps at"
                             + " most 32 unsent answers and silently drops the rest; got " + n);
                 }
-                this.maxRequestsInFlight = n;
+                this.maxInFlightRequests = n;
+                return this;
+            }
+
+            /**
+             * Sets the longest wait of {@code writeNext()} for a free slot under {@link WhenFull#Block}.
+             *
+             * @param wait zero or positive (default 60 s)
+             * @return this
+             */
+            public Builder maxBlock(java.time.Duration wait) {
+                if (wait == null || wait.isNegative()) {
+                    throw new IllegalArgumentException("maxBlock must be zero or positive");
+                }
+                this.maxBlock = wait;
                 return this;
             }
 

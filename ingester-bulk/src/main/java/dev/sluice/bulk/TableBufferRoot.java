@@ -327,7 +327,7 @@ public final class TableBufferRoot {
             } else if (t == dev.sluice.data.DataType.Binary) {
                 to.setBytes(row, from.getBytes(r));
             } else {
-                to.setDecimal(row, from.getDecimalHigh(r), from.getDecimalLow(r));
+                to.setDecimal(row, ((ArrayColumn) from).getDecimalHigh(r), ((ArrayColumn) from).getDecimalLow(r));
             }
         }
     }

@@ -6,8 +6,8 @@ package dev.sluice.data;
  * <p>Which getter applies follows the column's {@link DataType}: {@link #getLong} for integers (unsigned
  * 64-bit values as their bit pattern), dates (days), timestamps and times (in the column's unit);
  * {@link #getDouble} for Float32/Float64; {@link #getBool}; {@link #getString} for String and Json (JSON
- * text); {@link #getBytes} for Binary (and Vector, as little-endian float32s); {@link #getDecimalHigh}/{@link #getDecimalLow} for Decimal128's
- * unscaled 128-bit value. Check {@link #isNull} first: a null slot holds an unspecified value.
+ * text); {@link #getBytes} for Binary (and Vector, as little-endian float32s); {@link #getDecimal} for
+ * Decimal128. Check {@link #isNull} first: a null slot holds an unspecified value.
  */
 public interface ColumnVector {
     /**
@@ -72,18 +72,10 @@ public interface ColumnVector {
     byte[] getBytes(int row);
 
     /**
-     * Reads the high 64 bits of a Decimal128's unscaled value.
+     * Reads a Decimal128 value, with the column's scale.
      *
      * @param row zero-based row index
-     * @return the signed high half
+     * @return the value
      */
-    long getDecimalHigh(int row);
-
-    /**
-     * Reads the low 64 bits of a Decimal128's unscaled value.
-     *
-     * @param row zero-based row index
-     * @return the low half (as a signed long)
-     */
-    long getDecimalLow(int row);
+    java.math.BigDecimal getDecimal(int row);
 }

@@ -13,93 +13,82 @@ package dev.sluice.data;
  */
 public enum DataType {
     /** BOOLEAN. Accepts {@link Boolean}. */
-    Bool(0, Storage.BOOL),
+    Bool(Storage.BOOL),
     /** INT8. Accepts {@link Byte}, {@link Short}, {@link Integer}, {@link Long} within [-128, 127]. */
-    Int8(1, Storage.LONG),
+    Int8(Storage.LONG),
     /** INT16. Accepts {@link Byte}, {@link Short}, {@link Integer}, {@link Long} within the 16-bit range. */
-    Int16(2, Storage.LONG),
+    Int16(Storage.LONG),
     /** INT32. Accepts {@link Byte}, {@link Short}, {@link Integer}, {@link Long} within the 32-bit range. */
-    Int32(3, Storage.LONG),
+    Int32(Storage.LONG),
     /** INT64. Accepts {@link Byte}, {@link Short}, {@link Integer}, {@link Long}, and {@link java.math.BigInteger} within range. */
-    Int64(4, Storage.LONG),
+    Int64(Storage.LONG),
     /** UINT8. Accepts non-negative {@link Byte}, {@link Short}, {@link Integer}, {@link Long} up to 255. */
-    UInt8(5, Storage.LONG),
+    UInt8(Storage.LONG),
     /** UINT16. Accepts non-negative integral values up to 65,535. */
-    UInt16(6, Storage.LONG),
+    UInt16(Storage.LONG),
     /** UINT32. Accepts non-negative integral values up to 4,294,967,295 (pass a {@link Long} above 2^31-1). */
-    UInt32(7, Storage.LONG),
+    UInt32(Storage.LONG),
     /**
      * UINT64. Accepts non-negative {@link Byte}, {@link Short}, {@link Integer}, {@link Long} and a
      * {@link java.math.BigInteger} in [0, 2^64-1].
      */
-    UInt64(8, Storage.LONG),
+    UInt64(Storage.LONG),
     /** FLOAT32. Accepts {@link Float}, {@link Double} within float range (or NaN/infinite), and integral boxes. */
-    Float32(9, Storage.DOUBLE),
+    Float32(Storage.DOUBLE),
     /** FLOAT64. Accepts {@link Double}, {@link Float}, {@link Byte}, {@link Short}, {@link Integer}, {@link Long}. */
-    Float64(10, Storage.DOUBLE),
+    Float64(Storage.DOUBLE),
     /** BINARY. Accepts {@code byte[]} (not copied: do not change it before the write) and {@link java.nio.ByteBuffer} (remaining bytes, copied). */
-    Binary(11, Storage.BYTES),
+    Binary(Storage.BYTES),
     /** STRING. Accepts any {@link CharSequence}. */
-    String(12, Storage.STRING),
+    String(Storage.STRING),
     /** DATE (days since 1970-01-01). Accepts {@link java.time.LocalDate} and {@link Integer} days. */
-    Date(13, Storage.LONG),
+    Date(Storage.LONG),
     /**
      * TIMESTAMP(0). Accepts integral boxes holding seconds since the epoch, {@link java.time.Instant},
      * {@link java.util.Date}, {@link java.time.OffsetDateTime} and {@link java.time.ZonedDateTime}; finer parts
      * of an instant are dropped (floor).
      */
-    TimestampSecond(15, Storage.LONG),
+    TimestampSecond(Storage.LONG),
     /** TIMESTAMP(3). Like {@link #TimestampSecond} but in milliseconds. */
-    TimestampMillisecond(16, Storage.LONG),
+    TimestampMillisecond(Storage.LONG),
     /** TIMESTAMP(6). Like {@link #TimestampSecond} but in microseconds. */
-    TimestampMicrosecond(17, Storage.LONG),
+    TimestampMicrosecond(Storage.LONG),
     /** TIMESTAMP(9). Like {@link #TimestampSecond} but in nanoseconds (instants in years 1677..2262). */
-    TimestampNanosecond(18, Storage.LONG),
+    TimestampNanosecond(Storage.LONG),
     /** TIME(0), time of day. Accepts {@link java.time.LocalTime} and integral boxes holding seconds. */
-    TimeSecond(19, Storage.LONG),
+    TimeSecond(Storage.LONG),
     /** TIME(3). Accepts {@link java.time.LocalTime} and integral boxes holding milliseconds. */
-    TimeMillisecond(20, Storage.LONG),
+    TimeMillisecond(Storage.LONG),
     /** TIME(6). Accepts {@link java.time.LocalTime} and integral boxes holding microseconds. */
-    TimeMicrosecond(21, Storage.LONG),
+    TimeMicrosecond(Storage.LONG),
     /** TIME(9). Accepts {@link java.time.LocalTime} and integral boxes holding nanoseconds. */
-    TimeNanosecond(22, Storage.LONG),
+    TimeNanosecond(Storage.LONG),
     /**
      * DECIMAL(precision, scale), (38, 10) unless the column declares a {@link DecimalType}. Accepts
      * {@link java.math.BigDecimal}, {@link java.math.BigInteger} and integral boxes. A value with more fraction
      * digits than the scale, or more digits than the precision, is rejected rather than rounded.
      */
-    Decimal128(30, Storage.DECIMAL),
+    Decimal128(Storage.DECIMAL),
     /**
      * JSON. Accepts a {@link CharSequence} holding JSON text (checked), or a {@link java.util.Map} /
      * {@link java.util.List} tree of maps, lists, strings, numbers, booleans and nulls, serialised to JSON text.
      */
-    Json(31, Storage.STRING),
+    Json(Storage.STRING),
     /**
      * VECTOR(dim): a fixed number of float32 elements, declared with a {@link VectorType}. Accepts a
      * {@code float[]}, a {@code double[]} (each element must fit a float; NaN and infinities are kept) or a
      * {@link java.util.List} of {@link Number}s, holding exactly {@code dim} elements; any other length is
      * rejected. Sent as {@code dim} little-endian float32s in {@code binary_value}, as GreptimeDB stores it.
      */
-    Vector(32, Storage.BYTES);
+    Vector(Storage.BYTES);
 
     /** How a column of this type is held in memory (a vector as its little-endian float32 bytes). Not part of the public contract. */
     enum Storage { BOOL, LONG, DOUBLE, STRING, BYTES, DECIMAL }
 
-    private final int wireNumber;
     private final Storage storage;
 
-    DataType(int wireNumber, Storage storage) {
-        this.wireNumber = wireNumber;
+    DataType(Storage storage) {
         this.storage = storage;
-    }
-
-    /**
-     * Returns the number GreptimeDB's protocol uses for this type.
-     *
-     * @return the {@code greptime.v1.ColumnDataType} enum number
-     */
-    public int wireNumber() {
-        return wireNumber;
     }
 
     /**
@@ -166,21 +155,5 @@ public enum DataType {
 
     private Storage storage() {
         return storage;
-    }
-
-    /**
-     * Finds the type with the given protocol number.
-     *
-     * @param wireNumber a {@code greptime.v1.ColumnDataType} number
-     * @return the matching type
-     * @throws IllegalArgumentException when Sluice does not write that type
-     */
-    public static DataType fromWireNumber(int wireNumber) {
-        for (DataType t : values()) {
-            if (t.wireNumber == wireNumber) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("column data type " + wireNumber + " is not supported by Sluice");
     }
 }

@@ -8,24 +8,9 @@ package dev.sluice.data;
  */
 public enum SemanticType {
     /** Part of the primary key; rows with equal tags and time index are the same row. */
-    Tag(0),
+    Tag,
     /** A value column; nullable. */
-    Field(1),
+    Field,
     /** The time index; exactly one per table, never null. */
-    Timestamp(2);
-
-    private final int wireNumber;
-
-    SemanticType(int wireNumber) {
-        this.wireNumber = wireNumber;
-    }
-
-    /**
-     * Returns the number GreptimeDB's protocol uses for this semantic type.
-     *
-     * @return the {@code greptime.v1.SemanticType} enum number
-     */
-    public int wireNumber() {
-        return wireNumber;
-    }
+    Timestamp
 }

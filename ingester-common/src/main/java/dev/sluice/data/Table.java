@@ -27,7 +27,8 @@ public final class Table {
         this.schema = schema;
         this.columns = new ArrayColumn[schema.columnCount()];
         for (int i = 0; i < columns.length; i++) {
-            columns[i] = new ArrayColumn(schema.column(i).dataType(), capacity);
+            TableSchema.Column c = schema.column(i);
+            columns[i] = new ArrayColumn(c.dataType(), capacity, c.decimalType() != null ? c.decimalType().scale() : DecimalType.DEFAULT.scale());
         }
     }
 

@@ -6,7 +6,12 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Per-call settings: GreptimeDB hints and wire compression. Immutable; each {@code with...} returns a copy.
+ * Per-call settings: GreptimeDB hints, wire compression and a retry policy override. Immutable; build one with
+ * {@link #newBuilder()}, change one with {@link #toBuilder()}.
+ *
+ * <pre>{@code
+ * Context ctx = Context.newBuilder().hint("ttl", "7d").compression(Compression.Zstd).build();
+ * }</pre>
  *
  * <p>Hints travel in the {@code x-greptime-hints} header on regular and stream writes. Useful keys:
  * {@code ttl} (e.g. {@code 7d}), {@code append_mode} ({@code true} keeps duplicate rows),
@@ -15,7 +20,7 @@ import java.util.Objects;
  * Table options only take effect when the write creates the table. Values cannot contain commas.
  */
 public final class Context {
-    private static final Context DEFAULT = new Context(Map.of(), Compression.None, null);
+    private static final Context EMPTY = new Context(Map.of(), Compression.None, null);
 
     private final Map<String, String> hints;
     private final Compression compression;
@@ -28,54 +33,21 @@ public final class Context {
     }
 
     /**
-     * Returns the context with no hints and no compression.
+     * Starts a context with no hints, no compression and the client's retry policy.
      *
-     * @return the default context
+     * @return a builder
      */
-    public static Context newDefault() {
-        return DEFAULT;
+    public static Builder newBuilder() {
+        return new Builder(EMPTY);
     }
 
     /**
-     * Adds or replaces a hint.
+     * Starts a builder holding this context's values.
      *
-     * @param key hint name, e.g. {@code ttl}
-     * @param value hint value; no commas
-     * @return a new context
-     * @throws IllegalArgumentException when key or value is empty or holds a character the header cannot carry
+     * @return a builder
      */
-    public Context withHint(String key, String value) {
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(value, "value");
-        if (key.isBlank() || key.contains(",") || key.contains("=")) {
-            throw new IllegalArgumentException("hint key must be non-empty without ',' or '=': '" + key + "'");
-        }
-        if (value.contains(",")) {
-            throw new IllegalArgumentException("hint '" + key + "' value cannot contain ',': '" + value + "'");
-        }
-        Map<String, String> next = new LinkedHashMap<>(hints);
-        next.put(key.trim(), value.trim());
-        return new Context(Collections.unmodifiableMap(next), compression, retryPolicy);
-    }
-
-    /**
-     * Sets the wire compression.
-     *
-     * @param compression the compression
-     * @return a new context
-     */
-    public Context withCompression(Compression compression) {
-        return new Context(hints, Objects.requireNonNull(compression, "compression"), retryPolicy);
-    }
-
-    /**
-     * Overrides the client's retry policy for calls made with this context.
-     *
-     * @param policy the policy
-     * @return a new context
-     */
-    public Context withRetryPolicy(RetryPolicy policy) {
-        return new Context(hints, compression, Objects.requireNonNull(policy, "policy"));
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     /**
@@ -114,25 +86,88 @@ public final class Context {
         return compression;
     }
 
-    /**
-     * Renders the hints as the {@code x-greptime-hints} header value.
-     *
-     * @return {@code k=v,k=v}, or an empty string when there are none
-     */
-    public String hintsHeader() {
-        StringBuilder sb = new StringBuilder();
-        for (Map.Entry<String, String> e : hints.entrySet()) {
-            if (sb.length() > 0) {
-                sb.append(',');
-            }
-            sb.append(e.getKey()).append('=').append(e.getValue());
-        }
-        return sb.toString();
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Context c && c.hints.equals(hints) && c.compression == compression
+                && Objects.equals(c.retryPolicy, retryPolicy);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(hints, compression, retryPolicy);
     }
 
     @Override
     public String toString() {
         return "Context{hints=" + hints + ", compression=" + compression
                 + (retryPolicy != null ? ", retryPolicy=" + retryPolicy : "") + '}';
+    }
+
+    /** Builder for {@link Context}. */
+    public static final class Builder {
+        private final Map<String, String> hints;
+        private Compression compression;
+        private RetryPolicy retryPolicy;
+
+        private Builder(Context from) {
+            this.hints = new LinkedHashMap<>(from.hints);
+            this.compression = from.compression;
+            this.retryPolicy = from.retryPolicy;
+        }
+
+        /**
+         * Adds or replaces a hint.
+         *
+         * @param key hint name, e.g. {@code ttl}
+         * @param value hint value; no commas
+         * @return this
+         * @throws IllegalArgumentException when key or value is empty or holds a character the header cannot carry
+         */
+        public Builder hint(String key, String value) {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(value, "value");
+            if (key.isBlank() || key.contains(",") || key.contains("=")) {
+                throw new IllegalArgumentException("hint key must be non-empty without ',' or '=': '" + key + "'");
+            }
+            if (value.contains(",")) {
+                throw new IllegalArgumentException("hint '" + key + "' value cannot contain ',': '" + value + "'");
+            }
+            hints.put(key.trim(), value.trim());
+            return this;
+        }
+
+        /**
+         * Sets the wire compression.
+         *
+         * @param compression the compression (default {@link Compression#None})
+         * @return this
+         */
+        public Builder compression(Compression compression) {
+            this.compression = Objects.requireNonNull(compression, "compression");
+            return this;
+        }
+
+        /**
+         * Overrides the client's retry policy for calls made with this context.
+         *
+         * @param policy the policy, or null to use the client's
+         * @return this
+         */
+        public Builder retryPolicy(RetryPolicy policy) {
+            this.retryPolicy = policy;
+            return this;
+        }
+
+        /**
+         * Builds the context.
+         *
+         * @return the context
+         */
+        public Context build() {
+            if (hints.isEmpty() && compression == Compression.None && retryPolicy == null) {
+                return EMPTY;
+            }
+            return new Context(Collections.unmodifiableMap(new LinkedHashMap<>(hints)), compression, retryPolicy);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.data;
 
+import dev.sluice.internal.model.ArrayColumn;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -41,8 +42,8 @@ class RowAppenderTest {
                 } else if (t == DataType.Bool) {
                     assertEquals(x.getBool(r), y.getBool(r), where);
                 } else if (t == DataType.Decimal128) {
-                    assertEquals(x.getDecimalHigh(r), y.getDecimalHigh(r), where);
-                    assertEquals(x.getDecimalLow(r), y.getDecimalLow(r), where);
+                    assertEquals(((ArrayColumn) x).getDecimalHigh(r), ((ArrayColumn) y).getDecimalHigh(r), where);
+                    assertEquals(((ArrayColumn) x).getDecimalLow(r), ((ArrayColumn) y).getDecimalLow(r), where);
                 } else {
                     assertArrayEquals(x.getBytes(r), y.getBytes(r), where);
                 }

@@ -1,5 +1,6 @@
 package dev.sluice.data;
 
+import dev.sluice.internal.model.ArrayColumn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -133,9 +134,19 @@ class TableValidationTest {
         assertMessage(rejects(() -> Table.from(s).addRow(new BigDecimal("1234.5"), 1L)), "more than 5 digits");
         assertMessage(rejects(() -> Table.from(s).addRow(1.5, 1L)), "java.lang.Double", "BigDecimal");
         Table t = Table.from(s).addRow(new BigDecimal("-999.99"), 1L).addRow(7, 2L);
-        assertEquals(-1L, t.column(0).getDecimalHigh(0));
-        assertEquals(-99_999L, t.column(0).getDecimalLow(0));
-        assertEquals(700L, t.column(0).getDecimalLow(1));
+        assertEquals(-1L, ((ArrayColumn) t.column(0)).getDecimalHigh(0));
+        assertEquals(-99_999L, ((ArrayColumn) t.column(0)).getDecimalLow(0));
+        assertEquals(700L, ((ArrayColumn) t.column(0)).getDecimalLow(1));
+        assertEquals(new BigDecimal("-999.99"), t.column(0).getDecimal(0), "read back with the column's scale");
+        assertEquals(new BigDecimal("7.00"), t.column(0).getDecimal(1));
+    }
+
+    @Test
+    void decimalsOfTheDefaultTypeReadBackWithScaleTen() {
+        TableSchema s = TableSchema.newBuilder("dec").addField("d", DataType.Decimal128)
+                .addTimestamp("ts", DataType.TimestampSecond).build();
+        Table t = Table.from(s).addRow(new BigDecimal("-12345678901234567890.5"), 1L);
+        assertEquals(new BigDecimal("-12345678901234567890.5000000000"), t.column(0).getDecimal(0));
     }
 
     @Test

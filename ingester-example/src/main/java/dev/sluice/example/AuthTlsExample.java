@@ -33,7 +33,7 @@ public final class AuthTlsExample {
         String password = ExampleTarget.option(args, "--password");
         String ca = ExampleTarget.option(args, "--ca");
         GreptimeTestServer embedded = null;
-        TlsConfig tls = ca != null ? TlsConfig.trusting(Path.of(ca)) : TlsConfig.systemTrust();
+        TlsConfig tls = ca != null ? TlsConfig.newBuilder().trustCertificates(Path.of(ca)).build() : TlsConfig.newBuilder().build();
         if (endpoint == null) {
             Path dir = Files.createTempDirectory("sluice-tls");
             TestCertificates certs = new TestCertificates(dir);
@@ -43,10 +43,10 @@ public final class AuthTlsExample {
             password = "s3cret";
             embedded = GreptimeTestServer.builder().user(user, password).tls(server[0], server[1], null).start();
             endpoint = embedded.endpoint();
-            tls = TlsConfig.trusting(caPem);
+            tls = TlsConfig.newBuilder().trustCertificates(caPem).build();
             System.out.println("no --endpoint given: TLS testkit at " + endpoint + " trusting a throw-away CA");
         }
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {endpoint}, "public")
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(endpoint, "public")
                 .authInfo(new AuthInfo(user, password)).tls(tls).build());
         try {
             TableSchema schema = TableSchema.newBuilder("example_secure").addTag("k", DataType.String)

@@ -27,8 +27,8 @@ public final class BatchingWriterExample {
             TableSchema events = TableSchema.newBuilder("example_events")
                     .addTag("thread", DataType.Int32).addField("value", DataType.Int64)
                     .addTimestamp("ts", DataType.TimestampMillisecond).build();
-            BatchingWriter writer = db.batchingWriter(BatchingWriter.Config.defaults()
-                    .withMaxBatchRows(5_000).withFlushInterval(Duration.ofMillis(100)));
+            BatchingWriter writer = db.batchingWriter(BatchingWriter.Config.newBuilder()
+                    .maxBatchRows(5_000).flushInterval(Duration.ofMillis(100)).build());
             try {
                 List<Thread> threads = new ArrayList<>();
                 for (int t = 0; t < 4; t++) {

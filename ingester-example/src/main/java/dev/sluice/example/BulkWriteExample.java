@@ -36,9 +36,9 @@ public final class BulkWriteExample {
                     .addTag("host", DataType.String).addField("level", DataType.String)
                     .addField("message", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
             BulkWrite.Config config = BulkWrite.Config.newBuilder()
-                    .allocatorMaxAllocation(256L << 20).maxRequestsInFlight(8).timeoutPerMessage(Duration.ofMillis(60_000)).build();
+                    .allocatorMaxAllocation(256L << 20).maxInFlightRequests(8).requestTimeout(Duration.ofMillis(60_000)).build();
             try (BulkStreamWriter bulk = db.bulkStreamWriter(schema, config,
-                    Context.newDefault().withCompression(Compression.Zstd))) {
+                    Context.newBuilder().compression(Compression.Zstd).build())) {
                 TableBufferRoot batch = bulk.tableBufferRoot(10_000);
                 List<CompletableFuture<Integer>> acks = new ArrayList<>();
                 for (int b = 0; b < 5; b++) {

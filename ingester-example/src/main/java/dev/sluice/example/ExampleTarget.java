@@ -66,8 +66,8 @@ public final class ExampleTarget implements AutoCloseable {
     }
 
     /** @return the endpoints to connect to */
-    public String[] endpoints() {
-        return endpoints.clone();
+    public List<String> endpoints() {
+        return List.of(endpoints);
     }
 
     /** @return the embedded servers (empty with {@code --endpoint}) */

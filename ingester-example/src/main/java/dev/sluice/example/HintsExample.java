@@ -30,8 +30,8 @@ public final class HintsExample {
             try {
                 TableSchema audit = TableSchema.newBuilder("example_audit").addTag("user", DataType.String)
                         .addField("action", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
-                Context ctx = Context.newDefault().withHint("ttl", "7d").withHint("append_mode", "true")
-                        .withRetryPolicy(RetryPolicy.defaults());
+                Context ctx = Context.newBuilder().hint("ttl", "7d").hint("append_mode", "true")
+                        .retryPolicy(RetryPolicy.newBuilder().build()).build();
                 Table t = Table.from(audit).addRow("ann", "login", 1L).addRow("ann", "login", 1L);
                 RegularWriteExample.report("append-mode insert", db.write(List.of(t), WriteOp.Insert, ctx).join());
                 if (!target.embedded().isEmpty()) {

@@ -33,7 +33,7 @@ public final class MultiEndpointExample {
                 for (int i = 0; i < 20; i++) {
                     if (i == 10 && !target.embedded().isEmpty()) {
                         target.embedded().get(0).stop();
-                        System.out.println("stopped " + target.endpoints()[0]);
+                        System.out.println("stopped " + target.endpoints().get(0));
                     }
                     if (!db.write(Table.from(schema).addRow("n" + i, true, (long) i)).join().isOk()) {
                         failed++;

@@ -48,7 +48,7 @@ public final class RegularWriteExample {
 
                 // Deletes address rows by tags and time index; field values are ignored.
                 Table gone = Table.from(schema).addRow("web-1", null, now.plusSeconds(10));
-                report("delete", db.write(List.of(gone), WriteOp.Delete, Context.newDefault()).join());
+                report("delete", db.write(List.of(gone), WriteOp.Delete, Context.newBuilder().build()).join());
                 return target.rowCount("example_cpu");
             } finally {
                 db.shutdownGracefully();

@@ -76,7 +76,7 @@ class DefaultDeliveryTest {
     static final List<GreptimeDB> CLIENTS = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     static GreptimeDB client(GreptimeTestServer server) {
-        return registered(GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()}, "public").build()));
+        return registered(GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build()));
     }
 
     static GreptimeDB registered(GreptimeDB db) {
@@ -117,7 +117,7 @@ class DefaultDeliveryTest {
                         during.run();
                     }
                     if (s == null) {
-                        s = db.streamWriter(0, Context.newDefault());
+                        s = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
                     }
                     s.write(batch(b));
                     if ((b + 1) % STREAM_BATCHES == 0 || b == batches - 1) {
@@ -137,8 +137,8 @@ class DefaultDeliveryTest {
             }
             case BULK -> {
                 List<CompletableFuture<Integer>> acks = new ArrayList<>();
-                BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxRequestsInFlight(5).build();
-                try (BulkStreamWriter w = db.bulkStreamWriter(METRICS, cfg, Context.newDefault())) {
+                BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxInFlightRequests(5).build();
+                try (BulkStreamWriter w = db.bulkStreamWriter(METRICS, cfg, Context.newBuilder().build())) {
                     TableBufferRoot root = w.tableBufferRoot(BATCH);
                     for (int b = 0; b < batches; b++) {
                         if (b == batches / 3) {
@@ -164,9 +164,9 @@ class DefaultDeliveryTest {
             }
             case BATCHING_REGULAR, BATCHING_BULK -> {
                 List<CompletableFuture<Void>> writes = new ArrayList<>();
-                BatchingWriter.Config cfg = BatchingWriter.Config.defaults()
-                        .withPath(path == Path.BATCHING_BULK ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular)
-                        .withMaxBatchRows(BATCH); // the workload's batch size, so that faults hit many requests
+                BatchingWriter.Config cfg = BatchingWriter.Config.newBuilder()
+                        .path(path == Path.BATCHING_BULK ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular)
+                        .maxBatchRows(BATCH).build(); // the workload's batch size, so that faults hit many requests
                 try (BatchingWriter w = db.batchingWriter(cfg)) {
                     for (int b = 0; b < batches; b++) {
                         if (b == batches / 3) {
@@ -223,7 +223,7 @@ class DefaultDeliveryTest {
             GreptimeDB db = client(server);
             try {
                 if (path == Path.BULK || path == Path.BATCHING_BULK) {
-                    assertTrue(db.createTable(METRICS, Context.newDefault()).join().isOk());
+                    assertTrue(db.createTable(METRICS, Context.newBuilder().build()).join().isOk());
                 }
                 server.faults().failEvery(10, StatusCode.RateLimited, "rate limited");
                 Outcome o = write(db, path, 100, () -> { });
@@ -266,7 +266,7 @@ class DefaultDeliveryTest {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = client(server);
             try {
-                assertTrue(db.createTable(METRICS, Context.newDefault()).join().isOk());
+                assertTrue(db.createTable(METRICS, Context.newBuilder().build()).join().isOk());
                 Thread restarter = new Thread(() -> {
                     try {
                         Thread.sleep(10_000);
@@ -326,13 +326,12 @@ class DefaultDeliveryTest {
             for (GreptimeTestServer s : List.of(a, b)) {
                 GreptimeDB one = client(s);
                 try {
-                    assertTrue(one.createTable(METRICS, Context.newDefault()).join().isOk());
+                    assertTrue(one.createTable(METRICS, Context.newBuilder().build()).join().isOk());
                 } finally {
                     one.shutdownGracefully();
                 }
             }
-            GreptimeDB db = registered(GreptimeDB.create(GreptimeOptions.newBuilder(
-                    new String[] {a.endpoint(), b.endpoint()}, "public").build()));
+            GreptimeDB db = registered(GreptimeDB.create(GreptimeOptions.newBuilder(List.of(a.endpoint(), b.endpoint()), "public").build()));
             try {
                 GreptimeTestServer[] killed = new GreptimeTestServer[1];
                 long[] survivorBefore = new long[1];
@@ -423,7 +422,7 @@ class DefaultDeliveryTest {
     }
 
     /** The client's delivery deadline with the defaults: a write that cannot be delivered fails after it. */
-    static final Duration DELIVERY_DEADLINE = RetryPolicy.defaults().deliveryTimeout();
+    static final Duration DELIVERY_DEADLINE = RetryPolicy.newBuilder().build().deliveryTimeout();
 
     /**
      * The two slow scenarios at once, each with its own server and client: while the hung server holds every
@@ -479,16 +478,16 @@ class DefaultDeliveryTest {
             BatchingWriter batchingRegular = null;
             BatchingWriter batchingBulk = null;
             try {
-                assertTrue(db.createTable(METRICS, Context.newDefault()).join().isOk());
+                assertTrue(db.createTable(METRICS, Context.newBuilder().build()).join().isOk());
                 // Opened while the server answers: a hang mid-run finds the bulk streams open and in use.
                 List<Tracked> before = new ArrayList<>();
-                bulk = db.bulkStreamWriter(METRICS, BulkWrite.Config.newBuilder().build(), Context.newDefault());
+                bulk = db.bulkStreamWriter(METRICS, BulkWrite.Config.newBuilder().build(), Context.newBuilder().build());
                 TableBufferRoot root = bulk.tableBufferRoot(BATCH);
                 root.addTable(batch(0));
                 before.add(Tracked.of(Path.BULK, BATCH, System.nanoTime(), bulk.writeNext().thenApply(n -> (long) n)));
-                BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withMaxBatchRows(BATCH);
+                BatchingWriter.Config cfg = BatchingWriter.Config.newBuilder().maxBatchRows(BATCH).build();
                 batchingRegular = db.batchingWriter(cfg);
-                batchingBulk = db.batchingWriter(cfg.withPath(BatchingWriter.Path.Bulk));
+                batchingBulk = db.batchingWriter(cfg.toBuilder().path(BatchingWriter.Path.Bulk).build());
                 before.add(Tracked.of(Path.BATCHING_BULK, BATCH, System.nanoTime(),
                         batchingBulk.write(batch(1)).thenApply(v -> (long) BATCH)));
                 List<String> errors = new ArrayList<>();
@@ -517,7 +516,7 @@ class DefaultDeliveryTest {
                     () -> {
                         for (int s0 = 20; s0 < 26; s0 += 3) {
                             long at = System.nanoTime();
-                            StreamWriter<Table, WriteOk> st = db.streamWriter(0, Context.newDefault());
+                            StreamWriter<Table, WriteOk> st = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
                             for (int b = s0; b < s0 + 3; b++) {
                                 st.write(batch(b));
                             }
@@ -750,10 +749,10 @@ class DefaultDeliveryTest {
      * @param paths the paths loaded at once
      */
     static void tenfoldOverload(Path... paths) throws Exception {
-        GreptimeOptions defaults = GreptimeOptions.newBuilder(new String[] {"127.0.0.1:1"}, "public").build();
+        GreptimeOptions defaults = GreptimeOptions.newBuilder("127.0.0.1:1", "public").build();
         long budget = defaults.maxInFlightBytes();
         try (TestkitProcess server = TestkitProcess.start("768m")) {
-            GreptimeDB db = registered(GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {server.endpoint()},
+            GreptimeDB db = registered(GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(),
                     "public").build()));
             List<Load> loads = new ArrayList<>();
             for (Path p : paths) {
@@ -761,7 +760,7 @@ class DefaultDeliveryTest {
             }
             try {
                 for (Load l : loads) {
-                    assertTrue(db.createTable(l.schema, Context.newDefault()).join().isOk());
+                    assertTrue(db.createTable(l.schema, Context.newBuilder().build()).join().isOk());
                 }
                 server.latency(OVERLOAD_LATENCY);
                 long windowEnd;
@@ -810,7 +809,7 @@ class DefaultDeliveryTest {
                 long batchingWriters = loads.stream().filter(l -> l.path == Path.BATCHING_REGULAR
                         || l.path == Path.BATCHING_BULK).count();
                 long rowBytes = tableHeapBytesPerRow();
-                long buffers = batchingWriters * BatchingWriter.Config.defaults().maxBufferedRows() * rowBytes;
+                long buffers = batchingWriters * BatchingWriter.Config.newBuilder().build().maxBufferedRows() * rowBytes;
                 // The budget counts encoded bytes, but regular and stream writes keep the Table behind them until
                 // answered (to resend it), which takes more heap than its encoding: scale the budget by that ratio.
                 long wireBytes = encodedBytesPerRow();
@@ -931,7 +930,7 @@ class DefaultDeliveryTest {
                     l.next += BATCH;
                     long t1 = System.nanoTime();
                     if (s == null) {
-                        s = db.streamWriter(0, Context.newDefault());
+                        s = db.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().build());
                         streamStart = t1;
                     }
                     l.sent += BATCH;
@@ -957,7 +956,7 @@ class DefaultDeliveryTest {
             }
             case BULK -> {
                 try (BulkStreamWriter w = db.bulkStreamWriter(l.schema, BulkWrite.Config.newBuilder().build(),
-                        Context.newDefault())) {
+                        Context.newBuilder().build())) {
                     TableBufferRoot root = w.tableBufferRoot(BATCH);
                     while (System.nanoTime() < windowEnd) {
                         long t0 = System.nanoTime();
@@ -984,8 +983,8 @@ class DefaultDeliveryTest {
                 }
             }
             case BATCHING_REGULAR, BATCHING_BULK -> {
-                BatchingWriter.Config cfg = BatchingWriter.Config.defaults().withPath(
-                        l.path == Path.BATCHING_BULK ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular);
+                BatchingWriter.Config cfg = BatchingWriter.Config.newBuilder().path(
+                        l.path == Path.BATCHING_BULK ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular).build();
                 try (BatchingWriter w = db.batchingWriter(cfg)) {
                     while (System.nanoTime() < windowEnd) {
                         long b = l.next / BATCH;
@@ -1045,12 +1044,12 @@ class DefaultDeliveryTest {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = client(server);
             try {
-                assertTrue(db.createTable(METRICS, Context.newDefault()).join().isOk());
+                assertTrue(db.createTable(METRICS, Context.newBuilder().build()).join().isOk());
                 server.faults().failEvery(10, StatusCode.RateLimited, "rate limited");
-                Context none = Context.newDefault().withRetryPolicy(RetryPolicy.none());
+                Context none = Context.newBuilder().retryPolicy(RetryPolicy.none()).build();
                 List<CompletableFuture<Integer>> acks = new ArrayList<>();
                 BulkStreamWriter w = db.bulkStreamWriter(METRICS,
-                        BulkWrite.Config.newBuilder().maxRequestsInFlight(5).build(), none);
+                        BulkWrite.Config.newBuilder().maxInFlightRequests(5).build(), none);
                 TableBufferRoot root = w.tableBufferRoot(BATCH);
                 for (int b = 0; b < 100; b++) {
                     root.addTable(batch(b));

@@ -47,8 +47,8 @@ class TlsTest {
     }
 
     static Result<WriteOk, Err> write(GreptimeTestServer s, TlsConfig tls) {
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {s.endpoint()}, "public")
-                .tls(tls).retryPolicy(RetryPolicy.none()).defaultTimeout(Duration.ofSeconds(5))
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(s.endpoint(), "public")
+                .tls(tls).retryPolicy(RetryPolicy.none()).requestTimeout(Duration.ofSeconds(5))
                 .authInfo(new AuthInfo("u", "secret-password")).healthCheckInterval(Duration.ZERO).build());
         try {
             return db.write(Table.from(CPU).addRow("a", 1.0, 1L)).join();
@@ -61,12 +61,12 @@ class TlsTest {
     void tlsWithACustomCaWorksAndPlaintextFailsClearly() {
         try (GreptimeTestServer s = GreptimeTestServer.builder().user("u", "secret-password")
                 .tls(server[0], server[1], null).start()) {
-            Result<WriteOk, Err> ok = write(s, TlsConfig.trusting(ca));
+            Result<WriteOk, Err> ok = write(s, TlsConfig.newBuilder().trustCertificates(ca).build());
             assertTrue(ok.isOk(), ok::toString);
             Err plain = write(s, null).getErr();
             assertEquals(io.grpc.Status.Code.UNAVAILABLE, plain.grpcCode());
             assertTrue(plain.message().contains("TLS"), plain.message());
-            Err untrusted = write(s, TlsConfig.systemTrust()).getErr();
+            Err untrusted = write(s, TlsConfig.newBuilder().build()).getErr();
             assertEquals(io.grpc.Status.Code.UNAVAILABLE, untrusted.grpcCode());
             assertEquals(1, s.rowCount("cpu"));
         }
@@ -75,10 +75,10 @@ class TlsTest {
     @Test
     void mutualTlsNeedsACertificateFromTheTrustedCa() {
         try (GreptimeTestServer s = GreptimeTestServer.builder().tls(server[0], server[1], ca).start()) {
-            assertFalse(write(s, TlsConfig.trusting(ca)).isOk(), "no client certificate");
-            Err wrong = write(s, TlsConfig.trusting(ca).withClientCertificate(stranger[0], stranger[1])).getErr();
+            assertFalse(write(s, TlsConfig.newBuilder().trustCertificates(ca).build()).isOk(), "no client certificate");
+            Err wrong = write(s, TlsConfig.newBuilder().trustCertificates(ca).clientCertificate(stranger[0], stranger[1]).build()).getErr();
             assertEquals(io.grpc.Status.Code.UNAVAILABLE, wrong.grpcCode());
-            Result<WriteOk, Err> ok = write(s, TlsConfig.trusting(ca).withClientCertificate(client[0], client[1]));
+            Result<WriteOk, Err> ok = write(s, TlsConfig.newBuilder().trustCertificates(ca).clientCertificate(client[0], client[1]).build());
             assertTrue(ok.isOk(), ok::toString);
             assertEquals(1, s.rowCount("cpu"));
         }
@@ -87,16 +87,16 @@ class TlsTest {
     @Test
     void serverNameOverrideMatchesACertificateForAnotherName() {
         try (GreptimeTestServer s = GreptimeTestServer.builder().tls(renamedServer[0], renamedServer[1], null).start()) {
-            assertFalse(write(s, TlsConfig.trusting(ca)).isOk(), "127.0.0.1 is not in the certificate");
-            Result<WriteOk, Err> ok = write(s, TlsConfig.trusting(ca).withServerNameOverride("greptime.internal"));
+            assertFalse(write(s, TlsConfig.newBuilder().trustCertificates(ca).build()).isOk(), "127.0.0.1 is not in the certificate");
+            Result<WriteOk, Err> ok = write(s, TlsConfig.newBuilder().trustCertificates(ca).serverNameOverride("greptime.internal").build());
             assertTrue(ok.isOk(), ok::toString);
         }
     }
 
     @Test
     void secretsNeverShowInToString() {
-        TlsConfig tls = TlsConfig.trusting(ca).withClientCertificate(client[0], client[1]);
-        String text = GreptimeOptions.newBuilder(new String[] {"h:1"}, "public").tls(tls)
+        TlsConfig tls = TlsConfig.newBuilder().trustCertificates(ca).clientCertificate(client[0], client[1]).build();
+        String text = GreptimeOptions.newBuilder("h:1", "public").tls(tls)
                 .authInfo(new AuthInfo("u", "secret-password")).build().toString();
         assertFalse(text.contains("secret-password"), text);
         assertFalse(text.contains("BEGIN"), text);
@@ -109,11 +109,11 @@ class TlsTest {
                 .addField("message", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
         int rows = 2_000; // about 8 MB of text a batch: sent from Arrow memory through netty's TLS handler
         try (GreptimeTestServer s = GreptimeTestServer.builder().tls(server[0], server[1], null).start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {s.endpoint()}, "public")
-                    .tls(TlsConfig.trusting(ca)).defaultTimeout(Duration.ofSeconds(20))
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(s.endpoint(), "public")
+                    .tls(TlsConfig.newBuilder().trustCertificates(ca).build()).requestTimeout(Duration.ofSeconds(20))
                     .healthCheckInterval(Duration.ZERO).build());
             try (dev.sluice.bulk.BulkStreamWriter w = db.bulkStreamWriter(logs,
-                    dev.sluice.bulk.BulkWrite.Config.newBuilder().build(), dev.sluice.write.Context.newDefault())) {
+                    dev.sluice.bulk.BulkWrite.Config.newBuilder().build(), dev.sluice.write.Context.newBuilder().build())) {
                 dev.sluice.bulk.TableBufferRoot batch = w.tableBufferRoot(rows);
                 java.util.List<java.util.concurrent.CompletableFuture<Integer>> acks = new java.util.ArrayList<>();
                 for (int b = 0; b < 3; b++) {

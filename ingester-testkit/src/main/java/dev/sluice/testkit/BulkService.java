@@ -446,7 +446,8 @@ final class BulkService {
                 ArrowType expected = ServerTypes.arrowType(tc);
                 if (!expected.equals(v.getField().getType())) {
                     // The server builds an arrow-rs RecordBatch in the table's schema from the batch's columns and
-                    // reports arrow's own error as Unexpected (verified on 1.2, issue 13; src/operator/src/bulk_insert.rs).
+                    // reports arrow's own error as Unexpected (as GreptimeDB 1.2 answers;
+                    // src/operator/src/bulk_insert.rs).
                     throw new ServerError(StatusCode.Unexpected, "Failed to create RecordBatch from vectors: Invalid"
                             + " argument error: column types must match schema types, expected "
                             + ServerTypes.arrowTypeName(expected) + " but found "
@@ -585,8 +586,8 @@ final class BulkService {
         try {
             auth.checkUser(user, decoded.substring(colon + 1));
         } catch (ServerError e) {
-            // DoPut answers a wrong password and an unknown user alike, without a code trailer (verified on 1.2,
-            // issue 13; src/servers/src/grpc/flight.rs authenticates before its error conversion).
+            // DoPut answers a wrong password and an unknown user alike, without a code trailer (as GreptimeDB
+            // 1.2 answers; src/servers/src/grpc/flight.rs authenticates before its error conversion).
             throw ServerError.withoutTrailers(StatusCode.UserPasswordMismatch, "auth failed").toStatus();
         }
         return user;

@@ -142,7 +142,7 @@ final class RequestProcessor {
             }
             case QUERY:
                 // The frontend does not serve queries through Handle: a plain UNIMPLEMENTED, no code trailer
-                // (verified on 1.2, issue 13).
+                // (as GreptimeDB 1.2 answers).
                 throw ServerError.withoutTrailers(StatusCode.Unsupported, "GreptimeDatabase::Handle for query");
             case DDL:
                 if (request.getDdl().hasCreateTable()) {

@@ -20,7 +20,7 @@ import java.util.List;
  * Path ca = certs.ca();
  * Path[] server = certs.leaf("server", "localhost", "dns:localhost,ip:127.0.0.1", true);
  * GreptimeTestServer.builder().tls(server[0], server[1], null).start();
- * // client: TlsConfig.trusting(ca)
+ * // client: TlsConfig.newBuilder().trustCertificates(ca).build()
  * }</pre>
  */
 public final class TestCertificates {

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * DoPut answers as a real GreptimeDB (1.2) gives them, driven by Arrow's own Flight client (no Sluice code):
- * each test failed against the testkit before issue 13's corrections.
+ * one test per answer a client can observe.
  */
 class BulkAnswersTest {
     BufferAllocator allocator;

@@ -51,8 +51,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The testkit answers as a real GreptimeDB (1.2) does, for each disagreement found in issue 13: every test here
- * failed against the testkit before it was corrected. Wording follows the server's own texts.
+ * The testkit answers as a real GreptimeDB (1.2) does wherever a client can tell the difference; wording follows
+ * the server's own texts.
  */
 class ServerAnswersTest {
     static final Metadata.Key<String> ERR_CODE = Metadata.Key.of("x-greptime-err-code", Metadata.ASCII_STRING_MARSHALLER);

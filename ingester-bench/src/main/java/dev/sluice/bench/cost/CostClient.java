@@ -77,19 +77,19 @@ public final class CostClient implements Callable<Integer> {
         }
         boolean baseline = mode.equals(CostBenchmark.WORKLOAD_ONLY);
         ModeRunner runner = baseline ? new WorkloadOnly() : ModeRunner.named(mode);
-        GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(new String[] {endpoint}, database)
-                .defaultTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20)
+        GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(endpoint, database)
+                .requestTimeout(Duration.ofMinutes(5)).maxMessageSize(500 << 20).maxInboundMessageSize(64 << 20)
                 // The client's default in-flight budget (256 MiB: one ~145 MB logs request at a time), with a wait
                 // that a loaded machine does not run out of: the run measures cost, not the client's back-pressure.
-                .limitPolicy(dev.sluice.write.WhenFull.Block, Duration.ofMinutes(5));
+                .whenFull(dev.sluice.write.WhenFull.Block).maxBlock(Duration.ofMinutes(5));
         if (user != null) {
             String password = System.getenv(PASSWORD_ENV);
             ob.authInfo(new AuthInfo(user, password == null ? "" : password));
         }
-        BulkWrite.Config bulk = BulkWrite.Config.newBuilder().maxRequestsInFlight(maxInFlight)
-                .timeoutPerMessage(Duration.ofMillis(300_000)).allocatorMaxAllocation(8L << 30).build();
-        Context ctx = Context.newDefault().withCompression(
-                compression == Compression.Lz4 && !mode.equals("bulk") ? Compression.None : compression);
+        BulkWrite.Config bulk = BulkWrite.Config.newBuilder().maxInFlightRequests(maxInFlight)
+                .requestTimeout(Duration.ofMillis(300_000)).allocatorMaxAllocation(8L << 30).build();
+        Context ctx = Context.newBuilder().compression(
+                compression == Compression.Lz4 && !mode.equals("bulk") ? Compression.None : compression).build();
         // Measured from here: the workload's pools are built (the rows come precomputed, as in the issue's
         // comparison); everything the client does, from creating it to its shutdown, counts.
         Map<Long, Long> alloc0 = Jvm.allocatedByThread();

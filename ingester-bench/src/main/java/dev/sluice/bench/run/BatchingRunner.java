@@ -18,8 +18,8 @@ final class BatchingRunner implements ModeRunner {
 
     @Override
     public void runAll(Run run, RunStats stats, Runnable tick) throws InterruptedException {
-        writer = run.db().batchingWriter(BatchingWriter.Config.defaults().withContext(run.context())
-                .withPath(run.batchingPath()));
+        writer = run.db().batchingWriter(BatchingWriter.Config.newBuilder().path(run.batchingPath()).build(),
+                run.context());
         try {
             ModeRunner.super.runAll(run, stats, tick);
             writer.flush(Duration.ofMinutes(5));

@@ -19,7 +19,7 @@ final class StreamRunner implements ModeRunner {
 
     @Override
     public void work(Run run, AtomicLong next, RunStats stats) {
-        StreamWriter<Table, WriteOk> stream = run.db().streamWriter(0, run.context());
+        StreamWriter<Table, WriteOk> stream = run.db().streamWriter(StreamWriter.Config.newBuilder().build(), run.context());
         long rows = 0;
         long b;
         try {

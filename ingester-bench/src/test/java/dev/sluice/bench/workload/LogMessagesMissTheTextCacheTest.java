@@ -21,8 +21,8 @@ class LogMessagesMissTheTextCacheTest {
             distinct.add(row[message]);
             rows[0]++;
         }, 0, 65_536);
-        // Found by an independent tester: 40 pooled messages made every row after the first few a hit in the
-        // client's cache of encoded text, so the logs figures left out encoding the largest value of each row.
+        // With a few dozen pooled messages every row after the first few would be a hit in the client's cache
+        // of encoded text, and the logs figures would leave out encoding the largest value of each row.
         assertTrue(distinct.size() > 20 * CACHE_HOLDS_ABOUT, distinct.size() + " distinct message instances in "
                 + rows[0] + " rows");
     }

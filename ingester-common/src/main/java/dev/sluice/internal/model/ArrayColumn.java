@@ -17,6 +17,7 @@ import java.util.Arrays;
  */
 public final class ArrayColumn implements ColumnVector, ColumnSink {
     private final DataType type;
+    private final int scale;
     private long[] nulls;
     private long[] longs;
     private long[] highs;
@@ -42,7 +43,19 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
      * @param capacity the number of rows to make room for up front
      */
     public ArrayColumn(DataType type, int capacity) {
+        this(type, capacity, 0);
+    }
+
+    /**
+     * Creates an empty column whose decimals have the given scale.
+     *
+     * @param type the column type
+     * @param capacity the number of rows to make room for up front
+     * @param scale digits after the point of a Decimal128 column's values (ignored for other types)
+     */
+    public ArrayColumn(DataType type, int capacity, int scale) {
         this.type = type;
+        this.scale = scale;
         this.capacity = Math.max(capacity, 1);
         this.nulls = new long[(this.capacity + 63) >>> 6];
         switch (type) {
@@ -316,13 +329,32 @@ public final class ArrayColumn implements ColumnVector, ColumnSink {
         to.setUtf8(toRow, refs[row], offsets[row], lengths[row]);
     }
 
-    @Override
+    /**
+     * Reads the high 64 bits of a Decimal128's unscaled value.
+     *
+     * @param row zero-based row index
+     * @return the signed high half
+     */
     public long getDecimalHigh(int row) {
         return highs[row];
     }
 
-    @Override
+    /**
+     * Reads the low 64 bits of a Decimal128's unscaled value.
+     *
+     * @param row zero-based row index
+     * @return the low half (as a signed long)
+     */
     public long getDecimalLow(int row) {
         return longs[row];
     }
+
+    @Override
+    public java.math.BigDecimal getDecimal(int row) {
+        java.math.BigInteger unscaled = java.math.BigInteger.valueOf(highs[row]).shiftLeft(64)
+                .or(java.math.BigInteger.valueOf(longs[row]).and(LOW_64));
+        return new java.math.BigDecimal(unscaled, scale);
+    }
+
+    private static final java.math.BigInteger LOW_64 = java.math.BigInteger.ONE.shiftLeft(64).subtract(java.math.BigInteger.ONE);
 }

@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * reused {@code byte[]}: both steps are vectorised inside the JDK, where a loop over {@code charAt} is not (about
  * 120 ns for 2,000 characters here, against 900 ns for such a loop). The bytes stay in {@link #bytes()} for a
  * caller that wants them. One instance per thread ({@link #local()}), not per column: a table of one row would
- * otherwise allocate more scratch than the arrays it saves (found by an independent tester). Text longer than
+ * otherwise allocate more scratch than the arrays it saves. Text longer than
  * {@link #MAX_CHARS} is reported as not ASCII, so the scratch arrays stay small (at most 192 KiB a thread); the
  * caller encodes it the ordinary way.
  */

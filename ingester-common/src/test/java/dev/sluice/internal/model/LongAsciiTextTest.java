@@ -58,8 +58,8 @@ class LongAsciiTextTest {
 
     @Test
     void aTableDoesNotKeepTheCallersLongStringsAlive() throws Exception {
-        // Found by an independent tester: a table that kept the caller's String kept each fresh log line alive
-        // until its request was encoded, so the collector copied them as it had copied arrays before.
+        // A table that kept the caller's String would keep each fresh log line alive until its request was
+        // encoded, and the collector would copy them as it copies arrays.
         Table table = Table.from(SCHEMA, 1_000);
         List<WeakReference<String>> refs = new ArrayList<>();
         for (int r = 0; r < 1_000; r++) {

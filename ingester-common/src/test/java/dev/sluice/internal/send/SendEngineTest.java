@@ -31,7 +31,7 @@ class SendEngineTest {
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     private final List<FakeCall> calls = new CopyOnWriteArrayList<>();
     private final Recorder recorder = new Recorder();
-    private static final RetryPolicy FAST = RetryPolicy.defaults().withBackoff(Duration.ofMillis(1), Duration.ofMillis(5));
+    private static final RetryPolicy FAST = RetryPolicy.newBuilder().backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
 
     @AfterEach
     void stop() {
@@ -234,7 +234,7 @@ class SendEngineTest {
 
     @Test
     void theAttemptBudgetIsPerMessageNotPerEngineLife() throws Exception {
-        SendEngine<String, String, Msg> e = engine(FAST.withMaxAttempts(2), Duration.ofSeconds(30), false, () -> false);
+        SendEngine<String, String, Msg> e = engine(FAST.toBuilder().maxAttempts(2).build(), Duration.ofSeconds(30), false, () -> false);
         // Five messages in a row each survive one broken call: a life-long count of 2 would have failed the third.
         for (int i = 1; i <= 5; i++) {
             int n = i;

@@ -61,11 +61,11 @@ public final class GreptimeSinkConfig extends AbstractConfig {
     /** Linger. */
     public static final String LINGER = "batch.linger.ms";
     /** Batches in flight. */
-    public static final String IN_FLIGHT = "max.in.flight.batches";
+    public static final String IN_FLIGHT = "max.in.flight.requests";
     /** Buffered rows. */
     public static final String BUFFER_ROWS = "buffer.max.rows";
     /** Buffer wait. */
-    public static final String BUFFER_TIMEOUT = "buffer.timeout.ms";
+    public static final String BUFFER_TIMEOUT = "max.block.ms";
     /** Attempts per write. */
     public static final String RETRY_ATTEMPTS = "retry.max.attempts";
     /** First backoff. */

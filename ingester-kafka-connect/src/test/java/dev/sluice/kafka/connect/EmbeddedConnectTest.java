@@ -152,7 +152,7 @@ class EmbeddedConnectTest {
 
     @Test
     void everyProducedRecordIsStoredAndCommitted() throws Exception {
-        long n = Long.getLong("sink.it.records", 200_000L);
+        long n = Long.getLong("sink.it.records", 40_000L); // -Dsink.it.records=200000 for a throughput figure
         String topic = "metrics";
         createTopic(topic);
         long t0 = System.nanoTime();
@@ -172,7 +172,7 @@ class EmbeddedConnectTest {
 
     @Test
     void aTaskRestartedMidStreamLosesNothingAndDuplicatesAreAbsorbed() throws Exception {
-        long n = 40_000;
+        long n = 20_000;
         String topic = "restarts";
         createTopic(topic);
         produce(topic, 0, n / 2);
@@ -212,7 +212,7 @@ class EmbeddedConnectTest {
      */
     @Test
     void aWorkerLeavingAbruptlyMidStreamHandsItsTasksOverWithoutLoss() throws Exception {
-        long n = 40_000;
+        long n = 20_000;
         String topic = "abrupt";
         createTopic(topic);
         produce(topic, 0, n / 2);
@@ -367,7 +367,7 @@ class EmbeddedConnectTest {
 
     @Test
     void everyRecordIsStoredWhenEveryTenthRequestFailsRetryably() throws Exception {
-        long n = 50_000;
+        long n = 20_000;
         String topic = "flaky";
         createTopic(topic);
         produce(topic, 0, n);

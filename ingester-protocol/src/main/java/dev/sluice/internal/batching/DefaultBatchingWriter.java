@@ -63,6 +63,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         BulkStreamWriter bulk(TableSchema schema, BulkWrite.Config config, dev.sluice.write.Context ctx);
     }
     private final Config config;
+    private final dev.sluice.write.Context context;
     private final ScheduledExecutorService timer;
     private final Duration closeTimeout;
     private final Map<TableSchema, Accumulator> accumulators = new ConcurrentHashMap<>();
@@ -114,23 +115,26 @@ public final class DefaultBatchingWriter implements BatchingWriter {
      *
      * @param paths the client's regular and bulk paths
      * @param config settings
+     * @param context hints and compression of every batch
      * @param timer the client's timer
      * @param closeTimeout how long {@link #close()} waits for the last batches
      * @param inFlightWait the longest a batch waits for an in-flight slot (longer than any write can stay
      *     unanswered, so reaching it means the client is broken or shutting down)
      * @param onClose told when the writer is closed
      */
-    public DefaultBatchingWriter(Paths paths, Config config, ScheduledExecutorService timer, Duration closeTimeout,
+    public DefaultBatchingWriter(Paths paths, Config config, dev.sluice.write.Context context,
+                                 ScheduledExecutorService timer, Duration closeTimeout,
                                  Duration inFlightWait, java.util.function.Consumer<BatchingWriter> onClose) {
         this.inFlightWaitNanos = inFlightWait.toNanos();
         this.onClose = onClose;
         this.paths = paths;
         this.config = config;
+        this.context = java.util.Objects.requireNonNull(context, "context");
         this.ordered = config.orderedPerTable() && config.path() == Path.Regular;
         this.timer = timer;
         this.closeTimeout = closeTimeout;
         this.buffer = new Semaphore((int) Math.min(config.maxBufferedRows(), Integer.MAX_VALUE), true);
-        this.inFlight = new Semaphore(config.maxInFlightBatches());
+        this.inFlight = new Semaphore(config.maxInFlightRequests());
         this.sender = new Thread(this::sendLoop, "sluice-batching-sender");
         sender.setDaemon(true);
         sender.start();
@@ -170,14 +174,16 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             sealAll();
         }
         try {
-            ok = ok || buffer.tryAcquire(rows, config.bufferTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            long wait = config.whenFull() == dev.sluice.write.WhenFull.Block ? config.maxBlock().toNanos() : 0;
+            ok = ok || buffer.tryAcquire(rows, wait, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LimitExceededException("interrupted while waiting for buffer room");
         }
         if (!ok) {
             throw new LimitExceededException("the batching writer's buffer of " + config.maxBufferedRows()
-                    + " rows stayed full for " + config.bufferTimeout().toMillis() + " ms (the server is slower than"
+                    + " rows stayed full for " + (config.whenFull() == dev.sluice.write.WhenFull.Block
+                    ? config.maxBlock().toMillis() : 0) + " ms (the server is slower than"
                     + " the writers, or unreachable); the row was not buffered");
         }
         pending.add(rows);
@@ -392,7 +398,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         }
         CompletableFuture<Result<WriteOk, Err>> sent;
         try {
-            sent = paths.write(tables, WriteOp.Insert, config.context());
+            sent = paths.write(tables, WriteOp.Insert, context);
         } catch (RuntimeException e) {
             inFlight.release();
             // Every batch of the group fails, not only the first (the send loop knows only that one).
@@ -470,8 +476,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         BulkStreamWriter w = bulkWriters.get(schema);
         if (w == null) {
             w = paths.bulk(schema, BulkWrite.Config.newBuilder()
-                    .maxRequestsInFlight(Math.min(31, config.maxInFlightBatches()))
-                    .timeoutPerMessage(closeTimeout).build(), config.context());
+                    .maxInFlightRequests(Math.min(31, config.maxInFlightRequests()))
+                    .requestTimeout(closeTimeout).build(), context);
             bulkWriters.put(schema, w);
         }
         BulkStreamWriter writer = w;

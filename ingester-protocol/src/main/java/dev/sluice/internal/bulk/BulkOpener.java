@@ -64,7 +64,7 @@ public final class BulkOpener {
             Result<WriteOk, Err> created;
             try {
                 // Compression on this call is gRPC message compression; the bulk codecs do not apply to DDL.
-                created = regular.createTable(schema, ctx.withCompression(Compression.None))
+                created = regular.createTable(schema, ctx.toBuilder().compression(Compression.None).build())
                         .get(timeoutMs, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -25,8 +25,8 @@ public final class InFlightLimiter {
         this.maxBytes = (int) options.maxInFlightBytes();
         this.bytes = new Semaphore(maxBytes, true);
         this.requests = options.maxInFlightRequests() > 0 ? new Semaphore(options.maxInFlightRequests(), true) : null;
-        this.block = options.limitPolicy() == dev.sluice.write.WhenFull.Block;
-        this.waitNanos = options.limitWait().toNanos();
+        this.block = options.whenFull() == dev.sluice.write.WhenFull.Block;
+        this.waitNanos = options.maxBlock().toNanos();
     }
 
     /** Room taken, to be given back exactly once. */

@@ -116,7 +116,7 @@ public final class Endpoints {
             ManagedChannel ch = b.build();
             endpoints.add(new Endpoint(address, ch, ClientInterceptors.intercept(ch, headers, wire)));
         }
-        this.checkTimeout = Duration.ofMillis(Math.min(options.defaultTimeout().toMillis(), 3_000));
+        this.checkTimeout = Duration.ofMillis(Math.min(options.requestTimeout().toMillis(), 3_000));
         long interval = options.healthCheckInterval().toNanos();
         if (interval > 0) {
             checks = timer.scheduleWithFixedDelay(this::checkAll, 0, interval, TimeUnit.NANOSECONDS);

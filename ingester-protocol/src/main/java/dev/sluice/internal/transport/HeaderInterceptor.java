@@ -21,6 +21,23 @@ public final class HeaderInterceptor implements ClientInterceptor {
     static final Metadata.Key<String> AUTH = Metadata.Key.of("x-greptime-auth", Metadata.ASCII_STRING_MARSHALLER);
     static final Metadata.Key<String> HINTS_HEADER = Metadata.Key.of("x-greptime-hints", Metadata.ASCII_STRING_MARSHALLER);
 
+    /**
+     * Renders hints as the {@code x-greptime-hints} header value.
+     *
+     * @param hints the hints, in order
+     * @return {@code k=v,k=v}, or an empty string when there are none
+     */
+    public static String hintsHeader(java.util.Map<String, String> hints) {
+        StringBuilder sb = new StringBuilder();
+        for (java.util.Map.Entry<String, String> e : hints.entrySet()) {
+            if (sb.length() > 0) {
+                sb.append(',');
+            }
+            sb.append(e.getKey()).append('=').append(e.getValue());
+        }
+        return sb.toString();
+    }
+
     private final String database;
     private final String auth;
 
@@ -32,7 +49,8 @@ public final class HeaderInterceptor implements ClientInterceptor {
      */
     public HeaderInterceptor(String database, AuthInfo authInfo) {
         this.database = database;
-        this.auth = authInfo == null ? null : authInfo.basicHeader();
+        this.auth = authInfo == null ? null : "Basic " + java.util.Base64.getEncoder().encodeToString(
+                (authInfo.username() + ":" + authInfo.password()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     @Override

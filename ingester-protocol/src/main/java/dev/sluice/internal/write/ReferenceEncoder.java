@@ -1,5 +1,6 @@
 package dev.sluice.internal.write;
 
+import dev.sluice.internal.model.ArrayColumn;
 import com.google.protobuf.ByteString;
 import dev.sluice.data.ColumnVector;
 import dev.sluice.data.DataType;
@@ -97,7 +98,7 @@ public final class ReferenceEncoder {
             case TimeMicrosecond: return b.setTimeMicrosecondValue(v.getLong(r)).build();
             case TimeNanosecond: return b.setTimeNanosecondValue(v.getLong(r)).build();
             case Decimal128: return b.setDecimal128Value(Decimal128.newBuilder()
-                    .setHi(v.getDecimalHigh(r)).setLo(v.getDecimalLow(r))).build();
+                    .setHi(((ArrayColumn) v).getDecimalHigh(r)).setLo(((ArrayColumn) v).getDecimalLow(r))).build();
             default: throw new IllegalStateException(t.toString());
         }
     }

@@ -109,7 +109,7 @@ public final class RegularWriter {
      * @return call options
      */
     public CallOptions callOptions(Context ctx) {
-        CallOptions o = CallOptions.DEFAULT.withDeadlineAfter(options.defaultTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        CallOptions o = CallOptions.DEFAULT.withDeadlineAfter(options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
         if (ctx.compression() == Compression.Gzip) {
             o = o.withCompression("gzip");
         } else if (ctx.compression() == Compression.Zstd) {
@@ -117,7 +117,7 @@ public final class RegularWriter {
         } else if (ctx.compression() == Compression.Lz4) {
             throw new IllegalArgumentException("Lz4 applies to bulk writes only; regular writes take None, Gzip or Zstd");
         }
-        String hints = ctx.hintsHeader();
+        String hints = HeaderInterceptor.hintsHeader(ctx.hints());
         return hints.isEmpty() ? o : o.withOption(HeaderInterceptor.HINTS, hints);
     }
 
@@ -263,8 +263,8 @@ public final class RegularWriter {
                 .setTimeIndex(schema.column(schema.timestampIndex()).name());
         for (TableSchema.Column c : schema.columns()) {
             var cs = RequestEncoder.columnSchema(c);
-            ColumnDef.Builder def = ColumnDef.newBuilder().setName(c.name()).setDataTypeValue(c.dataType().wireNumber())
-                    .setSemanticTypeValue(c.semanticType().wireNumber())
+            ColumnDef.Builder def = ColumnDef.newBuilder().setName(c.name()).setDataType(WireTypes.of(c.dataType()))
+                    .setSemanticType(WireTypes.of(c.semanticType()))
                     .setIsNullable(c.semanticType() != SemanticType.Timestamp);
             if (cs.hasDatatypeExtension()) {
                 def.setDatatypeExtension(cs.getDatatypeExtension());
@@ -332,7 +332,7 @@ public final class RegularWriter {
             return future;
         }
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
-        long deadline = System.nanoTime() + (policy.maxAttempts() == 1 ? options.defaultTimeout() : policy.deliveryTimeout()).toNanos();
+        long deadline = System.nanoTime() + (policy.maxAttempts() == 1 ? options.requestTimeout() : policy.deliveryTimeout()).toNanos();
         new Attempts<>(method, request, callOptions, ctx.appendMode(), policy, deadline, names, outcome).attempt(1, null);
         return future;
     }
@@ -361,7 +361,7 @@ public final class RegularWriter {
         }
 
         void attempt(int n, Endpoints.Endpoint avoid) {
-            long left = Math.min(deadline - System.nanoTime(), options.defaultTimeout().toNanos());
+            long left = Math.min(deadline - System.nanoTime(), options.requestTimeout().toNanos());
             Endpoints.Endpoint ep = endpoints.pick(avoid);
             try {
                 ClientCalls.asyncUnaryCall(ep.channel().newCall(method,
@@ -464,7 +464,7 @@ public final class RegularWriter {
         // A few messages may wait for flow control; beyond that the writer waits (bounded) instead of piling up memory.
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         HandleRequestsStream stream = new HandleRequestsStream(endpoints::pick, o, headerBytes, 16L << 20,
-                options.defaultTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter, metrics,
+                options.requestTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter, metrics,
                 replay ? replayBudget() : 0, policy);
         openStreams.add(stream);
         stream.outcome().whenComplete((ok, t) -> openStreams.remove(stream));

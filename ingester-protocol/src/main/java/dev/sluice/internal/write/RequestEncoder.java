@@ -583,8 +583,8 @@ public final class RequestEncoder {
                 x = v.getLong(r) & 0xFFFF_FFFFL;
                 break;
             case Decimal128: {
-                long hi = v.getDecimalHigh(r);
-                long lo = v.getDecimalLow(r);
+                long hi = ((ArrayColumn) v).getDecimalHigh(r);
+                long lo = ((ArrayColumn) v).getDecimalLow(r);
                 int body = decimalBodySize(hi, lo);
                 p = putVarint(buf, p, tagSize + CodedOutputStream.computeUInt32SizeNoTag(body) + body);
                 p = putVarint(buf, p, tag);
@@ -683,8 +683,8 @@ public final class RequestEncoder {
     static ColumnSchema columnSchema(TableSchema.Column c) {
         ColumnSchema.Builder b = ColumnSchema.newBuilder()
                 .setColumnName(c.name())
-                .setDatatypeValue(c.dataType().wireNumber())
-                .setSemanticTypeValue(c.semanticType().wireNumber());
+                .setDatatype(WireTypes.of(c.dataType()))
+                .setSemanticType(WireTypes.of(c.semanticType()));
         if (c.dataType() == DataType.Decimal128) {
             b.setDatatypeExtension(ColumnDataTypeExtension.newBuilder().setDecimalType(DecimalTypeExtension.newBuilder()
                     .setPrecision(c.decimalType().precision()).setScale(c.decimalType().scale())));
@@ -731,7 +731,7 @@ public final class RequestEncoder {
                 return tag + CodedOutputStream.computeUInt32SizeNoTag(len) + len;
             }
             case Decimal128: {
-                int body = decimalBodySize(v.getDecimalHigh(r), v.getDecimalLow(r));
+                int body = decimalBodySize(((ArrayColumn) v).getDecimalHigh(r), ((ArrayColumn) v).getDecimalLow(r));
                 return tag + CodedOutputStream.computeUInt32SizeNoTag(body) + body;
             }
             default: // Int64, timestamps, times
@@ -746,6 +746,6 @@ public final class RequestEncoder {
      * @return the enum constant
      */
     public static ColumnDataType wireType(DataType t) {
-        return ColumnDataType.forNumber(t.wireNumber());
+        return WireTypes.of(t);
     }
 }

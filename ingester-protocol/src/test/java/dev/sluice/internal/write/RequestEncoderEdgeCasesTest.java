@@ -36,8 +36,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The direct encoder against the generated builders over edge values of every type, every null pattern, lengths
- * and row sizes at varint boundaries, large and split requests, several tables, many threads and refilled tables
- * (written by an independent tester of the column-by-column encoder).
+ * and row sizes at varint boundaries, large and split requests, several tables, many threads and refilled tables.
  */
 class RequestEncoderEdgeCasesTest {
     static final byte[] HEADER = RequestEncoderTest.HEADER;

@@ -21,8 +21,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
- * The testkit's own reading of GreptimeDB's column types, written from the protocol (PROTOCOL.md and the
- * server's source), sharing nothing with the client's encoders: which {@code Value} case a column takes, which
+ * The testkit's own reading of GreptimeDB's column types, written from the protocol (the server's public
+ * source and its answers), sharing nothing with the client's encoders: which {@code Value} case a column takes, which
  * Arrow type a bulk column must have, how the server names types in its error texts, and how it converts the
  * values it is sent.
  */
@@ -73,8 +73,9 @@ public final class ServerTypes {
     }
 
     /**
-     * The Arrow type a DoPut batch must use for a table column (PROTOCOL.md, "Arrow types"; JSON columns are
-     * Binary, as the server stores JSONB in a binary vector: {@code src/datatypes/src/types/json_type.rs}).
+     * The Arrow type a DoPut batch must use for a table column (GreptimeDB's
+     * {@code src/datatypes/src/data_type.rs}; JSON columns are Binary, as the server stores JSONB in a binary vector:
+     * {@code src/datatypes/src/types/json_type.rs}).
      *
      * @param c the table column
      * @return the Arrow type
@@ -388,5 +389,35 @@ public final class ServerTypes {
             }
         }
         return null;
+    }
+
+    /**
+     * The {@code ColumnDataType} number of a column type, found by the protocol's own enum names (common.proto in
+     * GreptimeTeam/greptime-proto): {@code TimestampMillisecond} is {@code TIMESTAMP_MILLISECOND}, {@code Bool} is
+     * {@code BOOLEAN}.
+     *
+     * @param t the type
+     * @return its protocol number
+     */
+    public static int wireNumber(DataType t) {
+        String name = t == DataType.Bool ? "BOOLEAN"
+                : t.name().replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(java.util.Locale.ROOT);
+        return ColumnDataType.valueOf(name).getNumber();
+    }
+
+    /**
+     * The column type a write may create for a {@code ColumnDataType} number.
+     *
+     * @param wire the protocol number
+     * @return the type
+     * @throws IllegalArgumentException for a number no write can create
+     */
+    public static DataType dataType(int wire) {
+        for (DataType t : DataType.values()) {
+            if (wireNumber(t) == wire) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("column data type " + wire + " cannot be created by a write");
     }
 }

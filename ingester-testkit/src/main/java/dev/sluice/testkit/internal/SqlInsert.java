@@ -66,7 +66,7 @@ final class SqlInsert {
         Rows.Builder rows = Rows.newBuilder();
         for (TableSchema.Column c : targets) {
             ColumnSchema.Builder cs = ColumnSchema.newBuilder().setColumnName(c.name())
-                    .setDatatypeValue(c.dataType().wireNumber())
+                    .setDatatypeValue(ServerTypes.wireNumber(c.dataType()))
                     .setSemanticType(c.semanticType() == dev.sluice.data.SemanticType.Tag ? SemanticType.TAG
                             : c.semanticType() == dev.sluice.data.SemanticType.Timestamp ? SemanticType.TIMESTAMP
                             : SemanticType.FIELD);

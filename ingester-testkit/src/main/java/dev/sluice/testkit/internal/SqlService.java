@@ -522,7 +522,7 @@ public final class SqlService {
                 throw new ServerError(StatusCode.InvalidArguments, "Unsupported data type " + name + " of column "
                         + def.getName() + " in the Sluice testkit");
         }
-        def.setDataTypeValue(type.wireNumber());
+        def.setDataTypeValue(ServerTypes.wireNumber(type));
         return type;
     }
 

@@ -75,7 +75,7 @@ public final class Storage {
     private static void checkVectorValues(Rows rows) {
         for (int c = 0; c < rows.getSchemaCount(); c++) {
             ColumnSchema cs = rows.getSchema(c);
-            if (cs.getDatatypeValue() != DataType.Vector.wireNumber()) {
+            if (cs.getDatatypeValue() != ServerTypes.wireNumber(DataType.Vector)) {
                 return;
             }
             long dim = cs.hasDatatypeExtension() && cs.getDatatypeExtension().hasVectorType()
@@ -206,7 +206,7 @@ public final class Storage {
                 || !java.util.Objects.equals(tc.vectorType(), rc.vectorType())) {
             throw new ServerError(StatusCode.InvalidArguments, stored.regionPrefix() + "column " + rc.name()
                     + " expect type " + ServerTypes.serverTypeName(tc) + ", given: "
-                    + ServerTypes.wireName(rc.dataType().wireNumber()));
+                    + ServerTypes.wireName(ServerTypes.wireNumber(rc.dataType())));
         }
         if (tc.semanticType() != rc.semanticType()) {
             throw new ServerError(StatusCode.InvalidArguments, stored.regionPrefix() + "column " + rc.name()
@@ -410,7 +410,7 @@ public final class Storage {
         }
         if (!ts.dataType().isTimestamp()) {
             throw new ServerError(StatusCode.InvalidArguments, "Time index column " + ts.name()
-                    + " must be a timestamp type, given " + ServerTypes.wireName(ts.dataType().wireNumber()));
+                    + " must be a timestamp type, given " + ServerTypes.wireName(ServerTypes.wireNumber(ts.dataType())));
         }
     }
 
@@ -457,7 +457,7 @@ public final class Storage {
 
     private static DataType dataType(String table, String column, int wire) {
         try {
-            return DataType.fromWireNumber(wire);
+            return ServerTypes.dataType(wire);
         } catch (IllegalArgumentException e) {
             throw new ServerError(StatusCode.InvalidArguments, "Column " + column + " of table " + table
                     + " has data type " + wire + ", which cannot be created by a write");
@@ -541,14 +541,14 @@ public final class Storage {
         if (column.dataType() == DataType.Json && kase != Value.ValueDataCase.STRING_VALUE) {
             // The frontend converts a JSON column's value only from a string (encode_string_to_jsonb_binary) and
             // fails on any other case, json_value and binary_value included, with UnexpectedSnafu (1002, INTERNAL;
-            // verified on 1.2, issue 13): never accept a value that would then be dropped.
+            // as GreptimeDB 1.2 answers): never accept a value that would then be dropped.
             throw new ServerError(StatusCode.Unexpected, "Unexpected, violated: Expected to value data to be a string.");
         }
         if (kase != ServerTypes.valueCase(column.dataType())) {
             // src/mito2/src/request.rs validate_proto_value: both types printed as prost's Debug of ColumnDataType.
             throw new ServerError(StatusCode.InvalidArguments, regionPrefix + "value has type "
                     + ServerTypes.valueCaseTypeName(kase) + ", but column " + column.name() + " has type "
-                    + ServerTypes.protoDebugName(column.dataType().wireNumber()) + "(" + column.dataType().wireNumber() + ")");
+                    + ServerTypes.protoDebugName(ServerTypes.wireNumber(column.dataType())) + "(" + ServerTypes.wireNumber(column.dataType()) + ")");
         }
         switch (column.dataType()) {
             case Bool: return v.getBoolValue();

@@ -57,7 +57,7 @@ public final class OfficialCostClient {
         RpcOptions rpc = RpcOptions.newDefault();
         rpc.setDefaultRpcTimeout(300_000);
         rpc.setMaxInboundMessageSize(64 << 20);
-        GreptimeOptions opts = GreptimeOptions.newBuilder(new String[] {endpoint}, database).rpcOptions(rpc)
+        GreptimeOptions opts = GreptimeOptions.newBuilder(endpoint, database).rpcOptions(rpc)
                 // Its default limit (points in flight) rejects one 65,536-row logs request; lift it, as the
                 // Sluice run's budget is one that its requests fit in.
                 .maxInFlightWritePoints(Integer.MAX_VALUE).build();

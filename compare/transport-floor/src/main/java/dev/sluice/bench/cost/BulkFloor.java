@@ -106,8 +106,8 @@ public final class BulkFloor {
         TableSchema schema = wl.schema();
 
         // The table, through Sluice's own bulk writer (it creates a missing table), before anything is measured.
-        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(new String[] {endpoint}, "public").build());
-        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder().build(), Context.newDefault())) {
+        GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(endpoint, "public").build());
+        try (BulkStreamWriter w = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder().build(), Context.newBuilder().build())) {
             w.completed();
         }
         db.shutdownGracefully();
@@ -137,7 +137,7 @@ public final class BulkFloor {
         long cpu0 = Jvm.processCpuNanos();
         long jitCpu0 = Jvm.compilerCpuNanos();
         long start = System.nanoTime();
-        // gRPC driven the leanest way found (an independent reviewer's, stop 26): the channel on an event loop of its
+        // gRPC driven the leanest way found: the channel on an event loop of its
         // own with no executor hop and no retry layer, every answer requested up front, a 1 MiB flow-control window,
         // and each next batch sent from the answer that frees its slot, on that event loop: no application thread
         // takes part per batch. Sluice's channel allocator, so that large messages reuse their direct buffers as

@@ -48,10 +48,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Arguments: {@code workload rows batch parallelism host:port [variant,...]}; variants try channel settings:
  * {@code disableRetry}, {@code directExecutor}, {@code waterMark} (write-buffer marks 1/4 MiB), and
  * {@code eventLoop}: the channel on an event loop of its own, with no retry layer and no executor hop, each writer
- * handing its call's start to that event loop and waiting for the call's close (the leanest use of gRPC-Java an
- * independent tester found: about 0.9 µs/row against the default's 1.4, stop 22); {@code chain}: the same channel,
+ * handing its call's start to that event loop and waiting for the call's close; {@code chain}: the same channel,
  * but no writer threads: {@code parallelism} chains of calls run on the event loop, each call started by the close of
- * the one before it (an independent reviewer's, stop 26); {@code reusingAllocator}: Sluice's channel allocator, which
+ * the one before it (the leanest use of gRPC-Java found); {@code reusingAllocator}: Sluice's channel allocator, which
  * keeps large direct buffers for the next message (netty's own pool maps fresh pages for every 140 MB logs request).
  * Run by {@code compare/run.sh}.
  */

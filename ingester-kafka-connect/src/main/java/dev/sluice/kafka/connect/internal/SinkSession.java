@@ -77,7 +77,7 @@ public final class SinkSession {
     /**
      * Bulk path only, per table: the columns this session has written through the regular path, which creates
      * the table and adds columns (the bulk path does neither, and the server silently ignores batch columns a
-     * table lacks, PROTOCOL.md "Arrow Flight DoPut").
+     * table lacks: GreptimeDB's src/operator/src/bulk_insert.rs).
      */
     private final Map<String, Map<String, TableSchema.Column>> regularColumns = new HashMap<>();
     /** Bulk path only: row schemas whose every column is in {@link #regularColumns} (identity: cached by the mapper). */
@@ -650,7 +650,7 @@ public final class SinkSession {
         counters.rewinds.increment();
         context.timeout(redeliveryBackoffMs);
         throw new RetriableException((thisPut ? "the batching writer's buffer (buffer.max.rows) stayed full for"
-                + " buffer.timeout.ms while earlier writes were unanswered" : "GreptimeDB did not acknowledge some"
+                + " max.block.ms while earlier writes were unanswered" : "GreptimeDB did not acknowledge some"
                 + " records within the client's retries") + "; rewinding " + targets + " (partition=offset) for redelivery in " + redeliveryBackoffMs + " ms");
     }
 

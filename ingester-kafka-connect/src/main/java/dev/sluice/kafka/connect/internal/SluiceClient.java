@@ -74,14 +74,14 @@ public final class SluiceClient implements AutoCloseable {
      * @return the client
      */
     public static SluiceClient open(GreptimeSinkConfig cfg, MeterRegistry meterRegistry) {
-        RetryPolicy retry = new RetryPolicy(cfg.getInt(GreptimeSinkConfig.RETRY_ATTEMPTS),
-                Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF)),
-                Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF_MAX)), 2.0,
-                Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_DELIVERY)));
+        RetryPolicy retry = RetryPolicy.newBuilder().maxAttempts(cfg.getInt(GreptimeSinkConfig.RETRY_ATTEMPTS))
+                .backoff(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF)),
+                        Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF_MAX)))
+                .deliveryTimeout(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_DELIVERY))).build();
         Duration callTimeout = Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.REQUEST_TIMEOUT));
-        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(cfg.endpoints().toArray(new String[0]),
+        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(cfg.endpoints(),
                         cfg.getString(GreptimeSinkConfig.DATABASE))
-                .defaultTimeout(callTimeout)
+                .requestTimeout(callTimeout)
                 .retryPolicy(retry)
                 .timezone(cfg.getString(GreptimeSinkConfig.TIMEZONE))
                 .metrics(meterRegistry == null ? MetricsSink.NONE : MicrometerMetricsSink.of(meterRegistry));
@@ -93,22 +93,28 @@ public final class SluiceClient implements AutoCloseable {
         if (tls != null) {
             b.tls(tls);
         }
-        Context ctx = Context.newDefault().withCompression(compression(cfg.getString(GreptimeSinkConfig.COMPRESSION)));
+        Context.Builder cb = Context.newBuilder().compression(compression(cfg.getString(GreptimeSinkConfig.COMPRESSION)));
         for (String h : cfg.hints()) {
             int eq = h.indexOf('=');
-            ctx = ctx.withHint(h.substring(0, eq).trim(), h.substring(eq + 1).trim());
+            cb.hint(h.substring(0, eq).trim(), h.substring(eq + 1).trim());
         }
+        Context ctx = cb.build();
         BatchingWriter.Path path = "bulk".equals(cfg.getString(GreptimeSinkConfig.WRITE_PATH))
                 ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular;
         GreptimeDB db = GreptimeDB.create(b.build());
         try {
-            BatchingWriter w = db.batchingWriter(new BatchingWriter.Config(cfg.getInt(GreptimeSinkConfig.BATCH_ROWS),
-                    cfg.getLong(GreptimeSinkConfig.BATCH_BYTES), Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.LINGER)),
-                    cfg.getInt(GreptimeSinkConfig.IN_FLIGHT), cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS),
-                    Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)), path, ctx,
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder()
+                    .maxBatchRows(cfg.getInt(GreptimeSinkConfig.BATCH_ROWS))
+                    .maxBatchBytes(cfg.getLong(GreptimeSinkConfig.BATCH_BYTES))
+                    .flushInterval(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.LINGER)))
+                    .maxInFlightRequests(cfg.getInt(GreptimeSinkConfig.IN_FLIGHT))
+                    .maxBufferedRows(cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS))
+                    .maxBlock(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)))
+                    .path(path)
                     // Kafka's order per partition must survive retries for last-write-wins: one batch of a table
                     // in flight at a time, so a retried batch never lands after a later one of its table.
-                    true));
+                    .orderedPerTable(true)
+                    .build(), ctx);
             return new SluiceClient(db, w, ctx, path == BatchingWriter.Path.Bulk, retry.deliveryTimeout().plus(callTimeout));
         } catch (RuntimeException e) {
             db.shutdownNow();
@@ -121,13 +127,13 @@ public final class SluiceClient implements AutoCloseable {
         if (!cfg.getBoolean(GreptimeSinkConfig.TLS_ENABLED) && ca.isEmpty()) {
             return null;
         }
-        TlsConfig t = ca.isEmpty() ? TlsConfig.systemTrust() : TlsConfig.trusting(Path.of(ca));
+        TlsConfig.Builder t = TlsConfig.newBuilder().trustCertificates(ca.isEmpty() ? null : Path.of(ca));
         String cert = cfg.getString(GreptimeSinkConfig.TLS_CERT);
         if (!cert.isEmpty()) {
-            t = t.withClientCertificate(Path.of(cert), Path.of(cfg.getString(GreptimeSinkConfig.TLS_KEY)));
+            t.clientCertificate(Path.of(cert), Path.of(cfg.getString(GreptimeSinkConfig.TLS_KEY)));
         }
         String name = cfg.getString(GreptimeSinkConfig.TLS_SERVER_NAME);
-        return name.isEmpty() ? t : t.withServerNameOverride(name);
+        return t.serverNameOverride(name.isEmpty() ? null : name).build();
     }
 
     private static Compression compression(String name) {
@@ -246,7 +252,7 @@ public final class SluiceClient implements AutoCloseable {
     /**
      * Whether a failure comes from the task's settings rather than from the rows: authentication, access
      * rights, a missing database, a table option (table.hints) the server cannot parse. GreptimeDB answers a missing database on a row insert with 1004
-     * InvalidArguments ("Failed to find schema, schema info: ...", PROTOCOL.md "Verified answers"), the code of
+     * InvalidArguments ("Failed to find schema, schema info: ...", as GreptimeDB 1.2 answers), the code of
      * a bad row, so only its message tells it apart; DoPut answers a wrong password or unknown user with
      * UNAUTHENTICATED and no code trailer.
      *
@@ -372,6 +378,6 @@ public final class SluiceClient implements AutoCloseable {
     /** Closes with the client's default timeout. */
     @Override
     public void close() {
-        close(db.options().defaultTimeout());
+        close(db.options().requestTimeout());
     }
 }
