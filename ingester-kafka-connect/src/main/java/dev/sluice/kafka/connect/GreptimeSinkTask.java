@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One sink task: maps records to rows, hands them to Sluice's batching writer, and commits only offsets whose
- * records (and every earlier one of their partition) GreptimeDB acknowledged or the dead-letter queue took.
- * See {@link GreptimeSinkConfig} for the settings.
+ * records (and every earlier one of their partition) GreptimeDB acknowledged or Connect's dead-letter reporter
+ * acknowledged (a record too large for the dead-letter producer fails the task instead, since Connect would report
+ * its refused send as a success). See {@link GreptimeSinkConfig} for the settings.
  */
 public final class GreptimeSinkTask extends SinkTask {
     private static final Logger LOG = LoggerFactory.getLogger(GreptimeSinkTask.class);

@@ -122,6 +122,19 @@ class DeadLetterAndErrorNamingTest {
     }
 
     @Test
+    void connectsErrorHeadersCountAgainstTheLimit() {
+        SinkRecord nearTheLimit = rec(0, "x".repeat(1_040_000)); // fits 1 MiB alone, not with a stack trace header
+        FakeContext plain = start(true);
+        task.put(List.of(nearTheLimit));
+        assertEquals(List.of(0L), plain.reporter.records.stream().map(SinkRecord::kafkaOffset).toList());
+        task.stop();
+        task = null;
+        FakeContext withHeaders = start(true, "errors.deadletterqueue.context.headers.enable", "true");
+        assertThrows(ConnectException.class, () -> task.put(List.of(nearTheLimit)));
+        assertEquals(List.of(), withHeaders.reporter.records);
+    }
+
+    @Test
     void aSmallBadRecordStillGoesToTheDeadLetterQueue() {
         FakeContext ctx = start(true);
         task.put(List.of(rec(0, "not a map")));

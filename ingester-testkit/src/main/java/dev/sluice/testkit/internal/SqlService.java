@@ -187,8 +187,9 @@ public final class SqlService {
      *   <li>then, in this order, {@code PARTITION ON COLUMNS (c, ...) (rule, ...)}, {@code ENGINE = name},
      *       {@code WITH (key = value, ...)}.</li>
      * </ul>
-     * Defaults, comments, indexes and partitions are accepted and checked as the parser checks them but not
-     * modelled: the testkit stores one region per table and never fills a default.
+     * Defaults, {@code NOT NULL} on fields, comments, indexes and partitions are accepted and checked as the parser
+     * checks them but not modelled: the testkit stores one region per table, never fills a default and fills a
+     * field column a write leaves out with NULL whatever its constraint.
      */
     private Result createTable(String db, SqlTokens t) {
         boolean ifNotExists = t.accept("if", "not", "exists");
@@ -277,6 +278,22 @@ public final class SqlService {
         }
         expr.setTimeIndex(timeIndex).addAllPrimaryKeys(primaryKeys).putAllTableOptions(options);
         return Result.affected(storage.createTable(db, expr.build()));
+    }
+
+    /** The option keys a column's SKIPPING INDEX takes (src/sql/src/parsers/utils.rs). */
+    private static final java.util.Set<String> SKIPPING_OPTIONS = java.util.Set.of("granularity", "type",
+            "false_positive_rate");
+    /** The option keys a column's FULLTEXT INDEX takes (src/sql/src/parsers/utils.rs). */
+    private static final java.util.Set<String> FULLTEXT_OPTIONS = java.util.Set.of("analyzer", "case_sensitive",
+            "backend", "granularity", "false_positive_rate");
+
+    private static void checkIndexOptions(String column, String index, Map<String, String> options,
+                                          java.util.Set<String> allowed) {
+        for (String key : options.keySet()) {
+            if (!allowed.contains(key.toLowerCase(Locale.ROOT))) {
+                throw invalidColumnOption(column, "invalid " + index + " option: " + key);
+            }
+        }
     }
 
     /** validate_time_index: exactly one time index (named once or more), a declared timestamp column. */
@@ -396,7 +413,7 @@ public final class SqlService {
                 }
                 skipping = true;
                 if (t.accept("with")) {
-                    options(t);
+                    checkIndexOptions(column, "SKIPPING INDEX", options(t), SKIPPING_OPTIONS);
                 }
             } else if (t.accept("fulltext")) {
                 if (!t.accept("index")) {
@@ -410,7 +427,7 @@ public final class SqlService {
                 }
                 fulltext = true;
                 if (t.accept("with")) {
-                    options(t);
+                    checkIndexOptions(column, "FULLTEXT INDEX", options(t), FULLTEXT_OPTIONS);
                 }
             } else if (t.accept("inverted")) {
                 if (!t.accept("index")) {

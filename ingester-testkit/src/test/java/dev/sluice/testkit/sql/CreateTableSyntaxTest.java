@@ -251,6 +251,17 @@ class CreateTableSyntaxTest {
     }
 
     @Test
+    void unknownIndexOptionsAreRefused() throws Exception {
+        String skipping = refused("CREATE TABLE t (h STRING SKIPPING INDEX WITH(bogus = '1'), ts TIMESTAMP TIME INDEX)",
+                1004);
+        assertTrue(skipping.contains("invalid SKIPPING INDEX option: bogus"), skipping);
+        String fulltext = refused("CREATE TABLE t (m STRING FULLTEXT INDEX WITH(type = 'BLOOM'), ts TIMESTAMP TIME INDEX)",
+                1004);
+        assertTrue(fulltext.contains("invalid FULLTEXT INDEX option: type"), fulltext);
+        assertTrue(server.tables().isEmpty());
+    }
+
+    @Test
     void invertedIndexOptionsAreRefused() throws Exception {
         String msg = refused("CREATE TABLE t (h STRING INVERTED INDEX WITH(x = 'y'), ts TIMESTAMP TIME INDEX)", 1004);
         assertTrue(msg.contains("INVERTED index doesn't support options"), msg);
