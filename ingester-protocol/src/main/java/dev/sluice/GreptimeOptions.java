@@ -35,7 +35,7 @@ import java.util.concurrent.Executor;
  *   <tr><td>whenFull</td><td>Block</td><td>when a limit is reached: wait for room (up to maxBlock) or fail at once</td></tr>
  *   <tr><td>metrics</td><td>{@link MetricsSink#NONE}</td><td>where the client reports rows, bytes, failures, retries, latencies and gauges; {@link MicrometerMetricsSink} publishes {@code sluice.*} meters to a Micrometer registry</td></tr>
  *   <tr><td>maxBlock</td><td>10 s</td><td>the longest wait for room; then the write fails with a {@link LimitExceededException}</td></tr>
- *   <tr><td>bufferCache</td><td>{@link BufferCache#defaults()}</td><td>released large transport and bulk buffers kept for the next messages and batches</td></tr>
+ *   <tr><td>bufferCache</td><td>{@code BufferCache.newBuilder().build()}</td><td>released large transport and bulk buffers kept for the next messages and batches</td></tr>
  * </table>
  */
 public final class GreptimeOptions {
