@@ -1,5 +1,6 @@
 package dev.sluice.testkit;
 
+import dev.sluice.testkit.internal.Main;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
