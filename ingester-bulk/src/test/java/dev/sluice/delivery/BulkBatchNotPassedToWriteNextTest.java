@@ -12,6 +12,7 @@ import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.TableBufferRoot;
 import dev.sluice.data.DataType;
 import dev.sluice.data.TableSchema;
+import dev.sluice.errors.StandardErrorCapture;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.write.Context;
 import dev.sluice.write.StatusCode;
@@ -20,7 +21,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** {@code completed()} sends the rows of a bulk batch that was filled but never passed to {@code writeNext()}. */
+/**
+ * {@code completed()} sends the rows of a bulk batch that was filled but never passed to {@code writeNext()};
+ * {@code close()} without {@code completed()} discards them with a warning, never silently.
+ */
 class BulkBatchNotPassedToWriteNextTest {
     private static GreptimeTestServer server;
     private static GreptimeDB db;
@@ -96,5 +100,20 @@ class BulkBatchNotPassedToWriteNextTest {
             server.faults().reset();
         }
         assertEquals(0, server.rowCount("unsent_batch_fails"));
+    }
+
+    @Test
+    void closingWithoutCompletedWarnsAboutTheRowsItDiscards() {
+        TableSchema schema = schema("closed_not_sent");
+        try (StandardErrorCapture log = new StandardErrorCapture()) {
+            try (BulkStreamWriter bulk = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder().build(),
+                    Context.newDefault())) {
+                fill(bulk.tableBufferRoot(16), 0, 5);
+            }
+            assertEquals(1, log.linesContaining("WARN dev.sluice.bulk.BulkStreamWriter - bulk writer for"
+                    + " 'closed_not_sent' closed with 5 rows never passed to writeNext() or completed(): they were not"
+                    + " sent"), log.text());
+        }
+        assertEquals(0, server.rowCount("closed_not_sent"));
     }
 }
