@@ -107,7 +107,7 @@ class BulkBatchNotPassedToWriteNextTest {
         TableSchema schema = schema("closed_not_sent");
         try (StandardErrorCapture log = new StandardErrorCapture()) {
             try (BulkStreamWriter bulk = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder().build(),
-                    Context.newDefault())) {
+                    Context.newBuilder().build())) {
                 fill(bulk.tableBufferRoot(16), 0, 5);
             }
             assertEquals(1, log.linesContaining("WARN dev.sluice.bulk.BulkStreamWriter - bulk writer for"
