@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.DateTimeException;
@@ -886,11 +885,7 @@ public final class ImportJob {
             case Float32: case Float64: return Double.toString(v.getDouble(r));
             case String: case Json: return v.getString(r);
             case Date: return java.time.LocalDate.ofEpochDay(v.getLong(r)).toString();
-            case Decimal128: {
-                BigInteger unscaled = BigInteger.valueOf(v.getDecimalHigh(r)).shiftLeft(64)
-                        .or(BigInteger.valueOf(v.getDecimalLow(r)).and(BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE)));
-                return new BigDecimal(unscaled, c.decimalType().scale()).toPlainString();
-            }
+            case Decimal128: return v.getDecimal(r).toPlainString();
             case Binary: return java.util.Base64.getEncoder().encodeToString(v.getBytes(r));
             case UInt64: return Long.toUnsignedString(v.getLong(r));
             default: return t.isLongBacked() ? Long.toString(v.getLong(r)) : String.valueOf(v.getString(r));
