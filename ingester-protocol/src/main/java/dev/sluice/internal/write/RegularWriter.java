@@ -12,6 +12,7 @@ import dev.sluice.data.TableSchema;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
+import dev.sluice.internal.send.AttemptRules;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.HeaderInterceptor;
 import dev.sluice.internal.wire.AuthHeader;
@@ -403,11 +404,11 @@ public final class RegularWriter {
             } else {
                 endpoints.reached(ep);
             }
-            boolean again = err.retryable() && !(appendMode && GrpcErrors.maybeCommitted(err))
-                    && n < policy.maxAttempts() && !stopped;
-            if (again) {
-                long wait = policy.backoff(n + 1).toNanos();
-                if (System.nanoTime() + wait < deadline) {
+            if (err.retryable()) {
+                long wait = AttemptRules.backoffNanos(policy, n);
+                // The rules every write path shares: shutdown, append-mode ambiguity, attempts, delivery deadline.
+                if (AttemptRules.refusal(policy, appendMode, stopped, GrpcErrors.maybeCommitted(err), n, "write",
+                        deadline, System.nanoTime(), wait) == null) {
                     retries.increment();
                     metrics.retry("regular");
                     try {
