@@ -313,7 +313,8 @@ public final class GreptimeDB implements AutoCloseable {
      * @return the writer; close it when done
      * @throws dev.sluice.bulk.BulkWriteException when the table cannot be created
      * @throws IllegalStateException when the JVM lacks {@code --add-opens=java.base/java.nio=ALL-UNNAMED}, or
-     *     when {@code dev.sluice:ingester-bulk} is not on the classpath (an optional dependency of this artifact)
+     *     when {@code dev.sluice:ingester-bulk} (which provides bulk writes, and brings Arrow) is not on the class or
+     *     module path
      */
     public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
         return bulk.open(schema, config, ctx);
