@@ -7,6 +7,7 @@ import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkConnector;
+import dev.sluice.internal.client.ClientLifecycle;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.mapping.ClassMapping;
 import dev.sluice.write.Context;
@@ -87,6 +88,8 @@ public final class GreptimeDB implements AutoCloseable {
     private final MetricsSink metrics;
     /** The client's side of bulk writes: no bulk or Arrow class loads before the first bulk writer. */
     private final BulkConnector bulk;
+    /** Runs shutdown, graceful or immediate, for every kind of writer. */
+    private final ClientLifecycle lifecycle;
     private final java.util.Set<BatchingWriter> batchingWriters = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Set first thing by either shutdown: from then on, no writer is opened. */
     private volatile boolean shutDown;
@@ -117,6 +120,8 @@ public final class GreptimeDB implements AutoCloseable {
         this.regular = new RegularWriter(options, endpoints, limiter, timer, metrics);
         this.bulk = new BulkConnector(regular, endpoints, executor, timer, limiter, metrics, options.bufferCache(),
                 options.retryPolicy(), options.requestTimeout().toMillis());
+        this.lifecycle = new ClientLifecycle(regular, endpoints, limiter, bulk, batchingWriters, timer, metrics,
+                ownExecutor);
         metrics.gauge("sluice.inflight.requests", "regular writes sent or waiting to retry", regular::inFlight);
         metrics.gauge("sluice.inflight.bytes", "bytes of the client-wide budget in use", limiter::bytesInUse);
         metrics.gauge("sluice.bulk.allocated.bytes", "off-heap bytes held by this client's bulk writers",
@@ -306,6 +311,14 @@ public final class GreptimeDB implements AutoCloseable {
         return w;
     }
 
+    /** After shutdown the exit hook has nothing to close: it is removed for good. */
+    private void retireExitHook() {
+        synchronized (exitHook) {
+            exitHookRetired = true;
+        }
+        updateExitHook();
+    }
+
     private void batchingWriterClosed(BatchingWriter w) {
         batchingWriters.remove(w);
         updateExitHook();
@@ -414,7 +427,8 @@ public final class GreptimeDB implements AutoCloseable {
      * @return the writer; close it when done
      * @throws dev.sluice.bulk.BulkWriteException when the table cannot be created, or the client is shut down
      * @throws IllegalStateException when the JVM lacks {@code --add-opens=java.base/java.nio=ALL-UNNAMED}, or
-     *     when {@code dev.sluice:ingester-bulk} is not on the classpath (an optional dependency of this artifact)
+     *     when {@code dev.sluice:ingester-bulk} (which provides bulk writes, and brings Arrow) is not on the class or
+     *     module path
      */
     public BulkStreamWriter bulkStreamWriter(TableSchema schema, BulkWrite.Config config, Context ctx) {
         if (shutDown) {
@@ -468,41 +482,8 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public void shutdownNow() {
         shutDown = true;
-        regular.stop();
-        cancelCalls();
-        closeBatchingWriters();
-        stopServices();
-    }
-
-    /** Closes every batching writer still open: each flushes or fails what it holds; none is left pending. */
-    private void closeBatchingWriters() {
-        for (BatchingWriter w : new ArrayList<>(batchingWriters)) {
-            w.close();
-        }
-    }
-
-    /** Cancels calls under way and lets their errors reach their futures before the callback pool stops. */
-    private void cancelCalls() {
-        endpoints.shutdownNow();
-        try {
-            endpoints.awaitTermination(Duration.ofSeconds(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void stopServices() {
-        synchronized (exitHook) {
-            exitHookRetired = true;
-        }
-        updateExitHook();
-        bulk.trim();
-        timer.shutdownNow();
-        regular.failUnanswered();
-        metrics.close();
-        if (ownExecutor != null) {
-            ownExecutor.shutdown();
-        }
+        retireExitHook();
+        lifecycle.shutdownNow();
     }
 
     /**
@@ -537,34 +518,8 @@ public final class GreptimeDB implements AutoCloseable {
      */
     public boolean shutdownGracefully(Duration timeout) {
         shutDown = true;
-        // Batching writers flush first (bounded by their own close timeout), through the still-open client.
-        closeBatchingWriters();
-        regular.close();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        boolean clean;
-        try {
-            // Channels refuse calls once shut down, so the calls already made (retries included) go first.
-            clean = regular.awaitIdle(timeout.toNanos());
-            // Bulk batches and stream messages hold the byte budget until answered: wait for those answers too.
-            clean = limiter.awaitEmpty(Math.max(0, deadline - System.nanoTime())) && clean;
-            endpoints.shutdown();
-            if (clean) {
-                // Nothing is unanswered: calls still open are idle bulk or stream writers' calls, which would hold
-                // the channels open until the timeout. Ending them fails nothing.
-                cancelCalls();
-            } else {
-                clean = endpoints.awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && clean;
-            }
-        } catch (InterruptedException e) {
-            endpoints.shutdown();
-            Thread.currentThread().interrupt();
-            clean = false;
-        }
-        regular.stop();
-        if (!clean) {
-            cancelCalls();
-        }
-        stopServices();
+        boolean clean = lifecycle.shutdownGracefully(timeout);
+        retireExitHook();
         return clean;
     }
 

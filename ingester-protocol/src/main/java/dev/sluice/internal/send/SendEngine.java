@@ -672,7 +672,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 } else {
                     notResent = whyNotResent(broken);
                     if (broken.err().retryable() && notResent == null) {
-                        long wait = settings.policy().backoff(minAttempts() + 1).toNanos();
+                        long wait = AttemptRules.backoffNanos(settings.policy(), minAttempts());
                         Object token = new Object();
                         try {
                             settings.timer().schedule(() -> reopen(token), wait, TimeUnit.NANOSECONDS);
@@ -680,7 +680,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                             reopenings++;
                             startDeadlines(System.nanoTime());
                         } catch (RejectedExecutionException rejected) {
-                            notResent = "the client is shutting down";
+                            notResent = AttemptRules.SHUTTING_DOWN;
                         }
                     }
                     if (reopening == null) {
@@ -711,33 +711,33 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         return settings.messageTimeout() == null;
     }
 
-    /** Why the pending entries may not be resent after a retryable failure, or null when they may; holds the lock. */
+    /**
+     * Why the pending entries may not be resent after a retryable failure, or null when they may; holds the lock.
+     * The rules shared with every write path are {@link AttemptRules}'; this engine adds its own two (resending
+     * switched off, nothing to resend).
+     */
     private String whyNotResent(Broken broken) {
-        if (settings.stopped().getAsBoolean()) {
-            return "the client is shutting down";
-        }
-        if (noResend != null) {
+        boolean stopped = settings.stopped().getAsBoolean();
+        if (!stopped && noResend != null) {
             return noResend;
         }
-        if (broken.ambiguous() && settings.appendMode()) {
-            return "append-mode tables are not resent after an ambiguous failure";
-        }
-        if (pending.isEmpty()) {
-            return "it carried nothing to resend"; // nothing to lose, and no message budget to bound a retry
-        }
         RetryPolicy policy = settings.policy();
-        E oldest = pending.values().iterator().next();
-        if (oldest.attempts >= policy.maxAttempts()) {
-            return settings.noun() + " " + oldest.id + " used its " + policy.maxAttempts() + " attempts";
+        if (pending.isEmpty()) {
+            String why = AttemptRules.refusal(policy, settings.appendMode(), stopped, broken.ambiguous(), 0, "",
+                    0, 0, 0);
+            // nothing to lose, and no message budget to bound a retry
+            return why != null ? why : "it carried nothing to resend";
         }
-        long now = System.nanoTime();
-        long wait = policy.backoff(minAttempts() + 1).toNanos();
+        E oldest = pending.values().iterator().next();
+        long earliest = 0;
         for (E e : pending.values()) {
-            if (e.deadline != 0 && now + wait >= e.deadline) {
-                return "the delivery deadline of " + policy.deliveryTimeout().toMillis() + " ms passed";
+            if (e.deadline != 0 && (earliest == 0 || e.deadline < earliest)) {
+                earliest = e.deadline;
             }
         }
-        return null;
+        return AttemptRules.refusal(policy, settings.appendMode(), stopped, broken.ambiguous(), oldest.attempts,
+                settings.noun() + " " + oldest.id, earliest, System.nanoTime(),
+                AttemptRules.backoffNanos(policy, minAttempts()));
     }
 
     private int minAttempts() {

@@ -12,6 +12,7 @@ import dev.sluice.data.TableSchema;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
+import dev.sluice.internal.send.AttemptRules;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.HeaderInterceptor;
 import dev.sluice.internal.wire.AuthHeader;
@@ -398,9 +399,10 @@ public final class RegularWriter {
 
         private void failed(int n, Endpoints.Endpoint ep, Err failure) {
             Err err = explain(failure);
-            long wait = policy.backoff(n + 1).toNanos();
-            boolean again = err.retryable() && !(appendMode && GrpcErrors.maybeCommitted(err))
-                    && n < policy.maxAttempts() && !stopped && System.nanoTime() + wait < deadline;
+            long wait = AttemptRules.backoffNanos(policy, n);
+            // The rules every write path shares: shutdown, append-mode ambiguity, attempts, delivery deadline.
+            boolean again = err.retryable() && AttemptRules.refusal(policy, appendMode, stopped,
+                    GrpcErrors.maybeCommitted(err), n, "write", deadline, System.nanoTime(), wait) == null;
             if (GrpcErrors.transportFailure(err)) {
                 endpoints.transportFailed(ep, err.message(), () -> again ? "writes are retried with backoff (on"
                         + " another endpoint when one answers) until their retry policy's deliveryTimeout ("

@@ -1,0 +1,132 @@
+package dev.sluice.internal.client;
+
+import dev.sluice.BatchingWriter;
+import dev.sluice.internal.bulk.BulkConnector;
+import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.transport.Endpoints;
+import dev.sluice.internal.write.RegularWriter;
+import dev.sluice.metrics.MetricsSink;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The one owner of a client's shutdown, graceful and immediate, for every kind of writer: batching writers flush
+ * first, regular writes (retries included), stream messages and bulk batches are answered or failed, the calls
+ * and channels end, then the timer, the bulk memory, the metrics and the client's own executor stop. Nothing is
+ * left pending: every future completes.
+ */
+public final class ClientLifecycle {
+    private final RegularWriter regular;
+    private final Endpoints endpoints;
+    private final InFlightLimiter limiter;
+    private final BulkConnector bulk;
+    private final Set<BatchingWriter> batchingWriters;
+    private final ScheduledExecutorService timer;
+    private final MetricsSink metrics;
+    private final ExecutorService ownExecutor;
+
+    /**
+     * Creates the client's lifecycle.
+     *
+     * @param regular regular writes and streams
+     * @param endpoints the channels
+     * @param limiter the client-wide byte budget, held by every unanswered write, message and batch
+     * @param bulk the bulk writers' memory
+     * @param batchingWriters the batching writers still open (a live set)
+     * @param timer the client's timer
+     * @param metrics the client's metrics
+     * @param ownExecutor the callback pool the client created, or null when the caller gave one
+     */
+    public ClientLifecycle(RegularWriter regular, Endpoints endpoints, InFlightLimiter limiter, BulkConnector bulk,
+                           Set<BatchingWriter> batchingWriters, ScheduledExecutorService timer, MetricsSink metrics,
+                           ExecutorService ownExecutor) {
+        this.regular = regular;
+        this.endpoints = endpoints;
+        this.limiter = limiter;
+        this.bulk = bulk;
+        this.batchingWriters = batchingWriters;
+        this.timer = timer;
+        this.metrics = metrics;
+        this.ownExecutor = ownExecutor;
+    }
+
+    /**
+     * Cancels every call under way (their futures complete with CANCELLED errors) and closes the connections at
+     * once; writes waiting to retry complete with an UNAVAILABLE error, writers still open fail.
+     */
+    public void shutdownNow() {
+        regular.stop();
+        cancelCalls();
+        closeBatchingWriters();
+        stopServices();
+    }
+
+    /**
+     * Refuses new writes, waits for the ones in flight to be answered, then closes the connections; calls still
+     * unanswered at the timeout are cancelled and their futures complete with an error.
+     *
+     * @param timeout the longest wait
+     * @return true when everything finished in time
+     */
+    public boolean shutdownGracefully(Duration timeout) {
+        // Batching writers flush first (bounded by their own close timeout), through the still-open client.
+        closeBatchingWriters();
+        regular.close();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean clean;
+        try {
+            // Channels refuse calls once shut down, so the calls already made (retries included) go first.
+            clean = regular.awaitIdle(timeout.toNanos());
+            // Bulk batches and stream messages hold the byte budget until answered: wait for those answers too.
+            clean = limiter.awaitEmpty(Math.max(0, deadline - System.nanoTime())) && clean;
+            endpoints.shutdown();
+            if (clean) {
+                // Nothing is unanswered: calls still open are idle bulk or stream writers' calls, which would hold
+                // the channels open until the timeout. Ending them fails nothing.
+                cancelCalls();
+            } else {
+                clean = endpoints.awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && clean;
+            }
+        } catch (InterruptedException e) {
+            endpoints.shutdown();
+            Thread.currentThread().interrupt();
+            clean = false;
+        }
+        regular.stop();
+        if (!clean) {
+            cancelCalls();
+        }
+        stopServices();
+        return clean;
+    }
+
+    /** Closes every batching writer still open: each flushes or fails what it holds; none is left pending. */
+    private void closeBatchingWriters() {
+        for (BatchingWriter w : new ArrayList<>(batchingWriters)) {
+            w.close();
+        }
+    }
+
+    /** Cancels calls under way and lets their errors reach their futures before the callback pool stops. */
+    private void cancelCalls() {
+        endpoints.shutdownNow();
+        try {
+            endpoints.awaitTermination(Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void stopServices() {
+        bulk.trim();
+        timer.shutdownNow();
+        regular.failUnanswered();
+        metrics.close();
+        if (ownExecutor != null) {
+            ownExecutor.shutdown();
+        }
+    }
+}
