@@ -495,7 +495,7 @@ class SinkTaskDeliveryEdgeCasesTest {
      * Two records of one row (same tag and time index) in one partition, each sent as its own batch
      * (batch.max.rows=1), the first request failing retryably once. Expected: on an ordinary table the last write
      * wins (the README's reason why redelivery is harmless), so the row ends with the later record's value, as
-     * Kafka's per-partition order says. Observed: cpu = 1.0: the first batch is retried after the second batch
+     * Kafka's per-partition order says. Guards against: cpu = 1.0: the first batch is retried after the second batch
      * (in flight at the same time, max.in.flight.batches=4) was stored, so the older record overwrites the newer
      * one and both offsets are committed. Any retryable failure (overload, a dropped connection) can reorder
      * updates of one row this way.
@@ -550,7 +550,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     /**
      * A wrong password is a configuration error of the whole task, not a property of a record. Expected: even with
      * a dead-letter queue (errors.tolerance=all) no record is dead-lettered and nothing is committed; the task
-     * fails (or keeps retrying). Observed: both records go to the DLQ and preCommit returns offset 2, with no
+     * fails (or keeps retrying). Guards against: both records go to the DLQ and preCommit returns offset 2, with no
      * failure: a connector with a wrong (or rotated) password drains its whole topic into the DLQ and commits it.
      * The issue limits the DLQ to "a record that can never be written (bad value, type conflict, too large)".
      */
@@ -585,7 +585,7 @@ class SinkTaskDeliveryEdgeCasesTest {
 
     /**
      * The same for a greptimedb.database that does not exist (a configuration error, never a per-record one).
-     * Expected: no record dead-lettered, nothing committed, the task fails. Observed: both records dead-lettered
+     * Expected: no record dead-lettered, nothing committed, the task fails. Guards against: both records dead-lettered
      * and offset 2 committed without a failure. (The server answers a missing database on insert with 1004
      * InvalidArguments, the code of a bad row, so telling them apart needs the message or a check at start; a
      * batch whose every record is refused alone is a strong hint.)
@@ -1183,7 +1183,7 @@ class SinkTaskDeliveryEdgeCasesTest {
      * Expected (config doc of timestamp.unit: "Unit of a numeric timestamp.field, and the precision of the time
      * index column"): with timestamp.unit=ns, a Struct whose timestamp.field is a Connect Timestamp lands in the
      * nanosecond time index (its milliseconds times 10^6), the column type numeric and ISO values of the same
-     * topic get. Observed: the sink sends the Connect Timestamp as TIMESTAMP_MILLISECOND, so on a table created by
+     * topic get. Guards against: the sink sends the Connect Timestamp as TIMESTAMP_MILLISECOND, so on a table created by
      * a numeric/ISO record GreptimeDB refuses it ("column at expect type Timestamp(Nanosecond), given:
      * TIMESTAMP_MILLISECOND") and the task fails naming the record (or dead-letters it); on a table the Struct
      * creates, the time index silently becomes milliseconds despite timestamp.unit=ns.
@@ -1553,7 +1553,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     /**
      * Bulk path (README: "JSON columns are refused"): a record with a nested map can never be written on this path,
      * so it goes to the DLQ and the other records are stored and committed. The driver redelivers from every
-     * rewind, as Connect does. Expected: DLQ [1], offset 3 committed, rows 0 and 2 stored. Observed: the refusal
+     * rewind, as Connect does. Expected: DLQ [1], offset 3 committed, rows 0 and 2 stored. Guards against: the refusal
      * is treated as retryable: put/preCommit throw RetriableException ("GreptimeDB did not acknowledge some records
      * within the client's retries; rewinding {probe2-0=1}") every time the record is redelivered, so the partition
      * never moves past it (the poison record blocks the task forever instead of going to the DLQ).
@@ -1592,7 +1592,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     /**
      * Bulk path, a table the sink created, then a record with a new field (README: such a table "does not gain
      * columns later"). Expected (the project's rule "never a silent drop"): the field's value does not vanish
-     * silently: the record is stored with it, or goes to the DLQ, or fails the task. Observed: the record is
+     * silently: the record is stored with it, or goes to the DLQ, or fails the task. Guards against: the record is
      * committed and stored as {host, cpu, ts}: field mem = 42.0 is gone without a DLQ entry, an error or a log
      * the test can see (GreptimeDB's bulk path ignores batch columns unknown to the table).
      */
@@ -2163,7 +2163,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     /**
      * Config doc of tag.fields: "Fields stored as tag columns (GreptimeDB's primary key, in this order)". With
      * tag.fields=region,host and a record whose fields come host first, the table the sink creates must have the
-     * primary key (region, host). Observed: (host, region): the tags follow the record's field order (a schemaless
+     * primary key (region, host). Guards against: (host, region): the tags follow the record's field order (a schemaless
      * JSON object's key order, or a Struct's field order), so the key order of a new table depends on the first
      * record rather than on the configuration (GreptimeDB makes TAG columns the primary key in request order
      * of a row insert).
@@ -2290,7 +2290,7 @@ class SinkTaskDeliveryEdgeCasesTest {
      * buffer.max.rows = batch.max.rows = 100 and a long linger (60 s), one put of 150 records over two tables: no
      * batch ever fills (the rows split per table), so a sink waiting only for full batches or the linger would
      * sit on a full buffer until put gives up. Expected: a full buffer sends what it holds, so put returns
-     * (within buffer.timeout.ms = 10 s) without RetriableException and everything is committed. Observed: put
+     * (within buffer.timeout.ms = 10 s) without RetriableException and everything is committed. Guards against: put
      * sits on the full buffer for buffer.timeout.ms and throws RetriableException "GreptimeDB did not acknowledge
      * some records within the client's retries; rewinding {probe2-0=0}" although the server is healthy and was
      * never asked (the message blames GreptimeDB for the sink's own linger); Connect's retried put meets the same
@@ -2752,7 +2752,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     /**
      * A configuration mistake in table.hints (ttl=notaduration, which GreptimeDB refuses on every write that
      * creates the table): like a wrong password, this is not a property of any record. Expected: the connector's
-     * validation refuses it, or the task fails; no record is dead-lettered and committed. Observed: validation
+     * validation refuses it, or the task fails; no record is dead-lettered and committed. Guards against: validation
      * accepts it, and both records go to the DLQ with "GreptimeDB refused the row: Failed to parse table option,
      * key: ttl, value: notaduration (code 1004)" and offset 2 is committed, without any failure: a typo in a hint
      * drains the topic into the DLQ.
