@@ -495,7 +495,7 @@ class SinkTaskDeliveryEdgeCasesTest {
      * Two records of one row (same tag and time index) in one partition, each sent as its own batch
      * (batch.max.rows=1), the first request failing retryably once. Expected: on an ordinary table the last write
      * wins (the README's reason why redelivery is harmless), so the row ends with the later record's value, as
-     * Kafka's per-partition order says. Guards against: cpu = 1.0: the first batch is retried after the second batch
+     * Kafka's per-partition order says. Observed: cpu = 1.0: the first batch is retried after the second batch
      * (in flight at the same time, max.in.flight.batches=4) was stored, so the older record overwrites the newer
      * one and both offsets are committed. Any retryable failure (overload, a dropped connection) can reorder
      * updates of one row this way.
@@ -2290,9 +2290,9 @@ class SinkTaskDeliveryEdgeCasesTest {
      * buffer.max.rows = batch.max.rows = 100 and a long linger (60 s), one put of 150 records over two tables: no
      * batch ever fills (the rows split per table), so a sink waiting only for full batches or the linger would
      * sit on a full buffer until put gives up. Expected: a full buffer sends what it holds, so put returns
-     * (within buffer.timeout.ms = 10 s) without RetriableException and everything is committed. Guards against: put
+     * (within buffer.timeout.ms = 10 s) without RetriableException and everything is committed. Observed: put
      * sits on the full buffer for buffer.timeout.ms and throws RetriableException "GreptimeDB did not acknowledge
-     * some records within the client's retries; rewinding {edge-0=0}" although the server is healthy and was
+     * some records within the client's retries; rewinding {probe2-0=0}" although the server is healthy and was
      * never asked (the message blames GreptimeDB for the sink's own linger); Connect's retried put meets the same
      * full buffer until the 60 s linger expires, so the task stalls for a whole linger per cycle.
      */
