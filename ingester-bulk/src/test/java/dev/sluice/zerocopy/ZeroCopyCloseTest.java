@@ -38,6 +38,7 @@ class ZeroCopyCloseTest {
 
     @ParameterizedTest
     @EnumSource(Compression.class)
+    @Timeout(120) // four rounds of three 8 MB batches, LZ4 in Java: the class's 60 s is too short on a loaded machine
     void closingRightAfterLargeBatchesAreHandedToTheTransportFailsOrAnswersEachAndLeaksNothing(Compression compression) {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_close_mid_" + compression.name().toLowerCase();
@@ -493,7 +494,7 @@ class ZeroCopyCloseTest {
         }
     }
 
-    /** A writer whose one batch was answered, then shutdownGracefully(4 s): nothing is in flight to wait for. */
+    /** A writer whose one batch was answered, then shutdownGracefully(60 s): nothing is in flight to wait for. */
     @Test
     void gracefulShutdownWithAnIdleOpenBulkWriterReturnsWithoutWaitingOutItsTimeout() {
         ZcKit kit = new ZcKit();
@@ -505,10 +506,11 @@ class ZeroCopyCloseTest {
             assertEquals(ROWS, ZcKit.outcome("batch", w.writeNext(), BOUND));
             assertEquals(0, w.inFlight(), "nothing in flight");
             long start = System.nanoTime();
-            boolean clean = kit.db.shutdownGracefully(Duration.ofSeconds(4));
+            // a timeout far above a prompt return: waiting it out cannot be mistaken for a slow machine
+            boolean clean = kit.db.shutdownGracefully(Duration.ofSeconds(60));
             long tookMs = (System.nanoTime() - start) / 1_000_000;
             w.close();
-            assertTrue(tookMs < 2_000, "graceful shutdown with nothing in flight took " + tookMs + " ms (clean=" + clean + ")");
+            assertTrue(tookMs < 30_000, "graceful shutdown with nothing in flight took " + tookMs + " ms (clean=" + clean + ")");
             assertTrue(clean, "nothing was in flight, so the shutdown was clean");
             kit.assertNoLeak();
         } finally {

@@ -112,7 +112,7 @@ class RegularWriteReleaseTest {
                     } else if (kind == 2) {
                         server.faults().failNext(2, StatusCode.RateLimited, "slow");
                     } else if (kind == 3) {
-                        server.faults().failNext(100, StatusCode.RateLimited, "always slow");
+                        server.faults().failNext(25, StatusCode.RateLimited, "slow for many attempts");
                     }
                     int n = kind == 4 ? 20_000 : 10; // kind 4: split into several parts
                     final int fi = i;

@@ -48,11 +48,12 @@ class SmallTableLongTextAllocationTest {
     }
 
     @Test
-    void oneRowTablesOfLongAsciiTextAllocateNoMoreThanAUtf8ArrayPerValue() {
+    void oneRowTablesOfLongAsciiTextAllocateNoEncoderScratchPerTable() {
         long perRow = perRow(1);
         System.out.println("1-row tables, 2 long text columns: " + perRow + " B/row");
-        // One UTF-8 array per value comes to about 5,160 B/row (two 2,000-byte arrays plus the table's objects);
+        // One UTF-8 array per value comes to about 5,200 B/row (two 2,000-byte arrays plus the table's objects);
         // scratch per table and text column (char[2048] + byte[2048] + encoder) would come to about 13,700 B/row.
-        assertTrue(perRow < 6_000, perRow + " bytes allocated per row (about 5,160 with a UTF-8 array per value)");
+        // The bound lies between the two, far from either, so the JIT's state cannot move a figure across it.
+        assertTrue(perRow < 9_000, perRow + " bytes allocated per row (about 13,700 with scratch per table and column)");
     }
 }

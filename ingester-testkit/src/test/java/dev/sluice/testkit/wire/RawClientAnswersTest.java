@@ -645,7 +645,7 @@ class RawClientAnswersTest {
         assertEquals(2, server.rowCount("si"));
     }
 
-    // ---- more Handle probes ----
+    // ---- more Handle cases ----
 
     @Test
     void typeConflictTextsForMoreTypes() {
@@ -704,7 +704,7 @@ class RawClientAnswersTest {
         assertEquals(List.of(), server.tables());
     }
 
-    // ---- more DoPut probes ----
+    // ---- more DoPut cases ----
 
     @Test
     void doPutWithABatchlessStreamAnswersOnlyTheInitialIdZero() throws Exception {
@@ -735,7 +735,7 @@ class RawClientAnswersTest {
         assertEquals(1, server.rowCount("b2"));
     }
 
-    // ---- more HTTP probes ----
+    // ---- more HTTP cases ----
 
     @Test
     void httpDescribeTableHasTheServersColumns() throws Exception {

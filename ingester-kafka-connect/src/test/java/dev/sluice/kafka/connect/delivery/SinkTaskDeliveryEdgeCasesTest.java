@@ -57,7 +57,7 @@ import org.junit.jupiter.api.Test;
  * the in-process testkit, and every promise is checked against the rows the testkit stored.
  */
 class SinkTaskDeliveryEdgeCasesTest {
-    private static final String TOPIC = "probe2";
+    private static final String TOPIC = "edge";
     private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
     private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
     private static final long T0 = 1_700_000_000_000L;
@@ -135,7 +135,7 @@ class SinkTaskDeliveryEdgeCasesTest {
                 case THROWS:
                     return (record, error) -> {
                         dlqErrors.add(error);
-                        throw new org.apache.kafka.connect.errors.ConnectException("probe: DLQ producer fenced");
+                        throw new org.apache.kafka.connect.errors.ConnectException("test: DLQ producer fenced");
                     };
                 default:
                     return (record, error) -> {
@@ -163,7 +163,7 @@ class SinkTaskDeliveryEdgeCasesTest {
             try {
                 task.stop();
             } catch (RuntimeException ignored) {
-                // the probe failed the task already
+                // the test's reporter failed the task already
             }
         }
         server.close();
@@ -294,7 +294,7 @@ class SinkTaskDeliveryEdgeCasesTest {
         }
         Ctx ctx = startOn(all, Dlq.NONE, GreptimeSinkConfig.BATCH_ROWS, "13", GreptimeSinkConfig.IN_FLIGHT, "3",
                 GreptimeSinkConfig.RETRY_ATTEMPTS, "100", GreptimeSinkConfig.FLUSH_TIMEOUT, "100");
-        server.faults().failEvery(4, StatusCode.StorageUnavailable, "probe2: busy");
+        server.faults().failEvery(4, StatusCode.StorageUnavailable, "edge: busy");
         server.faults().latency(Duration.ofMillis(3));
         final int perPartition = 120;
         Map<TopicPartition, Long> position = new HashMap<>();
@@ -507,7 +507,7 @@ class SinkTaskDeliveryEdgeCasesTest {
         // create the table first, so the faults below hit the data writes
         task.put(List.of(metric(P1, 0, 0.0)));
         awaitCommitted(P1, 1);
-        server.faults().failNext(1, StatusCode.StorageUnavailable, "probe2: first write busy");
+        server.faults().failNext(1, StatusCode.StorageUnavailable, "edge: first write busy");
         Map<String, Object> a = new HashMap<>(Map.of("host", "same", "cpu", 1.0));
         Map<String, Object> b = new HashMap<>(Map.of("host", "same", "cpu", 2.0));
         task.put(List.of(new SinkRecord(TOPIC, 0, null, null, null, a, 0, T0, TimestampType.CREATE_TIME),
@@ -550,7 +550,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     /**
      * A wrong password is a configuration error of the whole task, not a property of a record. Expected: even with
      * a dead-letter queue (errors.tolerance=all) no record is dead-lettered and nothing is committed; the task
-     * fails (or keeps retrying). Observed: both records go to the DLQ and preCommit returns offset 2, with no
+     * fails (or keeps retrying). Guards against: both records go to the DLQ and preCommit returns offset 2, with no
      * failure: a connector with a wrong (or rotated) password drains its whole topic into the DLQ and commits it.
      * The issue limits the DLQ to "a record that can never be written (bad value, type conflict, too large)".
      */
@@ -585,7 +585,7 @@ class SinkTaskDeliveryEdgeCasesTest {
 
     /**
      * The same for a greptimedb.database that does not exist (a configuration error, never a per-record one).
-     * Expected: no record dead-lettered, nothing committed, the task fails. Observed: both records dead-lettered
+     * Expected: no record dead-lettered, nothing committed, the task fails. Guards against: both records dead-lettered
      * and offset 2 committed without a failure. (The server answers a missing database on insert with 1004
      * InvalidArguments, the code of a bad row, so telling them apart needs the message or a check at start; a
      * batch whose every record is refused alone is a strong hint.)
@@ -1183,7 +1183,7 @@ class SinkTaskDeliveryEdgeCasesTest {
      * Expected (config doc of timestamp.unit: "Unit of a numeric timestamp.field, and the precision of the time
      * index column"): with timestamp.unit=ns, a Struct whose timestamp.field is a Connect Timestamp lands in the
      * nanosecond time index (its milliseconds times 10^6), the column type numeric and ISO values of the same
-     * topic get. Observed: the sink sends the Connect Timestamp as TIMESTAMP_MILLISECOND, so on a table created by
+     * topic get. Guards against: the sink sends the Connect Timestamp as TIMESTAMP_MILLISECOND, so on a table created by
      * a numeric/ISO record GreptimeDB refuses it ("column at expect type Timestamp(Nanosecond), given:
      * TIMESTAMP_MILLISECOND") and the task fails naming the record (or dead-letters it); on a table the Struct
      * creates, the time index silently becomes milliseconds despite timestamp.unit=ns.
@@ -1413,7 +1413,7 @@ class SinkTaskDeliveryEdgeCasesTest {
             assertTrue(System.nanoTime() < deadline, "not all committed in time: " + committedOffsets);
             round++;
             if (round % 10 == 0 && round < 120) {
-                server.faults().failNext(6, StatusCode.StorageUnavailable, "probe2: burst");
+                server.faults().failNext(6, StatusCode.StorageUnavailable, "edge: burst");
             }
             List<SinkRecord> batch;
             if (retry != null) {
@@ -1473,7 +1473,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     void aRetriableExceptionAsksConnectToPauseRedeliveryBackoff() throws Exception {
         Ctx ctx = start(Dlq.NONE, GreptimeSinkConfig.RETRY_ATTEMPTS, "1", GreptimeSinkConfig.RETRY_DELIVERY, "300",
                 GreptimeSinkConfig.FLUSH_TIMEOUT, "300", GreptimeSinkConfig.REDELIVERY_BACKOFF, "1234");
-        server.faults().failNext(1_000, StatusCode.StorageUnavailable, "probe2: down");
+        server.faults().failNext(1_000, StatusCode.StorageUnavailable, "edge: down");
         RetriableException seen = null;
         try {
             task.put(List.of(metric(P0, 0, 1.0)));
@@ -1520,7 +1520,7 @@ class SinkTaskDeliveryEdgeCasesTest {
         t.initialize(new Ctx(Dlq.NONE));
         RuntimeException failure = null;
         try {
-            t.start(props(GreptimeSinkConfig.TLS_CA, "/nonexistent/probe2-ca.pem"));
+            t.start(props(GreptimeSinkConfig.TLS_CA, "/nonexistent/edge-ca.pem"));
         } catch (RuntimeException e) {
             failure = e;
         }
@@ -1531,7 +1531,7 @@ class SinkTaskDeliveryEdgeCasesTest {
         }
         assertNotNull(failure, "start fails on a missing CA file");
         String msg = String.valueOf(failure.getMessage()) + " " + failure.getCause();
-        assertTrue(msg.contains("probe2-ca.pem") || msg.contains(GreptimeSinkConfig.TLS_CA), msg);
+        assertTrue(msg.contains("edge-ca.pem") || msg.contains(GreptimeSinkConfig.TLS_CA), msg);
         await("no new sluice- threads", () -> {
             Set<Thread> now = sluiceThreads();
             now.removeAll(before);
@@ -1553,9 +1553,9 @@ class SinkTaskDeliveryEdgeCasesTest {
     /**
      * Bulk path (README: "JSON columns are refused"): a record with a nested map can never be written on this path,
      * so it goes to the DLQ and the other records are stored and committed. The driver redelivers from every
-     * rewind, as Connect does. Expected: DLQ [1], offset 3 committed, rows 0 and 2 stored. Observed: the refusal
+     * rewind, as Connect does. Expected: DLQ [1], offset 3 committed, rows 0 and 2 stored. Guards against: the refusal
      * is treated as retryable: put/preCommit throw RetriableException ("GreptimeDB did not acknowledge some records
-     * within the client's retries; rewinding {probe2-0=1}") every time the record is redelivered, so the partition
+     * within the client's retries; rewinding {edge-0=1}") every time the record is redelivered, so the partition
      * never moves past it (the poison record blocks the task forever instead of going to the DLQ).
      */
     @Test
@@ -1592,7 +1592,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     /**
      * Bulk path, a table the sink created, then a record with a new field (README: such a table "does not gain
      * columns later"). Expected (the project's rule "never a silent drop"): the field's value does not vanish
-     * silently: the record is stored with it, or goes to the DLQ, or fails the task. Observed: the record is
+     * silently: the record is stored with it, or goes to the DLQ, or fails the task. Guards against: the record is
      * committed and stored as {host, cpu, ts}: field mem = 42.0 is gone without a DLQ entry, an error or a log
      * the test can see (GreptimeDB's bulk path ignores batch columns unknown to the table).
      */
@@ -1627,7 +1627,7 @@ class SinkTaskDeliveryEdgeCasesTest {
                 GreptimeSinkConfig.RETRY_ATTEMPTS, "20", GreptimeSinkConfig.FLUSH_TIMEOUT, "100");
         task.put(List.of(metric(P0, 0, 1.0)));
         awaitCommitted(P0, 1);
-        server.faults().failBulkBatch(2, StatusCode.StorageUnavailable, "probe2: bulk busy");
+        server.faults().failBulkBatch(2, StatusCode.StorageUnavailable, "edge: bulk busy");
         server.faults().bulkAckDelay(Duration.ofMillis(30));
         for (int round = 0; round < 10; round++) {
             List<SinkRecord> recs = new ArrayList<>();
@@ -1706,14 +1706,14 @@ class SinkTaskDeliveryEdgeCasesTest {
     /** greptimedb.database, table.hints and write.compression reach the server: rows in that database, ttl set. */
     @Test
     void databaseHintsAndCompressionAreApplied() throws Exception {
-        server.createDatabase("probe_db");
-        start(Dlq.NONE, GreptimeSinkConfig.DATABASE, "probe_db", GreptimeSinkConfig.HINTS, "ttl=7d",
+        server.createDatabase("edge_db");
+        start(Dlq.NONE, GreptimeSinkConfig.DATABASE, "edge_db", GreptimeSinkConfig.HINTS, "ttl=7d",
                 GreptimeSinkConfig.COMPRESSION, "zstd");
         task.put(List.of(metric(P0, 0, 1.0), metric(P0, 1, 2.0)));
         awaitCommitted(P0, 2);
-        assertEquals(2, server.rowCount("probe_db", TOPIC));
+        assertEquals(2, server.rowCount("edge_db", TOPIC));
         assertFalse(server.tables().contains(TOPIC), "nothing in public");
-        String ttl = server.tableOptions("probe_db", TOPIC).get("ttl");
+        String ttl = server.tableOptions("edge_db", TOPIC).get("ttl");
         assertTrue(ttl != null && (ttl.equals("7d") || ttl.equals("7days")), "ttl of the created table: " + ttl);
     }
 
@@ -2131,7 +2131,7 @@ class SinkTaskDeliveryEdgeCasesTest {
                 GreptimeSinkConfig.RETRY_ATTEMPTS, "10");
         task.put(List.of(rec(P1, 0, new HashMap<>(Map.of("host", "seed", "at", 1L, "cpu", 0.0)))));
         awaitCommitted(P1, 1);
-        server.faults().failNext(1, StatusCode.StorageUnavailable, "probe2: insert busy");
+        server.faults().failNext(1, StatusCode.StorageUnavailable, "edge: insert busy");
         task.put(List.of(rec(P0, 0, new HashMap<>(Map.of("host", "x", "at", 5L, "cpu", 1.0))),
                 new SinkRecord(TOPIC, 0, null, new HashMap<>(Map.of("host", "x", "at", 5L)), null, null, 1, T0,
                         TimestampType.CREATE_TIME)));
@@ -2150,7 +2150,7 @@ class SinkTaskDeliveryEdgeCasesTest {
                 GreptimeSinkConfig.RETRY_ATTEMPTS, "10", GreptimeSinkConfig.IN_FLIGHT, "4");
         task.put(List.of(rec(P0, 0, new HashMap<>(Map.of("host", "x", "at", 5L, "cpu", 1.0)))));
         awaitCommitted(P0, 1);
-        server.faults().failNext(1, StatusCode.StorageUnavailable, "probe2: delete busy");
+        server.faults().failNext(1, StatusCode.StorageUnavailable, "edge: delete busy");
         task.put(List.of(new SinkRecord(TOPIC, 0, null, new HashMap<>(Map.of("host", "x", "at", 5L)), null, null, 1,
                 T0, TimestampType.CREATE_TIME),
                 rec(P0, 2, new HashMap<>(Map.of("host", "x", "at", 5L, "cpu", 3.0)))));
@@ -2163,7 +2163,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     /**
      * Config doc of tag.fields: "Fields stored as tag columns (GreptimeDB's primary key, in this order)". With
      * tag.fields=region,host and a record whose fields come host first, the table the sink creates must have the
-     * primary key (region, host). Observed: (host, region): the tags follow the record's field order (a schemaless
+     * primary key (region, host). Guards against: (host, region): the tags follow the record's field order (a schemaless
      * JSON object's key order, or a Struct's field order), so the key order of a new table depends on the first
      * record rather than on the configuration (GreptimeDB makes TAG columns the primary key in request order
      * of a row insert).
@@ -2324,7 +2324,7 @@ class SinkTaskDeliveryEdgeCasesTest {
                 GreptimeSinkConfig.LINGER, "50");
         task.put(List.of(metric(P0, 0, 1.0)));
         awaitCommitted(P0, 1);
-        server.faults().failEvery(2, StatusCode.StorageUnavailable, "probe2: flaky");
+        server.faults().failEvery(2, StatusCode.StorageUnavailable, "edge: flaky");
         List<SinkRecord> log = new ArrayList<>();
         for (int i = 1; i <= 40; i++) {
             log.add(metric(P0, i, i == 7 || i == 31 ? (Object) ("bad" + i) : (Object) (1.0 * i)));
@@ -2420,7 +2420,7 @@ class SinkTaskDeliveryEdgeCasesTest {
             assertTrue(System.nanoTime() < deadline, "not all committed in time: " + committedOffsets);
             round++;
             if (round % 12 == 0 && round < 150) {
-                server.faults().failNext(5, StatusCode.StorageUnavailable, "probe2: burst");
+                server.faults().failNext(5, StatusCode.StorageUnavailable, "edge: burst");
             }
             List<SinkRecord> batch;
             if (retry != null) {
@@ -2524,7 +2524,7 @@ class SinkTaskDeliveryEdgeCasesTest {
         task.put(List.of(metric(P0, 0, 1.0)));
         awaitCommitted(P0, 1);
         long before = server.faults().injectedCount();
-        server.faults().failNext(1_000, StatusCode.StorageUnavailable, "probe2: down");
+        server.faults().failNext(1_000, StatusCode.StorageUnavailable, "edge: down");
         task.put(List.of(metric(P0, 1, 2.0)));
         RetriableException seen = null;
         long until = System.nanoTime() + WAIT.toNanos();
@@ -2568,7 +2568,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     @Test
     void theEarliestRecordDecidesANewColumnsTypeEvenWhenItsRequestIsRetried() throws Exception {
         Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.RETRY_ATTEMPTS, "10", GreptimeSinkConfig.IN_FLIGHT, "4");
-        server.faults().failNext(1, StatusCode.StorageUnavailable, "probe2: first write busy");
+        server.faults().failNext(1, StatusCode.StorageUnavailable, "edge: first write busy");
         task.put(List.of(metric(P0, 0, 1.5), metric(P0, 1, "text"), metric(P0, 2, 2.5)));
         awaitCommitted(P0, 3);
         assertEquals(DataType.Float64, typeOf(server.schema(TOPIC), "cpu"));
@@ -2754,7 +2754,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     /**
      * A configuration mistake in table.hints (ttl=notaduration, which GreptimeDB refuses on every write that
      * creates the table): like a wrong password, this is not a property of any record. Expected: the connector's
-     * validation refuses it, or the task fails; no record is dead-lettered and committed. Observed: validation
+     * validation refuses it, or the task fails; no record is dead-lettered and committed. Guards against: validation
      * accepts it, and both records go to the DLQ with "GreptimeDB refused the row: Failed to parse table option,
      * key: ttl, value: notaduration (code 1004)" and offset 2 is committed, without any failure: a typo in a hint
      * drains the topic into the DLQ.

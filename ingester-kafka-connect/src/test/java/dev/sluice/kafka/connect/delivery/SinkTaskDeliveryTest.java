@@ -49,7 +49,7 @@ import org.junit.jupiter.api.Test;
  * a Connect worker drives it, against the testkit.
  */
 class SinkTaskDeliveryTest {
-    private static final String TOPIC = "probe";
+    private static final String TOPIC = "sink";
     private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
     private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
     private static final long T0 = 1_700_000_000_000L;
@@ -115,7 +115,7 @@ class SinkTaskDeliveryTest {
                 dlq.add(record);
                 dlqErrors.add(error);
                 if (failReports) {
-                    return CompletableFuture.failedFuture(new org.apache.kafka.common.KafkaException("probe: DLQ down"));
+                    return CompletableFuture.failedFuture(new org.apache.kafka.common.KafkaException("test: DLQ down"));
                 }
                 return CompletableFuture.completedFuture(null);
             };
@@ -228,7 +228,7 @@ class SinkTaskDeliveryTest {
     void committedOffsetsNeverRunAheadOfStoredRowsUnderRetryableFailuresAndLatency() throws Exception {
         start(false, GreptimeSinkConfig.BATCH_ROWS, "7", GreptimeSinkConfig.FLUSH_TIMEOUT, "50",
                 GreptimeSinkConfig.RETRY_ATTEMPTS, "100", GreptimeSinkConfig.IN_FLIGHT, "4");
-        server.faults().failEvery(3, StatusCode.StorageUnavailable, "probe: storage busy");
+        server.faults().failEvery(3, StatusCode.StorageUnavailable, "test: storage busy");
         server.faults().latency(Duration.ofMillis(15));
         long[] next = new long[2];
         for (int round = 0; round < 40; round++) {
@@ -255,7 +255,7 @@ class SinkTaskDeliveryTest {
             throws Exception {
         Ctx ctx = start(false, GreptimeSinkConfig.RETRY_ATTEMPTS, "2", GreptimeSinkConfig.RETRY_DELIVERY, "300",
                 GreptimeSinkConfig.FLUSH_TIMEOUT, "500", GreptimeSinkConfig.REDELIVERY_BACKOFF, "10");
-        server.faults().failNext(1_000_000, StatusCode.StorageUnavailable, "probe: down");
+        server.faults().failNext(1_000_000, StatusCode.StorageUnavailable, "test: down");
         List<SinkRecord> batch = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             batch.add(metric(i % 2, i / 2, 1.0 * i));
