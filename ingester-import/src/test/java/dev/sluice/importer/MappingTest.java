@@ -84,9 +84,7 @@ class MappingTest {
     @Test
     void aColumnNamedLikeATimeHoldingEpochsIsTheTimeIndex() throws IOException {
         Path f = dir.resolve("named_time.csv");
-        Files.writeString(f, "msg,log_ts
-hello,1704067200000
-");
+        Files.writeString(f, "msg,log_ts\nhello,1704067200000\n");
         Cli.Run r = Cli.run(Cli.at(testkit.server(), f.toString()));
         assertEquals(0, r.code(), r.toString());
         TableSchema s = testkit.server().schema("named_time");
