@@ -82,6 +82,18 @@ class MappingTest {
     }
 
     @Test
+    void aColumnNamedLikeATimeHoldingEpochsIsTheTimeIndex() throws IOException {
+        Path f = dir.resolve("named_time.csv");
+        Files.writeString(f, "msg,log_ts\nhello,1704067200000\n");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), f.toString()));
+        assertEquals(0, r.code(), r.toString());
+        TableSchema s = testkit.server().schema("named_time");
+        assertEquals("log_ts", s.column(s.timestampIndex()).name());
+        assertEquals(DataType.TimestampMillisecond, s.column(s.timestampIndex()).dataType());
+        assertEquals(1704067200000L, testkit.server().rows("named_time").get(0).get("log_ts"));
+    }
+
+    @Test
     void typesSkipRenameAndAPatternedTimeInAZoneOverrideInference() throws IOException {
         Path f = dir.resolve("over.csv");
         Files.writeString(f, "when;dev;val;junk\n01/02/2024 10:00:00;d1;5;x\n01/02/2024 10:00:01;7;12.25;y\n");

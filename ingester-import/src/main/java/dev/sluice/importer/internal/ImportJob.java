@@ -196,6 +196,20 @@ public final class ImportJob {
         summary.path = bulk ? "bulk" : "regular";
         summary.stateFile = state.file().toString();
 
+        if (inputs.stream().allMatch(in -> state.entry(in.name()).done)) {
+            // Nothing left to send: do not even connect.
+            err.println("note: every input is recorded as imported in " + state.file() + "; nothing to send (--restart"
+                    + " imports everything again)");
+            stats.inputs = inputs.size();
+            stats.inputsDone.set(inputs.size());
+            if (o.verify) {
+                verify(sql, table, summary);
+                if (summary.verifyOk != null && !summary.verifyOk) {
+                    return FAILED;
+                }
+            }
+            return OK;
+        }
         ctx = Client.context(plan.tableExists() ? Map.of() : with, appendMode);
         client = new Client(target());
         if (!plan.tableExists()) {
@@ -954,6 +968,13 @@ public final class ImportJob {
         summary.table = o.table != null ? o.table : "one table per measurement";
         summary.path = "regular";
         summary.stateFile = state.file().toString();
+        if (inputs.stream().allMatch(in -> state.entry(in.name()).done)) {
+            err.println("note: every input is recorded as imported in " + state.file() + "; nothing to send (--restart"
+                    + " imports everything again)");
+            stats.inputs = inputs.size();
+            stats.inputsDone.set(inputs.size());
+            return OK;
+        }
         ctx = Client.context(with, appendMode);
         client = new Client(target());
         stats.inputs = inputs.size();

@@ -33,7 +33,7 @@ public final class ReadCost {
      */
     public static void main(String[] args) throws Exception {
         Path file = Paths.get(args[0]);
-        List<String> tags = args.length > 1 ? List.of(args[1].split(",")) : List.of();
+        List<String> tags = args.length > 1 && !args[1].isEmpty() ? List.of(args[1].split(",")) : List.of();
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         CsvSource.Settings settings = new CsvSource.Settings(',', '"', (char) 0, true, null, "");
