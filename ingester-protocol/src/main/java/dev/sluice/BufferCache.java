@@ -71,6 +71,17 @@ public final class BufferCache {
     }
 
     @Override
+    public boolean equals(Object o) {
+        return o instanceof BufferCache c && c.transportBytes == transportBytes && c.bulkBytes == bulkBytes
+                && c.idle.equals(idle);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(transportBytes, bulkBytes, idle);
+    }
+
+    @Override
     public String toString() {
         return "BufferCache[transportBytes=" + transportBytes + ", bulkBytes=" + bulkBytes + ", idle=" + idle + ']';
     }

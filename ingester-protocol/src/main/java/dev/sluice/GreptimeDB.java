@@ -281,11 +281,11 @@ public final class GreptimeDB implements AutoCloseable {
      * @throws IllegalStateException when the client is shut down
      */
     public BatchingWriter batchingWriter(BatchingWriter.Config config, Context ctx) {
-        if (config.path() == BatchingWriter.Path.Bulk) {
-            BulkConnector.plugin();
-        }
         if (shutDown) {
             throw shutDownError();
+        }
+        if (config.path() == BatchingWriter.Path.Bulk) {
+            BulkConnector.plugin();
         }
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         DefaultBatchingWriter.Paths paths = new DefaultBatchingWriter.Paths() {

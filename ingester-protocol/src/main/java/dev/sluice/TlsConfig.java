@@ -54,6 +54,19 @@ public final class TlsConfig {
     }
 
     @Override
+    public boolean equals(Object o) {
+        return o instanceof TlsConfig t && java.util.Objects.equals(t.trustCertificates, trustCertificates)
+                && java.util.Objects.equals(t.clientCertificateChain, clientCertificateChain)
+                && java.util.Objects.equals(t.clientPrivateKey, clientPrivateKey)
+                && java.util.Objects.equals(t.serverNameOverride, serverNameOverride);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(trustCertificates, clientCertificateChain, clientPrivateKey, serverNameOverride);
+    }
+
+    @Override
     public String toString() {
         return "TlsConfig{trust=" + (trustCertificates == null ? "system" : trustCertificates.getFileName())
                 + (clientCertificateChain != null ? ", clientCertificate=" + clientCertificateChain.getFileName()

@@ -54,7 +54,7 @@ class TransportFailureMessagesTest {
         GreptimeDB db = client(endpoint, RetryPolicy.none());
         try {
             Err err = db.write(oneRow()).join().getErr();
-            assertEquals(Status.Code.UNAVAILABLE, err.grpcCode());
+            assertEquals(dev.sluice.write.StatusCode.Grpc.UNAVAILABLE, err.grpcCode());
             assertTrue(err.message().contains("connection refused to " + endpoint), err.message());
             assertTrue(err.message().contains("gRPC port"), "says what to check: " + err.message());
             String text = err.toString();
