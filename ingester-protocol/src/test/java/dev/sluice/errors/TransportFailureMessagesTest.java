@@ -15,7 +15,6 @@ import dev.sluice.write.Err;
 import dev.sluice.write.Result;
 import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.WriteOk;
-import io.grpc.Status;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
