@@ -12,7 +12,5 @@ module dev.sluice.common {
     exports dev.sluice.data;
     exports dev.sluice.write;
     exports dev.sluice.mapping;
-
-    exports dev.sluice.internal.mapping to dev.sluice.protocol;
     exports dev.sluice.internal.model to dev.sluice.protocol, dev.sluice.bulk;
 }

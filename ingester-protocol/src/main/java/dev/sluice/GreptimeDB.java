@@ -9,7 +9,6 @@ import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkConnector;
 import dev.sluice.internal.client.ClientLifecycle;
 import dev.sluice.internal.limit.InFlightLimiter;
-import dev.sluice.internal.mapping.ClassMapping;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
 import dev.sluice.write.Result;
@@ -218,7 +217,7 @@ public final class GreptimeDB implements AutoCloseable {
         Map<Class<?>, Table> tables = new LinkedHashMap<>();
         Map<Class<?>, Object[]> scratch = new HashMap<>();
         for (Object o : objects) {
-            ClassMapping m = ClassMapping.of(o.getClass());
+            dev.sluice.mapping.TableMapping m = dev.sluice.mapping.TableMapping.of(o.getClass());
             Table t = tables.computeIfAbsent(o.getClass(), c -> Table.from(m.schema(), 64));
             Object[] row = scratch.computeIfAbsent(o.getClass(), c -> new Object[m.schema().columnCount()]);
             m.values(o, row);

@@ -41,8 +41,8 @@ class DataStreamSinkTest {
 
     /** A reading, as an application would declare it. */
     @dev.sluice.mapping.Table("readings")
-    public record Reading(@Tag String sensorId, @Field double celsius, @Field(name = "ok") boolean healthy,
-                          @Timestamp Instant takenAt) {
+    public record Reading(@Tag(name = "sensor_id") String sensorId, @Field double celsius,
+                          @Field(name = "ok") boolean healthy, @Timestamp(name = "taken_at") Instant takenAt) {
     }
 
     @Test

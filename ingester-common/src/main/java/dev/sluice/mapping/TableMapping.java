@@ -1,4 +1,4 @@
-package dev.sluice.internal.mapping;
+package dev.sluice.mapping;
 
 import dev.sluice.data.DataType;
 import dev.sluice.data.DecimalType;
@@ -6,9 +6,6 @@ import dev.sluice.data.VectorType;
 import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
-import dev.sluice.mapping.Field;
-import dev.sluice.mapping.Tag;
-import dev.sluice.mapping.Timestamp;
 import java.lang.annotation.Annotation;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -28,14 +25,25 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How one annotated class becomes rows: its schema, derived once, and one accessor per column, resolved once.
- * Obtain with {@link #of(Class)} (cached per class).
+ * How a class annotated with {@link Table}, {@link Tag}, {@link Field} and {@link Timestamp} becomes rows: its
+ * schema, derived once, and one accessor per column, resolved once. Obtain with {@link #of(Class)} (cached per
+ * class). {@code GreptimeDB.writeObjects} uses it; so can a connector or a program of your own:
+ *
+ * <pre>{@code
+ * TableMapping m = TableMapping.of(Reading.class);
+ * Object[] row = new Object[m.schema().columnCount()];
+ * m.values(reading, row);
+ * table.addRow(row);
+ * }</pre>
+ *
+ * <p>Record components, or the fields of a class and its superclasses, carry the annotations. On the module path
+ * the class's package must be open to {@code dev.sluice.common}.
  */
-public final class ClassMapping {
-    private static final ClassValue<ClassMapping> CACHE = new ClassValue<>() {
+public final class TableMapping {
+    private static final ClassValue<TableMapping> CACHE = new ClassValue<>() {
         @Override
-        protected ClassMapping computeValue(Class<?> type) {
-            return new ClassMapping(type);
+        protected TableMapping computeValue(Class<?> type) {
+            return new TableMapping(type);
         }
     };
 
@@ -49,11 +57,11 @@ public final class ClassMapping {
      * @return its mapping
      * @throws IllegalArgumentException naming the class and component when the annotations are wrong
      */
-    public static ClassMapping of(Class<?> type) {
+    public static TableMapping of(Class<?> type) {
         return CACHE.get(type);
     }
 
-    private ClassMapping(Class<?> type) {
+    private TableMapping(Class<?> type) {
         dev.sluice.mapping.Table table = type.getAnnotation(dev.sluice.mapping.Table.class);
         if (table == null) {
             throw new IllegalArgumentException(type.getName() + " is not annotated @dev.sluice.mapping.Table");
@@ -65,7 +73,7 @@ public final class ClassMapping {
         // On the module path a named module reads only what it requires; the user's module is not among them.
         // Reading it is this module's own decision (no-op on the class path); what the user must grant is access,
         // by opening the package to dev.sluice.common.
-        ClassMapping.class.getModule().addReads(type.getModule());
+        TableMapping.class.getModule().addReads(type.getModule());
         try {
             lookup = MethodHandles.privateLookupIn(type, MethodHandles.lookup());
         } catch (IllegalAccessException e) {
@@ -83,14 +91,23 @@ public final class ClassMapping {
                 }
             }
         } else {
-            for (java.lang.reflect.Field f : type.getDeclaredFields()) {
-                if (Modifier.isStatic(f.getModifiers()) || !column(type, f.getName(), f.getType(), f, b)) {
-                    continue;
-                }
+            for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+                MethodHandles.Lookup in;
                 try {
-                    handles.add(lookup.unreflectGetter(f));
+                    in = c == type ? lookup : MethodHandles.privateLookupIn(c, MethodHandles.lookup());
                 } catch (IllegalAccessException e) {
-                    throw new IllegalArgumentException("cannot read " + type.getName() + "." + f.getName(), e);
+                    throw new IllegalArgumentException("cannot read the members of " + c.getName() + ": "
+                            + e.getMessage(), e);
+                }
+                for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+                    if (Modifier.isStatic(f.getModifiers()) || !column(type, f.getName(), f.getType(), f, b)) {
+                        continue;
+                    }
+                    try {
+                        handles.add(in.unreflectGetter(f));
+                    } catch (IllegalAccessException e) {
+                        throw new IllegalArgumentException("cannot read " + c.getName() + "." + f.getName(), e);
+                    }
                 }
             }
         }
