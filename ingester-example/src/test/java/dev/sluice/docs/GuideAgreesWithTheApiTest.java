@@ -226,4 +226,20 @@ class GuideAgreesWithTheApiTest {
         assertEquals(4, rows, "the guide's module table");
         assertEquals(Map.of(), problems);
     }
+
+    /**
+     * The client flushes a batching writer left open when the JVM exits, with a warning (its Javadoc says so and
+     * {@code BatchingWriterLeftOpenAtExitTest} proves it); the README and the guide must not tell users those rows
+     * are lost, and the guide's shutdown section says what happens.
+     */
+    @Test
+    void theDocsDescribeWhatHappensToABatchingWriterLeftOpenAtExit() throws IOException {
+        String readme = read("README.md").replaceAll("\\s+", " ");
+        String guide = read("docs/guide.md");
+        String shutdown = guide.substring(guide.indexOf("## 7."), guide.indexOf("## 8.")).replaceAll("\\s+", " ");
+        assertTrue(!readme.contains("Rows still buffered in a batching writer when the JVM exits without that call are lost"),
+                "README says the rows are lost, but the client's exit hook flushes them");
+        assertTrue(shutdown.contains("exit hook") || shutdown.contains("JVM is exiting"),
+                "the guide's shutdown section mentions the exit hook and its warning: " + shutdown);
+    }
 }
