@@ -188,6 +188,7 @@ class GuideAgreesWithTheApiTest {
     @Test
     void theGuideShowsNoConstructorForAConfigurationObject() throws IOException {
         List<String> found = read("docs/guide.md").lines()
+                .filter(l -> !l.startsWith("|")) // the migration table shows the old constructors on purpose
                 .filter(l -> l.matches(".*new (BufferCache|RetryPolicy|TlsConfig|Context|GreptimeOptions)\\(.*"))
                 .toList();
         assertEquals(List.of(), found, "the guide's own rule: X.newBuilder()...build()");
