@@ -1,0 +1,98 @@
+package dev.sluice.retries;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.BatchWriteException;
+import dev.sluice.BatchingWriter;
+import dev.sluice.GreptimeDB;
+import dev.sluice.GreptimeOptions;
+import dev.sluice.data.DataType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.write.Context;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
+import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Under the default retry policy, a write whose context carries {@code append_mode=true} and that times out (the
+ * server may have committed it) is not sent again: on the regular path and through a batching writer, its rows are
+ * stored at most once, and the caller gets the timeout.
+ */
+class AppendModeBatchesTimingOutAreNotResentTest {
+    private static final Context APPEND = Context.newBuilder().hint("append_mode", "true").build();
+
+    private static TableSchema schema(String table) {
+        return TableSchema.newBuilder(table).addTag("host", DataType.String).addField("usage", DataType.Float64)
+                .addTimestamp("ts", DataType.TimestampMillisecond).build();
+    }
+
+    private static long inserts(GreptimeTestServer server, String table) {
+        return server.requests().stream().filter(r -> r.kind().equals("insert") && r.tables().contains(table)).count();
+    }
+
+    /** Waits for the commit that arrives after the client gave up, then for any resend that would follow it. */
+    private static void awaitLateCommit(GreptimeTestServer server, String table, long rows) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (server.rowCount(table) < rows && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        Thread.sleep(2_000); // room for a resend (held 1.2 s by the server) to land, if one was sent
+    }
+
+    @Test
+    void regularWrite() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
+                    .requestTimeout(Duration.ofMillis(500)).build());
+            TableSchema s = schema("append_regular_once");
+            assertTrue(db.write(List.of(Table.from(s).addRow("h", 0.0, 1L)), WriteOp.Insert, APPEND).join().isOk());
+            server.faults().latency(Duration.ofMillis(1_200));
+            Table t = Table.from(s);
+            for (int i = 0; i < 10; i++) {
+                t.addRow("h" + i, i * 0.5, 1_700_000_000_000L + i);
+            }
+            Result<WriteOk, Err> r = db.write(List.of(t), WriteOp.Insert, APPEND).join();
+            server.faults().reset();
+            assertFalse(r.isOk(), "the write timed out");
+            awaitLateCommit(server, "append_regular_once", 11);
+            assertEquals(2, inserts(server, "append_regular_once"), "the timed-out write was sent once");
+            assertEquals(11, server.rowCount("append_regular_once"));
+            assertTrue(db.shutdownGracefully());
+        }
+    }
+
+    @Test
+    void batchingWriter() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
+                    .requestTimeout(Duration.ofMillis(500)).build());
+            TableSchema s = schema("append_batching_once");
+            assertTrue(db.write(List.of(Table.from(s).addRow("h", 0.0, 1L)), WriteOp.Insert, APPEND).join().isOk());
+            server.faults().latency(Duration.ofMillis(1_200));
+            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().maxBatchRows(10).build(), APPEND);
+            CompletableFuture<Void> last = null;
+            for (int i = 0; i < 10; i++) {
+                last = w.write(s, "h" + i, i * 0.5, 1_700_000_000_000L + i);
+            }
+            CompletableFuture<Void> f = last;
+            CompletionException e = org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class, f::join);
+            server.faults().reset();
+            assertTrue(e.getCause() instanceof BatchWriteException, String.valueOf(e.getCause()));
+            awaitLateCommit(server, "append_batching_once", 11);
+            assertEquals(2, inserts(server, "append_batching_once"), "the timed-out batch was sent once");
+            assertEquals(11, server.rowCount("append_batching_once"));
+            w.close();
+            assertTrue(db.shutdownGracefully());
+        }
+    }
+}
