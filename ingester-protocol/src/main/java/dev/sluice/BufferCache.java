@@ -55,6 +55,15 @@ public final class BufferCache {
         return NONE;
     }
 
+    /**
+     * Starts a builder holding these sizes.
+     *
+     * @return a builder
+     */
+    public Builder toBuilder() {
+        return new Builder().transportBytes(transportBytes).bulkBytes(bulkBytes).idle(idle);
+    }
+
     /** @return bytes of released transport buffers kept (0 keeps none) */
     public long transportBytes() {
         return transportBytes;

@@ -102,6 +102,31 @@ public final class GreptimeOptions {
         return new Builder(java.util.Collections.singletonList(endpoint), database);
     }
 
+    /**
+     * Starts a builder holding these options' values.
+     *
+     * @return a builder
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder(endpoints, database);
+        b.authInfo = authInfo;
+        b.timezone = timezone;
+        b.requestTimeout = requestTimeout;
+        b.maxMessageSize = maxMessageSize;
+        b.maxInboundMessageSize = maxInboundMessageSize;
+        b.callbackExecutor = callbackExecutor;
+        b.retryPolicy = retryPolicy;
+        b.healthCheckInterval = healthCheckInterval;
+        b.tls = tls;
+        b.maxInFlightBytes = maxInFlightBytes;
+        b.maxInFlightRequests = maxInFlightRequests;
+        b.whenFull = whenFull;
+        b.maxBlock = maxBlock;
+        b.metrics = metrics;
+        b.bufferCache = bufferCache;
+        return b;
+    }
+
     /** @return the endpoints, {@code host:port} */
     public List<String> endpoints() {
         return endpoints;

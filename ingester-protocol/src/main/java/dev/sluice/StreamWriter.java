@@ -107,6 +107,17 @@ public interface StreamWriter<V, R> extends AutoCloseable {
             return new Builder();
         }
 
+        /**
+         * Starts a builder holding this config's values.
+         *
+         * @return a builder
+         */
+        public Builder toBuilder() {
+            Builder b = new Builder().maxRowsPerSecond(maxRowsPerSecond);
+            b.replay = replay;
+            return b;
+        }
+
         /** @return the rate limit in rows per second, 0 for none */
         public double maxRowsPerSecond() {
             return maxRowsPerSecond;

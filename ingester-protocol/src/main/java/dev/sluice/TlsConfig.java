@@ -33,6 +33,16 @@ public final class TlsConfig {
         return new Builder();
     }
 
+    /**
+     * Starts a builder holding this config's values.
+     *
+     * @return a builder
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder().trustCertificates(trustCertificates).serverNameOverride(serverNameOverride);
+        return clientCertificateChain == null ? b : b.clientCertificate(clientCertificateChain, clientPrivateKey);
+    }
+
     /** @return the PEM file of CA certificates to trust, or null for the system trust store */
     public Path trustCertificates() {
         return trustCertificates;

@@ -56,6 +56,8 @@ final class ArrowBulkWriter implements BulkStreamWriter {
     private final BulkWrite.Config config;
     private final BulkHost host;
     private final RetryPolicy policy;
+    /** {@code host:port} of the endpoint the current stream went to, named in transport failures. */
+    private volatile String authority;
     private final BufferAllocator allocator;
     private final CompressionCodec codec;
     private final Semaphore slots;
@@ -168,7 +170,11 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         io.grpc.CallOptions options = compression == Compression.Gzip
                 ? io.grpc.CallOptions.DEFAULT.withCompression("gzip") : io.grpc.CallOptions.DEFAULT;
         this.engine = new SendEngine<>(settings,
-                () -> host.channel().newCall(FlightMessages.DO_PUT, options), new Events());
+                () -> {
+                    io.grpc.Channel ch = host.channel();
+                    authority = ch.authority();
+                    return ch.newCall(FlightMessages.DO_PUT, options);
+                }, new Events());
         engine.open();
     }
 
@@ -394,7 +400,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                         + " batches unanswered (the server drops answers beyond 32 unsent)", true, table), true, null);
             }
             Throwable cause = status.asRuntimeException(trailers);
-            Err err = GrpcErrors.fromThrowable(cause, table);
+            Err err = GrpcErrors.fromThrowable(cause, table, authority);
             // A status from the server itself ends the stream at the failed batch: later ones were not read.
             return new SendEngine.Broken(err, err.code() < 0, cause);
         }

@@ -553,8 +553,10 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             if (e.deadline != 0) {
                 wait = Math.min(wait, e.deadline - System.nanoTime());
             }
+            boolean byDeadline = wait < perMessage.toNanos();
             try {
-                e.timer = settings.timer().schedule(() -> messageTimedOut(e, c), Math.max(0, wait), TimeUnit.NANOSECONDS);
+                e.timer = settings.timer().schedule(() -> messageTimedOut(e, c, byDeadline), Math.max(0, wait),
+                        TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException rejected) {
                 e.timer = null; // the client is shutting down; its shutdown aborts this engine
             }
@@ -575,20 +577,36 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             }
         }
         String why = "no answer within " + answer.toMillis() + " ms of completing the stream";
+        boolean byDeadline = wait < answer.toNanos();
         try {
-            c.answerTimer = settings.timer().schedule(() -> timedOut(c, why), Math.max(0, wait), TimeUnit.NANOSECONDS);
+            c.answerTimer = settings.timer().schedule(() -> timedOut(c, byDeadline ? deadlinePassed() : why),
+                    Math.max(0, wait), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException rejected) {
             c.answerTimer = null;
         }
     }
 
-    private void messageTimedOut(E e, Call c) {
+    private void messageTimedOut(E e, Call c, boolean byDeadline) {
         synchronized (lock) {
             if (e.settled || e.call != c) {
                 return; // answered, or a timer of an earlier call
             }
         }
-        timedOut(c, settings.noun() + " " + e.id + " had no answer within " + settings.messageTimeout().toMillis() + " ms");
+        timedOut(c, byDeadline ? deadlinePassed() : settings.noun() + " " + e.id + " had no answer within "
+                + settings.messageTimeout().toMillis() + " ms");
+    }
+
+    /**
+     * Why a call is given up at a delivery deadline: the deadline, and the failure that kept the data from being
+     * answered before it (a refused connection, a server away), which is what the caller needs to act on.
+     */
+    private String deadlinePassed() {
+        Broken before;
+        synchronized (lock) {
+            before = lastBroken;
+        }
+        return "the delivery deadline passed with no answer" + (before == null ? ""
+                : "; the last failure before it: " + before.err().message());
     }
 
     /** A deadline of a call passed: it is presumed broken and cancelled; its end decides the rest. */
@@ -645,6 +663,9 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         }
     }
 
+    /** The last failure of a call that the engine did not cause itself by a timeout; guarded by the lock. */
+    private Broken lastBroken;
+
     /** A call ended: answered, resent on a new call after the backoff, or failed for good. */
     private void closed(Call c, Status status, Metadata trailers) {
         List<E> answered = List.of();
@@ -667,6 +688,9 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 }
             } else {
                 broken = (Broken) ending;
+                if (c.timeout == null) {
+                    lastBroken = broken;
+                }
                 if (pending.isEmpty() && !(halfClosePending && answeredAtEnd())) {
                     broken = null; // nothing was lost: the next submission opens a new call
                 } else {

@@ -91,6 +91,9 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         }
     }
 
+    /** {@code host:port} of the endpoint the current call went to, named in transport failures. */
+    private volatile String authority;
+
     /**
      * Opens the stream.
      *
@@ -126,7 +129,11 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         SendEngine.Settings<RequestEncoder> settings = new SendEngine.Settings<>(timer, policy, false, null,
                 Duration.ofMillis(timeoutMillis), null, noResend, () -> false, "message");
         this.engine = new SendEngine<>(settings,
-                () -> channels.get().newCall(WriteMethods.HANDLE_REQUESTS, options), new Events());
+                () -> {
+                    Channel ch = channels.get();
+                    authority = ch.authority();
+                    return ch.newCall(WriteMethods.HANDLE_REQUESTS, options);
+                }, new Events());
         engine.open();
     }
 
@@ -351,7 +358,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 }
                 if (!status.isOk()) {
                     Throwable cause = status.asRuntimeException(trailers);
-                    return new SendEngine.Broken(GrpcErrors.fromThrowable(cause, tables), true, cause);
+                    return new SendEngine.Broken(GrpcErrors.fromThrowable(cause, tables, authority), true, cause);
                 }
                 dev.sluice.write.Result<WriteOk, Err> r = RegularWriter.toResult(answered, tables);
                 if (r.isOk()) {
