@@ -605,7 +605,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         synchronized (lock) {
             before = lastBroken;
         }
-        return "the delivery deadline passed with no answer" + (before == null ? ""
+        return DEADLINE_PASSED + (before == null ? ""
                 : "; the last failure before it: " + before.err().message());
     }
 
@@ -663,7 +663,9 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         }
     }
 
-    /** The last failure of a call that the engine did not cause itself by a timeout; guarded by the lock. */
+    private static final String DEADLINE_PASSED = "the delivery deadline passed with no answer";
+
+    /** The last failure of a call other than a delivery deadline passing; guarded by the lock. */
     private Broken lastBroken;
 
     /** A call ended: answered, resent on a new call after the backoff, or failed for good. */
@@ -688,7 +690,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 }
             } else {
                 broken = (Broken) ending;
-                if (c.timeout == null) {
+                if (c.timeout == null || !c.timeout.startsWith(DEADLINE_PASSED)) {
                     lastBroken = broken;
                 }
                 if (pending.isEmpty() && !(halfClosePending && answeredAtEnd())) {
