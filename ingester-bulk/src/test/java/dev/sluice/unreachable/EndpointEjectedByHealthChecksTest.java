@@ -27,7 +27,6 @@ import java.util.Locale;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -87,8 +86,6 @@ class EndpointEjectedByHealthChecksTest {
         assertSaysRefused("regular", err.message());
     }
 
-    @Disabled("known bug, not fixed yet: now and then a stream to a port where nothing listens fails with"
-            + " 'the stream ended without an answer' and no cause instead of naming the refused connection")
     @Test
     void stream() {
         StreamWriter<Table, WriteOk> s = db.streamWriter();

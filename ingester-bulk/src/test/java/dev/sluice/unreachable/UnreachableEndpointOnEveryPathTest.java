@@ -28,7 +28,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
@@ -90,8 +89,6 @@ class UnreachableEndpointOnEveryPathTest {
         assertSaysRefused("regular", db.write(oneRow()).join().getErr());
     }
 
-    @Disabled("known bug, not fixed yet: about one run in six, a stream to a port where nothing listens fails with"
-            + " 'the stream ended without an answer' and no cause instead of naming the refused connection")
     @RepeatedTest(6)
     void stream() {
         StreamWriter<Table, WriteOk> s;

@@ -717,18 +717,21 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             }
             lock.notifyAll();
         }
-        if (!answered.isEmpty()) {
-            handler.answered(answered);
-        }
-        if (lost != null) {
-            handler.failed(lost, broken, broken.err().retryable() ? notResent : null);
-        } else if (broken != null) {
-            handler.resending(broken, pendingCount());
-        }
-        if (last || lost != null) {
-            finish();
-        } else {
-            finishIfDone();
+        try {
+            if (!answered.isEmpty()) {
+                handler.answered(answered);
+            }
+            if (lost != null) {
+                handler.failed(lost, broken, broken.err().retryable() ? notResent : null);
+            } else if (broken != null) {
+                handler.resending(broken, pendingCount());
+            }
+        } finally {
+            if (last || lost != null) {
+                finish(); // this thread ended the engine: it finishes it, after the handler heard the outcome
+            } else {
+                finishIfDone();
+            }
         }
     }
 
@@ -837,10 +840,14 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         }
     }
 
-    /** Finishes once half-closed with nothing pending, nothing reopening and no call open. */
+    /**
+     * Finishes once half-closed with nothing pending, nothing reopening and no call open. An engine that already
+     * ended is left alone: whatever ended it (a failure, the last answer, an abort) finishes it itself, after its
+     * handler has heard why, so that {@link Handler#finished} and {@link #done()} never run ahead of the outcome.
+     */
     private void finishIfDone() {
         synchronized (lock) {
-            if (!ended && !(halfClosePending && pending.isEmpty() && reopening == null && current == null)) {
+            if (ended || !(halfClosePending && pending.isEmpty() && reopening == null && current == null)) {
                 return;
             }
             ended = true;

@@ -39,7 +39,7 @@ class SendEngineTest {
     }
 
     /** A call that records what it was sent and is ended by the test. */
-    static final class FakeCall extends ClientCall<String, String> {
+    static class FakeCall extends ClientCall<String, String> {
         final List<String> sent = Collections.synchronizedList(new ArrayList<>());
         volatile Listener<String> listener;
         volatile boolean ready = true;
@@ -367,5 +367,71 @@ class SendEngineTest {
         assertEquals("it carried nothing to resend", recorder.notResent);
         assertEquals(1, calls.size());
         assertEquals(0, e.reopenings());
+    }
+
+    /**
+     * A call that ends for good while {@code halfClose()} is returning must not let the engine finish before its
+     * handler heard of the failure: a stream or bulk writer reads the failure when the engine finishes, and a finish
+     * without it reports success (bulk) or "ended without an answer" (stream) and leaves futures pending. The race
+     * is forced many times: the call breaks from another thread the moment the engine half-closes it.
+     */
+    @Test
+    void theEngineFinishesOnlyAfterItsHandlerHeardTheFailureThatEndedIt() throws Exception {
+        RetryPolicy once = RetryPolicy.newBuilder().maxAttempts(1).build();
+        for (int round = 0; round < 200; round++) {
+            List<Msg> failed = new CopyOnWriteArrayList<>();
+            java.util.concurrent.CompletableFuture<Integer> failedAtFinish = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.atomic.AtomicReference<SendEngine<String, String, Msg>> ref =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            SendEngine.Handler<String, Msg> handler = new SendEngine.Handler<>() {
+                @Override
+                public void onResponse(String response, boolean fromCurrentCall) {
+                }
+
+                @Override
+                public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
+                    return new SendEngine.Broken(GrpcErrors.fromThrowable(Status.UNAVAILABLE.asRuntimeException(),
+                            List.of()), true, null);
+                }
+
+                @Override
+                public void failed(List<Msg> entries, SendEngine.Broken broken, String notResent) {
+                    // Slow to take the failure in, as a real path is (logging, metrics): gives an early finish
+                    // from the half-closing thread every chance to show.
+                    try {
+                        ref.get().done().get(10, TimeUnit.MILLISECONDS);
+                    } catch (Exception notFinished) {
+                        // the expected case
+                    }
+                    failed.addAll(entries);
+                }
+
+                @Override
+                public void finished() {
+                    failedAtFinish.complete(failed.size());
+                }
+            };
+            SendEngine.Settings<String> settings = new SendEngine.Settings<>(timer, once, false, null,
+                    Duration.ofSeconds(5), null, null, () -> false, "message");
+            SendEngine<String, String, Msg> e = new SendEngine<>(settings, () -> new FakeCall() {
+                @Override
+                public void halfClose() {
+                    super.halfClose();
+                    Thread breaker = new Thread(() -> end(Status.UNAVAILABLE));
+                    breaker.start();
+                    // Let the breaker queue on the engine's lock before the half-close returns.
+                    while (breaker.getState() != Thread.State.BLOCKED && breaker.isAlive()) {
+                        Thread.onSpinWait();
+                    }
+                }
+            }, handler);
+            ref.set(e);
+            Msg m = new Msg(1, "m1", 0);
+            assertTrue(e.submit(m));
+            e.halfClose();
+            e.done().get(5, TimeUnit.SECONDS);
+            assertEquals(1, failedAtFinish.get(5, TimeUnit.SECONDS),
+                    "round " + round + ": the engine finished before its handler was told the message failed");
+        }
     }
 }
