@@ -169,9 +169,8 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                 policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", host::stopped, "batch");
         io.grpc.CallOptions options = compression == Compression.Gzip
                 ? io.grpc.CallOptions.DEFAULT.withCompression("gzip") : io.grpc.CallOptions.DEFAULT;
-        this.engine = new SendEngine<>(settings,
-                () -> {
-                    io.grpc.Channel ch = host.channel();
+        this.engine = new SendEngine<>(settings, host.route(),
+                ch -> {
                     authority = ch.authority();
                     return ch.newCall(FlightMessages.DO_PUT, options);
                 }, new Events());

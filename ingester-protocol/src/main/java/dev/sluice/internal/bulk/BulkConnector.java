@@ -7,6 +7,7 @@ import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.send.DirectHandOff;
+import dev.sluice.internal.send.Route;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.NettyHandOff;
 import dev.sluice.internal.write.RegularWriter;
@@ -17,7 +18,6 @@ import dev.sluice.write.Err;
 import dev.sluice.write.Result;
 import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.WriteOk;
-import io.grpc.Channel;
 import java.util.Iterator;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
@@ -173,8 +173,8 @@ public final class BulkConnector implements BulkHost {
     }
 
     @Override
-    public Channel channel() {
-        return endpoints.pick();
+    public Route route() {
+        return endpoints;
     }
 
     @Override

@@ -2,8 +2,8 @@ package dev.sluice.internal.bulk;
 
 import dev.sluice.BufferCache;
 import dev.sluice.internal.send.DirectHandOff;
+import dev.sluice.internal.send.Route;
 import dev.sluice.write.Err;
-import io.grpc.Channel;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -13,11 +13,11 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public interface BulkHost {
     /**
-     * Returns the next healthy endpoint's shared channel (carrying database and credential headers).
+     * Returns the client's endpoints: where each stream goes, and what hears how it ended.
      *
-     * @return a channel
+     * @return the route
      */
-    Channel channel();
+    Route route();
 
     /**
      * Returns where futures complete: never a gRPC I/O thread.

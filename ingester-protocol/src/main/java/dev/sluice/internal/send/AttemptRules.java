@@ -1,6 +1,10 @@
 package dev.sluice.internal.send;
 
+import dev.sluice.internal.error.GrpcErrors;
+import dev.sluice.write.Err;
 import dev.sluice.write.RetryPolicy;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The one place that decides whether a failed write is sent again, and after what wait: for unary writes, streams
@@ -8,13 +12,69 @@ import dev.sluice.write.RetryPolicy;
  * {@code GrpcErrors}'; this class adds the client's rules: nothing is resent once the client shuts down, an
  * ambiguous failure (the server may have committed the write) is not resent to an append-mode table, a write has
  * at most the policy's attempts, and a resend must fit in the delivery deadline after the policy's backoff (with
- * its jitter). Stateless, and allocation-free when a resend is allowed.
+ * its jitter. {@link #decide} applies them after a failed attempt and tells the attempt's endpoint ({@link Route})
+ * how it went, so that endpoint choice and ejection follow the same failures on every path.
  */
 public final class AttemptRules {
     /** Why nothing is resent once the client shuts down. */
     public static final String SHUTTING_DOWN = "the client is shutting down";
 
     private AttemptRules() {
+    }
+
+    /**
+     * What follows a failed attempt.
+     *
+     * @param resend whether the write is sent again
+     * @param waitNanos the backoff before it is
+     * @param refusal why a retryable failure is not sent again, or null (resent, or not retryable at all)
+     */
+    public record Verdict(boolean resend, long waitNanos, String refusal) {
+    }
+
+    /**
+     * Decides what follows a failed attempt and tells its endpoint: a transport failure counts towards ejecting
+     * it, any answer of the server shows it alive.
+     *
+     * @param target the attempt's endpoint, or null when it had none
+     * @param err what failed
+     * @param ambiguous whether the attempt may have been committed
+     * @param policy the retry policy
+     * @param appendMode whether the table keeps every copy
+     * @param stopped whether the client is shutting down
+     * @param attemptsMade attempts made so far
+     * @param what what is sent, for the reason ("batch 7")
+     * @param deadline the delivery deadline ({@code System.nanoTime()}), or 0 for none
+     * @param waitNanos the backoff before the next attempt
+     * @param next what the client does next, said with the first transport failure of a run
+     * @return the verdict
+     */
+    public static Verdict decide(Route.Target target, Err err, boolean ambiguous, RetryPolicy policy,
+                                 boolean appendMode, boolean stopped, int attemptsMade, String what, long deadline,
+                                 long waitNanos, Function<Verdict, String> next) {
+        String refusal = err.retryable() ? refusal(policy, appendMode, stopped, ambiguous, attemptsMade, what,
+                deadline, System.nanoTime(), waitNanos) : null;
+        Verdict v = new Verdict(err.retryable() && refusal == null, waitNanos, refusal);
+        report(target, err, () -> next.apply(v));
+        return v;
+    }
+
+    /**
+     * Tells an attempt's endpoint how the attempt ended.
+     *
+     * @param target the endpoint, or null
+     * @param err what failed
+     * @param next what the client does next, said with the first transport failure of a run
+     */
+    public static void report(Route.Target target, Err err, Supplier<String> next) {
+        if (target == null) {
+            return;
+        }
+        if (GrpcErrors.transportFailure(err)) {
+            target.transportFailed(err.message(), next);
+        } else {
+            target.reached();
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.sluice.internal.send;
 
 import dev.sluice.write.Err;
 import dev.sluice.write.RetryPolicy;
+import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -17,7 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * The one send engine under the client's streaming paths, {@code HandleRequests} streams and bulk {@code DoPut}:
@@ -27,6 +28,8 @@ import java.util.function.Supplier;
  * pending until the path answers it ({@link #ack(long)} per message, or every one at once when the call ends
  * cleanly) or it fails. When a call breaks with a retryable failure, a new call is opened on the next endpoint
  * after the retry policy's backoff and only the pending messages are sent again, behind the optional preamble.
+ * Endpoints come from the client's {@link Route}, which hears how each call ended: a transport failure counts
+ * towards ejecting its endpoint for every path, and the next call avoids it when another endpoint is available.
  * Every call is an object of its own: a listener, a message timer or an answer timer holds the call it was made
  * for and does nothing once that call is no longer the current one, so nothing of an old call touches a new one.
  *
@@ -47,7 +50,10 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
     private static final Object PREAMBLE = new Object();
 
     private final Settings<Q> settings;
-    private final Supplier<ClientCall<Q, R>> calls;
+    private final Route route;
+    private final Function<Channel, ClientCall<Q, R>> calls;
+    /** The endpoint of the last call that failed in the transport, avoided by the next; guarded by {@link #lock}. */
+    private Route.Target avoid;
     private final Handler<R, E> handler;
     private final Object lock = new Object();
     /** Unanswered entries by id, oldest first. Guarded by {@link #lock}. */
@@ -251,17 +257,25 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
     /** One gRPC call; its fields are guarded by the engine's lock. */
     private final class Call extends ClientCall.Listener<R> {
         final ClientCall<Q, R> call;
+        final Route.Target target;
+        /** Set once the endpoint was told it answered (the first response); read and written on gRPC's thread. */
+        boolean reached;
         boolean halfClosed;
         boolean cancelled;
         String timeout;
         ScheduledFuture<?> answerTimer;
 
-        Call(ClientCall<Q, R> call) {
+        Call(ClientCall<Q, R> call, Route.Target target) {
             this.call = call;
+            this.target = target;
         }
 
         @Override
         public void onMessage(R message) {
+            if (!reached) {
+                reached = true;
+                target.reached();
+            }
             boolean now;
             synchronized (lock) {
                 now = current == this;
@@ -284,11 +298,14 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      * Creates the engine; no call is opened before the first submission or half-close.
      *
      * @param settings timers, policy and limits
-     * @param calls a new call on the next healthy endpoint, each time it is asked
+     * @param route chooses each call's endpoint and hears how the call ended
+     * @param calls a new call on the given endpoint's channel, each time it is asked
      * @param handler what the path does with outcomes
      */
-    public SendEngine(Settings<Q> settings, Supplier<ClientCall<Q, R>> calls, Handler<R, E> handler) {
+    public SendEngine(Settings<Q> settings, Route route, Function<Channel, ClientCall<Q, R>> calls,
+                      Handler<R, E> handler) {
         this.settings = settings;
+        this.route = route;
         this.calls = calls;
         this.handler = handler;
         this.noResend = settings.noResend();
@@ -522,7 +539,8 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
 
     /** Opens a call and queues the preamble and every pending entry; holds the lock. */
     private void openCall() {
-        Call c = new Call(calls.get());
+        Route.Target target = route.next(avoid);
+        Call c = new Call(calls.apply(target.channel()), target);
         current = c;
         outbox.clear();
         queuedBytes = 0;
@@ -675,13 +693,14 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         Broken broken = null;
         String notResent = null;
         boolean last = false;
+        Ending ending;
         synchronized (lock) {
             if (current != c) {
                 return; // aborted, or replaced
             }
             current = null;
             cancelTimer(c);
-            Ending ending = handler.ended(status, trailers, c.timeout, pending.size());
+            ending = handler.ended(status, trailers, c.timeout, pending.size());
             if (ending instanceof Answered a) {
                 answered = takeAll();
                 last = a.last();
@@ -693,6 +712,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 if (c.timeout == null || !c.timeout.startsWith(DEADLINE_PASSED)) {
                     lastBroken = broken;
                 }
+                avoid = transportFailed(c, status, broken) ? c.target : null;
                 if (pending.isEmpty() && !(halfClosePending && answeredAtEnd())) {
                     broken = null; // nothing was lost: the next submission opens a new call
                 } else {
@@ -717,6 +737,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             }
             lock.notifyAll();
         }
+        tellEndpoint(c, status, ending, lost == null ? null : notResent != null ? notResent : "the failure is final");
         try {
             if (!answered.isEmpty()) {
                 handler.answered(answered);
@@ -732,6 +753,30 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             } else {
                 finishIfDone();
             }
+        }
+    }
+
+    /**
+     * Whether a call failed in the transport (refused, reset, unreachable), which counts against its endpoint; a
+     * call the engine cancelled itself (a late answer) or the server ended says nothing against it.
+     */
+    private boolean transportFailed(Call c, Status status, Broken broken) {
+        return c.timeout == null && !status.isOk() && dev.sluice.internal.error.GrpcErrors.transportFailure(broken.err());
+    }
+
+    /** Tells the call's endpoint how the call ended; outside the lock. */
+    private void tellEndpoint(Call c, Status status, Ending ending, String notResent) {
+        if (ending instanceof Broken b) {
+            if (transportFailed(c, status, b)) {
+                AttemptRules.report(c.target, b.err(), () -> notResent == null
+                        ? "unanswered " + settings.noun() + "s are sent again on a new call (on another endpoint when"
+                        + " one answers) until their delivery deadline, then fail"
+                        : "unanswered " + settings.noun() + "s fail (" + notResent + ")");
+            } else if (c.timeout == null && !c.reached) {
+                c.target.reached(); // the server itself ended the call
+            }
+        } else if (!c.reached) {
+            c.target.reached();
         }
     }
 

@@ -3,6 +3,7 @@ package dev.sluice.internal.transport;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.internal.compression.ZstdGrpcCodec;
 import dev.sluice.internal.memory.ReuseCache;
+import dev.sluice.internal.send.Route;
 import dev.sluice.internal.wire.HealthCheckGrpc;
 import dev.sluice.internal.wire.HealthCheckRequest;
 import io.grpc.Channel;
@@ -34,14 +35,14 @@ import org.slf4j.LoggerFactory;
  * data, overload) never ejects it. A passing check, or the window running out, brings it back. When every
  * endpoint is ejected, calls still go out round-robin over all of them rather than failing unsent.
  */
-public final class Endpoints {
+public final class Endpoints implements Route {
     static final int FAILURES_TO_EJECT = 3;
     private static final Logger LOG = LoggerFactory.getLogger(Endpoints.class);
     private static final long BASE_WINDOW = TimeUnit.SECONDS.toNanos(1);
     private static final long MAX_WINDOW = TimeUnit.SECONDS.toNanos(60);
 
     /** One server address and its state. */
-    public static final class Endpoint {
+    public final class Endpoint implements Route.Target {
         private final String address;
         private final ManagedChannel channel;
         private final Channel intercepted;
@@ -59,13 +60,25 @@ public final class Endpoints {
         }
 
         /** @return host:port */
+        @Override
         public String address() {
             return address;
         }
 
         /** @return the channel, carrying the client's headers */
+        @Override
         public Channel channel() {
             return intercepted;
+        }
+
+        @Override
+        public void reached() {
+            Endpoints.this.reached(this);
+        }
+
+        @Override
+        public void transportFailed(String cause, java.util.function.Supplier<String> next) {
+            Endpoints.this.transportFailed(this, cause, next);
         }
 
         synchronized boolean available(long now) {
@@ -170,7 +183,8 @@ public final class Endpoints {
      * @param avoid an endpoint to skip when another is available (the one that just failed), or null
      * @return an endpoint
      */
-    public Endpoint pick(Endpoint avoid) {
+    @Override
+    public Endpoint next(Route.Target avoid) {
         long now = System.nanoTime();
         int n = endpoints.size();
         int start = Math.floorMod(next.getAndIncrement(), n);
@@ -191,15 +205,6 @@ public final class Endpoints {
         // Nothing looks healthy: try them anyway, in turn, rather than failing without sending.
         Endpoint e = endpoints.get(start);
         return e == avoid && n > 1 ? endpoints.get((start + 1) % n) : e;
-    }
-
-    /**
-     * Picks the next available endpoint's channel.
-     *
-     * @return a channel carrying the client's headers
-     */
-    public Channel pick() {
-        return pick(null).channel();
     }
 
     /**

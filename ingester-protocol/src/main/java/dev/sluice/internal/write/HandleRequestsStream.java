@@ -6,6 +6,7 @@ import dev.sluice.StreamWriter;
 import dev.sluice.data.Table;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.send.Route;
 import dev.sluice.internal.send.SendEngine;
 import dev.sluice.internal.wire.GreptimeResponse;
 import dev.sluice.metrics.MetricsSink;
@@ -14,7 +15,6 @@ import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
 import io.grpc.CallOptions;
-import io.grpc.Channel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import java.time.Duration;
@@ -23,7 +23,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.BooleanSupplier;
 
 /**
  * {@link StreamWriter} over {@code GreptimeDatabase/HandleRequests}, on the client's {@link SendEngine}. Writes are
@@ -97,7 +97,8 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     /**
      * Opens the stream.
      *
-     * @param channels the next healthy endpoint's channel, each time it is asked (a replay opens a new call)
+     * @param route chooses each call's endpoint (a replay opens a new call) and hears how it ended
+     * @param stopped true once the client shuts down: nothing is replayed after that
      * @param options call options (compression, hints); the deadline, if any, covers the whole stream
      * @param header the request header bytes
      * @param maxQueuedBytes encoded bytes that may wait for flow control before {@code write} blocks
@@ -110,7 +111,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      * @param replayBudget bytes of sent messages kept for replaying the stream after a failure, 0 for no replay
      * @param policy how often and for how long a broken stream is reopened and replayed
      */
-    public HandleRequestsStream(Supplier<Channel> channels, CallOptions options, byte[] header,
+    public HandleRequestsStream(Route route, BooleanSupplier stopped, CallOptions options, byte[] header,
                                 long maxQueuedBytes, long timeoutMillis, double rowsPerSecond, int maxMessageSize,
                                 ScheduledExecutorService timer, InFlightLimiter limiter, MetricsSink metrics,
                                 long replayBudget, RetryPolicy policy) {
@@ -127,10 +128,9 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         this.maxMessageSize = maxMessageSize;
         String noResend = keeping ? null : replayBudget <= 0 ? "replay is off" : "the retry policy allows no replay";
         SendEngine.Settings<RequestEncoder> settings = new SendEngine.Settings<>(timer, policy, false, null,
-                Duration.ofMillis(timeoutMillis), null, noResend, () -> false, "message");
-        this.engine = new SendEngine<>(settings,
-                () -> {
-                    Channel ch = channels.get();
+                Duration.ofMillis(timeoutMillis), null, noResend, stopped, "message");
+        this.engine = new SendEngine<>(settings, route,
+                ch -> {
                     authority = ch.authority();
                     return ch.newCall(WriteMethods.HANDLE_REQUESTS, options);
                 }, new Events());

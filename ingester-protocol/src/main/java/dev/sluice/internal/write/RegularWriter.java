@@ -13,6 +13,7 @@ import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.send.AttemptRules;
+import dev.sluice.internal.send.Route;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.HeaderInterceptor;
 import dev.sluice.internal.wire.AuthHeader;
@@ -362,9 +363,9 @@ public final class RegularWriter {
             this.future = future;
         }
 
-        void attempt(int n, Endpoints.Endpoint avoid) {
+        void attempt(int n, Route.Target avoid) {
             long left = Math.min(deadline - System.nanoTime(), options.requestTimeout().toNanos());
-            Endpoints.Endpoint ep = endpoints.pick(avoid);
+            Route.Target ep = endpoints.next(avoid);
             try {
                 ClientCalls.asyncUnaryCall(ep.channel().newCall(method,
                         callOptions.withDeadlineAfter(Math.max(1, left), TimeUnit.NANOSECONDS)), request,
@@ -383,7 +384,7 @@ public final class RegularWriter {
 
                             @Override
                             public void onCompleted() {
-                                endpoints.reached(ep);
+                                ep.reached();
                                 Result<WriteOk, Err> r = toResult(response, names);
                                 if (r.isOk()) {
                                     future.complete(r);
@@ -397,23 +398,21 @@ public final class RegularWriter {
             }
         }
 
-        private void failed(int n, Endpoints.Endpoint ep, Err failure) {
+        private void failed(int n, Route.Target ep, Err failure) {
             Err err = explain(failure);
-            long wait = AttemptRules.backoffNanos(policy, n);
-            // The rules every write path shares: shutdown, append-mode ambiguity, attempts, delivery deadline.
-            boolean again = err.retryable() && AttemptRules.refusal(policy, appendMode, stopped,
-                    GrpcErrors.maybeCommitted(err), n, "write", deadline, System.nanoTime(), wait) == null;
-            if (GrpcErrors.transportFailure(err)) {
-                endpoints.transportFailed(ep, err.message(), () -> again ? "writes are retried with backoff (on"
-                        + " another endpoint when one answers) until their retry policy's deliveryTimeout ("
-                        + policy.deliveryTimeout().toSeconds() + " s) runs out, this one until about "
-                        + java.time.Instant.now().plusNanos(Math.max(0, deadline - System.nanoTime()))
-                                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + ", then fail with this error"
-                        : "the write fails after " + n + (n == 1 ? " attempt" : " attempts") + " (its retry policy"
-                        + " allows no more)");
-            } else {
-                endpoints.reached(ep);
-            }
+            // The rules every write path shares: retryability, shutdown, append-mode ambiguity, attempts, delivery
+            // deadline; and the endpoint hears of a transport failure.
+            AttemptRules.Verdict verdict = AttemptRules.decide(ep, err, GrpcErrors.maybeCommitted(err), policy,
+                    appendMode, stopped, n, "write", deadline, AttemptRules.backoffNanos(policy, n),
+                    v -> v.resend() ? "writes are retried with backoff (on another endpoint when one answers) until"
+                            + " their retry policy's deliveryTimeout (" + policy.deliveryTimeout().toSeconds()
+                            + " s) runs out, this one until about "
+                            + java.time.Instant.now().plusNanos(Math.max(0, deadline - System.nanoTime()))
+                                    .truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + ", then fail with this error"
+                            : "the write fails after " + n + (n == 1 ? " attempt" : " attempts") + " (its retry"
+                            + " policy allows no more)");
+            boolean again = verdict.resend();
+            long wait = verdict.waitNanos();
             if (again) {
                 retries.increment();
                 metrics.retry("regular");
@@ -470,7 +469,7 @@ public final class RegularWriter {
         CallOptions o = callOptions(ctx).withDeadline(null);
         // A few messages may wait for flow control; beyond that the writer waits (bounded) instead of piling up memory.
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
-        HandleRequestsStream stream = new HandleRequestsStream(endpoints::pick, o, headerBytes, 16L << 20,
+        HandleRequestsStream stream = new HandleRequestsStream(endpoints, this::stopped, o, headerBytes, 16L << 20,
                 options.requestTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter, metrics,
                 replay ? replayBudget() : 0, policy);
         openStreams.add(stream);

@@ -31,6 +31,7 @@ class SendEngineTest {
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     private final List<FakeCall> calls = new CopyOnWriteArrayList<>();
     private final Recorder recorder = new Recorder();
+    private final FakeRoute route = new FakeRoute("a", "b");
     private static final RetryPolicy FAST = RetryPolicy.newBuilder().backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
 
     @AfterEach
@@ -105,6 +106,63 @@ class SendEngineTest {
         }
     }
 
+    /** Endpoints by name, each counting what it was told; picked in turn, skipping the one to avoid. */
+    static final class FakeRoute implements Route {
+        final List<FakeTarget> targets = new ArrayList<>();
+        final List<String> picked = new CopyOnWriteArrayList<>();
+        private int next;
+
+        FakeRoute(String... names) {
+            for (String n : names) {
+                targets.add(new FakeTarget(n));
+            }
+        }
+
+        @Override
+        public synchronized Target next(Target avoid) {
+            FakeTarget t = targets.get(next++ % targets.size());
+            if (t == avoid) {
+                t = targets.get(next++ % targets.size());
+            }
+            picked.add(t.name);
+            return t;
+        }
+
+        FakeTarget target(String name) {
+            return targets.stream().filter(t -> t.name.equals(name)).findFirst().orElseThrow();
+        }
+    }
+
+    static final class FakeTarget implements Route.Target {
+        final String name;
+        final java.util.concurrent.atomic.AtomicInteger reached = new java.util.concurrent.atomic.AtomicInteger();
+        final List<String> transportFailures = new CopyOnWriteArrayList<>();
+
+        FakeTarget(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String address() {
+            return name;
+        }
+
+        @Override
+        public io.grpc.Channel channel() {
+            return null; // the fake calls need none
+        }
+
+        @Override
+        public void reached() {
+            reached.incrementAndGet();
+        }
+
+        @Override
+        public void transportFailed(String cause, java.util.function.Supplier<String> next) {
+            transportFailures.add(cause + " / " + next.get());
+        }
+    }
+
     /** Answers "ack:N" per message; a clean end answers all when {@code wholeCall}. */
     final class Recorder implements SendEngine.Handler<String, Msg> {
         final List<Msg> failed = new CopyOnWriteArrayList<>();
@@ -155,7 +213,7 @@ class SendEngineTest {
                                                    BooleanSupplier stopped) {
         SendEngine.Settings<String> settings = new SendEngine.Settings<>(timer, policy, appendMode, messageTimeout,
                 messageTimeout == null ? Duration.ofSeconds(5) : null, "schema", null, stopped, "batch");
-        SendEngine<String, String, Msg> e = new SendEngine<>(settings, () -> {
+        SendEngine<String, String, Msg> e = new SendEngine<>(settings, route, channel -> {
             FakeCall c = new FakeCall();
             calls.add(c);
             return c;
@@ -413,7 +471,7 @@ class SendEngineTest {
             };
             SendEngine.Settings<String> settings = new SendEngine.Settings<>(timer, once, false, null,
                     Duration.ofSeconds(5), null, null, () -> false, "message");
-            SendEngine<String, String, Msg> e = new SendEngine<>(settings, () -> new FakeCall() {
+            SendEngine<String, String, Msg> e = new SendEngine<>(settings, route, channel -> new FakeCall() {
                 @Override
                 public void halfClose() {
                     super.halfClose();
@@ -433,5 +491,52 @@ class SendEngineTest {
             assertEquals(1, failedAtFinish.get(5, TimeUnit.SECONDS),
                     "round " + round + ": the engine finished before its handler was told the message failed");
         }
+    }
+
+    @Test
+    void aTransportFailureCountsAgainstItsEndpointAndTheResendGoesToAnother() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), false, () -> false);
+        e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
+        calls.get(0).end(Status.UNAVAILABLE.withDescription("Connection refused"));
+        await(() -> calls.size() == 2);
+        assertEquals(List.of("a", "b"), route.picked, "the resend avoids the endpoint that just failed");
+        assertEquals(1, route.target("a").transportFailures.size());
+        assertTrue(route.target("a").transportFailures.get(0).contains("sent again"),
+                "the endpoint's first failure says what happens next: " + route.target("a").transportFailures);
+        calls.get(1).answer("ack:1");
+        assertEquals(1, route.target("b").reached.get(), "an answer shows the endpoint alive");
+        assertEquals(0, route.target("a").reached.get());
+    }
+
+    @Test
+    void aServerRefusalShowsTheEndpointAliveAndIsNotCountedAgainstIt() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), false, () -> false);
+        e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
+        calls.get(0).end(Status.RESOURCE_EXHAUSTED.withDescription("too many writes"));
+        await(() -> calls.size() == 2);
+        assertTrue(route.target("a").transportFailures.isEmpty(), "a refusal is not the transport's failure");
+        assertEquals(1, route.target("a").reached.get());
+    }
+
+    @Test
+    void aCallTheEngineCancelsForALateAnswerSaysNothingAboutItsEndpoint() throws Exception {
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofMillis(50), false, () -> false);
+        e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
+        await(() -> calls.size() == 2); // the first call was cancelled when m1 had no answer in time
+        assertTrue(route.target("a").transportFailures.isEmpty());
+        assertEquals(0, route.target("a").reached.get());
+        e.abort("the test is over");
+    }
+
+    @Test
+    void aFailureThatEndsTheEngineTellsTheEndpointThatTheMessagesFail() throws Exception {
+        SendEngine<String, String, Msg> e = engine(RetryPolicy.newBuilder().maxAttempts(1).build(),
+                Duration.ofSeconds(30), false, () -> false);
+        e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
+        calls.get(0).end(Status.UNAVAILABLE.withDescription("Connection refused"));
+        e.done().get(5, TimeUnit.SECONDS);
+        assertEquals(1, recorder.failed.size());
+        assertTrue(route.target("a").transportFailures.get(0).contains("fail ("),
+                "the endpoint hears that nothing is resent: " + route.target("a").transportFailures);
     }
 }
