@@ -34,11 +34,8 @@ module dev.sluice.protocol {
     exports dev.sluice.bulk;
     exports dev.sluice.metrics;
 
-    // What ingester-bulk borrows from the client (one host interface), and the service it provides; the send
-    // engine with its hand-off and error mapping, and the memory cache, that its writers run on.
-    exports dev.sluice.internal.bulk to dev.sluice.bulk;
+    // The one package ingester-bulk plugs in through: the plug-in interface it provides (BulkPlugin), what its
+    // writers borrow from the client (BulkHost, Route), and the send engine, memory cache and hand-off they run on.
     exports dev.sluice.internal.send to dev.sluice.bulk;
-    exports dev.sluice.internal.error to dev.sluice.bulk;
-    exports dev.sluice.internal.memory to dev.sluice.bulk;
-    uses dev.sluice.internal.bulk.BulkPlugin;
+    uses dev.sluice.internal.send.BulkPlugin;
 }

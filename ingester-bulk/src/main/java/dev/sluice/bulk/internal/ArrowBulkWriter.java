@@ -5,9 +5,8 @@ import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.TableBufferRoot;
-import dev.sluice.internal.bulk.BulkHost;
+import dev.sluice.internal.send.BulkHost;
 import dev.sluice.data.TableSchema;
-import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.send.SendEngine;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Err;
@@ -233,7 +232,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         BulkWriteException f = failure;
         if (f == null && host.stopped()) {
             f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
-                    GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE, "client shut down", false, List.of(schema.tableName())), null);
+                    localError(StatusCode.Grpc.UNAVAILABLE, "client shut down", false, List.of(schema.tableName())), null);
         }
         if (f != null) {
             root.reset();
@@ -247,7 +246,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                     + "' unanswered" + (config.whenFull() == dev.sluice.write.WhenFull.Block ? " for " + config.maxBlock().toMillis()
                     + " ms" : "");
             return CompletableFuture.failedFuture(new BulkWriteException(why,
-                    GrpcErrors.local(StatusCode.Grpc.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
+                    localError(StatusCode.Grpc.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
         }
         if (closed) {
             slots.release(); // closed from another thread while this producer waited for the slot
@@ -314,7 +313,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         } catch (RuntimeException e) {
             // Opening a call can fail locally (the client's channels or executor shut down meanwhile).
             refused = new BulkWriteException("could not send batch " + id + " of '" + schema.tableName() + "': " + e,
-                    GrpcErrors.fromThrowable(e, List.of(schema.tableName())), e);
+                    host.error(e, List.of(schema.tableName()), authority), e);
         }
         if (refused != null) {
             settle(List.of(p), refused);
@@ -348,6 +347,11 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                 p.future.completeExceptionally(e);
             }
         }
+    }
+
+    /** An error the writer raises itself: nothing, or not everything, reached the server. */
+    private static Err localError(StatusCode.Grpc grpc, String message, boolean retryable, List<String> tables) {
+        return new Err(-1, grpc, message, retryable, tables, null);
     }
 
     private BulkWriteException closedError() {
@@ -389,17 +393,17 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
             List<String> table = List.of(schema.tableName());
             if (timeout != null) {
-                return new SendEngine.Broken(GrpcErrors.local(StatusCode.Grpc.DEADLINE_EXCEEDED, timeout, true, table), true, null);
+                return new SendEngine.Broken(localError(StatusCode.Grpc.DEADLINE_EXCEEDED, timeout, true, table), true, null);
             }
             if (status.isOk()) {
                 if (unanswered == 0) {
                     return new SendEngine.Answered(false);
                 }
-                return new SendEngine.Broken(GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE, "the stream ended with " + unanswered
+                return new SendEngine.Broken(localError(StatusCode.Grpc.UNAVAILABLE, "the stream ended with " + unanswered
                         + " batches unanswered (the server drops answers beyond 32 unsent)", true, table), true, null);
             }
             Throwable cause = status.asRuntimeException(trailers);
-            Err err = GrpcErrors.fromThrowable(cause, table, authority);
+            Err err = host.error(cause, table, authority);
             // A status from the server itself ends the stream at the failed batch: later ones were not read.
             return new SendEngine.Broken(err, err.code() < 0, cause);
         }
@@ -419,7 +423,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         @Override
         public void resending(SendEngine.Broken broken, int batches) {
             host.replayed();
-            if (!GrpcErrors.transportFailure(broken.err())) {
+            if (!broken.transportFailure()) {
                 // The server refused for now (rate limiting, a region moving): part of normal operation.
                 LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
                         schema.tableName(), broken.err().message(), batches);

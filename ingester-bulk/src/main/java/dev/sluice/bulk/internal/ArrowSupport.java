@@ -1,6 +1,6 @@
 package dev.sluice.bulk.internal;
 
-import dev.sluice.internal.memory.ReuseCache;
+import dev.sluice.internal.send.ReuseCache;
 import java.nio.ByteBuffer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;

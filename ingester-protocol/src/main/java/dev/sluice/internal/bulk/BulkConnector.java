@@ -5,8 +5,12 @@ import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.data.TableSchema;
+import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.send.DirectHandOff;
+import dev.sluice.internal.send.BulkHost;
+import dev.sluice.internal.send.BulkPlugin;
+import dev.sluice.internal.send.BulkWriters;
 import dev.sluice.internal.send.Route;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.NettyHandOff;
@@ -19,6 +23,7 @@ import dev.sluice.write.Result;
 import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.WriteOk;
 import java.util.Iterator;
+import java.util.List;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.concurrent.ExecutionException;
@@ -170,6 +175,11 @@ public final class BulkConnector implements BulkHost {
         if (w != null) {
             w.trim();
         }
+    }
+
+    @Override
+    public Err error(Throwable failure, List<String> tables, String authority) {
+        return GrpcErrors.fromThrowable(failure, tables, authority);
     }
 
     @Override

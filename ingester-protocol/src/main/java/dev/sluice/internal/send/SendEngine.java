@@ -195,6 +195,14 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      * @param cause the status as an exception, or null
      */
     public record Broken(Err err, boolean ambiguous, Throwable cause) implements Ending {
+        /**
+         * Tells whether the transport failed (the endpoint, not the request, is at fault).
+         *
+         * @return true for a refused, reset or unreachable connection
+         */
+        public boolean transportFailure() {
+            return dev.sluice.internal.error.GrpcErrors.transportFailure(err);
+        }
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.sluice.internal.bulk;
+package dev.sluice.internal.send;
 
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;

@@ -1,4 +1,4 @@
-package dev.sluice.internal.bulk;
+package dev.sluice.internal.send;
 
 import dev.sluice.BufferCache;
 import dev.sluice.internal.send.DirectHandOff;
@@ -79,6 +79,17 @@ public interface BulkHost {
      * @param err what the server or transport said, or null for the writer's own failures
      */
     void failed(Err err);
+
+    /**
+     * Reads a failure as the client's other paths do: the server's code and retry hint, or the transport's cause
+     * with the endpoint named.
+     *
+     * @param failure what the call or the transport threw
+     * @param tables the tables concerned
+     * @param authority the endpoint's {@code host:port}, or null
+     * @return the error
+     */
+    Err error(Throwable failure, java.util.List<String> tables, String authority);
 
     /** A broken stream was reopened and its unanswered batches resent. */
     void replayed();

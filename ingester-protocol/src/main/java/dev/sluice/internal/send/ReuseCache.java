@@ -1,4 +1,4 @@
-package dev.sluice.internal.memory;
+package dev.sluice.internal.send;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.sluice.internal.bulk;
+package dev.sluice.internal.send;
 
 /**
  * The bulk writers' implementation, provided by the {@code dev.sluice.bulk} module ({@code ingester-bulk}) and found

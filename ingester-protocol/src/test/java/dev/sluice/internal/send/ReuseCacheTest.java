@@ -1,4 +1,4 @@
-package dev.sluice.internal.memory;
+package dev.sluice.internal.send;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
