@@ -19,6 +19,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * The one send engine under the client's streaming paths, {@code HandleRequests} streams and bulk {@code DoPut}:
@@ -87,11 +88,31 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      * @param noResend why nothing is ever resent (the retry policy allows no resend, replay is off), or null
      * @param stopped true once the client shuts down: nothing is resent after that
      * @param noun what a message is called in errors ("batch", "message")
+     * @param clock the time in nanoseconds that deadlines are on: {@code System::nanoTime}, or a test's manual clock
+     *     (with a timer that runs on it)
      * @param <Q> the request message type
      */
     public record Settings<Q>(ScheduledExecutorService timer, RetryPolicy policy, boolean appendMode,
                               Duration messageTimeout, Duration answerTimeout, Q preamble, String noResend,
-                              BooleanSupplier stopped, String noun) {
+                              BooleanSupplier stopped, String noun, LongSupplier clock) {
+        /**
+         * Settings on the system's clock ({@code System.nanoTime()}).
+         *
+         * @param timer schedules message deadlines, answer deadlines and reopenings
+         * @param policy attempts, backoff and delivery deadline of every message
+         * @param appendMode no resend after an ambiguous failure
+         * @param messageTimeout how long a message may wait for its own answer, or null
+         * @param answerTimeout how long the answer may take once the call is half-closed, or null
+         * @param preamble sent first on every call, or null
+         * @param noResend why nothing is ever resent, or null
+         * @param stopped true once the client shuts down
+         * @param noun what a message is called in errors
+         */
+        public Settings(ScheduledExecutorService timer, RetryPolicy policy, boolean appendMode, Duration messageTimeout,
+                        Duration answerTimeout, Q preamble, String noResend, BooleanSupplier stopped, String noun) {
+            this(timer, policy, appendMode, messageTimeout, answerTimeout, preamble, noResend, stopped, noun,
+                    System::nanoTime);
+        }
     }
 
     /**
@@ -386,7 +407,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
     public boolean awaitRoom(long size, long max, long deadline) throws InterruptedException {
         synchronized (lock) {
             while (!ended && queuedBytes != 0 && queuedBytes + size > max) {
-                long left = deadline - System.nanoTime();
+                long left = deadline - now();
                 if (left <= 0) {
                     return false;
                 }
@@ -425,7 +446,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 return;
             }
             halfClosePending = true;
-            startDeadlines(System.nanoTime());
+            startDeadlines(now());
             if (current != null) {
                 scheduleAnswerTimer(current);
             } else if (reopening == null && (!pending.isEmpty() || answeredAtEnd())) {
@@ -577,7 +598,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         if (perMessage != null) {
             long wait = perMessage.toNanos();
             if (e.deadline != 0) {
-                wait = Math.min(wait, e.deadline - System.nanoTime());
+                wait = Math.min(wait, e.deadline - now());
             }
             boolean byDeadline = wait < perMessage.toNanos();
             try {
@@ -595,7 +616,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         if (answer == null || c.answerTimer != null) {
             return;
         }
-        long now = System.nanoTime();
+        long now = now();
         long wait = answer.toNanos();
         for (E e : pending.values()) {
             if (e.deadline != 0) {
@@ -668,7 +689,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 }
                 e.queued = false;
                 queuedBytes -= e.size;
-                e.sentAt = System.nanoTime();
+                e.sentAt = now();
                 sent = true;
                 try {
                     c.call.sendMessage(e.payload());
@@ -732,7 +753,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                             settings.timer().schedule(() -> reopen(token), wait, TimeUnit.NANOSECONDS);
                             reopening = token;
                             reopenings++;
-                            startDeadlines(System.nanoTime());
+                            startDeadlines(now());
                         } catch (RejectedExecutionException rejected) {
                             notResent = AttemptRules.SHUTTING_DOWN;
                         }
@@ -788,6 +809,10 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         }
     }
 
+    private long now() {
+        return settings.clock().getAsLong();
+    }
+
     /** Whether answers come only at the end of a call (a stream) rather than one per message (bulk). */
     private boolean answeredAtEnd() {
         return settings.messageTimeout() == null;
@@ -818,7 +843,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             }
         }
         return AttemptRules.refusal(policy, settings.appendMode(), stopped, broken.ambiguous(), oldest.attempts,
-                settings.noun() + " " + oldest.id, earliest, System.nanoTime(),
+                settings.noun() + " " + oldest.id, earliest, now(),
                 AttemptRules.backoffNanos(policy, minAttempts()));
     }
 

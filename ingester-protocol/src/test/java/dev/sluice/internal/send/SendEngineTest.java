@@ -211,8 +211,15 @@ class SendEngineTest {
 
     private SendEngine<String, String, Msg> engine(RetryPolicy policy, Duration messageTimeout, boolean appendMode,
                                                    BooleanSupplier stopped) {
-        SendEngine.Settings<String> settings = new SendEngine.Settings<>(timer, policy, appendMode, messageTimeout,
-                messageTimeout == null ? Duration.ofSeconds(5) : null, "schema", null, stopped, "batch");
+        return engine(policy, messageTimeout, appendMode, stopped, null);
+    }
+
+    /** An engine on the system's clock and a real timer, or on {@code time} when given. */
+    private SendEngine<String, String, Msg> engine(RetryPolicy policy, Duration messageTimeout, boolean appendMode,
+                                                   BooleanSupplier stopped, ManualTime time) {
+        SendEngine.Settings<String> settings = new SendEngine.Settings<>(time != null ? time : timer, policy,
+                appendMode, messageTimeout, messageTimeout == null ? Duration.ofSeconds(5) : null, "schema", null,
+                stopped, "batch", time != null ? time : System::nanoTime);
         SendEngine<String, String, Msg> e = new SendEngine<>(settings, route, channel -> {
             FakeCall c = new FakeCall();
             calls.add(c);
@@ -263,15 +270,18 @@ class SendEngineTest {
     void aMessageTimerOfAReplacedCallNeitherCancelsNorBurnsTheNextCall() throws Exception {
         // m1's 300 ms timer on the first call is still scheduled when that call breaks at once; the replacement
         // call must survive past it, and m1 is answered there.
-        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofMillis(300), false, () -> false);
-        e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
+        ManualTime time = new ManualTime();
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofMillis(300), false, () -> false, time);
+        e.submit(new Msg(1, "m1", time.getAsLong() + Duration.ofMinutes(1).toNanos()));
         calls.get(0).end(Status.UNAVAILABLE);
-        await(() -> calls.size() == 2);
+        time.advance(Duration.ofMillis(10)); // past the backoff (at most 5 ms): the reopening runs
+        assertEquals(2, calls.size());
         FakeCall second = calls.get(1);
-        Thread.sleep(150);
-        // Re-queued on the second call, m1 has a fresh 300 ms timer; answer it well within that.
+        time.advance(Duration.ofMillis(150));
+        // Re-queued on the second call, m1 has a fresh 300 ms timer: 150 ms into it, the first call's timer
+        // (due 300 ms after the first send) is still ahead.
         second.answer("ack:1");
-        Thread.sleep(400); // past the first call's timer and the second's
+        time.advance(Duration.ofMillis(400)); // past the first call's timer and the second's
         assertNull(second.cancelled, "the replacement call was cancelled by a timer");
         assertEquals(2, calls.size());
         assertEquals(1, recorder.answered.size());
@@ -391,25 +401,17 @@ class SendEngineTest {
 
     @Test
     void abortTakesEveryPendingMessageAndStopsAScheduledReopening() throws Exception {
-        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), false, () -> false);
-        Msg m = new Msg(1, "m1", in(Duration.ofMinutes(1)));
+        ManualTime time = new ManualTime();
+        SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), false, () -> false, time);
+        Msg m = new Msg(1, "m1", time.getAsLong() + Duration.ofMinutes(1).toNanos());
         e.submit(m);
-        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
-        timer.execute(() -> {
-            try {
-                hold.await(); // the timer thread is busy: the reopening below waits behind this
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
-            }
-        });
         calls.get(0).end(Status.UNAVAILABLE);
         assertEquals(1, e.reopenings(), "a reopening is scheduled");
         List<Msg> taken = e.abort("closed");
         assertEquals(List.of(m), taken);
         assertTrue(m.released);
         assertTrue(e.done().isDone());
-        hold.countDown();
-        Thread.sleep(200);
+        time.advance(Duration.ofSeconds(1)); // the reopening's time comes, and goes
         assertEquals(1, calls.size(), "the aborted engine opened a call");
         assertEquals(0, e.pendingCount());
     }
