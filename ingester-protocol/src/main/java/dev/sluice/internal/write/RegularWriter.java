@@ -12,8 +12,7 @@ import dev.sluice.data.TableSchema;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
 import dev.sluice.internal.error.GrpcErrors;
-import dev.sluice.internal.send.AttemptRules;
-import dev.sluice.internal.send.Route;
+import dev.sluice.internal.send.UnaryAttempts;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.HeaderInterceptor;
 import dev.sluice.internal.wire.AuthHeader;
@@ -31,9 +30,6 @@ import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.metrics.MetricsSink;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
-import io.grpc.Status;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -64,6 +60,8 @@ public final class RegularWriter {
     private final InFlightLimiter limiter;
     private final MetricsSink metrics;
     private final ScheduledExecutorService timer;
+    /** Sends each unary request and resends it by the shared attempt rules. */
+    private final UnaryAttempts<GreptimeResponse> unary;
     private volatile boolean closed;
     private volatile boolean stopped;
     /** Every accepted write not yet answered, with its tables' names. */
@@ -94,6 +92,11 @@ public final class RegularWriter {
         }
         this.header = h.build();
         this.headerBytes = header.toByteArray();
+        this.unary = new UnaryAttempts<>(endpoints, timer, this::stopped, options.requestTimeout(),
+                RegularWriter::toResult, this::explain, () -> {
+                    retries.increment();
+                    metrics.retry("regular");
+                });
     }
 
     /**
@@ -336,99 +339,8 @@ public final class RegularWriter {
         }
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         long deadline = System.nanoTime() + (policy.maxAttempts() == 1 ? options.requestTimeout() : policy.deliveryTimeout()).toNanos();
-        new Attempts<>(method, request, callOptions, ctx.appendMode(), policy, deadline, names, outcome).attempt(1, null);
+        unary.send(method, request, callOptions, ctx.appendMode(), policy, deadline, names, outcome);
         return future;
-    }
-
-    /** The attempts of one write: each to the next available endpoint, spaced by the policy's backoff. */
-    private final class Attempts<Q> {
-        private final MethodDescriptor<Q, GreptimeResponse> method;
-        private final Q request;
-        private final CallOptions callOptions;
-        private final boolean appendMode;
-        private final RetryPolicy policy;
-        private final long deadline;
-        private final List<String> names;
-        private final CompletableFuture<Result<WriteOk, Err>> future;
-
-        Attempts(MethodDescriptor<Q, GreptimeResponse> method, Q request, CallOptions callOptions, boolean appendMode,
-                 RetryPolicy policy, long deadline, List<String> names, CompletableFuture<Result<WriteOk, Err>> future) {
-            this.method = method;
-            this.request = request;
-            this.callOptions = callOptions;
-            this.appendMode = appendMode;
-            this.policy = policy;
-            this.deadline = deadline;
-            this.names = names;
-            this.future = future;
-        }
-
-        void attempt(int n, Route.Target avoid) {
-            long left = Math.min(deadline - System.nanoTime(), options.requestTimeout().toNanos());
-            Route.Target ep = endpoints.next(avoid);
-            try {
-                ClientCalls.asyncUnaryCall(ep.channel().newCall(method,
-                        callOptions.withDeadlineAfter(Math.max(1, left), TimeUnit.NANOSECONDS)), request,
-                        new StreamObserver<>() {
-                            private GreptimeResponse response;
-
-                            @Override
-                            public void onNext(GreptimeResponse value) {
-                                response = value;
-                            }
-
-                            @Override
-                            public void onError(Throwable t) {
-                                failed(n, ep, GrpcErrors.fromThrowable(t, names, ep.address()));
-                            }
-
-                            @Override
-                            public void onCompleted() {
-                                ep.reached();
-                                Result<WriteOk, Err> r = toResult(response, names);
-                                if (r.isOk()) {
-                                    future.complete(r);
-                                } else {
-                                    failed(n, ep, r.getErr());
-                                }
-                            }
-                        });
-            } catch (RuntimeException e) {
-                failed(n, ep, GrpcErrors.fromThrowable(e, names, ep.address()));
-            }
-        }
-
-        private void failed(int n, Route.Target ep, Err failure) {
-            Err err = explain(failure);
-            // The rules every write path shares: retryability, shutdown, append-mode ambiguity, attempts, delivery
-            // deadline; and the endpoint hears of a transport failure.
-            AttemptRules.Verdict verdict = AttemptRules.decide(ep, err, GrpcErrors.maybeCommitted(err), policy,
-                    appendMode, stopped, n, "write", deadline, AttemptRules.backoffNanos(policy, n),
-                    v -> v.resend() ? "writes are retried with backoff (on another endpoint when one answers) until"
-                            + " their retry policy's deliveryTimeout (" + policy.deliveryTimeout().toSeconds()
-                            + " s) runs out, this one until about "
-                            + java.time.Instant.now().plusNanos(Math.max(0, deadline - System.nanoTime()))
-                                    .truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + ", then fail with this error"
-                            : "the write fails after " + n + (n == 1 ? " attempt" : " attempts") + " (its retry"
-                            + " policy allows no more)");
-            boolean again = verdict.resend();
-            long wait = verdict.waitNanos();
-            if (again) {
-                retries.increment();
-                metrics.retry("regular");
-                try {
-                    timer.schedule(() -> attempt(n + 1, ep), wait, TimeUnit.NANOSECONDS);
-                    return;
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    // the client is shutting down: report the last failure
-                }
-            }
-            if (n > 1) {
-                LOG.warn("write to {} failed after {} attempts: {}", names, n, err.message());
-            }
-            future.complete(Result.err(n == 1 ? err : new Err(err.code(), err.grpcCode(),
-                    err.message() + " (after " + n + " attempts)", err.retryable(), err.tables(), err.cause())));
-        }
     }
 
     /** Adds what a bare transport message leaves out: a plaintext client talking to a TLS-only server. */
