@@ -52,7 +52,7 @@ class FailureReportingTest {
     }
 
     @Test
-    void aColumnTypeTheExistingTableDisagreesWithFailsTheJobNamingBothTypes(GreptimeTestServer s) throws Exception {
+    void withoutTheHttpApiAColumnTypeTheTableDisagreesWithFailsTheFirstBatchNamingBothTypes(GreptimeTestServer s) throws Exception {
         TableSchema existing = TableSchema.newBuilder("typed").addTag("host", DataType.String)
                 .addField("v", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
         GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(s.endpoint(), "public").build());

@@ -1,19 +1,25 @@
 package dev.sluice.flink.internal;
 
+import dev.sluice.data.TableSchema;
 import java.io.IOException;
+import java.util.List;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One parallel instance of the sink: encodes elements into the session's batching writer, and at every checkpoint
  * ({@link #flush}) returns only once every row it took before the barrier is acknowledged by GreptimeDB, so a job
  * restored from that checkpoint misses no row. A failure that outlived the client's retries fails the job with the
  * server's answer; nothing is dropped. On start it creates the tables it knows of when they are missing, which
- * checks credentials, database and table options before the first row.
+ * checks credentials, database and table options before the first row, and reads the columns of those that exist
+ * from the HTTP API ({@link ServerTable}): a column the table disagrees with fails the job before the first row.
  *
  * @param <T> the element type
  */
 public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(GreptimeSinkWriter.class);
     private final RowEncoder<T> encoder;
     private final SluiceSession session;
     private final int subtask;
@@ -33,9 +39,10 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
         encoder.open();
         this.session = SluiceSession.open(settings, new FlinkMetrics(context.metricGroup()), encoder.ordered());
         try {
-            for (dev.sluice.data.TableSchema t : encoder.tables()) {
+            for (TableSchema t : encoder.tables()) {
                 session.prepare(t);
             }
+            checkExistingTables(settings, encoder);
         } catch (IOException | RuntimeException e) {
             session.close();
             throw e;
@@ -43,6 +50,47 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
             session.close();
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while the GreptimeDB sink started", e);
+        }
+    }
+
+    /**
+     * Reads each table's columns over the HTTP API and fails when one disagrees with what the sink writes. When the
+     * default HTTP endpoint cannot be asked, logs a warning and leaves the disagreement to the first batch; an
+     * endpoint set by the user that cannot be asked fails the start.
+     */
+    private static <T> void checkExistingTables(SinkSettings settings, RowEncoder<T> encoder)
+            throws IOException, InterruptedException {
+        String base = ServerTable.baseUrl(settings);
+        if (base == null) {
+            return;
+        }
+        for (TableSchema t : encoder.tables()) {
+            List<ServerTable.Column> existing;
+            try {
+                existing = ServerTable.describe(settings, base, t.tableName());
+            } catch (IOException e) {
+                String what = "cannot read the columns of table " + t.tableName() + " in database "
+                        + settings.database() + " from GreptimeDB's HTTP API at " + base + ": " + e;
+                if (!settings.httpEndpoint().isEmpty()) {
+                    throw new IOException("GreptimeDB sink: " + what + ". Set http-endpoint (httpEndpoint(...)) to"
+                            + " the server's HTTP address (port 4000 by default), or to 'none' to skip the check", e);
+                }
+                LOG.warn("GreptimeDB sink: {}. Skipping the start-up check of column types: a column the table"
+                        + " disagrees with fails the job at the first batch instead. Set http-endpoint to the"
+                        + " server's HTTP address, or to 'none' to silence this warning", what);
+                return;
+            }
+            if (existing == null) {
+                continue;
+            }
+            SchemaSpec spec = SchemaSpec.of(t);
+            List<String> problems = SchemaCheck.disagreements(spec, i -> encoder.declaredType(t, i), existing,
+                    settings.path());
+            if (!problems.isEmpty()) {
+                throw new IOException("GreptimeDB sink: table " + t.tableName() + " in database "
+                        + settings.database() + " exists and disagrees with the columns this sink writes, so"
+                        + " GreptimeDB would refuse every row: " + String.join("; ", problems));
+            }
         }
     }
 
