@@ -73,6 +73,45 @@ class FailureReportingTest {
     }
 
     @Test
+    void aValueTheServerRefusesFailsTheJobNamingRowAndColumn(GreptimeTestServer s) {
+        s.faults().refuseValue("host", "bad", StatusCode.InvalidArguments, "Invalid value for column host: 'bad'");
+        try {
+            TableEnvironment t = SqlConnectorTest.streaming();
+            t.executeSql("CREATE TABLE refused_value (host STRING, v DOUBLE, ts TIMESTAMP(3)) WITH ("
+                    + SqlConnectorTest.with(s, "sink.parallelism", "1") + ")");
+            String msg = failureOf(() -> t.executeSql("INSERT INTO refused_value VALUES"
+                    + " ('a', 1.0, TIMESTAMP '2024-01-01 00:00:01'), ('b', 2.0, TIMESTAMP '2024-01-01 00:00:02'),"
+                    + " ('bad', 3.0, TIMESTAMP '2024-01-01 00:00:03'), ('c', 4.0, TIMESTAMP '2024-01-01 00:00:04'),"
+                    + " ('d', 5.0, TIMESTAMP '2024-01-01 00:00:05')").await());
+            assertTrue(msg.contains("GreptimeDB refused element 3 of subtask 0 since it started: +I(host=bad, v=3.0,"
+                    + " ts=2024-01-01T00:00:03) (table refused_value, column host): code 1004"), msg);
+            assertTrue(msg.contains("Invalid value for column host: 'bad'"), msg);
+            assertTrue(s.rows("refused_value").stream().noneMatch(r -> "bad".equals(r.get("host"))));
+        } finally {
+            s.faults().refuseValue(null, null, null, null);
+        }
+    }
+
+    @Test
+    void aRefusedValueInALargeBatchIsNarrowedToItsRow(GreptimeTestServer s) {
+        s.faults().refuseValue("host", "bad", StatusCode.InvalidArguments, "Invalid value for column host: 'bad'");
+        try {
+            StreamExecutionEnvironment env = FlinkJobs.env(1, 0);
+            TableSchema schema = TableSchema.newBuilder("refused_large").addTag("host", DataType.String)
+                    .addTimestamp("ts", DataType.TimestampMillisecond).build();
+            env.fromSequence(0, 999).returns(Types.LONG).sinkTo(GreptimeSink.<Long>builder().endpoints(s.endpoint())
+                    .batch(1_000, 8 << 20).flushInterval(Duration.ofSeconds(30))
+                    .table(schema, (i, row) -> row.setString(0, i == 637 ? "bad" : "h" + i).setLong(1, i)).build());
+            String msg = failureOf(() -> env.execute("refused_large"));
+            assertTrue(msg.contains("GreptimeDB refused element 638 of subtask 0 since it started: 637 (table"
+                    + " refused_large, column host): code 1004"), msg);
+            assertTrue(msg.matches("(?s).*It was in a batch of \\d+ rows the server refused.*"), msg);
+        } finally {
+            s.faults().refuseValue(null, null, null, null);
+        }
+    }
+
+    @Test
     void aWrongPasswordFailsTheJobAtStart() throws Exception {
         try (GreptimeTestServer secured = GreptimeTestServer.builder().user("admin", "secret").start()) {
             TableEnvironment t = SqlConnectorTest.streaming();

@@ -23,6 +23,7 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
     private final RowEncoder<T> encoder;
     private final SluiceSession session;
     private final int subtask;
+    private final org.apache.flink.api.common.typeutils.TypeSerializer<T> copier;
     private long elements;
 
     /**
@@ -38,6 +39,13 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
         this.subtask = context.getTaskInfo().getIndexOfThisSubtask();
         encoder.open();
         this.session = SluiceSession.open(settings, new FlinkMetrics(context.metricGroup()), encoder.ordered());
+        this.copier = context.isObjectReuseEnabled() ? context.createInputSerializer() : null;
+        int sub = subtask;
+        session.rowNamer((pos, e) -> {
+            @SuppressWarnings("unchecked")
+            T element = (T) e;
+            return "element " + pos + " of subtask " + sub + " since it started: " + encoder.describe(element);
+        });
         try {
             for (TableSchema t : encoder.tables()) {
                 session.prepare(t);
@@ -97,8 +105,12 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
     @Override
     public void write(T element, Context context) throws IOException, InterruptedException {
         elements++;
+        // The element is kept until its rows are acknowledged, to name it if GreptimeDB refuses it: with object
+        // reuse the runtime changes it afterwards, so a copy is kept instead.
+        T kept = copier == null ? element : copier.copy(element);
+        session.element(elements, kept);
         try {
-            encoder.encode(element, session);
+            encoder.encode(kept, session);
         } catch (SluiceSession.BadRowException e) {
             throw new IOException("GreptimeDB sink (subtask " + subtask + ") refused element " + elements
                     + " of this subtask " + (e.column() == null ? "" : "in column " + e.column() + " ") + "before"
