@@ -481,8 +481,7 @@ public final class SluiceSession implements AutoCloseable {
             return false;
         }
         return switch (err.statusCode()) {
-            case Unknown, Unexpected, Internal, InvalidArguments, IllegalState, InvalidSyntax, TableColumnNotFound,
-                    RequestOutdated -> true;
+            case Unknown, Unexpected, Internal, InvalidArguments, IllegalState, InvalidSyntax, TableColumnNotFound -> true;
             default -> false;
         };
     }
