@@ -78,7 +78,7 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
                 existing = ServerTable.describe(settings, base, t.tableName());
             } catch (IOException e) {
                 String what = "cannot read the columns of table " + t.tableName() + " in database "
-                        + settings.database() + " from GreptimeDB's HTTP API at " + base + ": " + e;
+                        + settings.database() + " from GreptimeDB's HTTP API at " + base + ": " + e.getMessage();
                 if (!settings.httpEndpoint().isEmpty()) {
                     throw new IOException("GreptimeDB sink: " + what + ". Set http-endpoint (httpEndpoint(...)) to"
                             + " the server's HTTP address (port 4000 by default), or to 'none' to skip the check", e);

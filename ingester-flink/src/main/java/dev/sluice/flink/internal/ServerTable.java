@@ -102,7 +102,14 @@ public final class ServerTable {
             rb.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
                     (s.username() + ":" + s.password()).getBytes(StandardCharsets.UTF_8)));
         }
-        HttpResponse<String> r = hb.build().send(rb.build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r;
+        try {
+            r = hb.build().send(rb.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (java.net.ConnectException e) {
+            throw new IOException("no connection (nothing listens there, or it is not reachable from here)", e);
+        } catch (java.net.http.HttpTimeoutException e) {
+            throw new IOException("no answer within " + s.requestTimeout().toSeconds() + " s", e);
+        }
         return parse(r.statusCode(), r.body(), table);
     }
 
