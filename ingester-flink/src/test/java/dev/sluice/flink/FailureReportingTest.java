@@ -112,6 +112,24 @@ class FailureReportingTest {
     }
 
     @Test
+    void aBatchRefusedOnTheBulkPathNamesTheElementsItHeld(GreptimeTestServer s) {
+        s.faults().failBulkBatch(1, StatusCode.InvalidArguments, "Invalid value for column v");
+        try {
+            StreamExecutionEnvironment env = FlinkJobs.env(1, 0);
+            TableSchema schema = TableSchema.newBuilder("refused_bulk").addTag("host", DataType.String)
+                    .addField("v", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+            env.fromSequence(0, 99).returns(Types.LONG).sinkTo(GreptimeSink.<Long>builder().endpoints(s.endpoint())
+                    .writePath(WritePath.BULK).batch(1_000, 8 << 20).flushInterval(Duration.ofSeconds(30))
+                    .table(schema, (i, row) -> row.setString(0, "h").setDouble(1, i).setLong(2, i)).build());
+            String msg = failureOf(() -> env.execute("refused_bulk"));
+            assertTrue(msg.contains("Invalid value for column v"), msg);
+            assertTrue(msg.matches("(?s).*The batch held elements 1 to \\d+ of subtask 0 since it started.*"), msg);
+        } finally {
+            s.faults().reset();
+        }
+    }
+
+    @Test
     void aWrongPasswordFailsTheJobAtStart() throws Exception {
         try (GreptimeTestServer secured = GreptimeTestServer.builder().user("admin", "secret").start()) {
             TableEnvironment t = SqlConnectorTest.streaming();

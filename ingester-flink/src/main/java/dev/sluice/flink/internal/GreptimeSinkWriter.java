@@ -40,11 +40,10 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
         encoder.open();
         this.session = SluiceSession.open(settings, new FlinkMetrics(context.metricGroup()), encoder.ordered());
         this.copier = context.isObjectReuseEnabled() ? context.createInputSerializer() : null;
-        int sub = subtask;
-        session.rowNamer((pos, e) -> {
+        session.naming("subtask " + subtask, e -> {
             @SuppressWarnings("unchecked")
             T element = (T) e;
-            return "element " + pos + " of subtask " + sub + " since it started: " + encoder.describe(element);
+            return encoder.describe(element);
         });
         try {
             for (TableSchema t : encoder.tables()) {

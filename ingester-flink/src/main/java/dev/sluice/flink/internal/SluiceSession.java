@@ -75,24 +75,12 @@ public final class SluiceSession implements AutoCloseable {
     private boolean narrowed;
     private long position;
     private Object element;
-    private RowNamer namer = (pos, e) -> "element " + pos;
+    private String input = "this writer";
+    private java.util.function.Function<Object, String> describer = String::valueOf;
     private static final Pattern COLUMN = Pattern.compile("(?i)\\bcolumns?\\s+[`'\"]?([^\\s,:;()`'\"]+)");
 
     /** A row handed to the batching writer and not yet acknowledged. */
     private record Sent(TableSchema schema, Consumer<RowAppender> fill, long position, Object element) {
-    }
-
-    /** Names a row of the writer's input in a failure message. */
-    @FunctionalInterface
-    public interface RowNamer {
-        /**
-         * Names a row.
-         *
-         * @param position the element's position in the writer's input, from 1
-         * @param element the element
-         * @return e.g. {@code element 17 of subtask 0: +I(host=a, v=1.0)}
-         */
-        String name(long position, Object element);
     }
 
     /** A row the client refused before sending: which table and column, and why. */
@@ -269,12 +257,14 @@ public final class SluiceSession implements AutoCloseable {
     }
 
     /**
-     * Sets how a failure names a row of the input.
+     * Sets how a failure names the writer and an element of its input.
      *
-     * @param namer the namer
+     * @param input names the writer, e.g. {@code subtask 0}
+     * @param describer describes an element, e.g. {@code +I(host=a, v=1.0)}
      */
-    public void rowNamer(RowNamer namer) {
-        this.namer = namer;
+    public void naming(String input, java.util.function.Function<Object, String> describer) {
+        this.input = input;
+        this.describer = describer;
     }
 
     private void track(CompletableFuture<Void> f, TableSchema schema, Consumer<RowAppender> fill) {
@@ -413,6 +403,15 @@ public final class SluiceSession implements AutoCloseable {
             if (!narrowed) {
                 narrowed = true;
                 IOException row = narrowDown();
+                if (row == null) {
+                    List<Sent> rows = failedBatch.get() == null ? null : unanswered.get(failedBatch.get());
+                    if (rows != null && !rows.isEmpty()) {
+                        // Not narrowed to one row: say at least which elements the batch held.
+                        row = new IOException(e.getMessage() + ". The batch held elements "
+                                + rows.get(0).position() + " to " + rows.get(rows.size() - 1).position() + " of "
+                                + input + " since it started", e.getCause());
+                    }
+                }
                 if (row != null) {
                     failure.set(row);
                     e = row;
@@ -467,7 +466,8 @@ public final class SluiceSession implements AutoCloseable {
         Sent bad = part.get(0);
         Matcher m = COLUMN.matcher(refusal.message() == null ? "" : refusal.message());
         String column = m.find() ? "column " + m.group(1) : "a column the server's answer does not name";
-        return new IOException("GreptimeDB refused " + namer.name(bad.position(), bad.element()) + " (table "
+        return new IOException("GreptimeDB refused element " + bad.position() + " of " + input + " since it started: "
+                + describer.apply(bad.element()) + " (table "
                 + bad.schema().tableName() + ", " + column + "): code " + refusal.code() + " ("
                 + refusal.statusCode() + ", gRPC " + refusal.grpcCode() + "): " + refusal.message()
                 + ". It was in a batch of " + rows.size() + " rows the server refused; sending the batch again in"
