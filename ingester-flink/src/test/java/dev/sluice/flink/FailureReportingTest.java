@@ -111,6 +111,57 @@ class FailureReportingTest {
         }
     }
 
+    /** A mutable element, handed on as the same object every time by {@link Reusing}. */
+    public static final class Holder {
+        /** The value. */
+        public long v;
+
+        /** Creates an empty holder (Flink's POJO rules). */
+        public Holder() {
+        }
+
+        @Override
+        public String toString() {
+            return "Holder(" + v + ")";
+        }
+    }
+
+    /** Emits one holder object over and over with a new value: what object reuse lets an operator do. */
+    static final class Reusing extends org.apache.flink.api.common.functions.RichMapFunction<Long, Holder> {
+        private static final long serialVersionUID = 1L;
+        private transient Holder holder;
+
+        @Override
+        public Holder map(Long i) {
+            if (holder == null) {
+                holder = new Holder();
+            }
+            holder.v = i;
+            return holder;
+        }
+    }
+
+    @Test
+    void withObjectReuseTheRefusedRowIsStillNamedByItsOwnValues(GreptimeTestServer s) {
+        s.faults().refuseValue("host", "bad", StatusCode.InvalidArguments, "Invalid value for column host: 'bad'");
+        try {
+            StreamExecutionEnvironment env = FlinkJobs.env(1, 0);
+            env.getConfig().enableObjectReuse();
+            TableSchema schema = TableSchema.newBuilder("refused_reused").addTag("host", DataType.String)
+                    .addTimestamp("ts", DataType.TimestampMillisecond).build();
+            env.fromSequence(0, 199).map(new Reusing()).returns(Holder.class)
+                    .sinkTo(GreptimeSink.<Holder>builder().endpoints(s.endpoint())
+                            .batch(1_000, 8 << 20).flushInterval(Duration.ofSeconds(30))
+                            .table(schema, (h, row) -> row.setString(0, h.v == 37 ? "bad" : "h" + h.v).setLong(1, h.v))
+                            .build());
+            String msg = failureOf(() -> env.execute("refused_reused"));
+            assertTrue(msg.contains("GreptimeDB refused element 38 of subtask 0 since it started: Holder(37) (table"
+                    + " refused_reused, column host)"), msg);
+        } finally {
+            s.faults().reset();
+        }
+    }
+
     @Test
     void aBatchRefusedOnTheBulkPathNamesTheElementsItHeld(GreptimeTestServer s) {
         s.faults().failBulkBatch(1, StatusCode.InvalidArguments, "Invalid value for column v");
