@@ -100,6 +100,7 @@ public final class GreptimeSink<T> implements Sink<T> {
         private String compression = "none";
         private final Map<String, String> hints = new LinkedHashMap<>();
         private boolean ordered;
+        private String httpEndpoint = "";
         private RowEncoder<T> encoder;
 
         private Builder() {
@@ -282,6 +283,22 @@ public final class GreptimeSink<T> implements Sink<T> {
         }
 
         /**
+         * Sets GreptimeDB's HTTP API, where each writer reads the existing table's columns when it starts and fails
+         * the job at once, naming both types, when a column's type or role disagrees with the table (or, on the
+         * bulk path, when a column is missing). Default: the first endpoint's host at port 4000 (GreptimeDB's HTTP
+         * port), over https when TLS is on; when that default cannot be reached, the writer logs a warning and a
+         * disagreement shows at the first batch instead. An endpoint set here that cannot be reached fails the job at
+         * start. {@code "none"} skips the check.
+         *
+         * @param hostPortOrUrl {@code host:port}, a URL such as {@code https://greptime:4000}, or {@code none}
+         * @return this builder
+         */
+        public Builder<T> httpEndpoint(String hostPortOrUrl) {
+            this.httpEndpoint = Objects.requireNonNull(hostPortOrUrl, "hostPortOrUrl");
+            return this;
+        }
+
+        /**
          * Keeps the order of writes per table across retries (default off): at most one batch of a table in flight,
          * so a later write of a key never lands before an earlier one. Turn it on when elements update rows.
          *
@@ -342,7 +359,7 @@ public final class GreptimeSink<T> implements Sink<T> {
             return new GreptimeSink<>(new SinkSettings(endpoints, database, username, password, tls, tlsCa, tlsCert,
                     tlsKey, tlsServerName, timezone, requestTimeout, retryAttempts, retryBackoff, retryMaxBackoff,
                     deliveryTimeout, path, batchRows, batchBytes, flushInterval, maxInFlightRequests, bufferRows,
-                    compression, hints), enc);
+                    compression, hints, httpEndpoint), enc);
         }
     }
 }

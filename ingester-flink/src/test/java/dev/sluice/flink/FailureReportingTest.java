@@ -52,7 +52,7 @@ class FailureReportingTest {
     }
 
     @Test
-    void aColumnTypeTheExistingTableDisagreesWithFailsTheJobNamingBothTypes(GreptimeTestServer s) throws Exception {
+    void withoutTheHttpApiAColumnTypeTheTableDisagreesWithFailsTheFirstBatchNamingBothTypes(GreptimeTestServer s) throws Exception {
         TableSchema existing = TableSchema.newBuilder("typed").addTag("host", DataType.String)
                 .addField("v", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
         GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(s.endpoint(), "public").build());
@@ -70,6 +70,114 @@ class FailureReportingTest {
         assertTrue(msg.contains("code 1004"), msg);
         assertTrue(msg.contains("column v expect type Float64") && msg.contains("INT64"), msg);
         assertEquals(1, s.rowCount("typed"), "the refused row was not stored, the earlier one kept");
+    }
+
+    @Test
+    void aValueTheServerRefusesFailsTheJobNamingRowAndColumn(GreptimeTestServer s) {
+        s.faults().refuseValue("host", "bad", StatusCode.InvalidArguments, "Invalid value for column host: 'bad'");
+        try {
+            TableEnvironment t = SqlConnectorTest.streaming();
+            t.executeSql("CREATE TABLE refused_value (host STRING, v DOUBLE, ts TIMESTAMP(3)) WITH ("
+                    + SqlConnectorTest.with(s, "sink.parallelism", "1") + ")");
+            String msg = failureOf(() -> t.executeSql("INSERT INTO refused_value VALUES"
+                    + " ('a', 1.0, TIMESTAMP '2024-01-01 00:00:01'), ('b', 2.0, TIMESTAMP '2024-01-01 00:00:02'),"
+                    + " ('bad', 3.0, TIMESTAMP '2024-01-01 00:00:03'), ('c', 4.0, TIMESTAMP '2024-01-01 00:00:04'),"
+                    + " ('d', 5.0, TIMESTAMP '2024-01-01 00:00:05')").await());
+            assertTrue(msg.contains("GreptimeDB refused element 3 of subtask 0 since it started: +I(host=bad, v=3.0,"
+                    + " ts=2024-01-01T00:00:03) (table refused_value, column host): code 1004"), msg);
+            assertTrue(msg.contains("Invalid value for column host: 'bad'"), msg);
+            assertTrue(s.rows("refused_value").stream().noneMatch(r -> "bad".equals(r.get("host"))));
+        } finally {
+            s.faults().refuseValue(null, null, null, null);
+        }
+    }
+
+    @Test
+    void aRefusedValueInALargeBatchIsNarrowedToItsRow(GreptimeTestServer s) {
+        s.faults().refuseValue("host", "bad", StatusCode.InvalidArguments, "Invalid value for column host: 'bad'");
+        try {
+            StreamExecutionEnvironment env = FlinkJobs.env(1, 0);
+            TableSchema schema = TableSchema.newBuilder("refused_large").addTag("host", DataType.String)
+                    .addTimestamp("ts", DataType.TimestampMillisecond).build();
+            env.fromSequence(0, 999).returns(Types.LONG).sinkTo(GreptimeSink.<Long>builder().endpoints(s.endpoint())
+                    .batch(1_000, 8 << 20).flushInterval(Duration.ofSeconds(30))
+                    .table(schema, (i, row) -> row.setString(0, i == 637 ? "bad" : "h" + i).setLong(1, i)).build());
+            String msg = failureOf(() -> env.execute("refused_large"));
+            assertTrue(msg.contains("GreptimeDB refused element 638 of subtask 0 since it started: 637 (table"
+                    + " refused_large, column host): code 1004"), msg);
+            assertTrue(msg.matches("(?s).*It was in a batch of \\d+ rows the server refused.*"), msg);
+        } finally {
+            s.faults().refuseValue(null, null, null, null);
+        }
+    }
+
+    /** A mutable element, handed on as the same object every time by {@link Reusing}. */
+    public static final class Holder {
+        /** The value. */
+        public long v;
+
+        /** Creates an empty holder (Flink's POJO rules). */
+        public Holder() {
+        }
+
+        @Override
+        public String toString() {
+            return "Holder(" + v + ")";
+        }
+    }
+
+    /** Emits one holder object over and over with a new value: what object reuse lets an operator do. */
+    static final class Reusing extends org.apache.flink.api.common.functions.RichMapFunction<Long, Holder> {
+        private static final long serialVersionUID = 1L;
+        private transient Holder holder;
+
+        @Override
+        public Holder map(Long i) {
+            if (holder == null) {
+                holder = new Holder();
+            }
+            holder.v = i;
+            return holder;
+        }
+    }
+
+    @Test
+    void withObjectReuseTheRefusedRowIsStillNamedByItsOwnValues(GreptimeTestServer s) {
+        s.faults().refuseValue("host", "bad", StatusCode.InvalidArguments, "Invalid value for column host: 'bad'");
+        try {
+            StreamExecutionEnvironment env = FlinkJobs.env(1, 0);
+            env.getConfig().enableObjectReuse();
+            TableSchema schema = TableSchema.newBuilder("refused_reused").addTag("host", DataType.String)
+                    .addTimestamp("ts", DataType.TimestampMillisecond).build();
+            env.fromSequence(0, 199).map(new Reusing()).returns(Holder.class)
+                    .sinkTo(GreptimeSink.<Holder>builder().endpoints(s.endpoint())
+                            .batch(1_000, 8 << 20).flushInterval(Duration.ofSeconds(30))
+                            .table(schema, (h, row) -> row.setString(0, h.v == 37 ? "bad" : "h" + h.v).setLong(1, h.v))
+                            .build());
+            String msg = failureOf(() -> env.execute("refused_reused"));
+            assertTrue(msg.contains("GreptimeDB refused element 38 of subtask 0 since it started: Holder(37) (table"
+                    + " refused_reused, column host)"), msg);
+        } finally {
+            s.faults().reset();
+        }
+    }
+
+    @Test
+    void aBatchRefusedOnTheBulkPathNamesTheElementsItHeld(GreptimeTestServer s) {
+        s.faults().failBulkBatch(1, StatusCode.InvalidArguments, "Invalid value for column v");
+        try {
+            StreamExecutionEnvironment env = FlinkJobs.env(1, 0);
+            TableSchema schema = TableSchema.newBuilder("refused_bulk").addTag("host", DataType.String)
+                    .addField("v", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+            env.fromSequence(0, 99).returns(Types.LONG).sinkTo(GreptimeSink.<Long>builder().endpoints(s.endpoint())
+                    .writePath(WritePath.BULK).batch(1_000, 8 << 20).flushInterval(Duration.ofSeconds(30))
+                    .table(schema, (i, row) -> row.setString(0, "h").setDouble(1, i).setLong(2, i)).build());
+            String msg = failureOf(() -> env.execute("refused_bulk"));
+            assertTrue(msg.contains("Invalid value for column v"), msg);
+            assertTrue(msg.matches("(?s).*The batch held elements 1 to \\d+ of subtask 0 since it started.*"), msg);
+        } finally {
+            s.faults().reset();
+        }
     }
 
     @Test

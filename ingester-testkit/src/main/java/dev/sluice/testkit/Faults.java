@@ -23,8 +23,13 @@ public final class Faults {
     private Injected bulkFailure;
     private long bulkFailAt;
     private long bulkBatches;
+    private volatile ValueRefusal valueRefusal;
 
     record Injected(StatusCode code, String message, Boolean retryable) {
+    }
+
+    /** Row inserts holding this text in this column are refused. */
+    record ValueRefusal(String column, String value, StatusCode code, String message) {
     }
 
     Faults() {
@@ -122,6 +127,25 @@ public final class Faults {
     }
 
     /**
+     * Refuses every row insert request holding a row whose column has this text value, the way a server refuses a
+     * value it cannot store (the whole request is refused and nothing of it is stored); null turns it off.
+     *
+     * @param column the column's name
+     * @param value the text value refused
+     * @param code the GreptimeDB code to answer with
+     * @param message the status description
+     * @return this
+     */
+    public Faults refuseValue(String column, String value, StatusCode code, String message) {
+        valueRefusal = column == null ? null : new ValueRefusal(column, value, code, message);
+        return this;
+    }
+
+    ValueRefusal valueRefusal() {
+        return valueRefusal;
+    }
+
+    /**
      * Removes every fault.
      *
      * @return this
@@ -136,6 +160,7 @@ public final class Faults {
         bulkAckDelay = Duration.ZERO;
         bulkNeverAck = false;
         bulkFailure = null;
+        valueRefusal = null;
         return this;
     }
 

@@ -95,6 +95,7 @@ final class RequestProcessor {
             if (fault != null) {
                 throw new ServerError(fault.code(), fault.message(), fault.retryable());
             }
+            refuseValue(request, faults.valueRefusal());
             if (faults.neverRespond()) {
                 hold = true;
             } else {
@@ -106,6 +107,28 @@ final class RequestProcessor {
         log.add(new RecordedRequest(method, kind, db, user, header.getTimezone(), hints, ascii(md), List.copyOf(tables),
                 rows, hold ? null : error == null ? StatusCode.Success : error.code()));
         return new Outcome(affected, error, hold);
+    }
+
+    private static void refuseValue(GreptimeRequest request, Faults.ValueRefusal refusal) {
+        if (refusal == null || !request.hasRowInserts()) {
+            return;
+        }
+        for (RowInsertRequest r : request.getRowInserts().getInsertsList()) {
+            int c = 0;
+            while (c < r.getRows().getSchemaCount()
+                    && !r.getRows().getSchema(c).getColumnName().equals(refusal.column())) {
+                c++;
+            }
+            if (c == r.getRows().getSchemaCount()) {
+                continue;
+            }
+            for (dev.sluice.internal.wire.Row row : r.getRows().getRowsList()) {
+                if (row.getValuesCount() > c && row.getValues(c).getValueDataCase() == dev.sluice.internal.wire.Value.ValueDataCase.STRING_VALUE
+                        && row.getValues(c).getStringValue().equals(refusal.value())) {
+                    throw new ServerError(refusal.code(), refusal.message());
+                }
+            }
+        }
     }
 
     private int execute(GreptimeRequest request, String db, Map<String, String> hints) {

@@ -260,6 +260,16 @@ class TestkitProtocolTest {
     }
 
     @Test
+    void aRefusedValueFailsEveryRequestHoldingItAndStoresNothingOfIt() {
+        server.faults().refuseValue("host", "bad", StatusCode.InvalidArguments, "column host: value refused");
+        fails(insert("t", List.of(HOST, TS), row(s("good"), ts(1)), row(s("bad"), ts(2))), 1004);
+        stub.handle(insert("t", List.of(HOST, TS), row(s("good"), ts(1))));
+        server.faults().refuseValue(null, null, null, null);
+        stub.handle(insert("t", List.of(HOST, TS), row(s("bad"), ts(2))));
+        assertEquals(2, server.rowCount("t"));
+    }
+
+    @Test
     void restartKeepsDataAndPort() throws Exception {
         stub.handle(insert("t", List.of(TS), row(ts(1))));
         int port = server.port();

@@ -45,6 +45,11 @@ public final class AnnotatedEncoder<T> implements RowEncoder<T> {
     }
 
     @Override
+    public String declaredType(TableSchema table, int column) {
+        return SchemaCheck.typeName(spec.columns().get(column)) + " in the mapping of " + type.getName();
+    }
+
+    @Override
     public void encode(T element, SluiceSession session) throws Exception {
         Object[] values = new Object[schema.columnCount()];
         mapping.values(element, values);

@@ -1,22 +1,29 @@
 package dev.sluice.flink.internal;
 
+import dev.sluice.data.TableSchema;
 import java.io.IOException;
+import java.util.List;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One parallel instance of the sink: encodes elements into the session's batching writer, and at every checkpoint
  * ({@link #flush}) returns only once every row it took before the barrier is acknowledged by GreptimeDB, so a job
  * restored from that checkpoint misses no row. A failure that outlived the client's retries fails the job with the
  * server's answer; nothing is dropped. On start it creates the tables it knows of when they are missing, which
- * checks credentials, database and table options before the first row.
+ * checks credentials, database and table options before the first row, and reads the columns of those that exist
+ * from the HTTP API ({@link ServerTable}): a column the table disagrees with fails the job before the first row.
  *
  * @param <T> the element type
  */
 public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(GreptimeSinkWriter.class);
     private final RowEncoder<T> encoder;
     private final SluiceSession session;
     private final int subtask;
+    private final org.apache.flink.api.common.typeutils.TypeSerializer<T> copier;
     private long elements;
 
     /**
@@ -32,10 +39,17 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
         this.subtask = context.getTaskInfo().getIndexOfThisSubtask();
         encoder.open();
         this.session = SluiceSession.open(settings, new FlinkMetrics(context.metricGroup()), encoder.ordered());
+        this.copier = context.isObjectReuseEnabled() ? context.createInputSerializer() : null;
+        session.naming("subtask " + subtask, e -> {
+            @SuppressWarnings("unchecked")
+            T element = (T) e;
+            return encoder.describe(element);
+        });
         try {
-            for (dev.sluice.data.TableSchema t : encoder.tables()) {
+            for (TableSchema t : encoder.tables()) {
                 session.prepare(t);
             }
+            checkExistingTables(settings, encoder);
         } catch (IOException | RuntimeException e) {
             session.close();
             throw e;
@@ -46,11 +60,56 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
         }
     }
 
+    /**
+     * Reads each table's columns over the HTTP API and fails when one disagrees with what the sink writes. When the
+     * default HTTP endpoint cannot be asked, logs a warning and leaves the disagreement to the first batch; an
+     * endpoint set by the user that cannot be asked fails the start.
+     */
+    private static <T> void checkExistingTables(SinkSettings settings, RowEncoder<T> encoder)
+            throws IOException, InterruptedException {
+        String base = ServerTable.baseUrl(settings);
+        if (base == null) {
+            return;
+        }
+        for (TableSchema t : encoder.tables()) {
+            List<ServerTable.Column> existing;
+            try {
+                existing = ServerTable.describe(settings, base, t.tableName());
+            } catch (IOException e) {
+                String what = "cannot read the columns of table " + t.tableName() + " in database "
+                        + settings.database() + " from GreptimeDB's HTTP API at " + base + ": " + e.getMessage();
+                if (!settings.httpEndpoint().isEmpty()) {
+                    throw new IOException("GreptimeDB sink: " + what + ". Set http-endpoint (httpEndpoint(...)) to"
+                            + " the server's HTTP address (port 4000 by default), or to 'none' to skip the check", e);
+                }
+                LOG.warn("GreptimeDB sink: {}. Skipping the start-up check of column types: a column the table"
+                        + " disagrees with fails the job at the first batch instead. Set http-endpoint to the"
+                        + " server's HTTP address, or to 'none' to silence this warning", what);
+                return;
+            }
+            if (existing == null) {
+                continue;
+            }
+            SchemaSpec spec = SchemaSpec.of(t);
+            List<String> problems = SchemaCheck.disagreements(spec, i -> encoder.declaredType(t, i), existing,
+                    settings.path());
+            if (!problems.isEmpty()) {
+                throw new IOException("GreptimeDB sink: table " + t.tableName() + " in database "
+                        + settings.database() + " exists and disagrees with the columns this sink writes, so"
+                        + " GreptimeDB would refuse every row: " + String.join("; ", problems));
+            }
+        }
+    }
+
     @Override
     public void write(T element, Context context) throws IOException, InterruptedException {
         elements++;
+        // The element is kept until its rows are acknowledged, to name it if GreptimeDB refuses it: with object
+        // reuse the runtime changes it afterwards, so a copy is kept instead.
+        T kept = copier == null ? element : copier.copy(element);
+        session.element(elements, kept);
         try {
-            encoder.encode(element, session);
+            encoder.encode(kept, session);
         } catch (SluiceSession.BadRowException e) {
             throw new IOException("GreptimeDB sink (subtask " + subtask + ") refused element " + elements
                     + " of this subtask " + (e.column() == null ? "" : "in column " + e.column() + " ") + "before"

@@ -84,6 +84,11 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
     }
 
     @Override
+    public String declaredType(TableSchema table, int column) {
+        return types.get(column).asSummaryString() + " in the Flink table";
+    }
+
+    @Override
     public String describe(RowData row) {
         StringBuilder b = new StringBuilder(row.getRowKind().shortString()).append('(');
         for (int i = 0; i < types.size(); i++) {

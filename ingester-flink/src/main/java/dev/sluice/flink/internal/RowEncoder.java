@@ -40,6 +40,17 @@ public interface RowEncoder<T> extends Serializable {
         return java.util.List.of();
     }
 
+    /**
+     * Says where a written column's type comes from, for a message about a table that disagrees with it.
+     *
+     * @param table the table, one of {@link #tables()}
+     * @param column the column's index in it
+     * @return e.g. {@code Int64 in the sink's TableSchema}
+     */
+    default String declaredType(dev.sluice.data.TableSchema table, int column) {
+        return SchemaCheck.typeName(SchemaSpec.of(table).columns().get(column)) + " in the sink's TableSchema";
+    }
+
     /** @return whether writes of one table must keep their order (upserts and deletes of one key) */
     default boolean ordered() {
         return false;

@@ -33,19 +33,22 @@ import java.util.Map;
  * @param bufferRows rows buffered or in flight per writer before {@code write} waits
  * @param compression none, gzip, zstd or lz4
  * @param hints hints of every write ({@code ttl}, {@code append_mode}, {@code merge_mode}...)
+ * @param httpEndpoint GreptimeDB's HTTP API ({@code host:port} or a URL) where a writer reads an existing table's
+ *     columns when it starts; empty for the first endpoint's host at port 4000, {@code none} to not read them
  */
 public record SinkSettings(List<String> endpoints, String database, String username, String password, boolean tls,
                            String tlsCa, String tlsCert, String tlsKey, String tlsServerName, String timezone,
                            Duration requestTimeout, int retryAttempts, Duration retryBackoff, Duration retryMaxBackoff,
                            Duration deliveryTimeout, WritePath path, int batchRows, long batchBytes,
                            Duration flushInterval, int maxInFlightRequests, long bufferRows, String compression,
-                           Map<String, String> hints) implements Serializable {
+                           Map<String, String> hints, String httpEndpoint) implements Serializable {
     private static final long serialVersionUID = 1L;
 
     /** Checks the settings. */
     public SinkSettings {
         endpoints = List.copyOf(endpoints);
         hints = Map.copyOf(hints);
+        httpEndpoint = httpEndpoint == null ? "" : httpEndpoint.strip();
         if (endpoints.isEmpty()) {
             throw new IllegalArgumentException("at least one endpoint (host:port) is required");
         }
@@ -74,7 +77,7 @@ public record SinkSettings(List<String> endpoints, String database, String usern
         return "SinkSettings[endpoints=" + endpoints + ", database=" + database + ", username=" + username
                 + ", tls=" + tls + ", path=" + path + ", batchRows=" + batchRows + ", batchBytes=" + batchBytes
                 + ", flushInterval=" + flushInterval + ", maxInFlightRequests=" + maxInFlightRequests + ", hints="
-                + hints + "]";
+                + hints + ", httpEndpoint=" + httpEndpoint + "]";
     }
 
     /** @return how long a flush may wait: every batch's full delivery budget plus one call */

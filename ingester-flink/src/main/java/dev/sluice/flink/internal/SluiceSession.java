@@ -35,8 +35,11 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The connector's only contact with the Sluice client: builds the client and its batching writer from
@@ -48,6 +51,12 @@ import java.util.function.Consumer;
  * asked, so a later write of a key never lands before an earlier one); deletes are collected per table and sent as
  * one request when the next insert, a flush, or a checkpoint comes, after everything written before them is
  * acknowledged, so the stream's order of writes and deletes of one key is kept.
+ *
+ * <p>Each row written stays known (its element, its position in the writer's input, and how it fills its row)
+ * until its batch is acknowledged. When GreptimeDB refuses a batch on the regular path for its data (not for
+ * credentials, a missing database or a transport failure), the batch's rows are sent again in halves, directly,
+ * until the first row the server refuses on its own is found, and the failure names that row and the column the
+ * server's answer names.
  */
 public final class SluiceSession implements AutoCloseable {
     private final SinkSettings settings;
@@ -57,8 +66,22 @@ public final class SluiceSession implements AutoCloseable {
     private final AtomicReference<IOException> failure = new AtomicReference<>();
     private final SinkMetrics metrics;
     private final Map<String, Table> deletes = new LinkedHashMap<>();
+    private final Map<CompletableFuture<Void>, List<Sent>> unanswered = new ConcurrentHashMap<>();
+    private final AtomicReference<CompletableFuture<Void>> failedBatch = new AtomicReference<>();
+    private final AtomicReference<Throwable> failedCause = new AtomicReference<>();
     private CompletableFuture<Void> lastBatch;
+    private List<Sent> lastRows;
     private boolean insertsSinceFlush;
+    private boolean narrowed;
+    private long position;
+    private Object element;
+    private String input = "this writer";
+    private java.util.function.Function<Object, String> describer = String::valueOf;
+    private static final Pattern COLUMN = Pattern.compile("(?i)\\bcolumns?\\s+[`'\"]?([^\\s,:;()`'\"]+)");
+
+    /** A row handed to the batching writer and not yet acknowledged. */
+    private record Sent(TableSchema schema, Consumer<RowAppender> fill, long position, Object element) {
+    }
 
     /** A row the client refused before sending: which table and column, and why. */
     public static final class BadRowException extends Exception {
@@ -216,22 +239,61 @@ public final class SluiceSession implements AutoCloseable {
                 }
                 continue;
             }
-            track(f);
+            track(f, schema, fill);
             insertsSinceFlush = true;
             return;
         }
     }
 
-    private void track(CompletableFuture<Void> f) {
+    /**
+     * Says which element the rows written next come from (named in a failure).
+     *
+     * @param position the element's position in the writer's input, from 1
+     * @param element the element; kept until its rows are acknowledged, so it must not change afterwards
+     */
+    public void element(long position, Object element) {
+        this.position = position;
+        this.element = element;
+    }
+
+    /**
+     * Sets how a failure names the writer and an element of its input.
+     *
+     * @param input names the writer, e.g. {@code subtask 0}
+     * @param describer describes an element, e.g. {@code +I(host=a, v=1.0)}
+     */
+    public void naming(String input, java.util.function.Function<Object, String> describer) {
+        this.input = input;
+        this.describer = describer;
+    }
+
+    private void track(CompletableFuture<Void> f, TableSchema schema, Consumer<RowAppender> fill) {
+        Sent sent = new Sent(schema, fill, position, element);
         if (f == lastBatch) {
+            lastRows.add(sent);
             return;
         }
+        List<Sent> rows = unanswered.get(f);
+        if (rows != null) {
+            rows.add(sent);
+            lastBatch = f;
+            lastRows = rows;
+            return;
+        }
+        rows = new ArrayList<>();
+        rows.add(sent);
         lastBatch = f;
+        lastRows = rows;
+        unanswered.put(f, rows);
         f.whenComplete((ok, t) -> {
             if (t == null) {
+                unanswered.remove(f);
                 metrics.batch();
             } else {
                 metrics.failure();
+                if (failedBatch.compareAndSet(null, f)) {
+                    failedCause.set(t);
+                }
                 failure.compareAndSet(null, describe(t));
             }
         });
@@ -335,11 +397,117 @@ public final class SluiceSession implements AutoCloseable {
         }
     }
 
-    private void rethrow() throws IOException {
+    private void rethrow() throws IOException, InterruptedException {
         IOException e = failure.get();
         if (e != null) {
+            if (!narrowed) {
+                narrowed = true;
+                IOException row = narrowDown();
+                if (row == null) {
+                    List<Sent> rows = failedBatch.get() == null ? null : unanswered.get(failedBatch.get());
+                    if (rows != null && !rows.isEmpty()) {
+                        // Not narrowed to one row: say at least which elements the batch held.
+                        row = new IOException(e.getMessage() + ". The batch held elements "
+                                + rows.get(0).position() + " to " + rows.get(rows.size() - 1).position() + " of "
+                                + input + " since it started", e.getCause());
+                    }
+                }
+                if (row != null) {
+                    failure.set(row);
+                    e = row;
+                }
+            }
             throw new IOException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * Finds the first row of the refused batch that GreptimeDB refuses on its own, by sending halves of the batch
+     * directly (the left half first; a half that is stored is left stored, as a replay after a restart would).
+     *
+     * @return the failure naming the row, or null when the refusal is not about the data or cannot be narrowed
+     */
+    private IOException narrowDown() throws InterruptedException {
+        CompletableFuture<Void> f = failedBatch.get();
+        Throwable t = failedCause.get();
+        Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        if (f == null || settings.path() != WritePath.REGULAR || !(c instanceof BatchWriteException b)
+                || b.err() == null || !aboutTheData(b.err())) {
+            return null;
+        }
+        List<Sent> rows = unanswered.get(f);
+        if (rows == null || rows.isEmpty() || rows.stream().anyMatch(r -> r.schema() != rows.get(0).schema())) {
+            return null;
+        }
+        List<Sent> part = rows;
+        Err refusal = b.err();
+        try {
+            while (part.size() > 1) {
+                List<Sent> left = part.subList(0, part.size() / 2);
+                List<Sent> right = part.subList(part.size() / 2, part.size());
+                Err e = sendDirectly(left);
+                if (e == null) {
+                    e = sendDirectly(right);
+                    if (e == null) {
+                        return null; // every half was stored: the refusal did not come from one row
+                    }
+                    part = right;
+                } else {
+                    part = left;
+                }
+                if (!aboutTheData(e)) {
+                    return null;
+                }
+                refusal = e; // the last one is the lone row's own refusal
+            }
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        Sent bad = part.get(0);
+        Matcher m = COLUMN.matcher(refusal.message() == null ? "" : refusal.message());
+        String column = m.find() ? "column " + m.group(1) : "a column the server's answer does not name";
+        return new IOException("GreptimeDB refused element " + bad.position() + " of " + input + " since it started: "
+                + describer.apply(bad.element()) + " (table "
+                + bad.schema().tableName() + ", " + column + "): code " + refusal.code() + " ("
+                + refusal.statusCode() + ", gRPC " + refusal.grpcCode() + "): " + refusal.message()
+                + ". It was in a batch of " + rows.size() + " rows the server refused; sending the batch again in"
+                + " parts singled it out (the parts before it were stored). Fix or filter this value upstream, or"
+                + " change the table's column, then restart the job: it resumes from its last checkpoint");
+    }
+
+    /** Whether a refusal is about the rows sent, not about credentials, rights, the database or the transport. */
+    private static boolean aboutTheData(Err err) {
+        if (err.retryable() || err.statusCode() == null) {
+            return false;
+        }
+        return switch (err.statusCode()) {
+            case Unknown, Unexpected, Internal, InvalidArguments, IllegalState, InvalidSyntax, TableColumnNotFound -> true;
+            default -> false;
+        };
+    }
+
+    /** Sends rows as one request and waits: null when stored, else the server's refusal. */
+    private Err sendDirectly(List<Sent> rows) throws IOException, InterruptedException {
+        Table t = Table.from(rows.get(0).schema(), rows.size());
+        for (Sent r : rows) {
+            RowAppender a = t.appender();
+            try {
+                r.fill().accept(a);
+                a.endRow();
+            } catch (RuntimeException e) {
+                a.cancelRow();
+                throw e;
+            }
+        }
+        t.complete();
+        Result<WriteOk, Err> r;
+        try {
+            r = db.write(List.of(t), WriteOp.Insert, context).get(settings.flushBound().toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException(e);
+        }
+        return r.isOk() ? null : r.getErr();
     }
 
     private static IOException describe(Throwable t) {
@@ -369,6 +537,7 @@ public final class SluiceSession implements AutoCloseable {
      */
     @Override
     public void close() {
+        unanswered.clear();
         try {
             db.shutdownNow();
             writer.close();

@@ -56,6 +56,16 @@ public final class GreptimeConnectorOptions {
             .noDefaultValue().withDescription("Host name expected in the server's certificate, when it differs"
                     + " from the endpoint's.");
 
+    /** HTTP API for reading the existing table's columns. */
+    public static final ConfigOption<String> HTTP_ENDPOINT = ConfigOptions.key("http-endpoint").stringType()
+            .noDefaultValue().withDescription("GreptimeDB's HTTP API (host:port or a URL), where each writer reads"
+                    + " the existing table's columns when the job starts: a column whose type or role (tag, field,"
+                    + " time index) disagrees with the table, or on the bulk path a column the table lacks, fails the"
+                    + " job at start naming both types. When unset, the first endpoint's host at port 4000 (https"
+                    + " with TLS); if that cannot be reached, a warning is logged and a disagreement fails the job at"
+                    + " the first batch instead. A value set here that cannot be reached fails the job at start."
+                    + " 'none' skips the check.");
+
     /** Table name. */
     public static final ConfigOption<String> TABLE_NAME = ConfigOptions.key("table-name").stringType()
             .noDefaultValue().withDescription("GreptimeDB table to write; the Flink table's name when unset.");

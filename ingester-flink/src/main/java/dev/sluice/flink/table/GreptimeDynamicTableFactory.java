@@ -54,7 +54,7 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         return new LinkedHashSet<>(List.of(DATABASE, USERNAME, PASSWORD, TLS_ENABLED, TLS_CA, TLS_CERT, TLS_KEY,
-                TLS_SERVER_NAME, TABLE_NAME, TAGS, TIME_INDEX, WRITE_PATH, TTL, APPEND_MODE, MERGE_MODE, HINTS,
+                TLS_SERVER_NAME, HTTP_ENDPOINT, TABLE_NAME, TAGS, TIME_INDEX, WRITE_PATH, TTL, APPEND_MODE, MERGE_MODE, HINTS,
                 BATCH_ROWS, BATCH_BYTES, FLUSH_INTERVAL, MAX_IN_FLIGHT, BUFFER_ROWS, RETRY_ATTEMPTS, RETRY_BACKOFF,
                 RETRY_MAX_BACKOFF, RETRY_TIMEOUT, REQUEST_TIMEOUT, COMPRESSION, TIMEZONE, SINK_PARALLELISM));
     }
@@ -127,7 +127,8 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
                     o.getOptional(TLS_KEY).orElse(""), o.getOptional(TLS_SERVER_NAME).orElse(""), o.get(TIMEZONE),
                     o.get(REQUEST_TIMEOUT), o.get(RETRY_ATTEMPTS), o.get(RETRY_BACKOFF), o.get(RETRY_MAX_BACKOFF),
                     o.get(RETRY_TIMEOUT), path, o.get(BATCH_ROWS), o.get(BATCH_BYTES).getBytes(),
-                    o.get(FLUSH_INTERVAL), o.get(MAX_IN_FLIGHT), o.get(BUFFER_ROWS), o.get(COMPRESSION), hints);
+                    o.get(FLUSH_INTERVAL), o.get(MAX_IN_FLIGHT), o.get(BUFFER_ROWS), o.get(COMPRESSION), hints,
+                    o.getOptional(HTTP_ENDPOINT).orElse(""));
             return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, !pk.isEmpty(),
                     o.getOptional(SINK_PARALLELISM).orElse(null));
         } catch (IllegalArgumentException e) {
