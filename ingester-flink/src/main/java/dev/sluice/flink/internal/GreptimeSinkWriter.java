@@ -72,7 +72,7 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
             return;
         }
         for (TableSchema t : encoder.tables()) {
-            List<ServerTable.Column> existing;
+            List<dev.sluice.sql.ServerColumn> existing;
             try {
                 existing = ServerTable.describe(settings, base, t.tableName());
             } catch (IOException e) {

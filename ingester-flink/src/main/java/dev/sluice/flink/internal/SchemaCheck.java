@@ -1,5 +1,7 @@
 package dev.sluice.flink.internal;
 
+import dev.sluice.sql.ServerColumn;
+
 import dev.sluice.data.DataType;
 import dev.sluice.data.SemanticType;
 import dev.sluice.flink.WritePath;
@@ -27,13 +29,13 @@ public final class SchemaCheck {
      * @return one line per disagreement, empty when none
      */
     public static List<String> disagreements(SchemaSpec written, IntFunction<String> declared,
-                                             List<ServerTable.Column> existing, WritePath path) {
+                                             List<ServerColumn> existing, WritePath path) {
         List<String> out = new ArrayList<>();
-        ServerTable.Column serverTime = existing.stream().filter(c -> c.semantic() == SemanticType.Timestamp)
+        ServerColumn serverTime = existing.stream().filter(c -> c.semantic() == SemanticType.Timestamp)
                 .findFirst().orElse(null);
         for (int i = 0; i < written.columns().size(); i++) {
             SchemaSpec.Col w = written.columns().get(i);
-            ServerTable.Column e = existing.stream().filter(c -> c.name().equals(w.name())).findFirst().orElse(null);
+            ServerColumn e = existing.stream().filter(c -> c.name().equals(w.name())).findFirst().orElse(null);
             String source = declared.apply(i);
             if (e == null) {
                 if (w.semantic() == SemanticType.Timestamp && serverTime != null) {
@@ -59,15 +61,15 @@ public final class SchemaCheck {
         return out;
     }
 
-    private static boolean sameType(SchemaSpec.Col w, ServerTable.Column e) {
+    private static boolean sameType(SchemaSpec.Col w, ServerColumn e) {
         if (e.type() != w.type()) {
             return false;
         }
         if (w.type() == DataType.Decimal128) {
-            return w.precision() == e.precision() && w.scale() == e.scale();
+            return e.decimal() != null && w.precision() == e.decimal().precision() && w.scale() == e.decimal().scale();
         }
         if (w.type() == DataType.Vector) {
-            return w.dim() == e.dim();
+            return e.vector() != null && w.dim() == e.vector().dim();
         }
         return true;
     }
