@@ -27,11 +27,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A DataStream job at parallelism 4 with checkpoints every second writes every row into the testkit, values
  * intact, across a failure injected in a mapper after a checkpoint and across the server being away for 10 s.
  *
- * <p>The default suite writes 100,000 rows per job; {@code -Dsluice.flink.rows=1000000} runs the same jobs at one
- * million rows (about a minute each on a 2-core machine).
+ * <p>Each job writes 1,000,000 rows; {@code -Dsluice.flink.rows=N} runs the same jobs with another count.
  */
 class DataStreamDeliveryTest {
-    static final long ROWS = Long.getLong("sluice.flink.rows", 100_000L);
+    static final long ROWS = Long.getLong("sluice.flink.rows", 1_000_000L);
     static final long BASE_MS = 1_704_067_200_000L; // 2024-01-01T00:00:00Z
 
     @RegisterExtension
