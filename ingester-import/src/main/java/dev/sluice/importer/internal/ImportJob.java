@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
-/** Runs one {@code sluice import} of tabular inputs (CSV, TSV, JSON Lines) into one table. */
+/** Runs one {@code sluice import} of tabular inputs (CSV, TSV, JSON Lines, Parquet) into one table. */
 public final class ImportJob {
     /** Exit code: everything written. */
     public static final int OK = 0;
@@ -56,6 +56,7 @@ public final class ImportJob {
     private Rejects rejects;
     private State state;
     private Plan plan;
+    private Mapping mapping;
     private Client client;
     private Context ctx;
     private boolean bulk;
@@ -129,9 +130,9 @@ public final class ImportJob {
         Format forced = o.format == null ? null : Format.parse(o.format);
         List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced);
         for (Inputs.Input in : inputs) {
-            if (in.format() == Format.PARQUET) {
-                throw new UsageException("'" + in.name() + "': Parquet is not readable by this build of sluice import"
-                        + " (CSV, TSV, JSON Lines and line protocol are)");
+            if (in.format() == Format.PARQUET && (in.path() == null || in.compression() != null)) {
+                throw new UsageException("'" + in.name() + "': Parquet is read by row group from a file: give the file"
+                        + " itself, not standard input or a compressed copy (Parquet compresses its pages already)");
             }
         }
         long lp = inputs.stream().filter(i -> i.format() == Format.LP).count();
@@ -144,7 +145,8 @@ public final class ImportJob {
         Set<Format> formats = new HashSet<>();
         inputs.forEach(i -> formats.add(i.format() == Format.TSV ? Format.CSV : i.format()));
         if (formats.size() > 1) {
-            throw new UsageException("CSV and JSON Lines inputs go to one table each: import them separately");
+            throw new UsageException("inputs of different formats (" + formats + ") go to one table each: import them"
+                    + " separately");
         }
         ZoneId zone = zone();
         String table = tableName(inputs);
@@ -152,12 +154,18 @@ public final class ImportJob {
         appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
         Mapping m = new Mapping(table, o.timeIndex, o.timeFormat, o.tags, types(), new LinkedHashSet<>(o.skip),
                 keyValues(o.rename, "--rename"), zone, with);
+        mapping = m;
 
         // Sample the first input; its records are replayed when it is imported.
         Inputs.Input first = inputs.get(0);
         Sampled sampled;
+        Map<String, TypeNames.Type> declared = null;
         try {
-            sampled = new Sampled(openSource(first), o.sample);
+            RecordSource src = openSource(first);
+            if (src instanceof ParquetSource ps) {
+                declared = ps.types();
+            }
+            sampled = new Sampled(src, o.sample);
         } catch (IOException e) {
             throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
         }
@@ -165,7 +173,7 @@ public final class ImportJob {
         ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
         TableSchema existing = describe(sql, table);
         boolean regular = o.path.equalsIgnoreCase("regular");
-        plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular);
+        plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular, declared);
         for (TableSchema.Column c : plan.schema().columns()) {
             if (!regular && (c.dataType() == DataType.Json || c.dataType() == DataType.Vector)) {
                 regular = true;
@@ -406,6 +414,9 @@ public final class ImportJob {
     }
 
     private RecordSource openSource(Inputs.Input in) throws IOException {
+        if (in.format() == Format.PARQUET) {
+            return new ParquetSource(in.path(), in.name(), mapping.skip(), mapping.zone(), stats.rawBytes);
+        }
         InputStream is = Inputs.open(in, stats.rawBytes);
         if (in.format() == Format.JSONL) {
             return new JsonLinesSource(is);
@@ -628,6 +639,10 @@ public final class ImportJob {
         boolean[] unknown = null;
         boolean eof = false;
         long importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
+        if (skipTo > 0) {
+            // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread).
+            ordinal = src.skip(skipTo);
+        }
         while (!stop.get()) {
             boolean has;
             try {
@@ -714,7 +729,7 @@ public final class ImportJob {
                 reason = ex.getMessage();
             }
             if (reason != null) {
-                String where = "line " + src.line() + (badColumn != null ? ", column '" + badColumn + "'" : "");
+                String where = src.where() + (badColumn != null ? ", column '" + badColumn + "'" : "");
                 if (!reject(in, src.line(), badColumn, where + ": " + reason, src.raw())) {
                     ordinal--;
                     break;
@@ -862,10 +877,10 @@ public final class ImportJob {
                 a.endRow();
             } catch (Plan.BadValue e) {
                 a.cancelRow();
-                problems.add("line " + sampled.line() + ", column '" + e.column() + "': " + e.getMessage());
+                problems.add(sampled.where() + ", column '" + e.column() + "': " + e.getMessage());
             } catch (RuntimeException e) {
                 a.cancelRow();
-                problems.add("line " + sampled.line() + ": " + e.getMessage());
+                problems.add(sampled.where() + ": " + e.getMessage());
             }
         }
         out.println("-- first rows as stored:");

@@ -14,12 +14,13 @@ public final class ImportOptions {
 
     /** Files, directories, globs or {@code -}. */
     @Parameters(arity = "1..*", paramLabel = "INPUT", description = "Files, directories, globs (quoted) or - for"
-            + " standard input. .gz and .zst are decompressed. Format by extension (.csv .tsv .jsonl .ndjson .lp)"
-            + " or --format.")
+            + " standard input. .gz and .zst are decompressed. Format by extension (.csv .tsv .jsonl .ndjson .lp"
+            + " .parquet) or --format. Parquet is read from files only, row group by row group.")
     public List<String> inputs = new ArrayList<>();
 
     /** Input format. */
-    @Option(names = "--format", paramLabel = "FMT", description = "csv, tsv, jsonl or lp (default: by extension).")
+    @Option(names = "--format", paramLabel = "FMT", description = "csv, tsv, jsonl, lp or parquet (default: by"
+            + " extension).")
     public String format;
 
     // ---- CSV
@@ -55,7 +56,8 @@ public final class ImportOptions {
     /** Time index column. */
     @Option(names = "--time-index", paramLabel = "COL", description = "Source column of the time index (default: a"
             + " column named ts, time, timestamp or *_ts, *_time holding ISO-8601 times or epoch integers, else the first column of"
-            + " ISO-8601 times, else the import's time in a column greptime_timestamp).")
+            + " ISO-8601 times, else the import's time in a column greptime_timestamp; Parquet: a TIMESTAMP column named"
+            + " so, else the first TIMESTAMP column).")
     public String timeIndex;
     /** Time index format. */
     @Option(names = "--time-format", paramLabel = "FMT", description = "s, ms, us, ns (epoch), iso, or a pattern such"
@@ -67,7 +69,8 @@ public final class ImportOptions {
     public List<String> tags = new ArrayList<>();
     /** Type overrides. */
     @Option(names = "--types", paramLabel = "col:Type,...", description = "Type overrides: Int64, Float64, Boolean,"
-            + " String, Json, Date, TimestampMillisecond..., Decimal(p,s), or SQL names (BIGINT, DOUBLE, TIMESTAMP(3)).")
+            + " String, Json, Date, TimestampMillisecond..., Decimal(p,s), or SQL names (BIGINT, DOUBLE, TIMESTAMP(3))."
+            + " Parquet columns keep their file's types unless overridden.")
     public List<String> types = new ArrayList<>();
     /** Skipped columns. */
     @Option(names = "--skip", split = ",", paramLabel = "a,b", description = "Source columns not imported.")
@@ -77,7 +80,8 @@ public final class ImportOptions {
     public List<String> rename = new ArrayList<>();
     /** Time zone of zone-less times. */
     @Option(names = "--timezone", paramLabel = "ZONE", defaultValue = "UTC", description = "Zone of times without an"
-            + " offset, e.g. +08:00 or Asia/Shanghai (default: ${DEFAULT-VALUE}).")
+            + " offset and of Parquet timestamps not adjusted to UTC, such as +08:00 or Asia/Shanghai (default:"
+            + " ${DEFAULT-VALUE}).")
     public String timezone;
     /** Rows sampled for inference. */
     @Option(names = "--sample", paramLabel = "N", defaultValue = "1000", description = "Rows read to infer types"
@@ -126,7 +130,7 @@ public final class ImportOptions {
     public String onError;
     /** Rejects file. */
     @Option(names = "--rejects", paramLabel = "FILE", description = "Append each rejected row as a JSON line: source,"
-            + " line, column, reason, raw text.")
+            + " line (Parquet: row of the file), column, reason, raw text.")
     public Path rejects;
     /** Max rejected rows. */
     @Option(names = "--max-errors", paramLabel = "N", defaultValue = "-1", description = "With skip: stop once more"

@@ -250,6 +250,26 @@ public final class Plan {
      */
     public static Plan build(List<String> sourceColumns, List<Object[]> sample, boolean jsonSource, Mapping m,
             TableSchema existing, boolean regularPath) {
+        return build(sourceColumns, sample, jsonSource, m, existing, regularPath, null);
+    }
+
+    /**
+     * Builds the plan of a source whose columns have declared types (Parquet): those types are used instead of
+     * inference (unless {@code --types} overrides them), and the time index, when not named, is a Timestamp column
+     * named like a time, else the first Timestamp column, else an integer column named like a time.
+     *
+     * @param sourceColumns the source column names (the sample's)
+     * @param sample sample rows, values by source column index
+     * @param jsonSource whether values come from JSON (strings are then kept as strings)
+     * @param m the mapping options
+     * @param existing the table's columns when it exists, else null
+     * @param regularPath whether rows go through the regular path (which can add columns)
+     * @param declared the source's column types, or null to infer them from the sample
+     * @return the plan
+     * @throws UsageException when options name columns the input lacks, or the table cannot take the input
+     */
+    public static Plan build(List<String> sourceColumns, List<Object[]> sample, boolean jsonSource, Mapping m,
+            TableSchema existing, boolean regularPath, Map<String, TypeNames.Type> declared) {
         for (String named : concat(m.tags(), m.types().keySet(), m.skip(), m.rename().keySet())) {
             if (!sourceColumns.contains(named)) {
                 throw new UsageException("column '" + named + "' named in an option is not in the input (its columns: "
@@ -283,7 +303,29 @@ public final class Plan {
                 }
             }
         }
-        if (timeSource == null && existing == null) {
+        if (timeSource == null && existing == null && declared != null) {
+            for (String s : sourceColumns) {
+                if (!m.skip().contains(s) && !m.types().containsKey(s) && timeLike(s)
+                        && declared.get(s).type().isTimestamp()) {
+                    timeSource = s;
+                    break;
+                }
+            }
+            for (String s : sourceColumns) {
+                if (timeSource == null && !m.skip().contains(s) && !m.types().containsKey(s)
+                        && declared.get(s).type().isTimestamp()) {
+                    timeSource = s;
+                }
+            }
+            for (String s : sourceColumns) {
+                if (timeSource == null && !m.skip().contains(s) && !m.types().containsKey(s) && timeLike(s)
+                        && declared.get(s).type().isLongBacked() && !declared.get(s).type().isTimestamp()
+                        && declared.get(s).type() != DataType.Date && stats.get(s).values > 0 && stats.get(s).allLong) {
+                    timeSource = s;
+                }
+            }
+        }
+        if (timeSource == null && existing == null && declared == null) {
             // A column named like a time that holds ISO-8601 times or integers, else the first ISO-8601 column.
             for (String s : sourceColumns) {
                 Stats st = stats.get(s);
@@ -309,8 +351,11 @@ public final class Plan {
         TimeFormat timeFormat = null;
         if (timeSource != null) {
             Stats st = stats.get(timeSource);
+            TypeNames.Type d = declared == null ? null : declared.get(timeSource);
             if (m.timeFormat() != null) {
                 timeFormat = TimeFormat.parse(m.timeFormat(), m.zone());
+            } else if (d != null && d.type().isTimestamp()) {
+                timeFormat = TimeFormat.epoch(d.type().unitsPerSecond(), m.zone());
             } else if (st.values > 0 && st.allLong) {
                 timeFormat = TimeFormat.epoch(TimeFormat.guessEpochUnit(st.firstLong), m.zone());
             } else {
@@ -328,6 +373,9 @@ public final class Plan {
                 String name = m.target(s);
                 if (s.equals(timeSource)) {
                     TypeNames.Type t = m.types().get(s);
+                    if (t == null && declared != null && declared.get(s).type().isTimestamp()) {
+                        t = declared.get(s);
+                    }
                     if (t == null) {
                         t = new TypeNames.Type(timeFormat.kind() == TimeFormat.Kind.ISO && stats.get(s).allIso
                                 ? stats.get(s).isoUnit() : timeFormat.naturalType(), null);
@@ -340,7 +388,7 @@ public final class Plan {
                 }
                 TypeNames.Type t = m.types().get(s);
                 if (t == null) {
-                    t = stats.get(s).type(jsonSource, firstValue.get(s));
+                    t = declared != null ? declared.get(s) : stats.get(s).type(jsonSource, firstValue.get(s));
                 }
                 SemanticType sem = m.tags().contains(s) ? SemanticType.Tag : SemanticType.Field;
                 cols.add(new Col(name, s, sem, t, t.type().isTimestamp() ? TimeFormat.parse("iso", m.zone()) : null));
@@ -380,7 +428,7 @@ public final class Plan {
                 newColumns.add(m.target(s));
                 TypeNames.Type t = m.types().get(s);
                 if (t == null) {
-                    t = stats.get(s).type(jsonSource, firstValue.get(s));
+                    t = declared != null ? declared.get(s) : stats.get(s).type(jsonSource, firstValue.get(s));
                 }
                 SemanticType sem = m.tags().contains(s) ? SemanticType.Tag : SemanticType.Field;
                 cols.add(new Col(m.target(s), s, sem, t, t.type().isTimestamp() ? TimeFormat.parse("iso", m.zone()) : null));
