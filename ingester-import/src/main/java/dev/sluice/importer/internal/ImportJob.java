@@ -429,8 +429,9 @@ public final class ImportJob {
             }
             delimiter = d.charAt(0);
         }
+        char escape = o.escape == null || o.escape == o.quote ? 0 : o.escape;
         CsvSource.Settings s = new CsvSource.Settings(delimiter, o.quote, o.comment == null ? 0 : o.comment, !o.noHeader,
-                o.columns, o.nullToken);
+                o.columns, o.nullToken, escape);
         try {
             return new CsvSource(is, s, in.name());
         } catch (IOException | RuntimeException e) {

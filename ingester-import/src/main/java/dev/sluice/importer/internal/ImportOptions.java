@@ -32,6 +32,11 @@ public final class ImportOptions {
     @Option(names = "--quote", paramLabel = "C", defaultValue = "\"", description = "CSV quote character; a quote"
             + " inside a quoted value is doubled (default: ${DEFAULT-VALUE}).")
     public char quote;
+    /** Escape character. */
+    @Option(names = "--escape", paramLabel = "C", description = "CSV escape character, e.g. \\: it makes the next"
+            + " character literal (delimiter, quote, itself, a line break); \\n \\t \\r are a line feed, tab and"
+            + " carriage return (default: none, RFC 4180).")
+    public Character escape;
     /** Comment prefix. */
     @Option(names = "--comment", paramLabel = "C", description = "Skip CSV lines starting with this character.")
     public Character comment;
@@ -44,8 +49,8 @@ public final class ImportOptions {
             + " header's, or name a file without one).")
     public List<String> columns;
     /** Null token. */
-    @Option(names = "--null", paramLabel = "TEXT", defaultValue = "", description = "CSV text read as NULL (default:"
-            + " empty).")
+    @Option(names = "--null", paramLabel = "TEXT", defaultValue = "", description = "Unquoted CSV text read as NULL; a quoted"
+            + " value is never NULL (default: empty).")
     public String nullToken;
 
     // ---- mapping

@@ -36,7 +36,7 @@ public final class ReadCost {
         List<String> tags = args.length > 1 && !args[1].isEmpty() ? List.of(args[1].split(",")) : List.of();
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        CsvSource.Settings settings = new CsvSource.Settings(',', '"', (char) 0, true, null, "");
+        CsvSource.Settings settings = new CsvSource.Settings(',', '"', (char) 0, true, null, "", (char) 0);
         Inputs.Input in = new Inputs.Input(file.toString(), file, Format.CSV, null, 0);
         Sampled sample;
         try (InputStream is = Inputs.open(in, new AtomicLong())) {
