@@ -68,6 +68,36 @@ class BadRowsTest {
     }
 
     @Test
+    void aRerunDoesNotAppendRowsTheRejectsFileAlreadyHolds() throws IOException {
+        Path f = file("rerun", 6, 8);
+        Path rejects = dir.resolve("rerun.rejects.jsonl");
+        Path state = dir.resolve("rerun.state");
+        String[] common = {"--tags", "id", "--types", "v:Float64", "--batch", "2", "--rejects", rejects.toString(),
+            "--state", state.toString()};
+        Cli.Run aborted = Cli.run(Cli.at(testkit.server(), concat(common, f.toString())));
+        assertEquals(1, aborted.code(), aborted.toString());
+        assertEquals(1, Files.readAllLines(rejects).size());
+        // The rerun starts at the row the first run stopped at and rejects it again.
+        Cli.Run skipped = Cli.run(Cli.at(testkit.server(), concat(common, "--on-error", "skip", f.toString())));
+        assertEquals(1, skipped.code(), skipped.toString());
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 7L, 9L, 10L), ids("rerun"));
+        List<String> lines = Files.readAllLines(rejects);
+        assertEquals(2, lines.size(), String.join("\n", lines));
+        assertTrue(lines.get(0).contains("\"line\":7") && lines.get(1).contains("\"line\":9"), String.join("\n", lines));
+        // Imported again from the start: every reject is already in the file.
+        Cli.Run restarted = Cli.run(Cli.at(testkit.server(), concat(common, "--on-error", "skip", "--restart",
+                f.toString())));
+        assertEquals(1, restarted.code(), restarted.toString());
+        assertEquals(lines, Files.readAllLines(rejects));
+    }
+
+    static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    @Test
     void maxErrorsStopsTheImportOnceExceeded() throws IOException {
         Path f = file("maxerr", 3, 6, 8);
         Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--types", "v:Float64", "--batch", "2", "--on-error", "skip",

@@ -135,7 +135,7 @@ public final class ImportOptions {
     public String onError;
     /** Rejects file. */
     @Option(names = "--rejects", paramLabel = "FILE", description = "Append each rejected row as a JSON line: source,"
-            + " line (Parquet: row of the file), column, reason, raw text.")
+            + " line (Parquet: row of the file), column, reason, raw text; a row the file holds is not added again.")
     public Path rejects;
     /** Max rejected rows. */
     @Option(names = "--max-errors", paramLabel = "N", defaultValue = "-1", description = "With skip: stop once more"
