@@ -588,15 +588,23 @@ public final class ImportJob {
     private final class Tracker {
         private final State.Entry entry;
         private final ArrayDeque<long[]> pending = new ArrayDeque<>(); // {end, rejected, last, acked}
+        private final Map<long[], Map<String, Long>> tableRows = new java.util.IdentityHashMap<>();
 
         Tracker(State.Entry entry) {
             this.entry = entry;
         }
 
         long[] add(long end, long rejected, boolean last) {
+            return add(end, rejected, last, null);
+        }
+
+        long[] add(long end, long rejected, boolean last, Map<String, Long> rowsPerTable) {
             long[] p = {end, rejected, last ? 1 : 0, 0};
             synchronized (state) {
                 pending.add(p);
+                if (rowsPerTable != null) {
+                    tableRows.put(p, rowsPerTable);
+                }
                 if (appendMode) {
                     entry.sent = end;
                     state.save();
@@ -610,6 +618,10 @@ public final class ImportJob {
                 p[3] = 1;
                 while (!pending.isEmpty() && pending.peek()[3] == 1) {
                     long[] h = pending.poll();
+                    Map<String, Long> perTable = tableRows.remove(h);
+                    if (perTable != null) {
+                        perTable.forEach((t, n) -> entry.tableRows.merge(t, n, Long::sum));
+                    }
                     entry.acked = h[0];
                     entry.rejected += h[1];
                     if (h[2] == 1) {
@@ -937,10 +949,6 @@ public final class ImportJob {
 
     private int runLineProtocol(List<Inputs.Input> inputs, Summary summary) {
         long precision = precisionUnits();
-        if (o.verify) {
-            throw new UsageException("--verify compares one table's count(*); a line protocol import writes a table per"
-                    + " measurement: check them with SELECT count(*)");
-        }
         Map<String, String> with = keyValues(o.with, "--with");
         appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
         ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
@@ -951,7 +959,16 @@ public final class ImportJob {
                 return Optional.empty();
             }
             try {
-                return Optional.ofNullable(sql.describe(n));
+                TableSchema t = sql.describe(n);
+                if (state != null) {
+                    // The table's count before this import first writes to it, for --verify.
+                    synchronized (state) {
+                        if (!state.tableCountsBefore.containsKey(n)) {
+                            state.tableCountsBefore.put(n, t == null ? 0 : countOrMinusOne(sql, n));
+                        }
+                    }
+                }
+                return Optional.ofNullable(t);
             } catch (IOException | RuntimeException e) {
                 if (o.httpEndpoint != null) {
                     throw new ImportFailure("cannot read table '" + n + "' over HTTP SQL at " + httpEndpoint() + ": "
@@ -989,6 +1006,12 @@ public final class ImportJob {
                     + " imports everything again)");
             stats.inputs = inputs.size();
             stats.inputsDone.set(inputs.size());
+            if (o.verify) {
+                verifyTables(sql, summary);
+                if (summary.verifyOk != null && !summary.verifyOk) {
+                    return FAILED;
+                }
+            }
             return OK;
         }
         ctx = Client.context(with, appendMode);
@@ -1037,12 +1060,61 @@ public final class ImportJob {
             throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
                     + ": run the same command again to continue from there.", f);
         }
+        if (o.verify) {
+            verifyTables(sql, summary);
+        }
         if (stoppedAt != null) {
             summary.error = stoppedAt;
             err.println("error: " + stoppedAt);
             return REJECTED;
         }
+        if (summary.verifyOk != null && !summary.verifyOk) {
+            return FAILED;
+        }
         return stats.rejected.get() > 0 ? REJECTED : OK;
+    }
+
+    /** --verify of a line protocol import: each table's count(*) against its count before plus rows acknowledged. */
+    private void verifyTables(ServerSql sql, Summary summary) {
+        Map<String, Long> expected = new java.util.TreeMap<>();
+        synchronized (state) {
+            for (State.Entry e : state.entries) {
+                e.tableRows.forEach((t, n) -> expected.merge(t, n, Long::sum));
+            }
+            for (String t : expected.keySet()) {
+                Long before = state.tableCountsBefore.get(t);
+                expected.merge(t, before == null ? -1 : before, (a, b) -> b < 0 ? Long.MIN_VALUE : a + b);
+            }
+        }
+        long count = 0;
+        long want = 0;
+        boolean ok = true;
+        boolean known = true;
+        for (Map.Entry<String, Long> t : expected.entrySet()) {
+            long c;
+            try {
+                c = sql.count(t.getKey());
+            } catch (IOException e) {
+                throw new ImportFailure("--verify: table '" + t.getKey() + "': " + e.getMessage(), e);
+            }
+            count += c;
+            if (t.getValue() < 0) {
+                known = false;
+                err.println("verify: table '" + t.getKey() + "' holds " + c + " rows; its count before the import is"
+                        + " not known (the HTTP API did not answer then)");
+                continue;
+            }
+            want += t.getValue();
+            if (c != t.getValue()) {
+                ok = false;
+                err.println("verify: table '" + t.getKey() + "' holds " + c + " rows, expected " + t.getValue()
+                        + " (its count before the import + rows acknowledged). Fewer can mean lines share a series and"
+                        + " time (the table keeps the last); more, that others write to it too.");
+            }
+        }
+        summary.verifyCount = count;
+        summary.verifyExpected = known ? want : null;
+        summary.verifyOk = known ? ok : null;
     }
 
     private void lineProtocolWorker(List<Inputs.Input> inputs, AtomicInteger next, long precision,
@@ -1132,7 +1204,12 @@ public final class ImportJob {
             p[0] = tracker.add(end, rejectedInBatch, last);
             f = CompletableFuture.completedFuture(0L);
         } else {
-            f = sink.send(tables.drain(), () -> p[0] = tracker.add(end, rejectedInBatch, last));
+            List<Table> drained = tables.drain();
+            Map<String, Long> perTable = new java.util.HashMap<>();
+            for (Table t : drained) {
+                perTable.merge(t.schema().tableName(), (long) t.rowCount(), Long::sum);
+            }
+            f = sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable));
         }
         f.whenComplete((acked, ex) -> {
             if (ex != null) {

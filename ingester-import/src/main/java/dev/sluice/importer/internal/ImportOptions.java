@@ -171,7 +171,7 @@ public final class ImportOptions {
     public String summaryJson;
     /** Verify. */
     @Option(names = "--verify", description = "At the end, compare the server's count(*) over HTTP SQL with the rows"
-            + " acknowledged.")
+            + " acknowledged (line protocol: each table's, with its count before the import).")
     public boolean verify;
     /** Progress interval when not a terminal. */
     @Option(names = "--progress-interval", paramLabel = "SECONDS", defaultValue = "10", description = "Seconds between"
