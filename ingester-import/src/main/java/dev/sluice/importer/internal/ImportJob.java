@@ -643,7 +643,8 @@ public final class ImportJob {
         long skipTo = e.acked;
         long ordinal = 0;
         long rejectedInBatch = 0;
-        TableSchema schema = plan.schema();
+        Plan pl = plan;
+        TableSchema schema = pl.schema();
         int n = schema.columnCount();
         int ts = schema.timestampIndex();
         List<String> columns = src.columns();
@@ -684,18 +685,42 @@ public final class ImportJob {
             stats.rowsRead.incrementAndGet();
             if (columns.size() != known) {
                 known = columns.size();
-                bind = plan.bind(columns);
+                bind = pl.bind(columns);
                 unknown = new boolean[known];
                 for (int c = 0; c < known; c++) {
-                    unknown[c] = !plan.knows(columns.get(c));
+                    unknown[c] = !pl.knows(columns.get(c));
                 }
                 if (in.format() != Format.JSONL) {
                     for (int c = 0; c < known; c++) {
                         if (unknown[c]) {
                             throw new ImportFailure("'" + in.name() + "': column '" + columns.get(c) + "' is not in the"
-                                    + " table's columns (" + String.join(", ", plan.cols().stream().map(Plan.Col::name)
+                                    + " table's columns (" + String.join(", ", pl.cols().stream().map(Plan.Col::name)
                                     .toList()) + "): name it with --skip, or import this file on its own", null);
                         }
+                    }
+                }
+            }
+            if (!bulk && in.format() == Format.JSONL) {
+                // A key first seen after the sample: the regular path adds it as a column. The rows before this one
+                // are sent with the schema they were read with, and this row starts a batch of the wider schema.
+                String added = null;
+                for (int c = 0; c < known; c++) {
+                    if (unknown[c] && src.value(c) != null) {
+                        if (sink.rows() > 0) {
+                            send(sink, tracker, ordinal - 1, rejectedInBatch, false);
+                            rejectedInBatch = 0;
+                        }
+                        pl = widen(columns.get(c), src.value(c));
+                        added = columns.get(c);
+                    }
+                }
+                if (added != null) {
+                    sink.reschema(pl.schema());
+                    schema = pl.schema();
+                    n = schema.columnCount();
+                    bind = pl.bind(columns);
+                    for (int c = 0; c < known; c++) {
+                        unknown[c] = !pl.knows(columns.get(c));
                     }
                 }
             }
@@ -707,7 +732,7 @@ public final class ImportJob {
                     int s = bind[c];
                     if (s < 0) {
                         if (c == ts) {
-                            if (!plan.importTime()) {
+                            if (!pl.importTime()) {
                                 throw new Plan.BadValue(schema.column(c).name(), "the time index is missing");
                             }
                             a.setLong(c, importBase + ordinal);
@@ -721,12 +746,13 @@ public final class ImportJob {
                         }
                         continue;
                     }
-                    plan.set(a, c, v);
+                    pl.set(a, c, v);
                 }
                 for (int c = 0; c < known; c++) {
                     if (unknown[c] && src.value(c) != null) {
                         throw new Plan.BadValue(columns.get(c), "key '" + columns.get(c) + "' is not a column of the"
-                                + " import (it was not in the sampled rows): name it in --types to import it, or --skip it");
+                                + " table (it was not in the " + o.sample + " sampled rows) and the bulk path cannot add"
+                                + " columns: rerun with --path regular (adds it), a larger --sample, or --skip it");
                     }
                 }
                 a.endRow();
@@ -760,6 +786,19 @@ public final class ImportJob {
         }
         // Rows read before a stop (an abort point, or another input's failure) are sent; the input is done at EOF.
         send(sink, tracker, ordinal, rejectedInBatch, eof);
+    }
+
+    /** Adds a field for a JSON key first seen after the sample; every worker then writes the wider plan. */
+    private synchronized Plan widen(String key, Object value) {
+        if (!plan.knows(key)) {
+            plan = plan.withField(key, value);
+            if (!o.quiet) {
+                err.println("note: key '" + key + "' was not in the sampled rows: added as column '" + plan.cols()
+                        .get(plan.cols().size() - 1).name() + "' " + plan.cols().get(plan.cols().size() - 1).type()
+                        + " (the regular path's next write adds it to the table)");
+            }
+        }
+        return plan;
     }
 
     private void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last) {

@@ -463,6 +463,44 @@ public final class Plan {
         return new Plan(schema, cols, importTime, newColumns, existing != null, m);
     }
 
+    /**
+     * Returns this plan with one more field column, for a JSON key first seen after the sample (regular path, which
+     * adds the column with its first write). Its type is inferred from the first value, as the sample's are.
+     *
+     * @param source the source column (the key)
+     * @param value its first non-null value
+     * @return the extended plan
+     * @throws UsageException when the new column does not make a valid schema
+     */
+    public Plan withField(String source, Object value) {
+        Stats st = new Stats();
+        st.add(value, mapping.zone());
+        TypeNames.Type t = mapping.types().get(source);
+        if (t == null) {
+            t = st.type(true, value);
+        }
+        List<Col> more = new ArrayList<>(cols);
+        more.add(new Col(mapping.target(source), source, SemanticType.Field, t,
+                t.type().isTimestamp() ? TimeFormat.parse("iso", mapping.zone()) : null));
+        TableSchema.Builder b = TableSchema.newBuilder(schema.tableName());
+        for (Col c : more) {
+            if (c.type().type() == DataType.Decimal128) {
+                b.addColumn(c.name(), c.semantic(), DataType.Decimal128, c.type().decimal());
+            } else {
+                b.addColumn(c.name(), c.semantic(), c.type().type());
+            }
+        }
+        TableSchema extended;
+        try {
+            extended = b.build();
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("key '" + source + "' cannot be added as a column: " + e.getMessage());
+        }
+        List<String> added = new ArrayList<>(newColumns);
+        added.add(mapping.target(source));
+        return new Plan(extended, more, importTime, added, tableExists, mapping);
+    }
+
     @SafeVarargs
     private static List<String> concat(java.util.Collection<String>... cs) {
         List<String> out = new ArrayList<>();
