@@ -84,6 +84,10 @@ class JsonLinesImportTest {
         assertTrue(rej.contains("\"line\":2") && rej.contains("\"column\":\"b\"") && rej.contains("key 'b'")
                 && rej.contains("--path regular"), rej);
         assertTrue(r.err().contains("late.jsonl' line 2, column 'b'"), r.err());
+        Cli.Run skipped = Cli.run(Cli.at(testkit.server(), "--sample", "1", "--skip", "b", "--table", "late_skipped", "--restart",
+                f.toString()));
+        assertEquals(0, skipped.code(), skipped.toString());
+        assertEquals(List.of(1L, 2L, 3L), testkit.server().rows("late_skipped").stream().map(m -> m.get("a")).toList());
     }
 
     @Test

@@ -271,7 +271,9 @@ public final class Plan {
     public static Plan build(List<String> sourceColumns, List<Object[]> sample, boolean jsonSource, Mapping m,
             TableSchema existing, boolean regularPath, Map<String, TypeNames.Type> declared) {
         for (String named : concat(m.tags(), m.types().keySet(), m.skip(), m.rename().keySet())) {
-            if (!sourceColumns.contains(named)) {
+            // A JSON key may first appear after the sample: --skip and --types may name it.
+            boolean late = jsonSource && (m.skip().contains(named) || m.types().containsKey(named));
+            if (!sourceColumns.contains(named) && !late) {
                 throw new UsageException("column '" + named + "' named in an option is not in the input (its columns: "
                         + String.join(", ", sourceColumns) + ")");
             }
