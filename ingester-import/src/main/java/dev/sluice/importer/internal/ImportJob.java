@@ -662,6 +662,9 @@ public final class ImportJob {
             try {
                 has = src.next();
             } catch (RecordSource.BadRecord b) {
+                if (stop.get()) {
+                    break; // read after another input's abort point: neither counted nor rejected
+                }
                 ordinal++;
                 if (ordinal <= skipTo) {
                     continue;
@@ -676,6 +679,11 @@ public final class ImportJob {
             }
             if (!has) {
                 eof = true;
+                break;
+            }
+            if (stop.get()) {
+                // Read after the abort point (or a failure) of another input: not sent, and not counted, so the
+                // state's position stays before it and a rerun reads it again.
                 break;
             }
             ordinal++;
@@ -832,9 +840,16 @@ public final class ImportJob {
             rejects.write(in.name(), line, column, reason, raw);
         }
         if (o.onError.equals("abort")) {
-            stoppedAt = "'" + in.name() + "' " + reason + "; the import stopped there (--on-error abort): rows before it"
-                    + " are written, nothing after it was sent. Fix the row, or rerun with --on-error skip.";
-            stop.set(true);
+            synchronized (this) {
+                if (stoppedAt != null) {
+                    return false; // another input stopped the import first
+                }
+                stoppedAt = "'" + in.name() + "' " + reason + "; the import stopped there (--on-error abort): rows before it"
+                        + " are written, nothing after it was sent" + (stats.inputs > 1 ? " (other inputs stopped too; the"
+                        + " rows they had read before it are written, and the state file records where each stopped)"
+                        : "") + ". Fix the row, or rerun with --on-error skip.";
+                stop.set(true);
+            }
             return false;
         }
         long r = stats.rejected.incrementAndGet();
@@ -1198,6 +1213,9 @@ public final class ImportJob {
             if (text == null) {
                 eof = true;
                 break;
+            }
+            if (stop.get()) {
+                break; // read after another input's abort point: not sent, read again by a rerun
             }
             line++;
             if (line == 1 && !text.isEmpty() && text.charAt(0) == '\uFEFF') {
