@@ -32,7 +32,7 @@ import org.apache.parquet.schema.MessageTypeParser;
  * the class path: the builder and the reader are reached through method handles, because their overloads taking
  * Hadoop's {@code Path} and {@code Configuration} do not compile without Hadoop's classes.
  */
-final class ParquetFiles {
+public final class ParquetFiles {
     private static final MethodHandle BUILDER;
     private static final MethodHandle WITH_CONF;
     private static final MethodHandle READER;
@@ -63,8 +63,9 @@ final class ParquetFiles {
      * @param version data page version
      * @param rowsPerGroup rows per row group
      * @param rows fills the rows: called with a factory of groups and a sink for them
+     * @throws IOException when the file cannot be written
      */
-    static void write(Path file, String schema, CompressionCodecName codec, ParquetProperties.WriterVersion version,
+    public static void write(Path file, String schema, CompressionCodecName codec, ParquetProperties.WriterVersion version,
             int rowsPerGroup, RowsWriter rows) throws IOException {
         MessageType type = MessageTypeParser.parseMessageType(schema);
         try {
@@ -94,8 +95,9 @@ final class ParquetFiles {
      *
      * @param file the file
      * @return its row groups
+     * @throws IOException when the file cannot be read
      */
-    static List<BlockMetaData> rowGroups(Path file) throws IOException {
+    public static List<BlockMetaData> rowGroups(Path file) throws IOException {
         ParquetReadOptions o = HadoopFreeReadOptions.of(new ParquetCodecs());
         try (ParquetFileReader r = (ParquetFileReader) READER.invoke(new LocalInputFile(file), o)) {
             return r.getRowGroups();
@@ -107,7 +109,7 @@ final class ParquetFiles {
     }
 
     /** Produces a file's rows. */
-    interface RowsWriter {
+    public interface RowsWriter {
         /**
          * Writes rows.
          *
