@@ -272,4 +272,28 @@ class ParquetImportTest {
         assertTrue(line.contains("\"line\":7") && line.contains("row group 2, row 3")
                 && line.contains("\\\"v\\\": 3.5") && line.contains("\\\"ts\\\": null"), line);
     }
+
+    @Test
+    void aColumnWithoutAGreptimeDbTypeIsNamedBeforeAnythingIsSentAndCanBeSkipped() throws IOException {
+        Path file = dir.resolve("nested.parquet");
+        ParquetFiles.write(file, "message m { required int64 ts (TIMESTAMP(MILLIS,true)); optional double v;"
+                + " optional group tags (LIST) { repeated group list { optional binary element (STRING); } } }",
+                CompressionCodecName.SNAPPY, WriterVersion.PARQUET_1_0, 100, (f, out) -> {
+                    for (int i = 0; i < 3; i++) {
+                        Group g = f.newGroup().append("ts", T0 + i).append("v", i + 0.5);
+                        g.addGroup("tags").addGroup("list").append("element", "t" + i);
+                        out.accept(g);
+                    }
+                });
+        Cli.Run refused = Cli.run(Cli.at(testkit.server(), file.toString()));
+        assertEquals(2, refused.code(), refused.toString());
+        assertTrue(refused.err().contains("nested.parquet': column 'tags' (a nested group, list or map) cannot be stored"
+                + " in a GreptimeDB column: leave it out with --skip"), refused.err());
+        assertTrue(!testkit.server().tables().contains("nested"), "nothing was created");
+
+        Cli.Run skipped = Cli.run(Cli.at(testkit.server(), "--skip", "tags", file.toString()));
+        assertEquals(0, skipped.code(), skipped.toString());
+        assertEquals(List.of(0.5, 1.5, 2.5), testkit.server().rows("nested").stream().map(m -> (Double) m.get("v"))
+                .sorted().toList());
+    }
 }

@@ -129,6 +129,12 @@ public final class ParquetSource implements RecordSource {
             this.fileSchema = reader.getFileMetaData().getSchema();
             this.createdBy = reader.getFileMetaData().getCreatedBy();
             this.groups = reader.getRowGroups();
+            for (String s : skip) {
+                if (!fileSchema.containsField(s)) {
+                    throw new UsageException("--skip '" + s + "' is not a column of '" + inputName + "' (its columns: "
+                            + String.join(", ", fileSchema.getFields().stream().map(Type::getName).toList()) + ")");
+                }
+            }
             List<Type> projected = new ArrayList<>();
             List<String> unsupported = new ArrayList<>();
             for (Type t : fileSchema.getFields()) {

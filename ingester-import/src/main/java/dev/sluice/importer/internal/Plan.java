@@ -272,7 +272,9 @@ public final class Plan {
             TableSchema existing, boolean regularPath, Map<String, TypeNames.Type> declared) {
         for (String named : concat(m.tags(), m.types().keySet(), m.skip(), m.rename().keySet())) {
             // A JSON key may first appear after the sample: --skip and --types may name it.
-            boolean late = jsonSource && (m.skip().contains(named) || m.types().containsKey(named));
+            // A Parquet source leaves --skip columns unread (it checks they are in the file).
+            boolean late = jsonSource && (m.skip().contains(named) || m.types().containsKey(named))
+                    || declared != null && m.skip().contains(named);
             if (!sourceColumns.contains(named) && !late) {
                 throw new UsageException("column '" + named + "' named in an option is not in the input (its columns: "
                         + String.join(", ", sourceColumns) + ")");
