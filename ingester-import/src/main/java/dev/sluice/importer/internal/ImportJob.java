@@ -52,6 +52,8 @@ public final class ImportJob {
     final Stats stats = new Stats();
     private final AtomicBoolean stop = new AtomicBoolean();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** Batches whose answer has not been handled yet (acknowledgement recorded, or failure noted). */
+    private final java.util.concurrent.Phaser answers = new java.util.concurrent.Phaser(1);
     private volatile String stoppedAt;
     private Rejects rejects;
     private State state;
@@ -239,6 +241,7 @@ public final class ImportJob {
         Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
         try {
             runWorkers(inputs, sampled);
+            awaitAnswers();
         } finally {
             if (progress != null) {
                 progress.stop();
@@ -820,14 +823,38 @@ public final class ImportJob {
             // Recorded as sent (append mode) once the batch has a slot, just before it leaves.
             f = sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last));
         }
+        answers.register();
         f.whenComplete((acked, ex) -> {
-            if (ex != null) {
-                fail(new ImportFailure("batch of " + rows + " rows up to record " + end + " failed: " + message(ex), ex));
-                return;
+            try {
+                batchAnswered(acked, ex, tracker, p[0], "batch of " + rows + " rows up to record " + end);
+            } finally {
+                answers.arriveAndDeregister();
             }
-            stats.rowsWritten.addAndGet(acked);
-            tracker.acked(p[0]);
         });
+    }
+
+    /**
+     * Waits until every answered batch's handler has run (a writer's finish() returns once each batch is answered,
+     * while the handlers that record the acknowledgement may still be running), so the state and --verify see
+     * them all. Bounded by --timeout: a batch never answered does not hold the import.
+     */
+    private void awaitAnswers() {
+        try {
+            answers.awaitAdvanceInterruptibly(answers.arrive(), o.timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.TimeoutException e) {
+            // the state records what was answered; a rerun sends the rest
+        }
+    }
+
+    private void batchAnswered(Long acked, Throwable ex, Tracker tracker, long[] p, String what) {
+        if (ex != null) {
+            fail(new ImportFailure(what + " failed: " + message(ex), ex));
+            return;
+        }
+        stats.rowsWritten.addAndGet(acked);
+        tracker.acked(p);
     }
 
     /**
@@ -1095,6 +1122,7 @@ public final class ImportJob {
             for (Thread t : threads) {
                 t.join();
             }
+            awaitAnswers();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             fail(new ImportFailure("interrupted", e));
@@ -1268,13 +1296,13 @@ public final class ImportJob {
             }
             f = sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable));
         }
+        answers.register();
         f.whenComplete((acked, ex) -> {
-            if (ex != null) {
-                fail(new ImportFailure("request of " + rows + " rows up to line " + end + " failed: " + message(ex), ex));
-                return;
+            try {
+                batchAnswered(acked, ex, tracker, p[0], "request of " + rows + " rows up to line " + end);
+            } finally {
+                answers.arriveAndDeregister();
             }
-            stats.rowsWritten.addAndGet(acked);
-            tracker.acked(p[0]);
         });
     }
 
