@@ -94,6 +94,7 @@ public final class ParquetSource implements RecordSource {
     private final AtomicLong bytesRead;
     private final long fileSize;
     private ColumnReader[] readers;
+    private PageReadStore pages;
     private final Object[] values;
     private int group; // row groups started (the current one's number, from 1)
     private long groupRows;
@@ -391,11 +392,11 @@ public final class ParquetSource implements RecordSource {
         bytesRead.addAndGet(bytes);
         bytesCounted += bytes;
         readers = null;
+        releasePages();
         if (!read) {
             reader.skipNextRowGroup();
             return true;
         }
-        PageReadStore pages;
         try {
             pages = reader.readNextRowGroup();
         } catch (IOException | RuntimeException e) {
@@ -486,8 +487,17 @@ public final class ParquetSource implements RecordSource {
         return sb.append('}').toString();
     }
 
+    /** Releases the buffers of the row group read last. */
+    private void releasePages() {
+        if (pages != null) {
+            pages.close();
+            pages = null;
+        }
+    }
+
     @Override
     public void close() throws IOException {
+        releasePages();
         reader.close();
     }
 
