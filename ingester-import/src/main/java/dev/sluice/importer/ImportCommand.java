@@ -13,7 +13,7 @@ import picocli.CommandLine.Mixin;
  * Sluice's client, resumably. Run {@code java -jar sluice-import.jar --help} for the options.
  */
 @Command(name = "sluice-import", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 110,
-        description = {"Load CSV, TSV, JSON Lines and InfluxDB line protocol files into GreptimeDB.", ""},
+        description = {"Load CSV, TSV, JSON Lines, Parquet and InfluxDB line protocol files into GreptimeDB.", ""},
         footer = {"", "Exit codes: 0 all rows written; 1 rows rejected (skipped, or the import stopped at one);"
                 + " 2 usage error; 3 failed (unreadable input, server or write failure, --verify mismatch).",
                 "",

@@ -68,6 +68,81 @@ class BadRowsTest {
     }
 
     @Test
+    void aRerunDoesNotAppendRowsTheRejectsFileAlreadyHolds() throws IOException {
+        Path f = file("rerun", 6, 8);
+        Path rejects = dir.resolve("rerun.rejects.jsonl");
+        Path state = dir.resolve("rerun.state");
+        String[] common = {"--tags", "id", "--types", "v:Float64", "--batch", "2", "--rejects", rejects.toString(),
+            "--state", state.toString()};
+        Cli.Run aborted = Cli.run(Cli.at(testkit.server(), concat(common, f.toString())));
+        assertEquals(1, aborted.code(), aborted.toString());
+        assertEquals(1, Files.readAllLines(rejects).size());
+        // The rerun starts at the row the first run stopped at and rejects it again.
+        Cli.Run skipped = Cli.run(Cli.at(testkit.server(), concat(common, "--on-error", "skip", f.toString())));
+        assertEquals(1, skipped.code(), skipped.toString());
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 7L, 9L, 10L), ids("rerun"));
+        List<String> lines = Files.readAllLines(rejects);
+        assertEquals(2, lines.size(), String.join("\n", lines));
+        assertTrue(lines.get(0).contains("\"line\":7") && lines.get(1).contains("\"line\":9"), String.join("\n", lines));
+        // Imported again from the start: every reject is already in the file.
+        Cli.Run restarted = Cli.run(Cli.at(testkit.server(), concat(common, "--on-error", "skip", "--restart",
+                f.toString())));
+        assertEquals(1, restarted.code(), restarted.toString());
+        assertEquals(lines, Files.readAllLines(rejects));
+    }
+
+    static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    @Test
+    void anAbortInOneOfParallelFilesStoresOfEveryFileExactlyTheRowsTheStateRecords() throws IOException {
+        Path bad = file("par_a", 3);
+        StringBuilder sb = new StringBuilder("id,v,ts\n");
+        for (long i = 1001; i <= 60_000; i++) {
+            sb.append(i).append(',').append(i / 4.0).append(',').append(1_700_000_000_000L + i).append('\n');
+        }
+        Path big = dir.resolve("par_b.csv");
+        Files.writeString(big, sb.toString());
+        Path state = dir.resolve("par.state");
+        testkit.server().faults().bulkAckDelay(java.time.Duration.ofMillis(20));
+        try {
+            String[] common = {"--tags", "id", "--types", "v:Float64", "--table", "par", "--batch", "100",
+                "--parallelism", "2", "--state", state.toString()};
+            Cli.Run r = Cli.run(Cli.at(testkit.server(), concat(common, big.toString(), bad.toString())));
+            assertEquals(1, r.code(), r.toString());
+            assertTrue(r.err().contains("par_a.csv' line 4, column 'v'") && r.err().contains("other inputs stopped"),
+                    r.err());
+            String recorded = Files.readString(state);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"name\" : \"([^\"]+)\",.*?\"acked\" : (\\d+)",
+                    java.util.regex.Pattern.DOTALL).matcher(recorded);
+            Map<String, Long> acked = new java.util.HashMap<>();
+            while (m.find()) {
+                acked.put(m.group(1), Long.parseLong(m.group(2)));
+            }
+            long ackedBig = acked.get(big.toString());
+            assertEquals(2L, acked.get(bad.toString()), recorded);
+            assertTrue(ackedBig < 59_000, "the big file stopped early: " + recorded);
+            List<Long> expected = new java.util.ArrayList<>(List.of(1L, 2L));
+            for (long i = 1001; i <= 1000 + ackedBig; i++) {
+                expected.add(i);
+            }
+            assertEquals(expected, ids("par"));
+
+            // Run again past the bad row: every file continues where the state says it stopped.
+            testkit.server().faults().reset();
+            Cli.Run rerun = Cli.run(Cli.at(testkit.server(), concat(common, "--on-error", "skip", big.toString(),
+                    bad.toString())));
+            assertEquals(1, rerun.code(), rerun.toString());
+            assertEquals(59_000 + 9, ids("par").size());
+        } finally {
+            testkit.server().faults().reset();
+        }
+    }
+
+    @Test
     void maxErrorsStopsTheImportOnceExceeded() throws IOException {
         Path f = file("maxerr", 3, 6, 8);
         Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--types", "v:Float64", "--batch", "2", "--on-error", "skip",

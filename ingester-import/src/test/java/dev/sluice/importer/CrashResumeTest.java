@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -205,6 +207,52 @@ class CrashResumeTest {
         Cli.Run r = Cli.run(args("gone", state, files));
         assertEquals(0, r.code(), r.toString());
         assertEquals(expected, sorted("gone"));
+    }
+
+    /** The same rows as {@link #files()}, as Parquet files of row groups of 3,000 rows. */
+    List<String> parquetFiles() throws IOException {
+        List<String> out = new ArrayList<>();
+        for (int f = 0; f < FILES; f++) {
+            Path p = dir.resolve("part-" + f + ".parquet");
+            final int file = f;
+            ParquetFiles.write(p, "message m { optional binary host (STRING); required int64 ts (TIMESTAMP(MILLIS,true));"
+                    + " optional double cpu; optional binary note (STRING); }", CompressionCodecName.SNAPPY,
+                    ParquetProperties.WriterVersion.PARQUET_1_0, 3_000, (g, rows) -> {
+                        for (int i = 0; i < ROWS_PER_FILE; i++) {
+                            long n = (long) file * ROWS_PER_FILE + i;
+                            rows.accept(g.newGroup().append("host", "h" + n % 50).append("ts", 1_700_000_000_000L + n)
+                                    .append("cpu", n * 0.25).append("note", "row " + n));
+                        }
+                    });
+            out.add(p.toString());
+        }
+        return out;
+    }
+
+    @Test
+    void aParquetImportKilledTwiceResumesFromItsRowsAndEqualsAnUninterruptedImport() throws Exception {
+        List<String> files = parquetFiles();
+        List<Map<String, Object>> expected = reference(files);
+        Path state = dir.resolve("parquet.state");
+        testkit.server().faults().bulkAckDelay(Duration.ofMillis(40));
+        long[] killAt = {10_000, 33_000};
+        for (int k = 0; k < killAt.length; k++) {
+            Process p = child(args("crashed_parquet", state, files), dir.resolve("pq-" + k + ".log"));
+            assertTrue(killWhenStored(p, "crashed_parquet", killAt[k], 0), "run " + k + " ended before it could be"
+                    + " killed: " + Files.readString(dir.resolve("pq-" + k + ".log")));
+        }
+        testkit.server().faults().reset();
+        String recorded = Files.readString(state);
+        long acked = java.util.regex.Pattern.compile("\"acked\" : (\\d+)").matcher(recorded).results()
+                .mapToLong(m -> Long.parseLong(m.group(1))).sum();
+        assertTrue(acked > 0 && acked < FILES * ROWS_PER_FILE, recorded);
+        Path summary = dir.resolve("parquet.summary.json");
+        Cli.Run last = Cli.run(args("crashed_parquet", state, files, "--verify", "--summary-json", summary.toString()));
+        assertEquals(0, last.code(), last.toString());
+        assertEquals(expected, sorted("crashed_parquet"));
+        // The rerun read only the rows not recorded as acknowledged.
+        assertTrue(Files.readString(summary).contains("\"rowsRead\":" + (FILES * ROWS_PER_FILE - acked)),
+                Files.readString(summary) + "\n" + recorded);
     }
 
     static void waitForRows(String table, long rows) throws InterruptedException {

@@ -79,4 +79,57 @@ class CsvImportTest {
         assertEquals(ms("2024-01-01T00:00:02Z"), c.get("ts"));
         assertTrue(r.out().contains("3 rows read, 3 written, 0 rejected"), r.out());
     }
+
+    @Test
+    void aQuotedEmptyValueIsAnEmptyStringAndOnlyAnUnquotedEmptyValueIsNull() throws IOException {
+        Path csv = dir.resolve("empties.csv");
+        Files.writeString(csv, "id,note,ts\n1,\"\",1700000000001\n2,,1700000000002\n3,\" \",1700000000003\n");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", csv.toString()));
+        assertEquals(0, r.code(), r.toString());
+        Map<Long, Object> notes = notes("empties");
+        assertEquals("", notes.get(1L));
+        assertTrue(notes.containsKey(2L));
+        assertNull(notes.get(2L));
+        assertEquals(" ", notes.get(3L));
+    }
+
+    @Test
+    void aQuotedNullTokenIsText() throws IOException {
+        Path csv = dir.resolve("tokens.csv");
+        Files.writeString(csv, "id,note,ts\n1,\"NA\",1700000000001\n2,NA,1700000000002\n3,,1700000000003\n");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--null", "NA", csv.toString()));
+        assertEquals(0, r.code(), r.toString());
+        Map<Long, Object> notes = notes("tokens");
+        assertEquals("NA", notes.get(1L));
+        assertNull(notes.get(2L));
+        assertEquals("", notes.get(3L));
+    }
+
+    @Test
+    void backslashEscapesKeepDelimitersQuotesBackslashesAndLineBreaksInValues() throws IOException {
+        Path csv = dir.resolve("escaped.csv");
+        Files.writeString(csv, "id,note,ts\n"
+                + "1,a\\,b,1700000000001\n"
+                + "2,\"say \\\"hi\\\"\",1700000000002\n"
+                + "3,back\\\\slash,1700000000003\n"
+                + "4,two\\nlines,1700000000004\n"
+                + "5,\"quoted, with \\\\ and \"\"\",1700000000005\n"
+                + "6,\\\n,1700000000006\n");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--escape", "\\", csv.toString()));
+        assertEquals(0, r.code(), r.toString());
+        Map<Long, Object> notes = notes("escaped");
+        assertEquals("a,b", notes.get(1L));
+        assertEquals("say \"hi\"", notes.get(2L));
+        assertEquals("back\\slash", notes.get(3L));
+        assertEquals("two\nlines", notes.get(4L));
+        assertEquals("quoted, with \\ and \"", notes.get(5L));
+        assertEquals("\n", notes.get(6L));
+        assertEquals(6, notes.size());
+    }
+
+    static Map<Long, Object> notes(String table) {
+        Map<Long, Object> out = new java.util.HashMap<>();
+        testkit.server().rows(table).forEach(m -> out.put((Long) m.get("id"), m.get("note")));
+        return out;
+    }
 }

@@ -70,7 +70,7 @@ class JsonLinesImportTest {
     }
 
     @Test
-    void aKeyOutsideTheSampleIsRejectedWithItsNameAndLine() throws IOException {
+    void onTheBulkPathAKeyOutsideTheSampleIsABadRowNamingKeyLineAndTheFix() throws IOException {
         Path f = dir.resolve("late.jsonl");
         Files.writeString(f, "{\"ts\":1700000000000,\"a\":1}\n{\"ts\":1700000000001,\"a\":2,\"b\":\"new\"}\n"
                 + "{\"ts\":1700000000002,\"a\":3}\n");
@@ -81,6 +81,36 @@ class JsonLinesImportTest {
         List<Map<String, Object>> rows = testkit.server().rows("late");
         assertEquals(List.of(1L, 3L), rows.stream().map(m -> m.get("a")).toList());
         String rej = Files.readString(rejects);
-        assertTrue(rej.contains("\"line\":2") && rej.contains("\"column\":\"b\"") && rej.contains("key 'b'"), rej);
+        assertTrue(rej.contains("\"line\":2") && rej.contains("\"column\":\"b\"") && rej.contains("key 'b'")
+                && rej.contains("--path regular"), rej);
+        assertTrue(r.err().contains("late.jsonl' line 2, column 'b'"), r.err());
+        Cli.Run skipped = Cli.run(Cli.at(testkit.server(), "--sample", "1", "--skip", "b", "--table", "late_skipped", "--restart",
+                f.toString()));
+        assertEquals(0, skipped.code(), skipped.toString());
+        assertEquals(List.of(1L, 2L, 3L), testkit.server().rows("late_skipped").stream().map(m -> m.get("a")).toList());
+    }
+
+    @Test
+    void onTheRegularPathAKeyOutsideTheSampleBecomesAColumn() throws IOException {
+        Path f = dir.resolve("grows.jsonl");
+        Files.writeString(f, "{\"ts\":1700000000000,\"a\":1}\n{\"ts\":1700000000001,\"a\":2,\"b\":\"new\"}\n"
+                + "{\"ts\":1700000000002,\"a\":3}\n{\"ts\":1700000000003,\"a\":4,\"c\":1.5,\"b\":\"again\"}\n");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--sample", "1", "--path", "regular", "--batch", "10", "--verify",
+                f.toString()));
+        assertEquals(0, r.code(), r.toString());
+        assertTrue(r.err().contains("key 'b' was not in the sampled rows: added as column 'b' String"), r.err());
+        Map<String, DataType> types = new java.util.HashMap<>();
+        testkit.server().schema("grows").columns().forEach(c -> types.put(c.name(), c.dataType()));
+        assertEquals(DataType.String, types.get("b"));
+        assertEquals(DataType.Float64, types.get("c"));
+        Map<Long, Map<String, Object>> byA = new java.util.HashMap<>();
+        testkit.server().rows("grows").forEach(m -> byA.put((Long) m.get("a"), m));
+        assertEquals(4, byA.size());
+        assertNull(byA.get(1L).get("b"));
+        assertEquals("new", byA.get(2L).get("b"));
+        assertNull(byA.get(3L).get("b"));
+        assertNull(byA.get(3L).get("c"));
+        assertEquals("again", byA.get(4L).get("b"));
+        assertEquals(1.5, byA.get(4L).get("c"));
     }
 }

@@ -169,4 +169,28 @@ class LineProtocolImportTest {
                 + "dry_lp: a\t1.0\tx\t1970-01-01T00:00:01Z\n", r.out());
         assertTrue(!testkit.server().tables().contains("dry_lp"));
     }
+
+    @Test
+    void verifyComparesEachMeasurementTablesCountWithItsCountBeforePlusTheRowsAcknowledged() throws IOException {
+        Path before = dir.resolve("before.lp");
+        Files.writeString(before, "vmem,host=a used=1i 1000\n");
+        assertEquals(0, Cli.run(Cli.at(testkit.server(), "-q", before.toString())).code());
+        Path f = dir.resolve("verified.lp");
+        Files.writeString(f, "vcpu,host=a usage=0.5 1000\nvcpu,host=b usage=0.7 1000\nvmem,host=a used=2i 2000\n"
+                + "vcpu,host=a usage=0.6 2000\nvmem,host=b used=3i 2000\n");
+        Path json = dir.resolve("verified.json");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--verify", "--batch", "2", "--summary-json", json.toString(),
+                f.toString()));
+        assertEquals(0, r.code(), r.toString());
+        assertTrue(r.out().contains("verify: count(*) = 6 as expected"), r.out());
+        assertTrue(Files.readString(json).contains("\"verifyExpected\":6,\"verifyOk\":true"), Files.readString(json));
+
+        // Two lines of one series and time: the table keeps one, and verify says which table differs.
+        Path dup = dir.resolve("dup.lp");
+        Files.writeString(dup, "vdup,host=a usage=0.5 1000\nvdup,host=a usage=0.6 1000\nvok,host=a v=1 1000\n");
+        Cli.Run mismatch = Cli.run(Cli.at(testkit.server(), "--verify", dup.toString()));
+        assertEquals(3, mismatch.code(), mismatch.toString());
+        assertTrue(mismatch.err().contains("table 'vdup' holds 1 rows, expected 2"), mismatch.err());
+        assertTrue(!mismatch.err().contains("'vok'"), mismatch.err());
+    }
 }

@@ -68,6 +68,17 @@ public final class Client implements AutoCloseable {
         /** Waits for every batch's answer; throws {@link ImportFailure} when the stream failed. */
         void finish();
 
+        /**
+         * Writes the next batches with a schema of more columns (regular path only: its writes add them to the
+         * table). The open batch must be empty.
+         *
+         * @param schema the new schema
+         * @throws UnsupportedOperationException on the bulk path, whose stream has one schema
+         */
+        default void reschema(TableSchema schema) {
+            throw new UnsupportedOperationException("the bulk path writes one schema per stream");
+        }
+
         @Override
         void close();
     }
@@ -251,7 +262,7 @@ public final class Client implements AutoCloseable {
     }
 
     private final class Regular implements BatchSink {
-        private final TableSchema schema;
+        private TableSchema schema;
         private final int batchRows;
         private final Context ctx;
         private final Slots slots;
@@ -271,6 +282,15 @@ public final class Client implements AutoCloseable {
         private void fresh() {
             table = Table.from(schema, batchRows);
             appender = table.appender();
+        }
+
+        @Override
+        public void reschema(TableSchema wider) {
+            if (table.rowCount() != 0) {
+                throw new IllegalStateException("the open batch holds rows");
+            }
+            schema = wider;
+            fresh();
         }
 
         @Override

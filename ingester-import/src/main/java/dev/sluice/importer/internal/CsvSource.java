@@ -1,17 +1,24 @@
 package dev.sluice.importer.internal;
 
+import de.siegmar.fastcsv.reader.AbstractBaseCsvCallbackHandler;
 import de.siegmar.fastcsv.reader.CommentStrategy;
 import de.siegmar.fastcsv.reader.CsvParseException;
 import de.siegmar.fastcsv.reader.CsvReader;
-import de.siegmar.fastcsv.reader.CsvRecord;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
-/** CSV and TSV through FastCSV: RFC 4180 quoting (a quote inside a quoted value is doubled), UTF-8, BOM skipped. */
+/**
+ * CSV and TSV: RFC 4180 quoting (a quote inside a quoted value is doubled) through FastCSV, or, with an escape
+ * character, backslash-style escapes through {@link EscapedReader}; UTF-8, BOM skipped. An unquoted empty value,
+ * or an unquoted value equal to the null token, is NULL; a quoted value never is ({@code ""} is an empty string).
+ */
 public final class CsvSource implements RecordSource {
     /**
      * CSV settings.
@@ -21,18 +28,27 @@ public final class CsvSource implements RecordSource {
      * @param comment comment line prefix, or 0 for none
      * @param header whether the first record names the columns
      * @param columns column names given on the command line (null: from the header, or c1, c2...)
-     * @param nullToken the text that stands for NULL (an unquoted empty value by default)
+     * @param nullToken the text that stands for NULL when unquoted (an empty value by default)
+     * @param escape the escape character, or 0 for none (RFC 4180)
      */
     public record Settings(char delimiter, char quote, char comment, boolean header, List<String> columns,
-            String nullToken) {
+            String nullToken, char escape) {
     }
 
-    private final CsvReader<CsvRecord> reader;
-    private final Iterator<CsvRecord> it;
+    /** One record: its fields, whether each was quoted, and the line it starts on. */
+    record Row(String[] fields, boolean[] quoted, long line) {
+    }
+
+    /** Reads records one at a time. */
+    interface Rows extends java.io.Closeable {
+        /** @return the next record, or null at the end */
+        Row next() throws IOException;
+    }
+
+    private final Rows rows;
     private final List<String> columns;
     private final Settings settings;
-    private final String inputName;
-    private CsvRecord current;
+    private Row current;
     private boolean firstRecordPending;
 
     /**
@@ -45,50 +61,236 @@ public final class CsvSource implements RecordSource {
      */
     public CsvSource(InputStream in, Settings settings, String inputName) throws IOException {
         this.settings = settings;
-        this.inputName = inputName;
+        this.rows = settings.escape() != 0 ? new EscapedReader(new BufferedReader(new InputStreamReader(in,
+                StandardCharsets.UTF_8), 1 << 16), settings, inputName) : fastCsv(in, settings, inputName);
+        if (settings.header()) {
+            Row h = rows.next();
+            if (h == null) {
+                throw new IOException("'" + inputName + "' is empty: no header line");
+            }
+            List<String> names = new ArrayList<>();
+            for (String f : h.fields()) {
+                names.add(f.strip());
+            }
+            this.columns = settings.columns() != null ? settings.columns() : names;
+        } else if (settings.columns() != null) {
+            this.columns = settings.columns();
+        } else {
+            // Name columns c1..cN after the first record's width.
+            List<String> names = new ArrayList<>();
+            current = rows.next();
+            if (current != null) {
+                firstRecordPending = true;
+                for (int i = 1; i <= current.fields().length; i++) {
+                    names.add("c" + i);
+                }
+            }
+            this.columns = names;
+        }
+    }
+
+    private static Rows fastCsv(InputStream in, Settings settings, String inputName) {
         CsvReader.CsvReaderBuilder b = CsvReader.builder().fieldSeparator(settings.delimiter())
                 .quoteCharacter(settings.quote()).skipEmptyLines(true).allowExtraFields(true)
                 .allowMissingFields(true).detectBomHeader(true);
         if (settings.comment() != 0) {
             b.commentStrategy(CommentStrategy.SKIP).commentCharacter(settings.comment());
         }
-        this.reader = b.ofCsvRecord(in, StandardCharsets.UTF_8);
-        this.it = reader.iterator();
-        if (settings.header()) {
-            if (!hasNext()) {
-                throw new IOException("'" + inputName + "' is empty: no header line");
-            }
-            CsvRecord h = it.next();
-            List<String> names = new ArrayList<>(h.getFields());
-            for (int i = 0; i < names.size(); i++) {
-                names.set(i, names.get(i).strip());
-            }
-            this.columns = settings.columns() != null ? settings.columns() : names;
-        } else {
-            if (settings.columns() != null) {
-                this.columns = settings.columns();
-            } else {
-                // Name columns c1..cN after the first record's width.
-                List<String> names = new ArrayList<>();
-                if (hasNext()) {
-                    current = it.next();
-                    firstRecordPending = true;
-                    for (int i = 1; i <= current.getFieldCount(); i++) {
-                        names.add("c" + i);
-                    }
+        CsvReader<Row> reader = b.build(new Handler(), in, StandardCharsets.UTF_8);
+        Iterator<Row> it = reader.iterator();
+        return new Rows() {
+            @Override
+            public Row next() throws IOException {
+                try {
+                    return it.hasNext() ? it.next() : null;
+                } catch (CsvParseException e) {
+                    throw new IOException("'" + inputName + "' cannot be parsed as CSV: " + e.getMessage(), e);
+                } catch (java.io.UncheckedIOException e) {
+                    throw e.getCause();
                 }
-                this.columns = names;
             }
+
+            @Override
+            public void close() throws IOException {
+                reader.close();
+            }
+        };
+    }
+
+    /** Collects FastCSV's fields with whether each was quoted. */
+    private static final class Handler extends AbstractBaseCsvCallbackHandler<Row> {
+        private final List<String> fields = new ArrayList<>();
+        private boolean[] quoted = new boolean[16];
+
+        @Override
+        protected void handleBegin(long startingLineNumber) {
+            fields.clear();
+        }
+
+        @Override
+        protected void handleField(int fieldIdx, char[] buf, int offset, int len, boolean q) {
+            if (fieldIdx >= quoted.length) {
+                quoted = java.util.Arrays.copyOf(quoted, quoted.length * 2);
+            }
+            quoted[fieldIdx] = q;
+            fields.add(new String(buf, offset, len));
+        }
+
+        @Override
+        protected Row buildRecord() {
+            return new Row(fields.toArray(new String[0]), java.util.Arrays.copyOf(quoted, fields.size()),
+                    getStartingLineNumber());
         }
     }
 
-    private boolean hasNext() throws IOException {
-        try {
-            return it.hasNext();
-        } catch (CsvParseException e) {
-            throw new IOException("'" + inputName + "' cannot be parsed as CSV: " + e.getMessage(), e);
-        } catch (java.io.UncheckedIOException e) {
-            throw e.getCause();
+    /**
+     * CSV with an escape character: it makes the next character literal (a delimiter, a quote, the escape itself, a
+     * line break), inside quotes or not; {@code n}, {@code t}, {@code r} and {@code 0} after it are a line feed, a
+     * tab, a carriage return and a NUL. A doubled quote inside quotes is a quote, as in RFC 4180.
+     */
+    static final class EscapedReader implements Rows {
+        private final Reader in;
+        private final Settings s;
+        private final String inputName;
+        private long line = 1;
+        private int peeked = -2;
+        private boolean first = true;
+
+        EscapedReader(Reader in, Settings s, String inputName) {
+            this.in = in;
+            this.s = s;
+            this.inputName = inputName;
+        }
+
+        private int read() throws IOException {
+            if (peeked != -2) {
+                int c = peeked;
+                peeked = -2;
+                return c;
+            }
+            return in.read();
+        }
+
+        private int peek() throws IOException {
+            if (peeked == -2) {
+                peeked = in.read();
+            }
+            return peeked;
+        }
+
+        /** Consumes a line break whose first character was read; counts the line. */
+        private void lineBreak(int c) throws IOException {
+            if (c == '\r' && peek() == '\n') {
+                read();
+            }
+            line++;
+        }
+
+        @Override
+        public Row next() throws IOException {
+            int c;
+            while (true) {
+                c = read();
+                if (first) {
+                    first = false;
+                    if (c == '\uFEFF') {
+                        c = read();
+                    }
+                }
+                if (c == -1) {
+                    return null;
+                }
+                if (c == '\n' || c == '\r') {
+                    lineBreak(c); // an empty line
+                    continue;
+                }
+                if (s.comment() != 0 && c == s.comment()) {
+                    while (c != -1 && c != '\n' && c != '\r') {
+                        c = read();
+                    }
+                    if (c != -1) {
+                        lineBreak(c);
+                    }
+                    continue;
+                }
+                break;
+            }
+            long start = line;
+            List<String> fields = new ArrayList<>();
+            List<Boolean> quoted = new ArrayList<>();
+            StringBuilder f = new StringBuilder();
+            boolean inQuotes = false;
+            boolean wasQuoted = false;
+            while (true) {
+                if (c == -1) {
+                    if (inQuotes) {
+                        throw new IOException("'" + inputName + "' ends inside a quoted value that starts on line " + start
+                                + ": close the quote, or escape it with " + s.escape());
+                    }
+                    break;
+                }
+                if (c == s.escape()) {
+                    int e = read();
+                    if (e == -1) {
+                        throw new IOException("'" + inputName + "' ends with an escape character (line " + line + ")");
+                    }
+                    switch (e) {
+                        case 'n': f.append('\n'); break;
+                        case 't': f.append('\t'); break;
+                        case 'r': f.append('\r'); break;
+                        case '0': f.append('\0'); break;
+                        default:
+                            if (e == '\n' || e == '\r') {
+                                lineBreak(e);
+                                f.append('\n');
+                            } else {
+                                f.append((char) e);
+                            }
+                    }
+                } else if (inQuotes) {
+                    if (c == s.quote()) {
+                        if (peek() == s.quote()) {
+                            read();
+                            f.append(s.quote());
+                        } else {
+                            inQuotes = false;
+                        }
+                    } else {
+                        if (c == '\n' || c == '\r') {
+                            lineBreak(c);
+                            f.append(c == '\r' ? '\n' : (char) c);
+                        } else {
+                            f.append((char) c);
+                        }
+                    }
+                } else if (c == s.quote() && f.length() == 0 && !wasQuoted) {
+                    inQuotes = true;
+                    wasQuoted = true;
+                } else if (c == s.delimiter()) {
+                    fields.add(f.toString());
+                    quoted.add(wasQuoted);
+                    f.setLength(0);
+                    wasQuoted = false;
+                } else if (c == '\n' || c == '\r') {
+                    lineBreak(c);
+                    break;
+                } else {
+                    f.append((char) c);
+                }
+                c = read();
+            }
+            fields.add(f.toString());
+            quoted.add(wasQuoted);
+            boolean[] q = new boolean[quoted.size()];
+            for (int i = 0; i < q.length; i++) {
+                q[i] = quoted.get(i);
+            }
+            return new Row(fields.toArray(new String[0]), q, start);
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
         }
     }
 
@@ -102,14 +304,13 @@ public final class CsvSource implements RecordSource {
         if (firstRecordPending) {
             firstRecordPending = false;
         } else {
-            if (!hasNext()) {
-                current = null;
+            current = rows.next();
+            if (current == null) {
                 return false;
             }
-            current = it.next();
         }
-        if (current.getFieldCount() != columns.size()) {
-            throw new BadRecord(current.getStartingLineNumber(), "has " + current.getFieldCount() + " fields, the header "
+        if (current.fields().length != columns.size()) {
+            throw new BadRecord(current.line(), "has " + current.fields().length + " fields, the header "
                     + columns.size(), raw());
         }
         return true;
@@ -117,28 +318,29 @@ public final class CsvSource implements RecordSource {
 
     @Override
     public Object value(int column) {
-        if (column >= current.getFieldCount()) {
+        if (column >= current.fields().length) {
             return null;
         }
-        String v = current.getField(column);
-        return v.equals(settings.nullToken()) ? null : v;
+        String v = current.fields()[column];
+        return !current.quoted()[column] && v.equals(settings.nullToken()) ? null : v;
     }
 
     @Override
     public long line() {
-        return current.getStartingLineNumber();
+        return current.line();
     }
 
     @Override
     public String raw() {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < current.getFieldCount(); i++) {
+        String[] fields = current.fields();
+        for (int i = 0; i < fields.length; i++) {
             if (i > 0) {
                 sb.append(settings.delimiter());
             }
-            String f = current.getField(i);
-            boolean quote = f.indexOf(settings.delimiter()) >= 0 || f.indexOf(settings.quote()) >= 0
-                    || f.indexOf('\n') >= 0 || f.indexOf('\r') >= 0;
+            String f = fields[i];
+            boolean quote = current.quoted()[i] || f.indexOf(settings.delimiter()) >= 0
+                    || f.indexOf(settings.quote()) >= 0 || f.indexOf('\n') >= 0 || f.indexOf('\r') >= 0;
             if (quote) {
                 String q = String.valueOf(settings.quote());
                 sb.append(q).append(f.replace(q, q + q)).append(q);
@@ -151,6 +353,6 @@ public final class CsvSource implements RecordSource {
 
     @Override
     public void close() throws IOException {
-        reader.close();
+        rows.close();
     }
 }

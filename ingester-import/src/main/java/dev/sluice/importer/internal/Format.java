@@ -12,7 +12,7 @@ public enum Format {
     JSONL,
     /** InfluxDB line protocol. */
     LP,
-    /** Apache Parquet (not readable by this build). */
+    /** Apache Parquet (a file: it is read by row group, so not from standard input nor compressed as a whole). */
     PARQUET;
 
     /**
@@ -29,7 +29,7 @@ public enum Format {
             case "jsonl": case "ndjson": case "json": return JSONL;
             case "lp": case "line": case "influx": case "line-protocol": return LP;
             case "parquet": return PARQUET;
-            default: throw new UsageException("unknown --format '" + s + "': use csv, tsv, jsonl or lp");
+            default: throw new UsageException("unknown --format '" + s + "': use csv, tsv, jsonl, lp or parquet");
         }
     }
 

@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
-/** Runs one {@code sluice import} of tabular inputs (CSV, TSV, JSON Lines) into one table. */
+/** Runs one {@code sluice import} of tabular inputs (CSV, TSV, JSON Lines, Parquet) into one table. */
 public final class ImportJob {
     /** Exit code: everything written. */
     public static final int OK = 0;
@@ -52,10 +52,13 @@ public final class ImportJob {
     final Stats stats = new Stats();
     private final AtomicBoolean stop = new AtomicBoolean();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** Batches whose answer has not been handled yet (acknowledgement recorded, or failure noted). */
+    private final java.util.concurrent.Phaser answers = new java.util.concurrent.Phaser(1);
     private volatile String stoppedAt;
     private Rejects rejects;
     private State state;
     private Plan plan;
+    private Mapping mapping;
     private Client client;
     private Context ctx;
     private boolean bulk;
@@ -129,9 +132,9 @@ public final class ImportJob {
         Format forced = o.format == null ? null : Format.parse(o.format);
         List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced);
         for (Inputs.Input in : inputs) {
-            if (in.format() == Format.PARQUET) {
-                throw new UsageException("'" + in.name() + "': Parquet is not readable by this build of sluice import"
-                        + " (CSV, TSV, JSON Lines and line protocol are)");
+            if (in.format() == Format.PARQUET && (in.path() == null || in.compression() != null)) {
+                throw new UsageException("'" + in.name() + "': Parquet is read by row group from a file: give the file"
+                        + " itself, not standard input or a compressed copy (Parquet compresses its pages already)");
             }
         }
         long lp = inputs.stream().filter(i -> i.format() == Format.LP).count();
@@ -144,7 +147,8 @@ public final class ImportJob {
         Set<Format> formats = new HashSet<>();
         inputs.forEach(i -> formats.add(i.format() == Format.TSV ? Format.CSV : i.format()));
         if (formats.size() > 1) {
-            throw new UsageException("CSV and JSON Lines inputs go to one table each: import them separately");
+            throw new UsageException("inputs of different formats (" + formats + ") go to one table each: import them"
+                    + " separately");
         }
         ZoneId zone = zone();
         String table = tableName(inputs);
@@ -152,12 +156,18 @@ public final class ImportJob {
         appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
         Mapping m = new Mapping(table, o.timeIndex, o.timeFormat, o.tags, types(), new LinkedHashSet<>(o.skip),
                 keyValues(o.rename, "--rename"), zone, with);
+        mapping = m;
 
         // Sample the first input; its records are replayed when it is imported.
         Inputs.Input first = inputs.get(0);
         Sampled sampled;
+        Map<String, TypeNames.Type> declared = null;
         try {
-            sampled = new Sampled(openSource(first), o.sample);
+            RecordSource src = openSource(first);
+            if (src instanceof ParquetSource ps) {
+                declared = ps.types();
+            }
+            sampled = new Sampled(src, o.sample);
         } catch (IOException e) {
             throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
         }
@@ -165,7 +175,7 @@ public final class ImportJob {
         ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
         TableSchema existing = describe(sql, table);
         boolean regular = o.path.equalsIgnoreCase("regular");
-        plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular);
+        plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular, declared);
         for (TableSchema.Column c : plan.schema().columns()) {
             if (!regular && (c.dataType() == DataType.Json || c.dataType() == DataType.Vector)) {
                 regular = true;
@@ -231,6 +241,7 @@ public final class ImportJob {
         Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
         try {
             runWorkers(inputs, sampled);
+            awaitAnswers();
         } finally {
             if (progress != null) {
                 progress.stop();
@@ -406,6 +417,9 @@ public final class ImportJob {
     }
 
     private RecordSource openSource(Inputs.Input in) throws IOException {
+        if (in.format() == Format.PARQUET) {
+            return new ParquetSource(in.path(), in.name(), mapping.skip(), mapping.zone(), stats.rawBytes);
+        }
         InputStream is = Inputs.open(in, stats.rawBytes);
         if (in.format() == Format.JSONL) {
             return new JsonLinesSource(is);
@@ -418,8 +432,9 @@ public final class ImportJob {
             }
             delimiter = d.charAt(0);
         }
+        char escape = o.escape == null || o.escape == o.quote ? 0 : o.escape;
         CsvSource.Settings s = new CsvSource.Settings(delimiter, o.quote, o.comment == null ? 0 : o.comment, !o.noHeader,
-                o.columns, o.nullToken);
+                o.columns, o.nullToken, escape);
         try {
             return new CsvSource(is, s, in.name());
         } catch (IOException | RuntimeException e) {
@@ -576,15 +591,23 @@ public final class ImportJob {
     private final class Tracker {
         private final State.Entry entry;
         private final ArrayDeque<long[]> pending = new ArrayDeque<>(); // {end, rejected, last, acked}
+        private final Map<long[], Map<String, Long>> tableRows = new java.util.IdentityHashMap<>();
 
         Tracker(State.Entry entry) {
             this.entry = entry;
         }
 
         long[] add(long end, long rejected, boolean last) {
+            return add(end, rejected, last, null);
+        }
+
+        long[] add(long end, long rejected, boolean last, Map<String, Long> rowsPerTable) {
             long[] p = {end, rejected, last ? 1 : 0, 0};
             synchronized (state) {
                 pending.add(p);
+                if (rowsPerTable != null) {
+                    tableRows.put(p, rowsPerTable);
+                }
                 if (appendMode) {
                     entry.sent = end;
                     state.save();
@@ -598,6 +621,10 @@ public final class ImportJob {
                 p[3] = 1;
                 while (!pending.isEmpty() && pending.peek()[3] == 1) {
                     long[] h = pending.poll();
+                    Map<String, Long> perTable = tableRows.remove(h);
+                    if (perTable != null) {
+                        perTable.forEach((t, n) -> entry.tableRows.merge(t, n, Long::sum));
+                    }
                     entry.acked = h[0];
                     entry.rejected += h[1];
                     if (h[2] == 1) {
@@ -619,7 +646,8 @@ public final class ImportJob {
         long skipTo = e.acked;
         long ordinal = 0;
         long rejectedInBatch = 0;
-        TableSchema schema = plan.schema();
+        Plan pl = plan;
+        TableSchema schema = pl.schema();
         int n = schema.columnCount();
         int ts = schema.timestampIndex();
         List<String> columns = src.columns();
@@ -628,11 +656,18 @@ public final class ImportJob {
         boolean[] unknown = null;
         boolean eof = false;
         long importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
+        if (skipTo > 0) {
+            // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread).
+            ordinal = src.skip(skipTo);
+        }
         while (!stop.get()) {
             boolean has;
             try {
                 has = src.next();
             } catch (RecordSource.BadRecord b) {
+                if (stop.get()) {
+                    break; // read after another input's abort point: neither counted nor rejected
+                }
                 ordinal++;
                 if (ordinal <= skipTo) {
                     continue;
@@ -649,6 +684,11 @@ public final class ImportJob {
                 eof = true;
                 break;
             }
+            if (stop.get()) {
+                // Read after the abort point (or a failure) of another input: not sent, and not counted, so the
+                // state's position stays before it and a rerun reads it again.
+                break;
+            }
             ordinal++;
             if (ordinal <= skipTo) {
                 continue;
@@ -656,18 +696,42 @@ public final class ImportJob {
             stats.rowsRead.incrementAndGet();
             if (columns.size() != known) {
                 known = columns.size();
-                bind = plan.bind(columns);
+                bind = pl.bind(columns);
                 unknown = new boolean[known];
                 for (int c = 0; c < known; c++) {
-                    unknown[c] = !plan.knows(columns.get(c));
+                    unknown[c] = !pl.knows(columns.get(c));
                 }
                 if (in.format() != Format.JSONL) {
                     for (int c = 0; c < known; c++) {
                         if (unknown[c]) {
                             throw new ImportFailure("'" + in.name() + "': column '" + columns.get(c) + "' is not in the"
-                                    + " table's columns (" + String.join(", ", plan.cols().stream().map(Plan.Col::name)
+                                    + " table's columns (" + String.join(", ", pl.cols().stream().map(Plan.Col::name)
                                     .toList()) + "): name it with --skip, or import this file on its own", null);
                         }
+                    }
+                }
+            }
+            if (!bulk && in.format() == Format.JSONL) {
+                // A key first seen after the sample: the regular path adds it as a column. The rows before this one
+                // are sent with the schema they were read with, and this row starts a batch of the wider schema.
+                String added = null;
+                for (int c = 0; c < known; c++) {
+                    if (unknown[c] && src.value(c) != null) {
+                        if (sink.rows() > 0) {
+                            send(sink, tracker, ordinal - 1, rejectedInBatch, false);
+                            rejectedInBatch = 0;
+                        }
+                        pl = widen(columns.get(c), src.value(c));
+                        added = columns.get(c);
+                    }
+                }
+                if (added != null) {
+                    sink.reschema(pl.schema());
+                    schema = pl.schema();
+                    n = schema.columnCount();
+                    bind = pl.bind(columns);
+                    for (int c = 0; c < known; c++) {
+                        unknown[c] = !pl.knows(columns.get(c));
                     }
                 }
             }
@@ -679,7 +743,7 @@ public final class ImportJob {
                     int s = bind[c];
                     if (s < 0) {
                         if (c == ts) {
-                            if (!plan.importTime()) {
+                            if (!pl.importTime()) {
                                 throw new Plan.BadValue(schema.column(c).name(), "the time index is missing");
                             }
                             a.setLong(c, importBase + ordinal);
@@ -693,12 +757,13 @@ public final class ImportJob {
                         }
                         continue;
                     }
-                    plan.set(a, c, v);
+                    pl.set(a, c, v);
                 }
                 for (int c = 0; c < known; c++) {
                     if (unknown[c] && src.value(c) != null) {
                         throw new Plan.BadValue(columns.get(c), "key '" + columns.get(c) + "' is not a column of the"
-                                + " import (it was not in the sampled rows): name it in --types to import it, or --skip it");
+                                + " table (it was not in the " + o.sample + " sampled rows) and the bulk path cannot add"
+                                + " columns: rerun with --path regular (adds it), a larger --sample, or --skip it");
                     }
                 }
                 a.endRow();
@@ -714,7 +779,7 @@ public final class ImportJob {
                 reason = ex.getMessage();
             }
             if (reason != null) {
-                String where = "line " + src.line() + (badColumn != null ? ", column '" + badColumn + "'" : "");
+                String where = src.where() + (badColumn != null ? ", column '" + badColumn + "'" : "");
                 if (!reject(in, src.line(), badColumn, where + ": " + reason, src.raw())) {
                     ordinal--;
                     break;
@@ -734,6 +799,19 @@ public final class ImportJob {
         send(sink, tracker, ordinal, rejectedInBatch, eof);
     }
 
+    /** Adds a field for a JSON key first seen after the sample; every worker then writes the wider plan. */
+    private synchronized Plan widen(String key, Object value) {
+        if (!plan.knows(key)) {
+            plan = plan.withField(key, value);
+            if (!o.quiet) {
+                err.println("note: key '" + key + "' was not in the sampled rows: added as column '" + plan.cols()
+                        .get(plan.cols().size() - 1).name() + "' " + plan.cols().get(plan.cols().size() - 1).type()
+                        + " (the regular path's next write adds it to the table)");
+            }
+        }
+        return plan;
+    }
+
     private void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last) {
         long rows = sink.rows();
         long[][] p = new long[1][];
@@ -745,14 +823,38 @@ public final class ImportJob {
             // Recorded as sent (append mode) once the batch has a slot, just before it leaves.
             f = sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last));
         }
+        answers.register();
         f.whenComplete((acked, ex) -> {
-            if (ex != null) {
-                fail(new ImportFailure("batch of " + rows + " rows up to record " + end + " failed: " + message(ex), ex));
-                return;
+            try {
+                batchAnswered(acked, ex, tracker, p[0], "batch of " + rows + " rows up to record " + end);
+            } finally {
+                answers.arriveAndDeregister();
             }
-            stats.rowsWritten.addAndGet(acked);
-            tracker.acked(p[0]);
         });
+    }
+
+    /**
+     * Waits until every answered batch's handler has run (a writer's finish() returns once each batch is answered,
+     * while the handlers that record the acknowledgement may still be running), so the state and --verify see
+     * them all. Bounded by --timeout: a batch never answered does not hold the import.
+     */
+    private void awaitAnswers() {
+        try {
+            answers.awaitAdvanceInterruptibly(answers.arrive(), o.timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.TimeoutException e) {
+            // the state records what was answered; a rerun sends the rest
+        }
+    }
+
+    private void batchAnswered(Long acked, Throwable ex, Tracker tracker, long[] p, String what) {
+        if (ex != null) {
+            fail(new ImportFailure(what + " failed: " + message(ex), ex));
+            return;
+        }
+        stats.rowsWritten.addAndGet(acked);
+        tracker.acked(p);
     }
 
     /**
@@ -765,9 +867,16 @@ public final class ImportJob {
             rejects.write(in.name(), line, column, reason, raw);
         }
         if (o.onError.equals("abort")) {
-            stoppedAt = "'" + in.name() + "' " + reason + "; the import stopped there (--on-error abort): rows before it"
-                    + " are written, nothing after it was sent. Fix the row, or rerun with --on-error skip.";
-            stop.set(true);
+            synchronized (this) {
+                if (stoppedAt != null) {
+                    return false; // another input stopped the import first
+                }
+                stoppedAt = "'" + in.name() + "' " + reason + "; the import stopped there (--on-error abort): rows before it"
+                        + " are written, nothing after it was sent" + (stats.inputs > 1 ? " (other inputs stopped too; the"
+                        + " rows they had read before it are written, and the state file records where each stopped)"
+                        : "") + ". Fix the row, or rerun with --on-error skip.";
+                stop.set(true);
+            }
             return false;
         }
         long r = stats.rejected.incrementAndGet();
@@ -862,10 +971,10 @@ public final class ImportJob {
                 a.endRow();
             } catch (Plan.BadValue e) {
                 a.cancelRow();
-                problems.add("line " + sampled.line() + ", column '" + e.column() + "': " + e.getMessage());
+                problems.add(sampled.where() + ", column '" + e.column() + "': " + e.getMessage());
             } catch (RuntimeException e) {
                 a.cancelRow();
-                problems.add("line " + sampled.line() + ": " + e.getMessage());
+                problems.add(sampled.where() + ": " + e.getMessage());
             }
         }
         out.println("-- first rows as stored:");
@@ -921,10 +1030,6 @@ public final class ImportJob {
 
     private int runLineProtocol(List<Inputs.Input> inputs, Summary summary) {
         long precision = precisionUnits();
-        if (o.verify) {
-            throw new UsageException("--verify compares one table's count(*); a line protocol import writes a table per"
-                    + " measurement: check them with SELECT count(*)");
-        }
         Map<String, String> with = keyValues(o.with, "--with");
         appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
         ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
@@ -935,7 +1040,16 @@ public final class ImportJob {
                 return Optional.empty();
             }
             try {
-                return Optional.ofNullable(sql.describe(n));
+                TableSchema t = sql.describe(n);
+                if (state != null) {
+                    // The table's count before this import first writes to it, for --verify.
+                    synchronized (state) {
+                        if (!state.tableCountsBefore.containsKey(n)) {
+                            state.tableCountsBefore.put(n, t == null ? 0 : countOrMinusOne(sql, n));
+                        }
+                    }
+                }
+                return Optional.ofNullable(t);
             } catch (IOException | RuntimeException e) {
                 if (o.httpEndpoint != null) {
                     throw new ImportFailure("cannot read table '" + n + "' over HTTP SQL at " + httpEndpoint() + ": "
@@ -973,6 +1087,12 @@ public final class ImportJob {
                     + " imports everything again)");
             stats.inputs = inputs.size();
             stats.inputsDone.set(inputs.size());
+            if (o.verify) {
+                verifyTables(sql, summary);
+                if (summary.verifyOk != null && !summary.verifyOk) {
+                    return FAILED;
+                }
+            }
             return OK;
         }
         ctx = Client.context(with, appendMode);
@@ -1002,6 +1122,7 @@ public final class ImportJob {
             for (Thread t : threads) {
                 t.join();
             }
+            awaitAnswers();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             fail(new ImportFailure("interrupted", e));
@@ -1021,12 +1142,61 @@ public final class ImportJob {
             throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
                     + ": run the same command again to continue from there.", f);
         }
+        if (o.verify) {
+            verifyTables(sql, summary);
+        }
         if (stoppedAt != null) {
             summary.error = stoppedAt;
             err.println("error: " + stoppedAt);
             return REJECTED;
         }
+        if (summary.verifyOk != null && !summary.verifyOk) {
+            return FAILED;
+        }
         return stats.rejected.get() > 0 ? REJECTED : OK;
+    }
+
+    /** --verify of a line protocol import: each table's count(*) against its count before plus rows acknowledged. */
+    private void verifyTables(ServerSql sql, Summary summary) {
+        Map<String, Long> expected = new java.util.TreeMap<>();
+        synchronized (state) {
+            for (State.Entry e : state.entries) {
+                e.tableRows.forEach((t, n) -> expected.merge(t, n, Long::sum));
+            }
+            for (String t : expected.keySet()) {
+                Long before = state.tableCountsBefore.get(t);
+                expected.merge(t, before == null ? -1 : before, (a, b) -> b < 0 ? Long.MIN_VALUE : a + b);
+            }
+        }
+        long count = 0;
+        long want = 0;
+        boolean ok = true;
+        boolean known = true;
+        for (Map.Entry<String, Long> t : expected.entrySet()) {
+            long c;
+            try {
+                c = sql.count(t.getKey());
+            } catch (IOException e) {
+                throw new ImportFailure("--verify: table '" + t.getKey() + "': " + e.getMessage(), e);
+            }
+            count += c;
+            if (t.getValue() < 0) {
+                known = false;
+                err.println("verify: table '" + t.getKey() + "' holds " + c + " rows; its count before the import is"
+                        + " not known (the HTTP API did not answer then)");
+                continue;
+            }
+            want += t.getValue();
+            if (c != t.getValue()) {
+                ok = false;
+                err.println("verify: table '" + t.getKey() + "' holds " + c + " rows, expected " + t.getValue()
+                        + " (its count before the import + rows acknowledged). Fewer can mean lines share a series and"
+                        + " time (the table keeps the last); more, that others write to it too.");
+            }
+        }
+        summary.verifyCount = count;
+        summary.verifyExpected = known ? want : null;
+        summary.verifyOk = known ? ok : null;
     }
 
     private void lineProtocolWorker(List<Inputs.Input> inputs, AtomicInteger next, long precision,
@@ -1072,6 +1242,9 @@ public final class ImportJob {
                 eof = true;
                 break;
             }
+            if (stop.get()) {
+                break; // read after another input's abort point: not sent, read again by a rerun
+            }
             line++;
             if (line == 1 && !text.isEmpty() && text.charAt(0) == '\uFEFF') {
                 text = text.substring(1);
@@ -1116,15 +1289,20 @@ public final class ImportJob {
             p[0] = tracker.add(end, rejectedInBatch, last);
             f = CompletableFuture.completedFuture(0L);
         } else {
-            f = sink.send(tables.drain(), () -> p[0] = tracker.add(end, rejectedInBatch, last));
-        }
-        f.whenComplete((acked, ex) -> {
-            if (ex != null) {
-                fail(new ImportFailure("request of " + rows + " rows up to line " + end + " failed: " + message(ex), ex));
-                return;
+            List<Table> drained = tables.drain();
+            Map<String, Long> perTable = new java.util.HashMap<>();
+            for (Table t : drained) {
+                perTable.merge(t.schema().tableName(), (long) t.rowCount(), Long::sum);
             }
-            stats.rowsWritten.addAndGet(acked);
-            tracker.acked(p[0]);
+            f = sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable));
+        }
+        answers.register();
+        f.whenComplete((acked, ex) -> {
+            try {
+                batchAnswered(acked, ex, tracker, p[0], "request of " + rows + " rows up to line " + end);
+            } finally {
+                answers.arriveAndDeregister();
+            }
         });
     }
 

@@ -14,12 +14,13 @@ public final class ImportOptions {
 
     /** Files, directories, globs or {@code -}. */
     @Parameters(arity = "1..*", paramLabel = "INPUT", description = "Files, directories, globs (quoted) or - for"
-            + " standard input. .gz and .zst are decompressed. Format by extension (.csv .tsv .jsonl .ndjson .lp)"
-            + " or --format.")
+            + " standard input. .gz and .zst are decompressed. Format by extension (.csv .tsv .jsonl .ndjson .lp"
+            + " .parquet) or --format. Parquet is read from files only, row group by row group.")
     public List<String> inputs = new ArrayList<>();
 
     /** Input format. */
-    @Option(names = "--format", paramLabel = "FMT", description = "csv, tsv, jsonl or lp (default: by extension).")
+    @Option(names = "--format", paramLabel = "FMT", description = "csv, tsv, jsonl, lp or parquet (default: by"
+            + " extension).")
     public String format;
 
     // ---- CSV
@@ -31,6 +32,11 @@ public final class ImportOptions {
     @Option(names = "--quote", paramLabel = "C", defaultValue = "\"", description = "CSV quote character; a quote"
             + " inside a quoted value is doubled (default: ${DEFAULT-VALUE}).")
     public char quote;
+    /** Escape character. */
+    @Option(names = "--escape", paramLabel = "C", description = "CSV escape character, e.g. \\: it makes the next"
+            + " character literal (delimiter, quote, itself, a line break); \\n \\t \\r are a line feed, tab and"
+            + " carriage return (default: none, RFC 4180).")
+    public Character escape;
     /** Comment prefix. */
     @Option(names = "--comment", paramLabel = "C", description = "Skip CSV lines starting with this character.")
     public Character comment;
@@ -43,8 +49,8 @@ public final class ImportOptions {
             + " header's, or name a file without one).")
     public List<String> columns;
     /** Null token. */
-    @Option(names = "--null", paramLabel = "TEXT", defaultValue = "", description = "CSV text read as NULL (default:"
-            + " empty).")
+    @Option(names = "--null", paramLabel = "TEXT", defaultValue = "", description = "Unquoted CSV text read as NULL; a quoted"
+            + " value is never NULL (default: empty).")
     public String nullToken;
 
     // ---- mapping
@@ -55,7 +61,8 @@ public final class ImportOptions {
     /** Time index column. */
     @Option(names = "--time-index", paramLabel = "COL", description = "Source column of the time index (default: a"
             + " column named ts, time, timestamp or *_ts, *_time holding ISO-8601 times or epoch integers, else the first column of"
-            + " ISO-8601 times, else the import's time in a column greptime_timestamp).")
+            + " ISO-8601 times, else the import's time in a column greptime_timestamp; Parquet: a TIMESTAMP column named"
+            + " so, else the first TIMESTAMP column).")
     public String timeIndex;
     /** Time index format. */
     @Option(names = "--time-format", paramLabel = "FMT", description = "s, ms, us, ns (epoch), iso, or a pattern such"
@@ -67,7 +74,8 @@ public final class ImportOptions {
     public List<String> tags = new ArrayList<>();
     /** Type overrides. */
     @Option(names = "--types", paramLabel = "col:Type,...", description = "Type overrides: Int64, Float64, Boolean,"
-            + " String, Json, Date, TimestampMillisecond..., Decimal(p,s), or SQL names (BIGINT, DOUBLE, TIMESTAMP(3)).")
+            + " String, Json, Date, TimestampMillisecond..., Decimal(p,s), or SQL names (BIGINT, DOUBLE, TIMESTAMP(3))."
+            + " Parquet columns keep their file's types unless overridden.")
     public List<String> types = new ArrayList<>();
     /** Skipped columns. */
     @Option(names = "--skip", split = ",", paramLabel = "a,b", description = "Source columns not imported.")
@@ -77,7 +85,8 @@ public final class ImportOptions {
     public List<String> rename = new ArrayList<>();
     /** Time zone of zone-less times. */
     @Option(names = "--timezone", paramLabel = "ZONE", defaultValue = "UTC", description = "Zone of times without an"
-            + " offset, e.g. +08:00 or Asia/Shanghai (default: ${DEFAULT-VALUE}).")
+            + " offset and of Parquet timestamps not adjusted to UTC, such as +08:00 or Asia/Shanghai (default:"
+            + " ${DEFAULT-VALUE}).")
     public String timezone;
     /** Rows sampled for inference. */
     @Option(names = "--sample", paramLabel = "N", defaultValue = "1000", description = "Rows read to infer types"
@@ -126,7 +135,7 @@ public final class ImportOptions {
     public String onError;
     /** Rejects file. */
     @Option(names = "--rejects", paramLabel = "FILE", description = "Append each rejected row as a JSON line: source,"
-            + " line, column, reason, raw text.")
+            + " line (Parquet: row of the file), column, reason, raw text; a row the file holds is not added again.")
     public Path rejects;
     /** Max rejected rows. */
     @Option(names = "--max-errors", paramLabel = "N", defaultValue = "-1", description = "With skip: stop once more"
@@ -162,7 +171,7 @@ public final class ImportOptions {
     public String summaryJson;
     /** Verify. */
     @Option(names = "--verify", description = "At the end, compare the server's count(*) over HTTP SQL with the rows"
-            + " acknowledged.")
+            + " acknowledged (line protocol: each table's, with its count before the import).")
     public boolean verify;
     /** Progress interval when not a terminal. */
     @Option(names = "--progress-interval", paramLabel = "SECONDS", defaultValue = "10", description = "Seconds between"

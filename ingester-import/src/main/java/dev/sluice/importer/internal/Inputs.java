@@ -89,8 +89,8 @@ public final class Inputs {
             } else if (Files.isDirectory(p)) {
                 files = walk(p).stream().filter(f -> forced != null || formatOf(f) != null).collect(Collectors.toList());
                 if (files.isEmpty()) {
-                    throw new UsageException("directory '" + a + "' holds no .csv, .tsv, .jsonl or .lp file"
-                            + " (optionally .gz or .zst)");
+                    throw new UsageException("directory '" + a + "' holds no .csv, .tsv, .jsonl, .lp or .parquet"
+                            + " file (the text formats optionally .gz or .zst)");
                 }
             } else if (Files.isRegularFile(p)) {
                 files = List.of(p);

@@ -250,8 +250,32 @@ public final class Plan {
      */
     public static Plan build(List<String> sourceColumns, List<Object[]> sample, boolean jsonSource, Mapping m,
             TableSchema existing, boolean regularPath) {
+        return build(sourceColumns, sample, jsonSource, m, existing, regularPath, null);
+    }
+
+    /**
+     * Builds the plan of a source whose columns have declared types (Parquet): those types are used instead of
+     * inference (unless {@code --types} overrides them), and the time index, when not named, is a Timestamp column
+     * named like a time, else the first Timestamp column, else an integer column named like a time.
+     *
+     * @param sourceColumns the source column names (the sample's)
+     * @param sample sample rows, values by source column index
+     * @param jsonSource whether values come from JSON (strings are then kept as strings)
+     * @param m the mapping options
+     * @param existing the table's columns when it exists, else null
+     * @param regularPath whether rows go through the regular path (which can add columns)
+     * @param declared the source's column types, or null to infer them from the sample
+     * @return the plan
+     * @throws UsageException when options name columns the input lacks, or the table cannot take the input
+     */
+    public static Plan build(List<String> sourceColumns, List<Object[]> sample, boolean jsonSource, Mapping m,
+            TableSchema existing, boolean regularPath, Map<String, TypeNames.Type> declared) {
         for (String named : concat(m.tags(), m.types().keySet(), m.skip(), m.rename().keySet())) {
-            if (!sourceColumns.contains(named)) {
+            // A JSON key may first appear after the sample: --skip and --types may name it.
+            // A Parquet source leaves --skip columns unread (it checks they are in the file).
+            boolean late = jsonSource && (m.skip().contains(named) || m.types().containsKey(named))
+                    || declared != null && m.skip().contains(named);
+            if (!sourceColumns.contains(named) && !late) {
                 throw new UsageException("column '" + named + "' named in an option is not in the input (its columns: "
                         + String.join(", ", sourceColumns) + ")");
             }
@@ -283,7 +307,29 @@ public final class Plan {
                 }
             }
         }
-        if (timeSource == null && existing == null) {
+        if (timeSource == null && existing == null && declared != null) {
+            for (String s : sourceColumns) {
+                if (!m.skip().contains(s) && !m.types().containsKey(s) && timeLike(s)
+                        && declared.get(s).type().isTimestamp()) {
+                    timeSource = s;
+                    break;
+                }
+            }
+            for (String s : sourceColumns) {
+                if (timeSource == null && !m.skip().contains(s) && !m.types().containsKey(s)
+                        && declared.get(s).type().isTimestamp()) {
+                    timeSource = s;
+                }
+            }
+            for (String s : sourceColumns) {
+                if (timeSource == null && !m.skip().contains(s) && !m.types().containsKey(s) && timeLike(s)
+                        && declared.get(s).type().isLongBacked() && !declared.get(s).type().isTimestamp()
+                        && declared.get(s).type() != DataType.Date && stats.get(s).values > 0 && stats.get(s).allLong) {
+                    timeSource = s;
+                }
+            }
+        }
+        if (timeSource == null && existing == null && declared == null) {
             // A column named like a time that holds ISO-8601 times or integers, else the first ISO-8601 column.
             for (String s : sourceColumns) {
                 Stats st = stats.get(s);
@@ -309,8 +355,11 @@ public final class Plan {
         TimeFormat timeFormat = null;
         if (timeSource != null) {
             Stats st = stats.get(timeSource);
+            TypeNames.Type d = declared == null ? null : declared.get(timeSource);
             if (m.timeFormat() != null) {
                 timeFormat = TimeFormat.parse(m.timeFormat(), m.zone());
+            } else if (d != null && d.type().isTimestamp()) {
+                timeFormat = TimeFormat.epoch(d.type().unitsPerSecond(), m.zone());
             } else if (st.values > 0 && st.allLong) {
                 timeFormat = TimeFormat.epoch(TimeFormat.guessEpochUnit(st.firstLong), m.zone());
             } else {
@@ -328,6 +377,9 @@ public final class Plan {
                 String name = m.target(s);
                 if (s.equals(timeSource)) {
                     TypeNames.Type t = m.types().get(s);
+                    if (t == null && declared != null && declared.get(s).type().isTimestamp()) {
+                        t = declared.get(s);
+                    }
                     if (t == null) {
                         t = new TypeNames.Type(timeFormat.kind() == TimeFormat.Kind.ISO && stats.get(s).allIso
                                 ? stats.get(s).isoUnit() : timeFormat.naturalType(), null);
@@ -340,7 +392,7 @@ public final class Plan {
                 }
                 TypeNames.Type t = m.types().get(s);
                 if (t == null) {
-                    t = stats.get(s).type(jsonSource, firstValue.get(s));
+                    t = declared != null ? declared.get(s) : stats.get(s).type(jsonSource, firstValue.get(s));
                 }
                 SemanticType sem = m.tags().contains(s) ? SemanticType.Tag : SemanticType.Field;
                 cols.add(new Col(name, s, sem, t, t.type().isTimestamp() ? TimeFormat.parse("iso", m.zone()) : null));
@@ -380,7 +432,7 @@ public final class Plan {
                 newColumns.add(m.target(s));
                 TypeNames.Type t = m.types().get(s);
                 if (t == null) {
-                    t = stats.get(s).type(jsonSource, firstValue.get(s));
+                    t = declared != null ? declared.get(s) : stats.get(s).type(jsonSource, firstValue.get(s));
                 }
                 SemanticType sem = m.tags().contains(s) ? SemanticType.Tag : SemanticType.Field;
                 cols.add(new Col(m.target(s), s, sem, t, t.type().isTimestamp() ? TimeFormat.parse("iso", m.zone()) : null));
@@ -413,6 +465,44 @@ public final class Plan {
             throw new UsageException("the table's columns do not make a valid schema: " + e.getMessage());
         }
         return new Plan(schema, cols, importTime, newColumns, existing != null, m);
+    }
+
+    /**
+     * Returns this plan with one more field column, for a JSON key first seen after the sample (regular path, which
+     * adds the column with its first write). Its type is inferred from the first value, as the sample's are.
+     *
+     * @param source the source column (the key)
+     * @param value its first non-null value
+     * @return the extended plan
+     * @throws UsageException when the new column does not make a valid schema
+     */
+    public Plan withField(String source, Object value) {
+        Stats st = new Stats();
+        st.add(value, mapping.zone());
+        TypeNames.Type t = mapping.types().get(source);
+        if (t == null) {
+            t = st.type(true, value);
+        }
+        List<Col> more = new ArrayList<>(cols);
+        more.add(new Col(mapping.target(source), source, SemanticType.Field, t,
+                t.type().isTimestamp() ? TimeFormat.parse("iso", mapping.zone()) : null));
+        TableSchema.Builder b = TableSchema.newBuilder(schema.tableName());
+        for (Col c : more) {
+            if (c.type().type() == DataType.Decimal128) {
+                b.addColumn(c.name(), c.semantic(), DataType.Decimal128, c.type().decimal());
+            } else {
+                b.addColumn(c.name(), c.semantic(), c.type().type());
+            }
+        }
+        TableSchema extended;
+        try {
+            extended = b.build();
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("key '" + source + "' cannot be added as a column: " + e.getMessage());
+        }
+        List<String> added = new ArrayList<>(newColumns);
+        added.add(mapping.target(source));
+        return new Plan(extended, more, importTime, added, tableExists, mapping);
     }
 
     @SafeVarargs

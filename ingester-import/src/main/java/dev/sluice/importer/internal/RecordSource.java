@@ -5,9 +5,10 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * Reads the records of one tabular input (CSV, TSV, JSON Lines) one at a time. Values are {@code String} (text
+ * Reads the records of one tabular input (CSV, TSV, JSON Lines, Parquet) one at a time. Values are {@code String} (text
  * as read, {@code null} for the null token), or for JSON {@code Long}, {@code Double}, {@code BigDecimal},
- * {@code Boolean}, {@code String} and {@link JsonText} (a nested object or array).
+ * {@code Boolean}, {@code String} and {@link JsonText} (a nested object or array), or for Parquet the typed values
+ * {@link ParquetSource} lists.
  */
 public interface RecordSource extends Closeable {
     /**
@@ -40,6 +41,37 @@ public interface RecordSource extends Closeable {
      * @return the line
      */
     long line();
+
+    /**
+     * Names the current record's position for messages: its line, or for Parquet its row group and row.
+     *
+     * @return the position, e.g. {@code line 7}
+     */
+    default String where() {
+        return "line " + line();
+    }
+
+    /**
+     * Skips records, counting a record that cannot be parsed as one (as the state file counts them).
+     *
+     * @param n the records to skip
+     * @return the records skipped (fewer at the end of the input)
+     * @throws IOException when the input cannot be read any further
+     */
+    default long skip(long n) throws IOException {
+        long done = 0;
+        while (done < n) {
+            try {
+                if (!next()) {
+                    break;
+                }
+            } catch (BadRecord b) {
+                // counted like any record
+            }
+            done++;
+        }
+        return done;
+    }
 
     /**
      * Returns the current record's text as read (for rejects files).

@@ -9,14 +9,33 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-/** The rejects file: one JSON object per rejected row ({@code source}, {@code line}, {@code column}, {@code reason}, {@code raw}). */
+/**
+ * The rejects file: one JSON object per rejected row ({@code source}, {@code line}, {@code column}, {@code reason},
+ * {@code raw}). A row the file already holds (same source and line, from an earlier run of the import) is not
+ * written again, so a rerun that reads a rejected row again does not repeat it.
+ */
 final class Rejects implements AutoCloseable {
     private static final JsonFactory JSON = JsonFactory.builder().build();
     private final Path file;
     private final OutputStream out;
+    private final java.util.Set<String> written = new java.util.HashSet<>();
 
     Rejects(Path file) {
         this.file = file;
+        if (Files.exists(file)) {
+            try (java.io.BufferedReader r = Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+                String text;
+                while ((text = r.readLine()) != null) {
+                    String key = key(text);
+                    if (key != null) {
+                        written.add(key);
+                    }
+                }
+            } catch (IOException e) {
+                throw new UsageException("cannot read the rejects file " + file + ": " + e.getMessage()
+                        + " (pass another --rejects file)");
+            }
+        }
         try {
             this.out = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         } catch (IOException e) {
@@ -24,7 +43,35 @@ final class Rejects implements AutoCloseable {
         }
     }
 
+    /** The source and line of one line of the file, or null when it is not a reject. */
+    private static String key(String text) {
+        String source = null;
+        long line = -1;
+        try (com.fasterxml.jackson.core.JsonParser p = JSON.createParser(text)) {
+            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                return null;
+            }
+            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                if (name.equals("source")) {
+                    source = p.getValueAsString();
+                } else if (name.equals("line")) {
+                    line = p.getValueAsLong(-1);
+                } else {
+                    p.skipChildren();
+                }
+            }
+        } catch (IOException e) {
+            return null;
+        }
+        return source == null || line < 0 ? null : source + '\n' + line;
+    }
+
     synchronized void write(String source, long line, String column, String reason, String raw) {
+        if (!written.add(source + '\n' + line)) {
+            return;
+        }
         try {
             JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8);
             g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);

@@ -9,7 +9,7 @@ import java.util.List;
  * stream (standard input) is read once.
  */
 final class Sampled implements RecordSource {
-    private record Item(Object[] values, long line, String raw, BadRecord bad) {
+    private record Item(Object[] values, long line, String where, String raw, BadRecord bad) {
     }
 
     private final RecordSource in;
@@ -28,9 +28,9 @@ final class Sampled implements RecordSource {
                 for (int i = 0; i < v.length; i++) {
                     v[i] = in.value(i);
                 }
-                items.add(new Item(v, in.line(), in.raw(), null));
+                items.add(new Item(v, in.line(), in.where(), in.raw(), null));
             } catch (BadRecord b) {
-                items.add(new Item(null, b.line(), b.raw(), b));
+                items.add(new Item(null, b.line(), "line " + b.line(), b.raw(), b));
             }
         }
     }
@@ -76,6 +76,26 @@ final class Sampled implements RecordSource {
     @Override
     public long line() {
         return current != null ? current.line() : in.line();
+    }
+
+    @Override
+    public String where() {
+        return current != null ? current.where() : in.where();
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+        long done = 0;
+        while (done < n && pos + 1 < items.size()) {
+            pos++;
+            done++;
+        }
+        if (done < n) {
+            pos = items.size();
+            current = null;
+            done += in.skip(n - done);
+        }
+        return done;
     }
 
     @Override

@@ -31,6 +31,8 @@ public final class State {
         long sent;
         long rejected;
         boolean done;
+        /** Line protocol: rows acknowledged per table, up to {@code acked}. */
+        final java.util.Map<String, Long> tableRows = new java.util.TreeMap<>();
 
         Entry(String name, long size, long modified) {
             this.name = name;
@@ -64,6 +66,8 @@ public final class State {
     long importTimeNanos;
     boolean appendMode;
     long countBefore = -1;
+    /** Line protocol: each table's count(*) when the import first wrote to it (0 when it did not exist). */
+    final java.util.Map<String, Long> tableCountsBefore = new java.util.TreeMap<>();
     final List<Entry> entries = new ArrayList<>();
     private long lastSave;
 
@@ -109,6 +113,7 @@ public final class State {
                     case "importTimeNanos": s.importTimeNanos = p.getLongValue(); break;
                     case "appendMode": s.appendMode = p.getBooleanValue(); break;
                     case "countBefore": s.countBefore = p.getLongValue(); break;
+                    case "tableCountsBefore": readCounts(p, s.tableCountsBefore); break;
                     case "inputs":
                         while (p.nextToken() == JsonToken.START_OBJECT) {
                             Entry e = new Entry(null, -1, -1);
@@ -124,6 +129,7 @@ public final class State {
                                     case "sent": e.sent = p.getLongValue(); break;
                                     case "rejected": e.rejected = p.getLongValue(); break;
                                     case "done": e.done = p.getBooleanValue(); break;
+                                    case "tableRows": readCounts(p, e.tableRows); break;
                                     default: p.skipChildren(); break;
                                 }
                             }
@@ -132,6 +138,7 @@ public final class State {
                             named.sent = e.sent;
                             named.rejected = e.rejected;
                             named.done = e.done;
+                            named.tableRows.putAll(e.tableRows);
                             s.entries.add(named);
                         }
                         break;
@@ -150,6 +157,26 @@ public final class State {
      *
      * @throws ImportFailure when the file cannot be written
      */
+    private static void readCounts(JsonParser p, java.util.Map<String, Long> into) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String k = p.currentName();
+            p.nextToken();
+            into.put(k, p.getLongValue());
+        }
+    }
+
+    private static void writeCounts(JsonGenerator g, String field, java.util.Map<String, Long> counts)
+            throws IOException {
+        if (counts.isEmpty()) {
+            return;
+        }
+        g.writeObjectFieldStart(field);
+        for (java.util.Map.Entry<String, Long> c : counts.entrySet()) {
+            g.writeNumberField(c.getKey(), c.getValue());
+        }
+        g.writeEndObject();
+    }
+
     synchronized void save() {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (OutputStream out = Files.newOutputStream(tmp); JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
@@ -160,6 +187,7 @@ public final class State {
             g.writeNumberField("importTimeNanos", importTimeNanos);
             g.writeBooleanField("appendMode", appendMode);
             g.writeNumberField("countBefore", countBefore);
+            writeCounts(g, "tableCountsBefore", tableCountsBefore);
             g.writeArrayFieldStart("inputs");
             for (Entry e : entries) {
                 g.writeStartObject();
@@ -170,6 +198,7 @@ public final class State {
                 g.writeNumberField("sent", e.sent);
                 g.writeNumberField("rejected", e.rejected);
                 g.writeBooleanField("done", e.done);
+                writeCounts(g, "tableRows", e.tableRows);
                 g.writeEndObject();
             }
             g.writeEndArray();

@@ -14,11 +14,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Writes the benchmark's workload rows (ingester-bench's generators, seed 42) as CSV files, split into parts so
- * the import reads them in parallel as the benchmark's writers send in parallel.
+ * Writes the benchmark's workload rows (ingester-bench's generators, seed 42) as CSV or Parquet files (Snappy
+ * pages, row groups of 100,000 rows), split into parts so the import reads them in parallel as the benchmark's
+ * writers send in parallel.
  *
- * <pre>java -cp ingester-bench/target/ingester-bench.jar:ingester-import/target/test-classes \
- *     dev.sluice.importer.bench.WriteBenchFiles metrics|logs ROWS PARTS DIR</pre>
+ * <pre>java -cp ingester-import/target/sluice-import.jar:ingester-bench/target/ingester-bench.jar:ingester-import/target/test-classes \
+ *     dev.sluice.importer.bench.WriteBenchFiles metrics|logs ROWS PARTS DIR [csv|parquet]</pre>
  */
 public final class WriteBenchFiles {
     private WriteBenchFiles() {
@@ -27,7 +28,7 @@ public final class WriteBenchFiles {
     /**
      * Entry point.
      *
-     * @param args workload, rows, parts, directory
+     * @param args workload, rows, parts, directory, and csv (default) or parquet
      * @throws IOException when a file cannot be written
      */
     public static void main(String[] args) throws IOException {
@@ -40,6 +41,11 @@ public final class WriteBenchFiles {
         s.columns().forEach(c -> names.add(c.name()));
         long per = (rows + parts - 1) / parts;
         long t0 = System.nanoTime();
+        if (args.length > 4 && args[4].equals("parquet")) {
+            writeParquet(args[0], w, rows, parts, per, dir);
+            System.out.printf("written in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+            return;
+        }
         for (int p = 0; p < parts; p++) {
             long first = p * per;
             long n = Math.min(per, rows - first);
@@ -75,5 +81,55 @@ public final class WriteBenchFiles {
             System.out.println(f + " " + n + " rows, " + Files.size(f) / 1_000_000 + " MB");
         }
         System.out.printf("written in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    }
+
+    private static void writeParquet(String name, Workload w, long rows, int parts, long per, Path dir)
+            throws IOException {
+        TableSchema s = w.schema();
+        StringBuilder schema = new StringBuilder("message ").append(name).append(" {");
+        for (TableSchema.Column c : s.columns()) {
+            switch (c.dataType()) {
+                case String: schema.append(" optional binary ").append(c.name()).append(" (STRING);"); break;
+                case Float64: schema.append(" optional double ").append(c.name()).append(';'); break;
+                case Int64: schema.append(" optional int64 ").append(c.name()).append(';'); break;
+                case TimestampMillisecond:
+                    schema.append(" required int64 ").append(c.name()).append(" (TIMESTAMP(MILLIS,true));");
+                    break;
+                default: throw new IllegalArgumentException("no Parquet type for " + c.dataType());
+            }
+        }
+        schema.append(" }");
+        for (int p = 0; p < parts; p++) {
+            long first = p * per;
+            long n = Math.min(per, rows - first);
+            Path f = dir.resolve(name + "-" + p + ".parquet");
+            Files.deleteIfExists(f);
+            dev.sluice.importer.ParquetFiles.write(f, schema.toString(),
+                    org.apache.parquet.hadoop.metadata.CompressionCodecName.SNAPPY,
+                    org.apache.parquet.column.ParquetProperties.WriterVersion.PARQUET_1_0, 100_000, (g, out) -> {
+                        for (long i = first; i < first + n; i += 10_000) {
+                            int count = (int) Math.min(10_000, first + n - i);
+                            w.fill(row -> {
+                                org.apache.parquet.example.data.Group grp = g.newGroup();
+                                for (int c = 0; c < row.length; c++) {
+                                    Object v = row[c];
+                                    if (v == null) {
+                                        continue;
+                                    }
+                                    String col = s.column(c).name();
+                                    if (v instanceof Double d) {
+                                        grp.append(col, d);
+                                    } else if (v instanceof Long l) {
+                                        grp.append(col, l);
+                                    } else {
+                                        grp.append(col, v.toString());
+                                    }
+                                }
+                                out.accept(grp);
+                            }, i, count);
+                        }
+                    });
+            System.out.println(f + " " + n + " rows, " + Files.size(f) / 1_000_000 + " MB");
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.importer.internal;
 
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
+import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -19,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * each value into a table (what the import does before handing rows to a writer). Not a test: a measurement.
  *
  * <pre>java -cp ingester-import/target/sluice-import.jar:ingester-import/target/test-classes \
- *     dev.sluice.importer.internal.ReadCost FILE.csv [tag,tag...] [rounds]</pre>
+ *     dev.sluice.importer.internal.ReadCost FILE.csv|FILE.parquet [tag,tag...] [rounds]</pre>
  */
 public final class ReadCost {
     private ReadCost() {
@@ -28,7 +30,7 @@ public final class ReadCost {
     /**
      * Entry point.
      *
-     * @param args the file, the tags, the rounds
+     * @param args the file (CSV, or Parquet by its .parquet name), the tags, the rounds
      * @throws Exception when the file cannot be read
      */
     public static void main(String[] args) throws Exception {
@@ -36,19 +38,23 @@ public final class ReadCost {
         List<String> tags = args.length > 1 && !args[1].isEmpty() ? List.of(args[1].split(",")) : List.of();
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        CsvSource.Settings settings = new CsvSource.Settings(',', '"', (char) 0, true, null, "");
-        Inputs.Input in = new Inputs.Input(file.toString(), file, Format.CSV, null, 0);
+        CsvSource.Settings settings = new CsvSource.Settings(',', '"', (char) 0, true, null, "", (char) 0);
+        boolean parquet = file.toString().endsWith(".parquet");
         Sampled sample;
-        try (InputStream is = Inputs.open(in, new AtomicLong())) {
-            sample = new Sampled(new CsvSource(is, settings, file.toString()), 1000);
+        Map<String, TypeNames.Type> declared = null;
+        try (RecordSource src = open(file, parquet, settings)) {
+            if (src instanceof ParquetSource p) {
+                declared = p.types();
+            }
+            sample = new Sampled(src, 1000);
         }
         Mapping m = new Mapping("cost", null, null, tags, Map.of(), new LinkedHashSet<>(), new LinkedHashMap<>(),
                 ZoneOffset.UTC, Map.of());
-        Plan plan = Plan.build(sample.columns(), sample.rows(), false, m, null, false);
+        Plan plan = Plan.build(sample.columns(), sample.rows(), false, m, null, false, declared);
         for (int r = 0; r < rounds; r++) {
             long rows = 0;
             long t0 = mx.getCurrentThreadCpuTime();
-            try (InputStream is = Inputs.open(in, new AtomicLong()); CsvSource src = new CsvSource(is, settings, "f")) {
+            try (RecordSource src = open(file, parquet, settings)) {
                 int n = src.columns().size();
                 long sink = 0;
                 while (src.next()) {
@@ -64,7 +70,7 @@ public final class ReadCost {
             }
             long parse = mx.getCurrentThreadCpuTime() - t0;
             t0 = mx.getCurrentThreadCpuTime();
-            try (InputStream is = Inputs.open(in, new AtomicLong()); CsvSource src = new CsvSource(is, settings, "f")) {
+            try (RecordSource src = open(file, parquet, settings)) {
                 int[] bind = plan.bind(src.columns());
                 Table t = Table.from(plan.schema(), 20_000);
                 RowAppender a = t.appender();
@@ -85,5 +91,13 @@ public final class ReadCost {
             System.out.printf("round %d: %,d rows; parse %.2f us/row, parse+convert %.2f us/row (CPU of one thread)%n",
                     r + 1, rows, parse / 1e3 / rows, convert / 1e3 / rows);
         }
+    }
+
+    private static RecordSource open(Path file, boolean parquet, CsvSource.Settings settings) throws IOException {
+        if (parquet) {
+            return new ParquetSource(file, file.toString(), Set.of(), ZoneOffset.UTC, new AtomicLong());
+        }
+        InputStream is = Inputs.open(new Inputs.Input(file.toString(), file, Format.CSV, null, 0), new AtomicLong());
+        return new CsvSource(is, settings, file.toString());
     }
 }
