@@ -207,4 +207,53 @@ class OneDeadEndpointOnEveryPathTest {
             }
         }
     }
+
+    /**
+     * An endpoint ejected by a path's failures comes back when its window runs out (health checks off) and, once
+     * something listens there again, gets that path's writes again.
+     */
+    @ParameterizedTest
+    @EnumSource(Path.class)
+    void anEjectedEndpointThatComesBackGetsWritesAgain(Path path) throws Exception {
+        String comeback;
+        int port;
+        try (ServerSocket sock = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = sock.getLocalPort();
+            comeback = "127.0.0.1:" + port;
+        }
+        TableSchema s = schema("comes_back_" + path.name().toLowerCase());
+        createTable(s);
+        try (GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(List.of(comeback, server.endpoint()), "public")
+                .healthCheckInterval(Duration.ZERO).build())) {
+            boolean ejected = false;
+            for (int i = 0; i < 40 && !ejected; i++) {
+                String failure = writeOne(db, path, s, Context.newBuilder().build());
+                if (failure != null) {
+                    fail("write " + i + " failed: " + failure);
+                }
+                ejected = !db.stats().availableEndpoints().contains(comeback);
+            }
+            assertTrue(ejected, path + " writes never ejected " + comeback);
+            try (GreptimeTestServer second = GreptimeTestServer.builder().port(port).start()) {
+                // the second server needs the table too, for bulk writes
+                try (GreptimeDB setup = GreptimeDB.create(GreptimeOptions.newBuilder(second.endpoint(), "public")
+                        .build())) {
+                    assertTrue(setup.write(Table.from(s).addRow("setup", 0.0, TS.getAndIncrement())).join().isOk());
+                }
+                long before = second.rowCount(s.tableName());
+                boolean reached = false;
+                for (int i = 0; i < 200 && !reached; i++) {
+                    String failure = writeOne(db, path, s, Context.newBuilder().build());
+                    if (failure != null) {
+                        fail("write failed: " + failure);
+                    }
+                    reached = second.rowCount(s.tableName()) > before;
+                    if (!reached) {
+                        Thread.sleep(50);
+                    }
+                }
+                assertTrue(reached, path + " writes never went back to " + comeback + " once it listened again");
+            }
+        }
+    }
 }
