@@ -33,6 +33,8 @@ public final class ArrowBulkPlugin implements BulkPlugin {
     private static final class ClientWriters implements BulkWriters {
         private final BulkHost host;
         private final BufferAllocator root;
+        /** Writers not closed yet: a shutdown fails what they still wait for. */
+        private final java.util.Set<ArrowBulkWriter> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
         ClientWriters(BulkHost host) {
             this.host = host;
@@ -42,7 +44,17 @@ public final class ArrowBulkPlugin implements BulkPlugin {
         @Override
         public BulkStreamWriter open(TableSchema schema, BulkWrite.Config config, Compression compression,
                                      RetryPolicy policy, boolean appendMode) {
-            return new ArrowBulkWriter(schema, config, compression, policy, appendMode, host, root);
+            ArrowBulkWriter w = new ArrowBulkWriter(schema, config, compression, policy, appendMode, host, root,
+                    open::remove);
+            open.add(w);
+            return w;
+        }
+
+        @Override
+        public void failUnanswered(String why) {
+            for (ArrowBulkWriter w : open) {
+                w.failUnanswered(why);
+            }
         }
 
         @Override

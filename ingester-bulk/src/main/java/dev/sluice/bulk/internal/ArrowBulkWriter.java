@@ -52,6 +52,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
      */
     static final long HAND_BACK_WAIT_MS = 5_000;
     private final TableSchema schema;
+    private final java.util.function.Consumer<ArrowBulkWriter> onClose;
     private final BulkWrite.Config config;
     private final BulkHost host;
     private final RetryPolicy policy;
@@ -144,14 +145,17 @@ final class ArrowBulkWriter implements BulkStreamWriter {
      * @param appendMode whether the table is written in append mode (no resend after an ambiguous outcome)
      * @param host what the writer borrows from its client
      * @param clientRoot the client's Arrow root allocator; the writer takes a capped child of it
+     * @param onClose told once the writer is closed
      */
     ArrowBulkWriter(TableSchema schema, BulkWrite.Config config, Compression compression, RetryPolicy policy,
-                    boolean appendMode, BulkHost host, BufferAllocator clientRoot) {
+                    boolean appendMode, BulkHost host, BufferAllocator clientRoot,
+                    java.util.function.Consumer<ArrowBulkWriter> onClose) {
         ArrowSupport.check();
         BulkStreamWriter.checkBulkWritable(schema);
         this.schema = schema;
         this.config = config;
         this.host = host;
+        this.onClose = onClose;
         this.policy = policy;
         this.allocator = clientRoot.newChildAllocator("bulk-" + schema.tableName(),
                 config.allocatorInitReservation(), config.allocatorMaxAllocation());
@@ -489,6 +493,17 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         return ackedRows.get();
     }
 
+    /**
+     * Fails every unanswered batch because the client shuts down (a resend waiting on its stopped timer would
+     * never run), and ends the stream: {@link #completed()} then throws with the reason.
+     *
+     * @param why the reason
+     */
+    void failUnanswered(String why) {
+        abort(new BulkWriteException("bulk write of '" + schema.tableName() + "': " + why, localError(
+                StatusCode.Grpc.UNAVAILABLE, why, true, List.of(schema.tableName())), null), why);
+    }
+
     /** Fails every unanswered batch with {@code e} and cancels the stream. */
     private void abort(BulkWriteException e, String why) {
         if (failure == null) {
@@ -563,6 +578,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                     + " not sent", schema.tableName(), unsent.rowCount());
         }
         closed = true;
+        onClose.accept(this);
         abort(closedError(), "bulk writer closed");
         boolean mine;
         try {

@@ -563,13 +563,16 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         }
         closed = true;
         long deadline = System.nanoTime() + timeout.toNanos();
-        // Appends that passed their closed-check before it was set finish first, so flush seals their rows.
-        while (inside.sum() > 0 && System.nanoTime() < deadline) {
+        // Appends that passed their closed-check before it was set finish first, so flush seals their rows (an
+        // append takes microseconds: they get a second even when the close itself may not wait).
+        long appendsDeadline = Math.max(deadline, System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
+        while (inside.sum() > 0 && System.nanoTime() < appendsDeadline) {
             Thread.onSpinWait();
             Thread.yield();
         }
+        boolean flushed = false;
         try {
-            flush(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            flushed = flush(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         } catch (LimitExceededException e) {
             // Whatever is still outstanding fails below rather than being left pending.
         }
@@ -581,7 +584,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         }
         for (BulkStreamWriter w : bulkWriters.values()) {
             try {
-                w.completed();
+                if (flushed) {
+                    w.completed(); // every batch is answered: only the stream's own end is waited for
+                }
             } catch (RuntimeException ignored) {
                 // batch futures already carry the failure
             } finally {

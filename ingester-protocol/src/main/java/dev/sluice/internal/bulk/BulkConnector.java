@@ -169,6 +169,18 @@ public final class BulkConnector implements BulkHost {
         return w == null ? 0 : w.allocatedBytes();
     }
 
+    /**
+     * Fails the batches the client's bulk writers still wait on (the client is shutting down).
+     *
+     * @param why the reason
+     */
+    public void failUnanswered(String why) {
+        BulkWriters w = writers;
+        if (w != null) {
+            w.failUnanswered(why);
+        }
+    }
+
     /** Frees the memory the bulk writers keep for reuse (the client is shutting down). */
     public void trim() {
         BulkWriters w = writers;

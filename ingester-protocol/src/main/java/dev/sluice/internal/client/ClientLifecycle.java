@@ -1,6 +1,7 @@
 package dev.sluice.internal.client;
 
 import dev.sluice.BatchingWriter;
+import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkConnector;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.transport.Endpoints;
@@ -72,10 +73,10 @@ public final class ClientLifecycle {
      * @return true when everything finished in time
      */
     public boolean shutdownGracefully(Duration timeout) {
-        // Batching writers flush first (bounded by their own close timeout), through the still-open client.
-        closeBatchingWriters();
-        regular.close();
         long deadline = System.nanoTime() + timeout.toNanos();
+        // Batching writers flush first, through the still-open client, within this shutdown's timeout.
+        closeBatchingWriters(timeout);
+        regular.close();
         boolean clean;
         try {
             // Channels refuse calls once shut down, so the calls already made (retries included) go first.
@@ -105,8 +106,22 @@ public final class ClientLifecycle {
 
     /** Closes every batching writer still open: each flushes or fails what it holds; none is left pending. */
     private void closeBatchingWriters() {
+        closeBatchingWriters(Duration.ZERO);
+    }
+
+    /**
+     * Closes every batching writer still open, each waiting at most what is left of {@code timeout} for its batches
+     * to be answered; what is not answered by then fails.
+     */
+    private void closeBatchingWriters(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
         for (BatchingWriter w : new ArrayList<>(batchingWriters)) {
-            w.close();
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            if (w instanceof DefaultBatchingWriter d) {
+                d.close(left);
+            } else {
+                w.close();
+            }
         }
     }
 
@@ -124,6 +139,7 @@ public final class ClientLifecycle {
         bulk.trim();
         timer.shutdownNow();
         regular.failUnanswered();
+        bulk.failUnanswered("the client shut down before the batch was answered; it may or may not have been stored");
         metrics.close();
         if (ownExecutor != null) {
             ownExecutor.shutdown();

@@ -30,4 +30,12 @@ public interface BulkWriters {
 
     /** Frees the memory kept for reuse, and keeps none from now on (the client is shutting down). */
     void trim();
+
+    /**
+     * Fails every batch still unanswered in the client's open writers, with the reason, and ends their streams: the
+     * client shuts down, and a resend waiting on its stopped timer would never run.
+     *
+     * @param why the reason, given in each batch's failure
+     */
+    void failUnanswered(String why);
 }
