@@ -1,7 +1,5 @@
 package dev.sluice.bulk;
 
-import dev.sluice.data.DataType;
-import dev.sluice.data.TableSchema;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -48,27 +46,6 @@ import java.util.concurrent.CompletableFuture;
  * Not thread-safe: one producer thread per writer.
  */
 public interface BulkStreamWriter extends AutoCloseable {
-    /**
-     * Refuses a schema the bulk path cannot write, before anything is created or sent.
-     *
-     * @param schema the table's schema
-     * @throws IllegalArgumentException naming the table and column of a JSON or Vector column
-     */
-    static void checkBulkWritable(TableSchema schema) {
-        for (TableSchema.Column c : schema.columns()) {
-            if (c.dataType() == DataType.Json) {
-                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
-                        + "': JSON columns cannot be bulk written (the open-source server stores the bytes unconverted);"
-                        + " write tables with JSON columns through GreptimeDB.write()");
-            }
-            if (c.dataType() == DataType.Vector) {
-                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
-                        + "': Vector columns cannot be bulk written (Sluice has no tested Arrow mapping for them);"
-                        + " write tables with Vector columns through GreptimeDB.write()");
-            }
-        }
-    }
-
     /**
      * Returns the writer's batch, creating it on first call. The same batch is returned every time.
      *

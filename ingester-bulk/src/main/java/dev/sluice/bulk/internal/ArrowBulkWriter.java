@@ -151,7 +151,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                     boolean appendMode, BulkHost host, BufferAllocator clientRoot,
                     java.util.function.Consumer<ArrowBulkWriter> onClose) {
         ArrowSupport.check();
-        BulkStreamWriter.checkBulkWritable(schema);
+        // The client refused schemas the bulk path cannot write (JSON, Vector) before opening this writer.
         this.schema = schema;
         this.config = config;
         this.host = host;

@@ -107,7 +107,7 @@ public final class ArrowTypes {
         boolean json = "Json".equals(f.getMetadata().get(TYPE_KEY));
         for (DataType t : DataType.values()) {
             if (t == DataType.Json && !json || t == DataType.Binary && json || t == DataType.Vector) {
-                continue; // vectors are never bulk written (BulkStreamWriter.checkBulkWritable)
+                continue; // vectors are never bulk written (the client refuses them before a writer opens)
             }
             if (t == DataType.Decimal128) {
                 if (f.getType() instanceof ArrowType.Decimal) {

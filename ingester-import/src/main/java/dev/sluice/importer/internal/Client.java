@@ -209,7 +209,6 @@ public final class Client implements AutoCloseable {
         private final Slots slots;
 
         Bulk(TableSchema schema, int batchRows, int inFlight, Context ctx) {
-            BulkStreamWriter.checkBulkWritable(schema);
             this.slots = new Slots(inFlight, schema.tableName());
             // One more slot than the import's own limit, so writeNext() never waits once the import let a batch go.
             BulkWrite.Config config = BulkWrite.Config.newBuilder().maxInFlightRequests(Math.min(31, inFlight + 1))

@@ -366,10 +366,16 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                     sendRegular(first);
                 }
             } catch (RuntimeException e) {
-                finish(List.of(first), null, new BatchWriteException("could not send the batch: " + e, null,
+                finish(List.of(first), null, new BatchWriteException("could not send the batch: " + e, errOf(e),
                         first.table.rowCount(), e));
             }
         }
+    }
+
+    /** The server's or the transport's answer a failure carries, when it is a write's: kept for the caller. */
+    private static Err errOf(Throwable t) {
+        Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+        return c instanceof dev.sluice.write.WriteException w ? w.err() : null;
     }
 
     private void sendRegular(Batch first) {
@@ -404,13 +410,13 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         } catch (RuntimeException e) {
             inFlight.release();
             // Every batch of the group fails, not only the first (the send loop knows only that one).
-            finish(group, null, new BatchWriteException("could not send the batch: " + e, null, rowsOf(group), e));
+            finish(group, null, new BatchWriteException("could not send the batch: " + e, errOf(e), rowsOf(group), e));
             return;
         }
         sent.whenComplete((r, t) -> {
             inFlight.release();
             if (t != null) {
-                finish(group, null, new BatchWriteException("the batch could not be sent: " + t, null, rowsOf(group), t));
+                finish(group, null, new BatchWriteException("the batch could not be sent: " + t, errOf(t), rowsOf(group), t));
             } else if (r.isOk()) {
                 finish(group, r, null);
             } else {

@@ -289,6 +289,8 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         final Route.Target target;
         /** Set once the endpoint was told it answered (the first response); read and written on gRPC's thread. */
         boolean reached;
+        /** Set once a message (not the preamble) was handed to this call: only then can its failure be ambiguous. */
+        boolean sentAny;
         boolean halfClosed;
         boolean cancelled;
         String timeout;
@@ -691,6 +693,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 queuedBytes -= e.size;
                 e.sentAt = now();
                 sent = true;
+                c.sentAny = true;
                 try {
                     c.call.sendMessage(e.payload());
                 } finally {
@@ -738,6 +741,11 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 }
             } else {
                 broken = (Broken) ending;
+                if (broken.ambiguous() && !c.sentAny) {
+                    // Nothing went out on this call (a refused connection, say): nothing can have been committed,
+                    // whatever the path thinks of such failures, so the append-mode rule does not hold it back.
+                    broken = new Broken(broken.err(), false, broken.cause());
+                }
                 if (c.timeout == null || !c.timeout.startsWith(DEADLINE_PASSED)) {
                     lastBroken = broken;
                 }
@@ -793,14 +801,20 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         return c.timeout == null && !status.isOk() && dev.sluice.internal.error.GrpcErrors.transportFailure(broken.err());
     }
 
+    /** The noun of the messages, in the plural ("batches", "messages"). */
+    private String plural() {
+        String n = settings.noun();
+        return n.endsWith("s") || n.endsWith("sh") || n.endsWith("ch") || n.endsWith("x") ? n + "es" : n + "s";
+    }
+
     /** Tells the call's endpoint how the call ended; outside the lock. */
     private void tellEndpoint(Call c, Status status, Ending ending, String notResent) {
         if (ending instanceof Broken b) {
             if (transportFailed(c, status, b)) {
                 AttemptRules.report(c.target, b.err(), () -> notResent == null
-                        ? "unanswered " + settings.noun() + "s are sent again on a new call (on another endpoint when"
+                        ? "unanswered " + plural() + " are sent again on a new call (on another endpoint when"
                         + " one answers) until their delivery deadline, then fail"
-                        : "unanswered " + settings.noun() + "s fail (" + notResent + ")");
+                        : "unanswered " + plural() + " fail (" + notResent + ")");
             } else if (c.timeout == null && !c.reached) {
                 c.target.reached(); // the server itself ended the call
             }

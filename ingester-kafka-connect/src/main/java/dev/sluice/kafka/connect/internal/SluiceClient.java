@@ -152,7 +152,7 @@ public final class SluiceClient implements AutoCloseable {
 
     /**
      * Refuses, on the bulk path, a row schema that path can never carry: JSON and Vector columns (the rule of
-     * {@code BulkStreamWriter.checkBulkWritable}, checked here per row so that the record is refused alone
+     * the client's bulk writers, checked here per row so that the record is refused alone
      * instead of failing its whole batch when the writer opens the table's stream).
      *
      * @param schema the row's schema
