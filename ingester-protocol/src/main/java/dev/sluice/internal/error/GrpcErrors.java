@@ -95,8 +95,12 @@ public final class GrpcErrors {
         java.net.ConnectException connect = null;
         java.net.UnknownHostException unknownHost = null;
         Throwable http2 = null;
+        Throwable tls = null;
         for (Throwable c = t; c != null && c != root && depth++ < 16; c = c.getCause()) {
             root = c;
+            if (tls == null && c instanceof javax.net.ssl.SSLException) {
+                tls = c;
+            }
             if (connect == null && c instanceof java.net.ConnectException) {
                 connect = (java.net.ConnectException) c;
             } else if (unknownHost == null && c instanceof java.net.UnknownHostException) {
@@ -121,6 +125,15 @@ public final class GrpcErrors {
         }
         Status status = Status.fromThrowable(t);
         String description = status.getDescription() == null ? "" : status.getDescription();
+        if (tls != null) {
+            String where = endpoint != null ? endpoint : "the endpoint";
+            return "the TLS handshake with " + where + " failed (" + tls.getClass().getSimpleName() + ": "
+                    + tls.getMessage() + "): does " + where + " serve TLS, and does the client trust its certificate?"
+                    + " For a plaintext server leave GreptimeOptions.tls unset";
+        }
+        if (endpoint != null && description.contains("Network closed for unknown reason")) {
+            return "the connection to " + endpoint + " closed before the server answered (" + description + ")";
+        }
         // The peer answered the HTTP/2 preface with something else (an HTTP/1 server answers "HTTP/..."), or
         // answered the call as a plain HTTP server would.
         boolean notGrpc = (http2 != null && String.valueOf(http2.getMessage()).startsWith("First received frame was not"))

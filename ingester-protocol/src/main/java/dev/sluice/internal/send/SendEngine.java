@@ -625,7 +625,8 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 wait = Math.min(wait, e.deadline - now);
             }
         }
-        String why = "no answer within " + answer.toMillis() + " ms of completing the stream";
+        String why = "no answer within " + answer.toMillis() + " ms of completing the stream to "
+                + c.target.address();
         boolean byDeadline = wait < answer.toNanos();
         try {
             c.answerTimer = settings.timer().schedule(() -> timedOut(c, byDeadline ? deadlinePassed() : why),
@@ -642,7 +643,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             }
         }
         timedOut(c, byDeadline ? deadlinePassed() : settings.noun() + " " + e.id + " had no answer within "
-                + settings.messageTimeout().toMillis() + " ms");
+                + settings.messageTimeout().toMillis() + " ms from " + c.target.address());
     }
 
     /**
