@@ -35,35 +35,33 @@ class ZeroCopyFailurePathsTest {
     static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
-    void aLargeBatchRejectedForWantOfASlotLeavesNoRowInTheNextBatch() {
+    void aLargeBatchRefusedForWantOfASlotKeepsItsRowsAndTheNextWriteNextSendsThemOnce() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_failfast";
             kit.server.faults().bulkAckDelay(Duration.ofMillis(700));
             BulkWrite.Config config = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofSeconds(20))
                     .maxInFlightRequests(1).whenFull(WhenFull.FailFast).build();
             BitSet acked = new BitSet();
-            BitSet rejected = new BitSet();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), config,
                     Context.newBuilder().retryPolicy(ZcKit.quick(3, BOUND)).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 ZcKit.fill(batch, 0, ROWS);
                 CompletableFuture<Integer> first = w.writeNext();
                 ZcKit.fill(batch, ROWS, ROWS);
-                CompletableFuture<Integer> second = w.writeNext(); // the only slot is taken: fails at once
+                CompletableFuture<Integer> second = w.writeNext(); // the only slot is taken: refused at once
                 assertTrue(second.isDone(), "FailFast answers at once");
-                assertNull(ZcKit.outcome("rejected batch", second, BOUND));
-                rejected.set(ROWS, 2 * ROWS);
-                assertEquals(0, batch.rowCount(), "the rejected rows are dropped from the batch");
+                assertTrue(second.isCompletedExceptionally(), "the second batch was refused");
+                assertEquals(ROWS, batch.rowCount(), "the refused batch keeps its rows: nothing was dropped");
                 assertEquals(ROWS, ZcKit.outcome("first", first, BOUND));
                 acked.set(0, ROWS);
                 ZcKit.fill(batch, 2L * ROWS, ROWS / 2);
-                assertEquals(ROWS / 2, ZcKit.outcome("third", w.writeNext(), BOUND));
-                acked.set(2 * ROWS, 2 * ROWS + ROWS / 2);
-                // completed() reports the rejected batch
-                assertThrows(BulkWriteException.class, w::completed);
+                assertEquals(ROWS + ROWS / 2, ZcKit.outcome("third", w.writeNext(), BOUND),
+                        "the kept rows go with the next batch");
+                acked.set(ROWS, 2 * ROWS + ROWS / 2);
+                assertEquals(2L * ROWS + ROWS / 2, w.completed(), "no batch failed: the refusal dropped nothing");
             }
             BitSet stored = ZcKit.assertStored(kit.server, table, acked, null);
-            assertFalse(stored.intersects(rejected), "no rejected row was stored");
+            assertEquals(acked, stored, "every row is stored once");
             kit.assertNoLeak();
         }
     }

@@ -59,9 +59,12 @@ public interface BulkStreamWriter extends AutoCloseable {
      * Sends the batch and empties it for the next rows. Serialization and compression run on the calling thread.
      * Blocks while {@code maxInFlightRequests} batches are unanswered (at most {@code maxBlock}, or
      * not at all with {@code WhenFull.FailFast}) and while the client's byte budget is used up (as the client's
-     * limit policy says).
+     * limit policy says). When no batch is answered in that time, the future fails with a
+     * {@link dev.sluice.LimitExceededException} and nothing is sent or dropped: the batch keeps its rows, and a
+     * later {@code writeNext()} sends them.
      *
-     * @return completes with the rows the server wrote for this batch, or with a {@link BulkWriteException}
+     * @return completes with the rows the server wrote for this batch, or with a {@link BulkWriteException} (or a
+     *     {@link dev.sluice.LimitExceededException}, as above)
      */
     CompletableFuture<Integer> writeNext();
 

@@ -244,13 +244,12 @@ final class ArrowBulkWriter implements BulkStreamWriter {
             return CompletableFuture.failedFuture(f);
         }
         if (!acquireSlot()) {
-            root.reset();
-            failed.incrementAndGet();
+            // Nothing is sent and nothing dropped: the batch keeps its rows for the next writeNext().
             String why = "no answer slot freed: " + config.maxInFlightRequests() + " batches of '" + schema.tableName()
                     + "' unanswered" + (config.whenFull() == dev.sluice.write.WhenFull.Block ? " for " + config.maxBlock().toMillis()
-                    + " ms" : "");
-            return CompletableFuture.failedFuture(new BulkWriteException(why,
-                    localError(StatusCode.Grpc.RESOURCE_EXHAUSTED, why, true, List.of(schema.tableName())), null));
+                    + " ms" : "") + "; the batch keeps its " + rows + " rows: call writeNext() again once a batch is"
+                    + " answered";
+            return CompletableFuture.failedFuture(new dev.sluice.LimitExceededException(why));
         }
         if (closed) {
             slots.release(); // closed from another thread while this producer waited for the slot
