@@ -47,7 +47,8 @@ public final class GreptimeTableSink implements DynamicTableSink {
             return ChangelogMode.insertOnly();
         }
         if (upsert) {
-            return ChangelogMode.upsert();
+            // Deletes with every column: the delete needs the time index, which may lie outside the primary key.
+            return ChangelogMode.upsert(false);
         }
         ChangelogMode.Builder b = ChangelogMode.newBuilder();
         for (RowKind k : requested.getContainedKinds()) {

@@ -10,7 +10,7 @@ import org.apache.flink.types.RowKind;
 
 /**
  * Writes Flink's table rows: {@code INSERT} and {@code UPDATE_AFTER} write the row (GreptimeDB keeps the last
- * write of a key), {@code DELETE} deletes it by tags and time index, {@code UPDATE_BEFORE} is dropped. Column
+ * write of a key), {@code DELETE} and {@code UPDATE_BEFORE} delete it by tags and time index. Column
  * {@code i} of the table is field {@code i} of the row.
  */
 public final class RowDataEncoder implements RowEncoder<RowData> {
@@ -69,7 +69,10 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
                     }
                 }
             });
-            case DELETE -> session.delete(keySchema, out -> {
+            // UPDATE_BEFORE retracts a row like DELETE does: the planner does not promise that an UPDATE_AFTER
+            // follows (a filter or HAVING after an aggregate may drop it), and when one does, it writes the key back
+            // after the delete, in stream order.
+            case DELETE, UPDATE_BEFORE -> session.delete(keySchema, out -> {
                 for (int k = 0; k < keyFields.length; k++) {
                     int f = keyFields[k];
                     if (!row.isNullAt(f)) {
@@ -77,9 +80,7 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
                     }
                 }
             });
-            default -> {
-                // UPDATE_BEFORE: the UPDATE_AFTER that follows overwrites the key.
-            }
+            default -> throw new IllegalStateException("unknown row kind " + kind);
         }
     }
 
