@@ -241,6 +241,24 @@ public final class GreptimeOptions {
         private MetricsSink metrics = MetricsSink.NONE;
         private BufferCache bufferCache = BufferCache.newBuilder().build();
 
+        /**
+         * The {@code host:port} to suggest for what follows a URL's scheme: the authority of a {@code dns:///} target
+         * too, and GreptimeDB's gRPC port where the URL gave none or gave its HTTP port.
+         */
+        private static String suggestion(String afterScheme) {
+            String authority = afterScheme.replaceAll("^/+", "").replaceAll("/.*$", "");
+            int colon = authority.lastIndexOf(':');
+            String host = colon > 0 ? authority.substring(0, colon) : authority;
+            String port = colon > 0 ? authority.substring(colon + 1) : "";
+            if (host.isEmpty()) {
+                host = "localhost";
+            }
+            if (port.isEmpty() || port.equals("4000")) {
+                port = "4001";
+            }
+            return host + ":" + port;
+        }
+
         private Builder(List<String> endpoints, String database) {
             Objects.requireNonNull(endpoints, "endpoints");
             if (endpoints.isEmpty()) {
@@ -250,7 +268,7 @@ public final class GreptimeOptions {
                 int scheme = e == null ? -1 : e.indexOf("://");
                 if (scheme >= 0) {
                     throw new IllegalArgumentException("endpoint '" + e + "' is a URL; give host:port of GreptimeDB's"
-                            + " gRPC port, without a scheme (e.g. '" + e.substring(scheme + 3).replaceAll("/.*$", "")
+                            + " gRPC port, without a scheme (e.g. '" + suggestion(e.substring(scheme + 3))
                             + "'; the gRPC port is 4001 by default, 4000 is the HTTP port), and for TLS set"
                             + " GreptimeOptions.Builder.tls(...)");
                 }
