@@ -58,12 +58,12 @@ public final class GreptimeSinkConfig extends AbstractConfig {
     public static final String BATCH_ROWS = "batch.max.rows";
     /** Bytes per batch. */
     public static final String BATCH_BYTES = "batch.max.bytes";
-    /** Linger. */
-    public static final String LINGER = "batch.linger.ms";
+    /** How long a row waits in a batch before the batch is sent. */
+    public static final String FLUSH_INTERVAL = "batch.flush.interval.ms";
     /** Batches in flight. */
     public static final String IN_FLIGHT = "max.in.flight.requests";
     /** Buffered rows. */
-    public static final String BUFFER_ROWS = "buffer.max.rows";
+    public static final String BUFFER_ROWS = "max.buffered.rows";
     /** Buffer wait. */
     public static final String BUFFER_TIMEOUT = "max.block.ms";
     /** Attempts per write. */
@@ -162,9 +162,9 @@ public final class GreptimeSinkConfig extends AbstractConfig {
                 "Rows that make a batch full and send it.", WRITE, ++o, Width.SHORT, "Batch rows");
         d.define(BATCH_BYTES, Type.LONG, 8L << 20, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "Estimated bytes that make a batch full and send it.", WRITE, ++o, Width.SHORT, "Batch bytes");
-        d.define(LINGER, Type.LONG, 200L, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
+        d.define(FLUSH_INTERVAL, Type.LONG, 200L, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
                 "Longest time a row waits in a batch before the batch is sent, in milliseconds.", WRITE, ++o,
-                Width.SHORT, "Linger");
+                Width.SHORT, "Flush interval");
         d.define(IN_FLIGHT, Type.INT, 4, ConfigDef.Range.between(1, 1024), Importance.LOW,
                 "Batches sent and not yet acknowledged, per task.", WRITE, ++o, Width.SHORT, "In-flight batches");
         d.define(BUFFER_ROWS, Type.LONG, 50_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
@@ -255,6 +255,13 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         return d;
     }
 
+    /** Keys of earlier versions and the keys that replace them: a configuration still using one is refused. */
+    static final Map<String, String> RENAMED = Map.of(
+            "max.in.flight.batches", IN_FLIGHT,
+            "buffer.timeout.ms", BUFFER_TIMEOUT,
+            "batch.linger.ms", FLUSH_INTERVAL,
+            "buffer.max.rows", BUFFER_ROWS);
+
     /**
      * Parses and checks the settings.
      *
@@ -263,6 +270,12 @@ public final class GreptimeSinkConfig extends AbstractConfig {
      */
     public GreptimeSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
+        RENAMED.forEach((old, now) -> {
+            if (props.containsKey(old)) {
+                throw new ConfigException(old, props.get(old), "this key was renamed: use " + now
+                        + " (the batching writer's vocabulary)");
+            }
+        });
         if (getInt(BATCH_ROWS) > getLong(BUFFER_ROWS)) {
             throw new ConfigException(BUFFER_ROWS, getLong(BUFFER_ROWS), "must be at least " + BATCH_ROWS + " ("
                     + getInt(BATCH_ROWS) + ")");

@@ -33,7 +33,7 @@ class ConfigTest {
         assertEquals("regular", c.getString(GreptimeSinkConfig.WRITE_PATH));
         assertEquals("${topic}", c.getString(GreptimeSinkConfig.TABLE_FORMAT));
         assertEquals(10_000, c.getInt(GreptimeSinkConfig.BATCH_ROWS));
-        assertEquals(200L, c.getLong(GreptimeSinkConfig.LINGER));
+        assertEquals(200L, c.getLong(GreptimeSinkConfig.FLUSH_INTERVAL));
         assertFalse(c.getBoolean(GreptimeSinkConfig.DELETES));
         assertEquals("", c.password());
         assertFalse(c.appendModeHint());
@@ -61,7 +61,7 @@ class ConfigTest {
         assertTrue(invalid(GreptimeSinkConfig.HINTS, "ttl").getMessage().contains("key=value"));
         assertTrue(invalid(GreptimeSinkConfig.BATCH_ROWS, "0").getMessage().contains("batch.max.rows"));
         assertTrue(invalid(GreptimeSinkConfig.COMPRESSION, "lz4").getMessage().contains("bulk"));
-        assertTrue(invalid(GreptimeSinkConfig.BUFFER_ROWS, "10").getMessage().contains("buffer.max.rows"));
+        assertTrue(invalid(GreptimeSinkConfig.BUFFER_ROWS, "10").getMessage().contains("max.buffered.rows"));
         assertTrue(invalid(GreptimeSinkConfig.TLS_CERT, "/c.pem").getMessage().contains("greptimedb.tls.client.key.path"));
         assertTrue(invalid(GreptimeSinkConfig.TABLE_REGEX, "a(.*)").getMessage().contains("table.name.replacement"));
     }
@@ -80,5 +80,17 @@ class ConfigTest {
         new GreptimeSinkConfig(m);
         assertEquals(new dev.sluice.data.DecimalType(20, 4), dev.sluice.kafka.connect.internal.ColumnTypeOverrides
                 .parse("price:Decimal128(20,4)").get("price").decimalType());
+    }
+
+    @Test
+    void aRenamedKeyIsRefusedNamingTheKeyThatReplacesIt() {
+        for (var e : GreptimeSinkConfig.RENAMED.entrySet()) {
+            java.util.Map<String, String> props = new java.util.HashMap<>(base());
+            props.put(e.getKey(), "100");
+            org.apache.kafka.common.config.ConfigException x = org.junit.jupiter.api.Assertions.assertThrows(
+                    org.apache.kafka.common.config.ConfigException.class, () -> new GreptimeSinkConfig(props));
+            org.junit.jupiter.api.Assertions.assertTrue(x.getMessage().contains(e.getKey())
+                    && x.getMessage().contains(e.getValue()), x.getMessage());
+        }
     }
 }

@@ -52,7 +52,7 @@ class DeadLetterAndErrorNamingTest {
         Map<String, String> m = new HashMap<>();
         m.put(GreptimeSinkConfig.ENDPOINTS, server.endpoint());
         m.put(GreptimeSinkConfig.TAGS, "host");
-        m.put(GreptimeSinkConfig.LINGER, "20");
+        m.put(GreptimeSinkConfig.FLUSH_INTERVAL, "20");
         for (int i = 0; i < kv.length; i += 2) {
             m.put(kv[i], kv[i + 1]);
         }
@@ -145,7 +145,7 @@ class DeadLetterAndErrorNamingTest {
     @Test
     void aValueThatDoesNotFitItsColumnIsNamedByTopicPartitionAndOffsetNotByItsPlaceInABatch() {
         FakeContext ctx = start(true, GreptimeSinkConfig.COLUMN_TYPES, "cpu:Int8",
-                GreptimeSinkConfig.LINGER, "60000");
+                GreptimeSinkConfig.FLUSH_INTERVAL, "60000");
         task.put(List.of(rec(0, row("a", 1L)), rec(1, row("b", 2L)), rec(2, row("c", 3L)), rec(3, row("d", 1000L))));
         assertEquals(List.of(3L), ctx.reporter.records.stream().map(SinkRecord::kafkaOffset).toList());
         String message = ctx.reporter.errors.get(0).getMessage();
@@ -158,7 +158,7 @@ class DeadLetterAndErrorNamingTest {
 
     @Test
     void withoutADeadLetterQueueTheFailureNamesTheRecordNotABatchRow() {
-        start(false, GreptimeSinkConfig.COLUMN_TYPES, "cpu:Int8", GreptimeSinkConfig.LINGER, "60000");
+        start(false, GreptimeSinkConfig.COLUMN_TYPES, "cpu:Int8", GreptimeSinkConfig.FLUSH_INTERVAL, "60000");
         ConnectException e = assertThrows(ConnectException.class, () -> task.put(List.of(rec(0, row("a", 1L)),
                 rec(1, row("b", 2L)), rec(2, row("d", 1000L)))));
         assertTrue(e.getMessage().contains("topic=cpu partition=0 offset=2"), e.getMessage());

@@ -55,7 +55,7 @@ class GreptimeSinkTaskTest {
         Map<String, String> m = new HashMap<>();
         m.put(GreptimeSinkConfig.ENDPOINTS, server.endpoint());
         m.put(GreptimeSinkConfig.TAGS, "host");
-        m.put(GreptimeSinkConfig.LINGER, "20");
+        m.put(GreptimeSinkConfig.FLUSH_INTERVAL, "20");
         m.put(GreptimeSinkConfig.RETRY_BACKOFF, "1");
         m.put(GreptimeSinkConfig.RETRY_BACKOFF_MAX, "5");
         for (int i = 0; i < kv.length; i += 2) {
@@ -124,7 +124,7 @@ class GreptimeSinkTaskTest {
 
     @Test
     void preCommitFlushesSoTheCommitCoversWhatWasPut() {
-        start(false, GreptimeSinkConfig.LINGER, "60000");
+        start(false, GreptimeSinkConfig.FLUSH_INTERVAL, "60000");
         List<SinkRecord> batch = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             batch.add(rec(0, i, row("h" + i, 1.0)));
@@ -299,7 +299,7 @@ class GreptimeSinkTaskTest {
     @Test
     void stopFlushesAndLeavesNoClientThreads() throws Exception {
         Set<Thread> before = Thread.getAllStackTraces().keySet();
-        start(false, GreptimeSinkConfig.LINGER, "60000");
+        start(false, GreptimeSinkConfig.FLUSH_INTERVAL, "60000");
         List<SinkRecord> batch = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
             batch.add(rec(0, i, row("h" + i, 1.0)));

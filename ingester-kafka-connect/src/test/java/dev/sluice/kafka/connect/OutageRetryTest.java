@@ -61,7 +61,7 @@ class OutageRetryTest {
         task.initialize(ctx);
         // Only the connection and the tags: every retry.* setting keeps its default.
         task.start(Map.of(GreptimeSinkConfig.ENDPOINTS, server.endpoint(), GreptimeSinkConfig.TAGS, "host",
-                GreptimeSinkConfig.LINGER, "20"));
+                GreptimeSinkConfig.FLUSH_INTERVAL, "20"));
         task.open(List.of(P0));
         task.put(records(0, 100));
         assertEquals(100L, task.preCommit(Map.of(P0, new OffsetAndMetadata(0))).get(P0).offset());

@@ -649,7 +649,7 @@ public final class SinkSession {
         retryNeeded = false;
         counters.rewinds.increment();
         context.timeout(redeliveryBackoffMs);
-        throw new RetriableException((thisPut ? "the batching writer's buffer (buffer.max.rows) stayed full for"
+        throw new RetriableException((thisPut ? "the batching writer's buffer (max.buffered.rows) stayed full for"
                 + " max.block.ms while earlier writes were unanswered" : "GreptimeDB did not acknowledge some"
                 + " records within the client's retries") + "; rewinding " + targets + " (partition=offset) for redelivery in " + redeliveryBackoffMs + " ms");
     }

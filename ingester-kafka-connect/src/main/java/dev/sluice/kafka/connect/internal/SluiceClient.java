@@ -106,7 +106,7 @@ public final class SluiceClient implements AutoCloseable {
             BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder()
                     .maxBatchRows(cfg.getInt(GreptimeSinkConfig.BATCH_ROWS))
                     .maxBatchBytes(cfg.getLong(GreptimeSinkConfig.BATCH_BYTES))
-                    .flushInterval(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.LINGER)))
+                    .flushInterval(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.FLUSH_INTERVAL)))
                     .maxInFlightRequests(cfg.getInt(GreptimeSinkConfig.IN_FLIGHT))
                     .maxBufferedRows(cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS))
                     .maxBlock(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)))

@@ -173,7 +173,7 @@ class SinkTaskDeliveryEdgeCasesTest {
         Map<String, String> m = new HashMap<>();
         m.put(GreptimeSinkConfig.ENDPOINTS, server.endpoint());
         m.put(GreptimeSinkConfig.TAGS, "host");
-        m.put(GreptimeSinkConfig.LINGER, "20");
+        m.put(GreptimeSinkConfig.FLUSH_INTERVAL, "20");
         m.put(GreptimeSinkConfig.RETRY_BACKOFF, "1");
         m.put(GreptimeSinkConfig.RETRY_BACKOFF_MAX, "5");
         m.put(GreptimeSinkConfig.FLUSH_TIMEOUT, "5000");
@@ -819,9 +819,9 @@ class SinkTaskDeliveryEdgeCasesTest {
     }
 
     /**
-     * buffer.max.rows bounds what a task holds: with the server hanging, one put of 1,000 records with
-     * buffer.max.rows=20 gives up (RetriableException after max.block.ms) instead of buffering all of them;
-     * once the server answers again, without any redelivery, at most buffer.max.rows of them reach the server.
+     * max.buffered.rows bounds what a task holds: with the server hanging, one put of 1,000 records with
+     * max.buffered.rows=20 gives up (RetriableException after max.block.ms) instead of buffering all of them;
+     * once the server answers again, without any redelivery, at most max.buffered.rows of them reach the server.
      */
     @Test
     void aHugePutAgainstAHungServerHoldsAtMostBufferMaxRows() throws Exception {
@@ -861,7 +861,7 @@ class SinkTaskDeliveryEdgeCasesTest {
             Thread.sleep(500);
         }
         assertTrue(server.rowCount(TOPIC) - 1 <= 20,
-                "the task held " + (server.rowCount(TOPIC) - 1) + " rows with buffer.max.rows=20");
+                "the task held " + (server.rowCount(TOPIC) - 1) + " rows with max.buffered.rows=20");
     }
 
     /** A single record bigger than batch.max.bytes is still sent (alone) and stored. */
@@ -1262,7 +1262,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     // ------------------------------------------------------------------------------------------------------
 
     /**
-     * The README says buffer.max.rows is "At least batch.max.rows": a configuration below that is refused by the
+     * The README says max.buffered.rows is "At least batch.max.rows": a configuration below that is refused by the
      * connector's validation (or the task's start) rather than accepted.
      */
     @Test
@@ -1288,7 +1288,7 @@ class SinkTaskDeliveryEdgeCasesTest {
                 // not started
             }
         }
-        assertTrue(flagged || startFails, "buffer.max.rows=10 < batch.max.rows=1000 accepted silently");
+        assertTrue(flagged || startFails, "max.buffered.rows=10 < batch.max.rows=1000 accepted silently");
     }
 
     /**
@@ -1303,9 +1303,9 @@ class SinkTaskDeliveryEdgeCasesTest {
         expected.put("write.path", "regular");
         expected.put("batch.max.rows", "10000");
         expected.put("batch.max.bytes", "8388608");
-        expected.put("batch.linger.ms", "200");
+        expected.put("batch.flush.interval.ms", "200");
         expected.put("max.in.flight.requests", "4");
-        expected.put("buffer.max.rows", "50000");
+        expected.put("max.buffered.rows", "50000");
         expected.put("max.block.ms", "30000");
         expected.put("retry.max.attempts", "2147483647");
         expected.put("retry.delivery.timeout.ms", "120000");
@@ -2015,7 +2015,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     void aBatchOverTheServerMessageLimitOfSmallRecordsIsSplitNotDeadLettered() throws Exception {
         server.close();
         server = GreptimeTestServer.builder().maxMessageBytes(64 * 1024).start();
-        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.BATCH_ROWS, "1000", GreptimeSinkConfig.LINGER, "500");
+        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.BATCH_ROWS, "1000", GreptimeSinkConfig.FLUSH_INTERVAL, "500");
         List<SinkRecord> recs = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             Map<String, Object> v = metricValue(P0, i, 1.0 * i);
@@ -2237,7 +2237,7 @@ class SinkTaskDeliveryEdgeCasesTest {
      */
     @Test
     void acrossPartitionsOfOnePutTheEarliestRecordDecidesANewColumnsType() throws Exception {
-        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.LINGER, "60000");
+        Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.FLUSH_INTERVAL, "60000");
         task.put(List.of(metric(P1, 0, 1.5), metric(P0, 0, 1L)));
         awaitCommitted(P0, 1);
         awaitCommitted(P1, 1);
@@ -2270,7 +2270,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     }
 
     /**
-     * A healthy server and a put far bigger than buffer.max.rows (20,000 records, buffer 200, batches of 100): put
+     * A healthy server and a put far bigger than max.buffered.rows (20,000 records, buffer 200, batches of 100): put
      * waits for room as batches are acknowledged (README) and returns without RetriableException; all committed.
      */
     @Test
@@ -2287,7 +2287,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     }
 
     /**
-     * buffer.max.rows = batch.max.rows = 100 and a long linger (60 s), one put of 150 records over two tables: no
+     * max.buffered.rows = batch.max.rows = 100 and a long linger (60 s), one put of 150 records over two tables: no
      * batch ever fills (the rows split per table), so a sink waiting only for full batches or the linger would
      * sit on a full buffer until put gives up. Expected: a full buffer sends what it holds, so put returns
      * (within max.block.ms = 10 s) without RetriableException and everything is committed. Observed: put
@@ -2299,7 +2299,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     @Test
     void aFullBufferOfPartialBatchesIsSentRatherThanWaitingForTheLinger() throws Exception {
         start(Dlq.NONE, GreptimeSinkConfig.BUFFER_ROWS, "100", GreptimeSinkConfig.BATCH_ROWS, "100",
-                GreptimeSinkConfig.LINGER, "60000", GreptimeSinkConfig.BUFFER_TIMEOUT, "10000",
+                GreptimeSinkConfig.FLUSH_INTERVAL, "60000", GreptimeSinkConfig.BUFFER_TIMEOUT, "10000",
                 GreptimeSinkConfig.TABLE_FIELD, "tbl");
         List<SinkRecord> recs = new ArrayList<>();
         for (int i = 0; i < 150; i++) {
@@ -2321,7 +2321,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     @Test
     void isolatingPoisonUnderRetryableFailuresDeadLettersOnlyThePoison() throws Exception {
         Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.RETRY_ATTEMPTS, "100", GreptimeSinkConfig.BATCH_ROWS, "40",
-                GreptimeSinkConfig.LINGER, "50");
+                GreptimeSinkConfig.FLUSH_INTERVAL, "50");
         task.put(List.of(metric(P0, 0, 1.0)));
         awaitCommitted(P0, 1);
         server.faults().failEvery(2, StatusCode.StorageUnavailable, "edge: flaky");
@@ -2543,7 +2543,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     }
 
     /**
-     * Docs vs behaviour, batch.linger.ms (default 200 ms): a lone record is sent on its own after the linger,
+     * Docs vs behaviour, batch.flush.interval.ms (default 200 ms): a lone record is sent on its own after the linger,
      * without any preCommit/flush asking for it.
      */
     @Test
@@ -2585,7 +2585,7 @@ class SinkTaskDeliveryEdgeCasesTest {
     @Test
     void resendingTheGoodRecordsOfARefusedBatchDoesNotOverwriteALaterRecordOfTheSameRow() throws Exception {
         Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.BATCH_ROWS, "3", GreptimeSinkConfig.IN_FLIGHT, "4",
-                GreptimeSinkConfig.LINGER, "60000");
+                GreptimeSinkConfig.FLUSH_INTERVAL, "60000");
         task.put(List.of(metric(P1, 0, 0.0)));
         awaitCommitted(P1, 1);
         Map<String, Object> a = new HashMap<>(Map.of("host", "x", "cpu", 1.0));

@@ -149,7 +149,7 @@ class SinkTaskDeliveryTest {
         Map<String, String> m = new HashMap<>();
         m.put(GreptimeSinkConfig.ENDPOINTS, server.endpoint());
         m.put(GreptimeSinkConfig.TAGS, "host");
-        m.put(GreptimeSinkConfig.LINGER, "20");
+        m.put(GreptimeSinkConfig.FLUSH_INTERVAL, "20");
         m.put(GreptimeSinkConfig.RETRY_BACKOFF, "1");
         m.put(GreptimeSinkConfig.RETRY_BACKOFF_MAX, "5");
         m.put(GreptimeSinkConfig.FLUSH_TIMEOUT, "2000");
@@ -349,7 +349,7 @@ class SinkTaskDeliveryTest {
 
     @Test
     void closingOnePartitionLeavesTheOtherCommittable() throws Exception {
-        start(false, GreptimeSinkConfig.LINGER, "60000");
+        start(false, GreptimeSinkConfig.FLUSH_INTERVAL, "60000");
         List<SinkRecord> batch = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             batch.add(metric(0, i, 1.0 * i));
@@ -638,7 +638,7 @@ class SinkTaskDeliveryTest {
         List<String> outcomes = new ArrayList<>();
         for (int k = 0; k < 6; k++) {
             String table = "mixed" + k;
-            Ctx ctx = start(true, GreptimeSinkConfig.LINGER, "60000", GreptimeSinkConfig.TABLE_FORMAT, table);
+            Ctx ctx = start(true, GreptimeSinkConfig.FLUSH_INTERVAL, "60000", GreptimeSinkConfig.TABLE_FORMAT, table);
             task.put(List.of(metric(0, 0, 1.5), metric(0, 1, "x"), metric(0, 2, 2.5), metric(0, 3, 7L)));
             assertEquals(4, commit(P0).get(P0).offset(), "every record settled");
             Set<Long> dlq = new HashSet<>(ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList());
@@ -839,7 +839,7 @@ class SinkTaskDeliveryTest {
     }
 
     /**
-     * buffer.max.rows=10, the server hanging: put(30 records) gives up after max.block.ms with
+     * max.buffered.rows=10, the server hanging: put(30 records) gives up after max.block.ms with
      * RetriableException and rewinds partition 0 (as documented). The server answers again after 2 s. The driver
      * does what Connect's WorkerSinkTask does: after a RetriableException it retries the same put with the same
      * record objects (the sink takes none of a rewound partition's records from it: the consumer re-reads them),
