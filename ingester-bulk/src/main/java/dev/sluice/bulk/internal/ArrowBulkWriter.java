@@ -245,6 +245,12 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         }
         if (!acquireSlot()) {
             // Nothing is sent and nothing dropped: the batch keeps its rows for the next writeNext().
+            if (Thread.currentThread().isInterrupted()) {
+                String why = "interrupted while waiting for an answer slot of '" + schema.tableName() + "'; the batch"
+                        + " keeps its " + rows + " rows";
+                return CompletableFuture.failedFuture(new BulkWriteException(why,
+                        localError(StatusCode.Grpc.CANCELLED, why, false, List.of(schema.tableName())), null));
+            }
             String why = "no answer slot freed: " + config.maxInFlightRequests() + " batches of '" + schema.tableName()
                     + "' unanswered" + (config.whenFull() == dev.sluice.write.WhenFull.Block ? " for " + config.maxBlock().toMillis()
                     + " ms" : "") + "; the batch keeps its " + rows + " rows: call writeNext() again once a batch is"
