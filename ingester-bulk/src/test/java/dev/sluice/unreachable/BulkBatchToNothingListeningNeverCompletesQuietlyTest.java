@@ -1,5 +1,6 @@
 package dev.sluice.unreachable;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.sluice.GreptimeDB;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * time, whatever the health checks have found so far. Repeated with fresh clients, because the outcome depends on
  * how the first health check and the first DoPut race; each try starts its batch a little later.
  */
+@SharesJvm
 class BulkBatchToNothingListeningNeverCompletesQuietlyTest {
     private static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
