@@ -23,6 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+@SharesJvm
 class BatchingWriterTest {
     @RegisterExtension
     static final TestkitClient KIT = new TestkitClient(GreptimeTestServer.builder().requestLogCapacity(100_000),

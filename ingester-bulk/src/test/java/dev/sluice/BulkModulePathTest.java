@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * exported {@code dev.sluice.bulk} package holds the bulk API) writes bulk batches once the bulk module is on the
  * module path, where the client finds it as a service.
  */
+@SharesJvm
 class BulkModulePathTest {
     /**
      * What a bulk user does not have: the testkit and test-only jars, Micrometer, this module's test classes,

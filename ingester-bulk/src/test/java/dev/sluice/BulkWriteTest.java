@@ -37,6 +37,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+@SharesJvm
 class BulkWriteTest extends DefaultTestkitTest {
 
     static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofMillis(10_000)).build();

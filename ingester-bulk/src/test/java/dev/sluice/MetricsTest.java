@@ -25,6 +25,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
+@SharesJvm
 class MetricsTest {
     static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();

@@ -22,6 +22,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** VECTOR(dim) columns on the regular path, end to end through the testkit; bulk writers refuse them. */
+@SharesJvm
 class VectorWriteTest extends DefaultTestkitTest {
     static TableSchema embeddings(String name, int dim) {
         return TableSchema.newBuilder(name).addTag("doc", DataType.String)

@@ -41,6 +41,7 @@ import org.junit.jupiter.api.Test;
  * testkit (which decodes independently); split, multi-table, concurrent, large and compressed writes lose and
  * duplicate nothing.
  */
+@SharesJvm
 class WritePathsAgreeEndToEndTest extends DefaultTestkitTest {
     static final String SURR = "\uD83D\uDE00";
 

@@ -1,5 +1,6 @@
 package dev.sluice.bulk;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Arrow's JVM flag: without it, opening a bulk writer fails with a message that names the flag. */
+@SharesJvm
 class AddOpensTest {
     static String probe(boolean withFlag) throws Exception {
         List<String> cmd = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.sluice.delivery;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -25,6 +26,7 @@ import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 /** Black-box checks of the bulk writer's delivery contract, against the testkit. */
+@SharesJvm
 class BulkDeliveryContractTest {
     static final int ROWS = 100;
 

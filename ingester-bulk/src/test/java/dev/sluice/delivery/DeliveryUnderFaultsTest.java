@@ -760,6 +760,10 @@ class DeliveryUnderFaultsTest {
         }
     }
 
+    /**
+     * Twenty-five rounds, each with its own writer and table, three at a time on one client (a round waits mostly
+     * for resends of rate-limited batches): six producers race each writer's close().
+     */
     @ParameterizedTest
     @EnumSource(BatchingWriter.Path.class)
     void producersRacingCloseUnderFaultsLeaveNoFuturePending(BatchingWriter.Path path) throws Exception {
@@ -767,56 +771,85 @@ class DeliveryUnderFaultsTest {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).retryPolicy(shortPolicy()).build());
             server.faults().failEvery(7, StatusCode.RateLimited, "rate limited");
-            for (int round = 0; round < 25; round++) {
-                TableSchema s = schema("race_" + path + "_" + round);
-                BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().path(path)
-                        .maxBatchRows(50).flushInterval(Duration.ofMillis(5)).build());
-                List<CompletableFuture<Void>> fs = Collections.synchronizedList(new ArrayList<>());
-                AtomicLong refused = new AtomicLong();
-                List<Thread> producers = new ArrayList<>();
-                CountDownLatch go = new CountDownLatch(1);
-                for (int p = 0; p < 6; p++) {
-                    long base = p * 1_000_000L;
-                    producers.add(new Thread(() -> {
-                        try {
-                            go.await();
-                        } catch (InterruptedException e) {
-                            return;
+            int rounds = 25;
+            int lanes = 3;
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(lanes);
+            try {
+                List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+                for (int lane = 0; lane < lanes; lane++) {
+                    int first = lane;
+                    running.add(pool.submit(() -> {
+                        for (int round = first; round < rounds; round += lanes) {
+                            closeRaceRound(server, db, path, round);
                         }
-                        for (long i = 0; i < 2_000; i++) {
-                            try {
-                                fs.add(w.write(s, row(base + i, 0)));
-                            } catch (IllegalStateException e) {
-                                refused.incrementAndGet();
-                                return;
-                            }
-                        }
+                        return null;
                     }));
                 }
-                producers.forEach(Thread::start);
-                go.countDown();
-                int written = (round % 5) * 200; // close lands after a different number of rows each round
-                Kit.await(written + " rows written", Duration.ofSeconds(BOUND_S),
-                        () -> fs.size() >= written || producers.stream().noneMatch(Thread::isAlive));
-                w.close();
-                for (Thread p : producers) {
-                    p.join(TimeUnit.SECONDS.toMillis(BOUND_S));
-                    assertFalse(p.isAlive());
+                for (java.util.concurrent.Future<?> f : running) {
+                    try {
+                        f.get(10, TimeUnit.MINUTES);
+                    } catch (ExecutionException e) {
+                        if (e.getCause() instanceof Error err) {
+                            throw err;
+                        }
+                        throw e;
+                    }
                 }
-                Tally t = new Tally(BOUND_S);
-                List<CompletableFuture<Void>> copy;
-                synchronized (fs) {
-                    copy = new ArrayList<>(fs);
-                }
-                copy.forEach(f -> t.await(f, 1, v -> 1L));
-                // rows per (host, ts) key: every row has its own ts, so stored counts rows
-                long stored = server.tables().contains(s.tableName()) ? server.rowCount(s.tableName()) : 0;
-                assertContract("batching-" + path + "/close-race round " + round, copy.size(), t, stored);
-                assertEquals(0, w.pendingRows(), "pendingRows after close, round " + round);
+            } finally {
+                pool.shutdownNow();
             }
             assertTrue(db.shutdownGracefully(Duration.ofSeconds(10)));
         }
         assertNoNewClientThreads(before);
+    }
+
+    private static void closeRaceRound(GreptimeTestServer server, GreptimeDB db, BatchingWriter.Path path, int round)
+            throws Exception {
+        TableSchema s = schema("race_" + path + "_" + round);
+        BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().path(path)
+                .maxBatchRows(50).flushInterval(Duration.ofMillis(5)).build());
+        List<CompletableFuture<Void>> fs = Collections.synchronizedList(new ArrayList<>());
+        AtomicLong refused = new AtomicLong();
+        List<Thread> producers = new ArrayList<>();
+        CountDownLatch go = new CountDownLatch(1);
+        for (int p = 0; p < 6; p++) {
+            long base = p * 1_000_000L;
+            producers.add(new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (long i = 0; i < 2_000; i++) {
+                    try {
+                        fs.add(w.write(s, row(base + i, 0)));
+                    } catch (IllegalStateException e) {
+                        refused.incrementAndGet();
+                        return;
+                    }
+                }
+            }));
+        }
+        producers.forEach(Thread::start);
+        go.countDown();
+        int written = (round % 5) * 200; // close lands after a different number of rows each round
+        Kit.await(written + " rows written", Duration.ofSeconds(BOUND_S),
+                () -> fs.size() >= written || producers.stream().noneMatch(Thread::isAlive));
+        w.close();
+        for (Thread p : producers) {
+            p.join(TimeUnit.SECONDS.toMillis(BOUND_S));
+            assertFalse(p.isAlive());
+        }
+        Tally t = new Tally(BOUND_S);
+        List<CompletableFuture<Void>> copy;
+        synchronized (fs) {
+            copy = new ArrayList<>(fs);
+        }
+        copy.forEach(f -> t.await(f, 1, v -> 1L));
+        // rows per (host, ts) key: every row has its own ts, so stored counts rows
+        long stored = server.tables().contains(s.tableName()) ? server.rowCount(s.tableName()) : 0;
+        assertContract("batching-" + path + "/close-race round " + round, copy.size(), t, stored);
+        assertEquals(0, w.pendingRows(), "pendingRows after close, round " + round);
     }
 
     @Test

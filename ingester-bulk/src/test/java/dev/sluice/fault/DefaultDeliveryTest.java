@@ -28,13 +28,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Delivery with the client's default settings on every path, under faults a real deployment sees. Counts come
  * from outside the code under test: acknowledged and failed rows from the futures' outcomes, stored rows from
  * the testkit. Every scenario asserts {@code stored == acknowledged} and {@code acknowledged + failed == sent}.
+ *
+ * <p>The hung-server scenario waits out the 2-minute default delivery deadline (timers, not work): it starts before
+ * the other scenarios, on its own server and client, and the test that checks it runs last, so that the class
+ * waits one deadline while everything else runs.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DefaultDeliveryTest {
     static final TableSchema METRICS = TableSchema.newBuilder("metrics")
             .addTag("host", DataType.String).addTag("region", DataType.String)
@@ -74,6 +83,33 @@ class DefaultDeliveryTest {
 
     /** Every client a test made, to check after it that none holds off-heap memory. */
     static final List<GreptimeDB> CLIENTS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * The hung-server scenario's client while the scenario runs in the background: not in {@link #CLIENTS} (its
+     * writers hold memory until their deadline, past the other tests' checks), counted in {@link #directBytes()}
+     * like every other client, and checked for leftover memory by the test that waits for the scenario.
+     */
+    static volatile GreptimeDB hungClient;
+    /** The hung-server scenario, started before every test: completes when its assertions passed. */
+    static final CompletableFuture<Void> HUNG = new CompletableFuture<>();
+    /** Counted down once the hung-server scenario's writes are handed over (or it failed before that). */
+    static final java.util.concurrent.CountDownLatch HANGING = new java.util.concurrent.CountDownLatch(1);
+
+    @BeforeAll
+    static void startTheHungServerScenario() {
+        Thread scenario = new Thread(() -> {
+            try {
+                hungServerOnEveryPath(HANGING);
+                HUNG.complete(null);
+            } catch (Throwable e) {
+                HUNG.completeExceptionally(e);
+            } finally {
+                HANGING.countDown();
+            }
+        }, "hung-server-scenario");
+        scenario.setDaemon(true);
+        scenario.start();
+    }
 
     static GreptimeDB client(GreptimeTestServer server) {
         return registered(GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build()));
@@ -425,26 +461,15 @@ class DefaultDeliveryTest {
     static final Duration DELIVERY_DEADLINE = RetryPolicy.newBuilder().build().deliveryTimeout();
 
     /**
-     * The two slow scenarios at once, each with its own server and client: while the hung server holds every
-     * future for the 2-minute delivery deadline (timers, not work), the overload scenario runs, so that the suite
-     * waits one deadline rather than two. Both scenarios' assertions apply; a failure of either fails the test.
+     * The two slow scenarios at once, each with its own server and client: while the hung server (started before
+     * every test, see {@link #startTheHungServerScenario()}) holds every future for the 2-minute delivery deadline
+     * (timers, not work), the overload scenario runs, so that the suite waits one deadline rather than two. Runs
+     * last. Both scenarios' assertions apply; a failure of either fails the test.
      */
     @Test
+    @Order(Integer.MAX_VALUE)
     void everyPathFailsAtItsDeadlineWhenTheServerHangsAndStaysWithinBudgetUnderTenfoldOverload() throws Throwable {
-        java.util.concurrent.CountDownLatch hanging = new java.util.concurrent.CountDownLatch(1);
-        CompletableFuture<Void> hung = new CompletableFuture<>();
-        Thread scenario = new Thread(() -> {
-            try {
-                hungServerOnEveryPath(hanging);
-                hung.complete(null);
-            } catch (Throwable e) {
-                hung.completeExceptionally(e);
-            } finally {
-                hanging.countDown();
-            }
-        }, "hung-server-scenario");
-        scenario.start();
-        assertTrue(hanging.await(120, TimeUnit.SECONDS), "the hung-server writes were handed over");
+        assertTrue(HANGING.await(120, TimeUnit.SECONDS), "the hung-server writes were handed over");
         Throwable overload = null;
         try {
             tenfoldOverload(Path.values());
@@ -452,12 +477,17 @@ class DefaultDeliveryTest {
             overload = e;
         }
         try {
-            hung.get(DELIVERY_DEADLINE.toSeconds() + 180, TimeUnit.SECONDS);
+            HUNG.get(DELIVERY_DEADLINE.toSeconds() + 180, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
             if (overload != null) {
                 e.getCause().addSuppressed(overload);
             }
             throw e.getCause();
+        } finally {
+            GreptimeDB db = hungClient;
+            if (db != null) {
+                CLIENTS.add(db); // its memory is checked after this test like every other client's
+            }
         }
         if (overload != null) {
             throw overload;
@@ -473,7 +503,8 @@ class DefaultDeliveryTest {
      */
     static void hungServerOnEveryPath(java.util.concurrent.CountDownLatch hanging) throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = client(server);
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
+            hungClient = db;
             BulkStreamWriter bulk = null;
             BatchingWriter batchingRegular = null;
             BatchingWriter batchingBulk = null;
@@ -666,6 +697,10 @@ class DefaultDeliveryTest {
         }
         for (GreptimeDB db : CLIENTS) {
             n += db.stats().bulkAllocatedBytes();
+        }
+        GreptimeDB hung = hungClient;
+        if (hung != null && !CLIENTS.contains(hung)) {
+            n += hung.stats().bulkAllocatedBytes();
         }
         return n;
     }

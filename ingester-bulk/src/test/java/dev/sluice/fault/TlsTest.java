@@ -1,5 +1,6 @@
 package dev.sluice.fault;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Scenario 6: TLS with a CA made in the test; plaintext, wrong and right client certificates. */
+@SharesJvm
 class TlsTest {
     @TempDir
     static Path dir;

@@ -1,5 +1,6 @@
 package dev.sluice.lifecycle;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * A program that ends (main returns, or System.exit) with a batching writer open, on the regular or the bulk path,
  * has its rows flushed at exit with a warning, not lost.
  */
+@SharesJvm
 class BatchingWriterLeftOpenOnEitherPathTest {
     private static GreptimeTestServer server;
 

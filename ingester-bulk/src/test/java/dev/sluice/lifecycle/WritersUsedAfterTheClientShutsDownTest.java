@@ -1,5 +1,6 @@
 package dev.sluice.lifecycle;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * A writer opened before the client shut down and used after it says the client is shut down (synchronously or
  * in its future), never a raw executor rejection, a pending future or a silent success.
  */
+@SharesJvm
 class WritersUsedAfterTheClientShutsDownTest {
     private GreptimeTestServer server;
     private GreptimeDB db;

@@ -1,5 +1,6 @@
 package dev.sluice.retries;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * server may have committed it) is not sent again: on the regular path and through a batching writer, its rows are
  * stored at most once, and the caller gets the timeout.
  */
+@SharesJvm
 class AppendModeBatchesTimingOutAreNotResentTest {
     private static final Context APPEND = Context.newBuilder().hint("append_mode", "true").build();
 

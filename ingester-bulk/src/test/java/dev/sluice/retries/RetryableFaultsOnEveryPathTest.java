@@ -1,5 +1,6 @@
 package dev.sluice.retries;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * With the client's default settings, a run of retryable errors from the server (rate limited, region busy) is
  * retried to success on every path, and every row is stored once.
  */
+@SharesJvm
 class RetryableFaultsOnEveryPathTest {
     private GreptimeTestServer server;
     private GreptimeDB db;

@@ -1,5 +1,6 @@
 package dev.sluice.text;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * regular writes and stream writers, and copied by several threads into bulk batches and the batching writer's
  * bulk path; every stored value is compared with the caller's string as UTF-8 would carry it.
  */
+@SharesJvm
 class LongTextEveryPathConcurrentlyTest {
     static String ascii(Random r, int n) {
         StringBuilder b = new StringBuilder(n);

@@ -1,5 +1,6 @@
 package dev.sluice.text;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * appender rows cancelled in between; after each round's writes have completed the same table is written by the
  * regular path, a stream writer and copied into a bulk batch. Every stored value must be the caller's text.
  */
+@SharesJvm
 class ReusedTableRefilledWithOtherSizesIsStoredAsSentTest {
     static final String[] ODD = {"é", "\uD83D\uDE00", "\uD800", "\uDC00x", "日本", "\u0000"};
 

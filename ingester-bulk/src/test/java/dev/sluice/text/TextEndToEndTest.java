@@ -1,5 +1,6 @@
 package dev.sluice.text;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -42,6 +43,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * many refills; every stored row is compared with the test's own record of what it sent (rows keyed by a
  * unique time index), and row counts come from that record, not from the client's counters.
  */
+@SharesJvm
 class TextEndToEndTest {
     static GreptimeTestServer server;
     static GreptimeDB db;

@@ -1,5 +1,6 @@
 package dev.sluice.unreachable;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * loudly with an error that names the endpoint and says the connection was refused: never a success, never an
  * error about a timeout that did not happen.
  */
+@SharesJvm
 class EndpointEjectedByHealthChecksTest {
     private static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();

@@ -1,5 +1,6 @@
 package dev.sluice.unreachable;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * A new user who points the client at GreptimeDB's HTTP port, with the default settings (health checks on), gets the
  * hint "this is the HTTP port, the gRPC port is 4001 by default" on every path, not only on a regular write.
  */
+@SharesJvm
 class HttpPortByMistakeOnEveryPathTest {
     private static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();

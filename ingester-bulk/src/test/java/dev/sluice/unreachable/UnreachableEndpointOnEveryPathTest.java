@@ -1,5 +1,6 @@
 package dev.sluice.unreachable;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * policy (retries, health checks on) cut to a short delivery deadline. Stream and bulk are repeated: their
  * outcome depends on whether the first health check has run yet.
  */
+@SharesJvm
 class UnreachableEndpointOnEveryPathTest {
     private static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();

@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * Text of every length around the sink's cache threshold (short values encoded afresh, long ones through the
  * column's cache) is stored as given, over several fills of the same vector with repeated and new instances.
  */
+@SharesJvm
 class ArrowColumnSinkTextTest {
     static String text(int chars, int seed) {
         StringBuilder b = new StringBuilder(chars);

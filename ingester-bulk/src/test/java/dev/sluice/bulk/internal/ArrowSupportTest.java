@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,7 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.junit.jupiter.api.Test;
 
+@SharesJvm
 class ArrowSupportTest {
     private static final long MIB = 1 << 20;
 

@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * is copied around them in order, and its Arrow memory is freed only when both its owner and the transport have
  * let go, exactly once.
  */
+@SharesJvm
 class BatchMessageHandOffTest {
     static final int ROWS = 100_000; // an 800,000-byte BIGINT buffer (handed off), a 400,000-byte INT one too
     final BufferAllocator allocator = new RootAllocator();

@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,6 +20,7 @@ import org.apache.arrow.vector.VarCharVector;
 import org.junit.jupiter.api.Test;
 
 /** Text of every length around the bulk sink's short-text path is stored as its UTF-8 bytes, whatever its characters. */
+@SharesJvm
 class BulkTextValuesTest {
     private static final ArrowTableBufferRoot.Guard NO_GUARD = new ArrowTableBufferRoot.Guard() {
         @Override

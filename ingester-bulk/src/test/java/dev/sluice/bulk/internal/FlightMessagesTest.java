@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -7,6 +8,7 @@ import com.google.protobuf.ByteString;
 import org.apache.arrow.flight.impl.Flight;
 import org.junit.jupiter.api.Test;
 
+@SharesJvm
 class FlightMessagesTest {
 
     private static Flight.PutResult result(String json) {

@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * A bulk user's classpath holds one gRPC release and one Netty release, the client's, although Arrow Flight's
  * poms ask for older ones: read from the jars this module's tests run with (its dependencies as resolved).
  */
+@SharesJvm
 class OneGrpcOneNettyTest {
     private static final Pattern JAR = Pattern.compile("/(io/grpc|io/netty)/([^/]+)/([^/]+)/[^/]+\\.jar$");
 

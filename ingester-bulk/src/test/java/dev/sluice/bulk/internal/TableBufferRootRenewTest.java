@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.SharesJvm;
 import dev.sluice.bulk.BulkWriteException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,6 +16,7 @@ import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.junit.jupiter.api.Test;
 
+@SharesJvm
 class TableBufferRootRenewTest {
     private static final TableSchema SCHEMA = TableSchema.newBuilder("renew")
             .addTimestamp("ts", DataType.TimestampMillisecond).addField("msg", DataType.String).build();

@@ -1,5 +1,6 @@
 package dev.sluice.bulk.internal;
 
+import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
@@ -12,6 +13,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 
+@SharesJvm
 class UnzeroedAllocationManagerTest {
     static final long MIB = 1L << 20;
 
