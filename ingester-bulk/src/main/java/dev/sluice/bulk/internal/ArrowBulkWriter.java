@@ -432,7 +432,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         @Override
         public void resending(SendEngine.Broken broken, int batches) {
             host.replayed();
-            if (!broken.transportFailure()) {
+            if (broken.serverRefusal()) {
                 // The server refused for now (rate limiting, a region moving): part of normal operation.
                 LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
                         schema.tableName(), broken.err().message(), batches);

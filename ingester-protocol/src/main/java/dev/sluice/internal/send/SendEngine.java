@@ -224,6 +224,16 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         public boolean transportFailure() {
             return dev.sluice.internal.error.GrpcErrors.transportFailure(err);
         }
+
+        /**
+         * Tells whether the server itself refused for now with one of GreptimeDB's codes (rate limiting, a region
+         * moving): part of normal operation, unlike a connection that broke, was refused or was reset.
+         *
+         * @return true when the failure carries a GreptimeDB status code
+         */
+        public boolean serverRefusal() {
+            return err.code() >= 0;
+        }
     }
 
     /**

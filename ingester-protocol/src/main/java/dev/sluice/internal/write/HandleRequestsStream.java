@@ -392,7 +392,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         @Override
         public void resending(SendEngine.Broken broken, int entries) {
             metrics.retry("stream");
-            if (!GrpcErrors.transportFailure(broken.err())) {
+            if (broken.serverRefusal()) {
                 // The server refused for now (rate limiting, a region moving): part of normal operation.
                 LOG.info("stream broke ({}); replaying its {} messages on a new stream", broken.err().message(), entries);
             } else if (!broke) {
