@@ -75,7 +75,7 @@ public final class SinkSession {
     /** Row schemas already checked against {@link #unansweredColumns} (identity: the mapper caches them). */
     private final Set<TableSchema> admittedSchemas = Collections.newSetFromMap(new IdentityHashMap<>());
     /**
-     * Bulk path only, per table: the columns this session has written through the regular path, which creates
+     * Bulk path only, per table: the columns this sink session has written through the regular path, which creates
      * the table and adds columns (the bulk path does neither, and the server silently ignores batch columns a
      * table lacks: GreptimeDB's src/operator/src/bulk_insert.rs).
      */
@@ -315,7 +315,7 @@ public final class SinkSession {
     }
 
     /**
-     * Bulk path: writes a row that brings a table or column this session has not written yet through the
+     * Bulk path: writes a row that brings a table or column this sink session has not written yet through the
      * regular path (or a column defined differently, which the server then refuses for the record alone), which
      * creates the table or adds the column, instead of letting the bulk path drop the
      * column's value silently. The writer is drained first, so the row reaches the server after the records
