@@ -89,10 +89,17 @@ class FailFastAtALimitOnEveryWriterTest {
         }
     }
 
-    @Test
-    void theBulkWritersInFlightBatches() throws Exception {
+    /** What a full fail-fast bulk writer answered to a second batch, and how many rows its batch still held. */
+    private record Refusal(Throwable failure, int rowsLeft) {
+    }
+
+    /**
+     * A bulk writer with one answer slot and {@code FailFast}, whose first batch the server never answers: the
+     * second batch's {@code writeNext()} finds no slot.
+     */
+    private static Refusal secondBatchOfAFullBulkWriter(String table) throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            TableSchema s = schema("limit_bulk");
+            TableSchema s = schema(table);
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
             try {
                 assertTrue(db.write(Table.from(s).addRow("setup", 0.0, 1L)).join().isOk());
@@ -110,7 +117,7 @@ class FailFastAtALimitOnEveryWriterTest {
                 } catch (RuntimeException thrown) {
                     t = thrown;
                 }
-                assertTrue(t instanceof LimitExceededException, "bulk: " + t);
+                return new Refusal(t, batch.rowCount());
             } finally {
                 server.faults().reset();
                 db.shutdownNow();
@@ -119,32 +126,15 @@ class FailFastAtALimitOnEveryWriterTest {
     }
 
     @Test
+    void theBulkWritersInFlightBatches() throws Exception {
+        Refusal r = secondBatchOfAFullBulkWriter("limit_bulk");
+        assertTrue(r.failure() instanceof LimitExceededException, "bulk: " + r.failure());
+    }
+
+    @Test
     void aBulkBatchRefusedForWantOfASlotKeepsItsRows() throws Exception {
-        try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            TableSchema s = schema("limit_bulk_rows");
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
-            try {
-                assertTrue(db.write(Table.from(s).addRow("setup", 0.0, 1L)).join().isOk());
-                server.faults().bulkNeverAck(true);
-                BulkStreamWriter bulk = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().createTable(false)
-                        .maxInFlightRequests(1).whenFull(WhenFull.FailFast).requestTimeout(Duration.ofSeconds(60))
-                        .build(), Context.newBuilder().build());
-                TableBufferRoot batch = bulk.tableBufferRoot(8);
-                batch.addRow("h", 0.5, 2L);
-                bulk.writeNext();
-                batch.addRow("h", 0.5, 3L).addRow("h", 0.5, 4L);
-                Throwable t;
-                try {
-                    t = failureOf(bulk.writeNext());
-                } catch (RuntimeException thrown) {
-                    t = thrown;
-                }
-                assertTrue(t != null, "the batch was refused");
-                assertEquals(2, batch.rowCount(), "the refused batch keeps its rows (nothing was dropped)");
-            } finally {
-                server.faults().reset();
-                db.shutdownNow();
-            }
-        }
+        Refusal r = secondBatchOfAFullBulkWriter("limit_bulk_rows");
+        assertTrue(r.failure() != null, "the batch was refused");
+        assertEquals(2, r.rowsLeft(), "the refused batch keeps its rows (nothing was dropped)");
     }
 }
