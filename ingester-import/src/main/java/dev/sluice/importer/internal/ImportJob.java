@@ -642,108 +642,192 @@ public final class ImportJob {
     }
 
     private void importInput(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) throws IOException {
-        Tracker tracker = new Tracker(e);
-        long skipTo = e.acked;
-        long ordinal = 0;
-        long rejectedInBatch = 0;
+        InputReader r = new InputReader(in, e, src, sink);
+        if (r.skipTo > 0) {
+            // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread).
+            r.ordinal = src.skip(r.skipTo);
+        }
+        // One call per record: the loop stays small, so the JIT compiles the record's work as a method of its own
+        // rather than as one large on-stack replacement of this loop.
+        while (!stop.get() && r.step()) {
+            // step() reads, converts and appends one record
+        }
+        r.countRead();
+        if (failure.get() != null) {
+            return;
+        }
+        // Rows read before a stop (an abort point, or another input's failure) are sent; the input is done at EOF.
+        send(sink, r.tracker, r.ordinal, r.rejectedInBatch, r.eof);
+    }
+
+    /** Reads one input record by record into its batch sink. */
+    private final class InputReader {
+        final Inputs.Input in;
+        final RecordSource src;
+        final Client.BatchSink sink;
+        final Tracker tracker;
+        final long skipTo;
+        final long importBase;
+        final List<String> columns;
+        long ordinal;
+        long rejectedInBatch;
+        /** Records read and not yet added to {@link Stats#rowsRead} (added once per batch, not per record). */
+        long read;
+        boolean eof;
         Plan pl = plan;
         TableSchema schema = pl.schema();
         int n = schema.columnCount();
-        int ts = schema.timestampIndex();
-        List<String> columns = src.columns();
+        final int ts = schema.timestampIndex();
         int known = -1;
-        int[] bind = null;
-        boolean[] unknown = null;
-        boolean eof = false;
-        long importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
-        if (skipTo > 0) {
-            // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread).
-            ordinal = src.skip(skipTo);
+        int[] bind;
+        boolean[] unknown;
+        String badColumn;
+
+        InputReader(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) {
+            this.in = in;
+            this.src = src;
+            this.sink = sink;
+            this.tracker = new Tracker(e);
+            this.skipTo = e.acked;
+            this.columns = src.columns();
+            this.importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
         }
-        while (!stop.get()) {
+
+        void countRead() {
+            if (read > 0) {
+                stats.rowsRead.addAndGet(read);
+                read = 0;
+            }
+        }
+
+        /**
+         * Reads the next record and appends it (or rejects it).
+         *
+         * @return false when the input ends here: its end, an abort point, or a stop
+         */
+        boolean step() throws IOException {
             boolean has;
             try {
                 has = src.next();
             } catch (RecordSource.BadRecord b) {
-                if (stop.get()) {
-                    break; // read after another input's abort point: neither counted nor rejected
-                }
-                ordinal++;
-                if (ordinal <= skipTo) {
-                    continue;
-                }
-                stats.rowsRead.incrementAndGet();
-                if (!reject(in, b.line(), null, "line " + b.line() + " " + b.getMessage(), b.raw())) {
-                    ordinal--;
-                    break;
-                }
-                rejectedInBatch++;
-                continue;
+                return badRecord(b);
             }
             if (!has) {
                 eof = true;
-                break;
+                return false;
             }
             if (stop.get()) {
                 // Read after the abort point (or a failure) of another input: not sent, and not counted, so the
                 // state's position stays before it and a rerun reads it again.
-                break;
+                return false;
             }
             ordinal++;
             if (ordinal <= skipTo) {
-                continue;
+                return true;
             }
-            stats.rowsRead.incrementAndGet();
+            read++;
             if (columns.size() != known) {
-                known = columns.size();
+                columnsChanged();
+            }
+            if (!bulk && in.format() == Format.JSONL) {
+                widenForNewKeys();
+            }
+            String reason = append(sink.appender());
+            if (reason != null) {
+                String where = src.where() + (badColumn != null ? ", column '" + badColumn + "'" : "");
+                if (!reject(in, src.line(), badColumn, where + ": " + reason, src.raw())) {
+                    ordinal--;
+                    return false;
+                }
+                rejectedInBatch++;
+                return true;
+            }
+            if (sink.rows() >= o.batch) {
+                countRead();
+                send(sink, tracker, ordinal, rejectedInBatch, false);
+                rejectedInBatch = 0;
+            }
+            return true;
+        }
+
+        private boolean badRecord(RecordSource.BadRecord b) {
+            if (stop.get()) {
+                return false; // read after another input's abort point: neither counted nor rejected
+            }
+            ordinal++;
+            if (ordinal <= skipTo) {
+                return true;
+            }
+            read++;
+            if (!reject(in, b.line(), null, "line " + b.line() + " " + b.getMessage(), b.raw())) {
+                ordinal--;
+                return false;
+            }
+            rejectedInBatch++;
+            return true;
+        }
+
+        private void columnsChanged() {
+            known = columns.size();
+            bind = pl.bind(columns);
+            unknown = new boolean[known];
+            for (int c = 0; c < known; c++) {
+                unknown[c] = !pl.knows(columns.get(c));
+            }
+            if (in.format() != Format.JSONL) {
+                for (int c = 0; c < known; c++) {
+                    if (unknown[c]) {
+                        throw new ImportFailure("'" + in.name() + "': column '" + columns.get(c) + "' is not in the"
+                                + " table's columns (" + String.join(", ", pl.cols().stream().map(Plan.Col::name)
+                                .toList()) + "): name it with --skip, or import this file on its own", null);
+                    }
+                }
+            }
+        }
+
+        /**
+         * A key first seen after the sample: the regular path adds it as a column. The rows before this one are
+         * sent with the schema they were read with, and this row starts a batch of the wider schema.
+         */
+        private void widenForNewKeys() {
+            String added = null;
+            for (int c = 0; c < known; c++) {
+                if (unknown[c] && src.value(c) != null) {
+                    if (sink.rows() > 0) {
+                        countRead();
+                        send(sink, tracker, ordinal - 1, rejectedInBatch, false);
+                        rejectedInBatch = 0;
+                    }
+                    pl = widen(columns.get(c), src.value(c));
+                    added = columns.get(c);
+                }
+            }
+            if (added != null) {
+                sink.reschema(pl.schema());
+                schema = pl.schema();
+                n = schema.columnCount();
                 bind = pl.bind(columns);
-                unknown = new boolean[known];
                 for (int c = 0; c < known; c++) {
                     unknown[c] = !pl.knows(columns.get(c));
                 }
-                if (in.format() != Format.JSONL) {
-                    for (int c = 0; c < known; c++) {
-                        if (unknown[c]) {
-                            throw new ImportFailure("'" + in.name() + "': column '" + columns.get(c) + "' is not in the"
-                                    + " table's columns (" + String.join(", ", pl.cols().stream().map(Plan.Col::name)
-                                    .toList()) + "): name it with --skip, or import this file on its own", null);
-                        }
-                    }
-                }
             }
-            if (!bulk && in.format() == Format.JSONL) {
-                // A key first seen after the sample: the regular path adds it as a column. The rows before this one
-                // are sent with the schema they were read with, and this row starts a batch of the wider schema.
-                String added = null;
-                for (int c = 0; c < known; c++) {
-                    if (unknown[c] && src.value(c) != null) {
-                        if (sink.rows() > 0) {
-                            send(sink, tracker, ordinal - 1, rejectedInBatch, false);
-                            rejectedInBatch = 0;
-                        }
-                        pl = widen(columns.get(c), src.value(c));
-                        added = columns.get(c);
-                    }
-                }
-                if (added != null) {
-                    sink.reschema(pl.schema());
-                    schema = pl.schema();
-                    n = schema.columnCount();
-                    bind = pl.bind(columns);
-                    for (int c = 0; c < known; c++) {
-                        unknown[c] = !pl.knows(columns.get(c));
-                    }
-                }
-            }
-            RowAppender a = sink.appender();
-            String badColumn = null;
-            String reason = null;
+        }
+
+        /**
+         * Converts the current record into a row of the appender.
+         *
+         * @return null when the row was added; otherwise why not ({@link #badColumn} names the column, if one)
+         */
+        private String append(RowAppender a) {
+            badColumn = null;
             try {
+                Plan p = pl;
+                int[] b = bind;
                 for (int c = 0; c < n; c++) {
-                    int s = bind[c];
+                    int s = b[c];
                     if (s < 0) {
                         if (c == ts) {
-                            if (!pl.importTime()) {
+                            if (!p.importTime()) {
                                 throw new Plan.BadValue(schema.column(c).name(), "the time index is missing");
                             }
                             a.setLong(c, importBase + ordinal);
@@ -757,46 +841,32 @@ public final class ImportJob {
                         }
                         continue;
                     }
-                    pl.set(a, c, v);
+                    p.set(a, c, v);
                 }
-                for (int c = 0; c < known; c++) {
-                    if (unknown[c] && src.value(c) != null) {
-                        throw new Plan.BadValue(columns.get(c), "key '" + columns.get(c) + "' is not a column of the"
-                                + " table (it was not in the " + o.sample + " sampled rows) and the bulk path cannot add"
-                                + " columns: rerun with --path regular (adds it), a larger --sample, or --skip it");
+                if (in.format() == Format.JSONL) { // other formats refuse unknown columns up front
+                    for (int c = 0; c < known; c++) {
+                        if (unknown[c] && src.value(c) != null) {
+                            throw new Plan.BadValue(columns.get(c), "key '" + columns.get(c) + "' is not a column of"
+                                    + " the table (it was not in the " + o.sample + " sampled rows) and the bulk path"
+                                    + " cannot add columns: rerun with --path regular (adds it), a larger --sample, or"
+                                    + " --skip it");
+                        }
                     }
                 }
                 a.endRow();
+                return null;
             } catch (Plan.BadValue bv) {
                 a.cancelRow();
                 badColumn = bv.column();
-                reason = bv.getMessage();
+                return bv.getMessage();
             } catch (InvalidDataException ide) {
                 a.cancelRow();
-                reason = ide.getMessage();
+                return ide.getMessage();
             } catch (IllegalArgumentException | ArithmeticException ex) {
                 a.cancelRow();
-                reason = ex.getMessage();
-            }
-            if (reason != null) {
-                String where = src.where() + (badColumn != null ? ", column '" + badColumn + "'" : "");
-                if (!reject(in, src.line(), badColumn, where + ": " + reason, src.raw())) {
-                    ordinal--;
-                    break;
-                }
-                rejectedInBatch++;
-                continue;
-            }
-            if (sink.rows() >= o.batch) {
-                send(sink, tracker, ordinal, rejectedInBatch, false);
-                rejectedInBatch = 0;
+                return ex.getMessage();
             }
         }
-        if (failure.get() != null) {
-            return;
-        }
-        // Rows read before a stop (an abort point, or another input's failure) are sent; the input is done at EOF.
-        send(sink, tracker, ordinal, rejectedInBatch, eof);
     }
 
     /** Adds a field for a JSON key first seen after the sample; every worker then writes the wider plan. */
