@@ -48,6 +48,17 @@ public final class HttpSql {
     private final Duration timeout;
     private final HttpClient http;
 
+    /** A TLS context for clients that only ever speak plain HTTP: nothing loaded, nothing trusted. */
+    private static final java.util.function.Supplier<SSLContext> PLAIN_HTTP_ONLY = () -> {
+        try {
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(new javax.net.ssl.KeyManager[0], new javax.net.ssl.TrustManager[0], null);
+            return ctx;
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("the JVM has no TLS implementation: " + e, e);
+        }
+    };
+
     private HttpSql(Builder b) {
         String base = b.endpoint.contains("://") ? b.endpoint : "http://" + b.endpoint;
         base = base.replaceAll("/+$", "");
@@ -59,6 +70,10 @@ public final class HttpSql {
         HttpClient.Builder hb = HttpClient.newBuilder().connectTimeout(b.connectTimeout);
         if (b.sslContext != null) {
             hb.sslContext(b.sslContext);
+        } else if (base.startsWith("http://")) {
+            // Plain HTTP never uses TLS (and redirects are not followed): a context with no trust store spares the
+            // JVM's default one, whose creation loads every CA certificate the JDK ships (about 0.2 s of CPU).
+            hb.sslContext(PLAIN_HTTP_ONLY.get());
         }
         this.http = hb.build();
     }

@@ -28,6 +28,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -60,6 +63,11 @@ public final class ImportJob {
     private Plan plan;
     private Mapping mapping;
     private Client client;
+    /**
+     * The client, created on a thread of its own while the inputs are sampled and the table is looked up over
+     * HTTP: loading gRPC, Netty and Arrow takes a few hundred milliseconds that need not wait for them.
+     */
+    private CompletableFuture<Client> early;
     private Context ctx;
     private boolean bulk;
     private boolean appendMode;
@@ -109,6 +117,8 @@ public final class ImportJob {
         } finally {
             if (client != null) {
                 client.close();
+            } else if (early != null) {
+                early.thenAccept(Client::close);
             }
             if (rejects != null) {
                 rejects.close();
@@ -129,6 +139,19 @@ public final class ImportJob {
 
     private int doRun(Summary summary) {
         validate();
+        if (!o.dryRun) {
+            Client.Target t = target();
+            early = new CompletableFuture<>();
+            Thread connecting = new Thread(() -> {
+                try {
+                    early.complete(new Client(t));
+                } catch (Throwable e) {
+                    early.completeExceptionally(e);
+                }
+            }, "sluice-import-connect");
+            connecting.setDaemon(true);
+            connecting.start();
+        }
         Format forced = o.format == null ? null : Format.parse(o.format);
         List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced);
         for (Inputs.Input in : inputs) {
@@ -221,7 +244,7 @@ public final class ImportJob {
             return OK;
         }
         ctx = Client.context(plan.tableExists() ? Map.of() : with, appendMode);
-        client = new Client(target());
+        client = connect();
         if (!plan.tableExists()) {
             client.createTable(plan.schema(), ctx);
         }
@@ -385,6 +408,23 @@ public final class ImportJob {
         String e = o.endpoints.get(0);
         int colon = e.lastIndexOf(':');
         return (colon > 0 ? e.substring(0, colon) : e) + ":4000";
+    }
+
+    /** Waits for the client {@link #doRun} started creating. */
+    private Client connect() {
+        try {
+            return early.get(o.timeoutSeconds + 60L, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new ImportFailure("cannot create the client: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ImportFailure("interrupted while creating the client", e);
+        } catch (TimeoutException e) {
+            throw new ImportFailure("creating the client took over " + (o.timeoutSeconds + 60L) + " s", e);
+        }
     }
 
     Client.Target target() {
@@ -1166,7 +1206,7 @@ public final class ImportJob {
             return OK;
         }
         ctx = Client.context(with, appendMode);
-        client = new Client(target());
+        client = connect();
         stats.inputs = inputs.size();
         for (Inputs.Input in : inputs) {
             stats.totalBytes += Math.max(0, in.size());

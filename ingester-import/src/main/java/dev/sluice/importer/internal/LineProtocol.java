@@ -289,7 +289,7 @@ public final class LineProtocol {
             }
             if (numeric) {
                 try {
-                    double d = Double.parseDouble(v);
+                    double d = Decimals.parseDouble(v);
                     if (!Double.isInfinite(d)) {
                         return d;
                     }

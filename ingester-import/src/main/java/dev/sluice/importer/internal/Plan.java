@@ -229,7 +229,7 @@ public final class Plan {
             return s.equals("NaN") || s.equals("Infinity");
         }
         try {
-            Double.parseDouble(s);
+            Decimals.parseDouble(s);
             return true;
         } catch (NumberFormatException e) {
             return false;
@@ -679,7 +679,7 @@ public final class Plan {
             case Float32: case Float64: {
                 double d;
                 try {
-                    d = Double.parseDouble(s);
+                    d = Decimals.parseDouble(s);
                 } catch (NumberFormatException e) {
                     throw new BadValue(c.name(), "'" + s + "' is not a number (" + c.type() + ")");
                 }
