@@ -82,6 +82,10 @@ public final class ImportJob {
         long totalBytes;
         int inputs;
         final long started = System.nanoTime();
+        /** When the inputs started to be read after the setup (sampling, table lookup, connecting), or 0. */
+        volatile long readingFrom;
+        /** When the last batch was answered, or 0. */
+        volatile long answeredAt;
     }
 
     /**
@@ -139,19 +143,6 @@ public final class ImportJob {
 
     private int doRun(Summary summary) {
         validate();
-        if (!o.dryRun) {
-            Client.Target t = target();
-            early = new CompletableFuture<>();
-            Thread connecting = new Thread(() -> {
-                try {
-                    early.complete(new Client(t));
-                } catch (Throwable e) {
-                    early.completeExceptionally(e);
-                }
-            }, "sluice-import-connect");
-            connecting.setDaemon(true);
-            connecting.start();
-        }
         Format forced = o.format == null ? null : Format.parse(o.format);
         List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced);
         for (Inputs.Input in : inputs) {
@@ -175,6 +166,9 @@ public final class ImportJob {
         }
         ZoneId zone = zone();
         String table = tableName(inputs);
+        if (!o.dryRun && somethingToSend(inputs, table)) {
+            startConnecting();
+        }
         Map<String, String> with = keyValues(o.with, "--with");
         appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
         Mapping m = new Mapping(table, o.timeIndex, o.timeFormat, o.tags, types(), new LinkedHashSet<>(o.skip),
@@ -263,8 +257,10 @@ public final class ImportJob {
         Runtime.getRuntime().addShutdownHook(hook);
         Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
         try {
+            stats.readingFrom = System.nanoTime();
             runWorkers(inputs, sampled);
             awaitAnswers();
+            stats.answeredAt = System.nanoTime();
         } finally {
             if (progress != null) {
                 progress.stop();
@@ -410,8 +406,36 @@ public final class ImportJob {
         return (colon > 0 ? e.substring(0, colon) : e) + ":4000";
     }
 
-    /** Waits for the client {@link #doRun} started creating. */
+    /** Whether a state file leaves any input to import (an import with nothing to send does not connect). */
+    private boolean somethingToSend(List<Inputs.Input> inputs, String table) {
+        try {
+            State s = loadState(inputs, table);
+            return !inputs.stream().allMatch(in -> s.entry(in.name()).done);
+        } catch (UsageException e) {
+            return false; // reported where the state is loaded for the import
+        }
+    }
+
+    /** Starts creating the client on a thread of its own; {@link #connect()} takes it. */
+    private void startConnecting() {
+        Client.Target t = target();
+        early = new CompletableFuture<>();
+        Thread connecting = new Thread(() -> {
+            try {
+                early.complete(new Client(t));
+            } catch (Throwable e) {
+                early.completeExceptionally(e);
+            }
+        }, "sluice-import-connect");
+        connecting.setDaemon(true);
+        connecting.start();
+    }
+
+    /** The client: the one {@link #startConnecting()} created, or a new one. */
     private Client connect() {
+        if (early == null) {
+            return new Client(target());
+        }
         try {
             return early.get(o.timeoutSeconds + 60L, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
@@ -1223,6 +1247,7 @@ public final class ImportJob {
         Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
         try {
             AtomicInteger next = new AtomicInteger();
+            stats.readingFrom = System.nanoTime();
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < Math.min(o.parallelism, inputs.size()); w++) {
                 Thread t = new Thread(() -> lineProtocolWorker(inputs, next, precision, existing), "sluice-import-" + w);
@@ -1233,6 +1258,7 @@ public final class ImportJob {
                 t.join();
             }
             awaitAnswers();
+            stats.answeredAt = System.nanoTime();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             fail(new ImportFailure("interrupted", e));

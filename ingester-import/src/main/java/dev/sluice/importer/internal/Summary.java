@@ -22,6 +22,10 @@ final class Summary {
     long rowsRejected;
     long bytesRead;
     double seconds;
+    /** Seconds before the first input was read (sampling, table lookup, connecting), or -1. */
+    double setupSeconds = -1;
+    /** Seconds from the first input read to the last batch answered, or -1. */
+    double transferSeconds = -1;
     Long verifyCount;
     Long verifyExpected;
     Boolean verifyOk;
@@ -35,6 +39,12 @@ final class Summary {
         rowsRejected = s.rejected.get();
         bytesRead = s.rawBytes.get();
         seconds = (System.nanoTime() - s.started) / 1e9;
+        if (s.readingFrom != 0) {
+            setupSeconds = (s.readingFrom - s.started) / 1e9;
+            if (s.answeredAt != 0) {
+                transferSeconds = (s.answeredAt - s.readingFrom) / 1e9;
+            }
+        }
     }
 
     String text() {
@@ -42,6 +52,10 @@ final class Summary {
         sb.append(String.format("imported into %s (%s path): %,d rows read, %,d written, %,d rejected in %.1f s"
                 + " (%,.0f rows/s, %.1f MB/s)%n", table, path, rowsRead, rowsWritten, rowsRejected, seconds,
                 seconds > 0 ? rowsWritten / seconds : 0, seconds > 0 ? bytesRead / 1e6 / seconds : 0));
+        if (transferSeconds > 0) {
+            sb.append(String.format("  setup (sampling, table lookup, connecting) %.1f s, then reading and writing %.1f s"
+                    + " (%,.0f rows/s)%n", setupSeconds, transferSeconds, rowsWritten / transferSeconds));
+        }
         if (verifyCount != null) {
             sb.append(String.format("verify: count(*) = %,d%s%n", verifyCount, verifyExpected == null ? ""
                     : verifyOk ? " as expected" : String.format(", expected %,d: MISMATCH", verifyExpected)));
@@ -63,6 +77,11 @@ final class Summary {
             g.writeNumberField("bytesRead", bytesRead);
             g.writeNumberField("seconds", Math.round(seconds * 1000) / 1000.0);
             g.writeNumberField("rowsPerSecond", seconds > 0 ? Math.round(rowsWritten / seconds) : 0);
+            if (transferSeconds > 0) {
+                g.writeNumberField("setupSeconds", Math.round(setupSeconds * 1000) / 1000.0);
+                g.writeNumberField("transferSeconds", Math.round(transferSeconds * 1000) / 1000.0);
+                g.writeNumberField("transferRowsPerSecond", Math.round(rowsWritten / transferSeconds));
+            }
             if (verifyCount != null) {
                 g.writeNumberField("verifyCount", verifyCount);
             }
