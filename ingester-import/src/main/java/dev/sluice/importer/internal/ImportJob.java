@@ -175,6 +175,11 @@ public final class ImportJob {
                 keyValues(o.rename, "--rename"), zone, with);
         mapping = m;
 
+        // The table is looked up over HTTP while the first input is sampled: neither needs the other.
+        CompletableFuture<TableLookup> lookup = CompletableFuture.supplyAsync(() -> {
+            ServerSql q = new ServerSql(httpEndpoint(), o.database, o.user, password());
+            return new TableLookup(q, describe(q, table));
+        }, ImportJob::daemon);
         // Sample the first input; its records are replayed when it is imported.
         Inputs.Input first = inputs.get(0);
         Sampled sampled;
@@ -189,8 +194,9 @@ public final class ImportJob {
             throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
         }
         boolean json = first.format() == Format.JSONL;
-        ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
-        TableSchema existing = describe(sql, table);
+        TableLookup looked = joinLookup(lookup);
+        ServerSql sql = looked.sql();
+        TableSchema existing = looked.existing();
         boolean regular = o.path.equalsIgnoreCase("regular");
         plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular, declared);
         for (TableSchema.Column c : plan.schema().columns()) {
@@ -404,6 +410,33 @@ public final class ImportJob {
         String e = o.endpoints.get(0);
         int colon = e.lastIndexOf(':');
         return (colon > 0 ? e.substring(0, colon) : e) + ":4000";
+    }
+
+    /** The HTTP SQL client and the table as the server describes it (null when it does not exist). */
+    private record TableLookup(ServerSql sql, TableSchema existing) {
+    }
+
+    /** Runs a task on a daemon thread of its own. */
+    private static void daemon(Runnable task) {
+        Thread t = new Thread(task, "sluice-import-lookup");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private TableLookup joinLookup(CompletableFuture<TableLookup> lookup) {
+        try {
+            return lookup.get(o.timeoutSeconds + 60L, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new ImportFailure("cannot look the table up: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ImportFailure("interrupted while looking the table up", e);
+        } catch (TimeoutException e) {
+            throw new ImportFailure("looking the table up over HTTP took over " + (o.timeoutSeconds + 60L) + " s", e);
+        }
     }
 
     /** Whether a state file leaves any input to import (an import with nothing to send does not connect). */
