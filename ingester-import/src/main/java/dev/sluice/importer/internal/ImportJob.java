@@ -176,10 +176,10 @@ public final class ImportJob {
         mapping = m;
 
         // The table is looked up over HTTP while the first input is sampled: neither needs the other.
-        CompletableFuture<TableLookup> lookup = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<TableLookup> lookup = inBackground("sluice-import-lookup", () -> {
             ServerSql q = new ServerSql(httpEndpoint(), o.database, o.user, password());
             return new TableLookup(q, describe(q, table));
-        }, ImportJob::daemon);
+        });
         // Sample the first input; its records are replayed when it is imported.
         Inputs.Input first = inputs.get(0);
         Sampled sampled;
@@ -194,7 +194,7 @@ public final class ImportJob {
             throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
         }
         boolean json = first.format() == Format.JSONL;
-        TableLookup looked = joinLookup(lookup);
+        TableLookup looked = await(lookup, "looking the table up over HTTP");
         ServerSql sql = looked.sql();
         TableSchema existing = looked.existing();
         boolean regular = o.path.equalsIgnoreCase("regular");
@@ -416,26 +416,49 @@ public final class ImportJob {
     private record TableLookup(ServerSql sql, TableSchema existing) {
     }
 
-    /** Runs a task on a daemon thread of its own. */
-    private static void daemon(Runnable task) {
-        Thread t = new Thread(task, "sluice-import-lookup");
+    /**
+     * Runs a task on a daemon thread of its own.
+     *
+     * @param name the thread's name
+     * @param task what it computes
+     * @return completes with the task's result or failure
+     */
+    private static <T> CompletableFuture<T> inBackground(String name, java.util.function.Supplier<T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(task.get());
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        }, name);
         t.setDaemon(true);
         t.start();
+        return f;
     }
 
-    private TableLookup joinLookup(CompletableFuture<TableLookup> lookup) {
+    /**
+     * Waits for a background task, within {@code --timeout} plus a minute.
+     *
+     * @param f the task
+     * @param what what it does, for the errors ("creating the client")
+     * @return its result
+     * @throws RuntimeException the task's own failure, or an {@link ImportFailure} when it fails otherwise or runs late
+     */
+    private <T> T await(CompletableFuture<T> f, String what) {
+        long limit = o.timeoutSeconds + 60L;
         try {
-            return lookup.get(o.timeoutSeconds + 60L, TimeUnit.SECONDS);
+            return f.get(limit, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
             }
-            throw new ImportFailure("cannot look the table up: " + e.getCause(), e.getCause());
+            throw new ImportFailure(what + " failed: " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ImportFailure("interrupted while looking the table up", e);
+            throw new ImportFailure("interrupted while " + what, e);
         } catch (TimeoutException e) {
-            throw new ImportFailure("looking the table up over HTTP took over " + (o.timeoutSeconds + 60L) + " s", e);
+            throw new ImportFailure(what + " took over " + limit + " s", e);
         }
     }
 
@@ -452,36 +475,12 @@ public final class ImportJob {
     /** Starts creating the client on a thread of its own; {@link #connect()} takes it. */
     private void startConnecting() {
         Client.Target t = target();
-        early = new CompletableFuture<>();
-        Thread connecting = new Thread(() -> {
-            try {
-                early.complete(new Client(t));
-            } catch (Throwable e) {
-                early.completeExceptionally(e);
-            }
-        }, "sluice-import-connect");
-        connecting.setDaemon(true);
-        connecting.start();
+        early = inBackground("sluice-import-connect", () -> new Client(t));
     }
 
     /** The client: the one {@link #startConnecting()} created, or a new one. */
     private Client connect() {
-        if (early == null) {
-            return new Client(target());
-        }
-        try {
-            return early.get(o.timeoutSeconds + 60L, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new ImportFailure("cannot create the client: " + e.getCause(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ImportFailure("interrupted while creating the client", e);
-        } catch (TimeoutException e) {
-            throw new ImportFailure("creating the client took over " + (o.timeoutSeconds + 60L) + " s", e);
-        }
+        return early == null ? new Client(target()) : await(early, "creating the client");
     }
 
     Client.Target target() {
