@@ -189,4 +189,29 @@ class BadRowsTest {
         Map<String, Object> any = testkit.server().rows("verified").get(0);
         assertTrue(any.containsKey("v"));
     }
+
+    @Test
+    void theSummarySplitsTheRunIntoSetupAndTransferAndRatesTheTransferAlone() throws IOException {
+        Path f = file("timed");
+        Path json = dir.resolve("timed.json");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--types", "v:Float64", "--summary-json", json.toString(),
+                f.toString()));
+        assertEquals(0, r.code(), r.toString());
+        assertTrue(r.out().contains("setup (sampling, table lookup, connecting) ") && r.out().contains("then reading and"
+                + " writing "), r.out());
+        String s = Files.readString(json);
+        double seconds = number(s, "seconds");
+        double setup = number(s, "setupSeconds");
+        double transfer = number(s, "transferSeconds");
+        assertTrue(setup > 0 && transfer > 0 && setup + transfer <= seconds + 0.002, s);
+        // rounded to the millisecond in the file: the rate agrees within that rounding
+        double rate = number(s, "transferRowsPerSecond");
+        assertTrue(Math.abs(rate - 10 / transfer) <= 10 / transfer * 0.05 + 1, s);
+    }
+
+    private static double number(String json, String key) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + key + "\":([0-9.eE+-]+)").matcher(json);
+        assertTrue(m.find(), key + " in " + json);
+        return Double.parseDouble(m.group(1));
+    }
 }
