@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * {@code sluice import}: loads CSV, TSV, JSON Lines and InfluxDB line protocol files into GreptimeDB through
+ * {@code sluice import}: loads CSV, TSV, JSON Lines, Parquet and InfluxDB line protocol files into GreptimeDB through
  * Sluice's client, resumably. Run {@code java -jar sluice-import.jar --help} for the options.
  */
 @Command(name = "sluice-import", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 110,
