@@ -745,10 +745,13 @@ public final class ImportJob {
         }
         // One call per record: the loop stays small, so the JIT compiles the record's work as a method of its own
         // rather than as one large on-stack replacement of this loop.
-        while (!stop.get() && r.step()) {
-            // step() reads, converts and appends one record
+        try {
+            while (!stop.get() && r.step()) {
+                // step() reads, converts and appends one record
+            }
+        } finally {
+            r.countRead();
         }
-        r.countRead();
         if (failure.get() != null) {
             return;
         }
