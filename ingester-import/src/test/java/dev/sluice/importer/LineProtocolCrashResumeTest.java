@@ -125,6 +125,35 @@ class LineProtocolCrashResumeTest {
                 Files.readString(state));
     }
 
+    @Test
+    void anAppendModeImportKilledAndRunAgainNeverStoresALineTwiceWithoutBeingAsked() throws Exception {
+        List<String> files = files("lpapp");
+        Path state = dir.resolve("lpapp.state");
+        testkit.server().faults().latency(Duration.ofMillis(300));
+        String[] run = args(state, files, "--with", "append_mode=true");
+        Path log = dir.resolve("lpapp.log");
+        Process p = CrashResumeTest.child(run, log);
+        assertTrue(killWhenStored(p, "lpapp_a", 600), Files.readString(log));
+        testkit.server().faults().reset();
+        assertEquals("true", testkit.server().tableOptions("public", "lpapp_a").get("append_mode"));
+
+        Cli.Run rerun = Cli.run(run);
+        if (rerun.code() != 0) {
+            assertEquals(3, rerun.code(), rerun.toString());
+            assertTrue(rerun.err().contains("--in-doubt"), rerun.err());
+            List<String> skip = new ArrayList<>(List.of(run));
+            skip.add(0, "--in-doubt=skip");
+            Cli.Run skipped = Cli.run(skip.toArray(new String[0]));
+            assertEquals(0, skipped.code(), skipped.toString());
+        }
+        for (String m : List.of("lpapp_a", "lpapp_b", "lpapp_nots")) {
+            List<Map<String, Object>> rows = testkit.server().rows(m);
+            Set<Object> distinct = new HashSet<>();
+            rows.forEach(r -> distinct.add(r.get("n")));
+            assertEquals(distinct.size(), rows.size(), m + " holds a line twice");
+        }
+    }
+
     static boolean killWhenStored(Process p, String table, long rows) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (System.nanoTime() < deadline && p.isAlive()) {
