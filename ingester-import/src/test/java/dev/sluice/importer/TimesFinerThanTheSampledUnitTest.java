@@ -28,7 +28,7 @@ class TimesFinerThanTheSampledUnitTest {
     Path dir;
 
     @Test
-    @Disabled("defect: microsecond times after a millisecond sample are truncated, two rows of one series merge and one is lost with exit 0")
+
     void aRowWithMoreFractionDigitsThanTheSampleIsStoredOrRejectedNeverMergedSilently() throws IOException {
         Path f = dir.resolve("frac.csv");
         Files.writeString(f, "id,n,ts\n"

@@ -380,14 +380,16 @@ public final class Plan {
                     if (t == null && declared != null && declared.get(s).type().isTimestamp()) {
                         t = declared.get(s);
                     }
+                    TimeFormat format = timeFormat;
                     if (t == null) {
                         t = new TypeNames.Type(timeFormat.kind() == TimeFormat.Kind.ISO && stats.get(s).allIso
                                 ? stats.get(s).isoUnit() : timeFormat.naturalType(), null);
+                        format = timeFormat.exact(); // a unit from the sample: a finer time later is refused, not cut
                     } else if (!t.type().isTimestamp()) {
                         throw new UsageException("--types gives the time index '" + s + "' type " + t
                                 + "; the time index must be a Timestamp type (TimestampSecond..TimestampNanosecond)");
                     }
-                    cols.add(new Col(name, s, SemanticType.Timestamp, t, timeFormat));
+                    cols.add(new Col(name, s, SemanticType.Timestamp, t, format));
                     continue;
                 }
                 TypeNames.Type t = m.types().get(s);

@@ -34,13 +34,27 @@ public final class TimeFormat {
     private final DateTimeFormatter pattern;
     private final ZoneId zone;
     private final String text;
+    /** Refuse a time more precise than the column instead of cutting it (the column's unit was inferred). */
+    private final boolean exact;
 
-    private TimeFormat(Kind kind, long unitsPerSecond, DateTimeFormatter pattern, ZoneId zone, String text) {
+    private TimeFormat(Kind kind, long unitsPerSecond, DateTimeFormatter pattern, ZoneId zone, String text, boolean exact) {
         this.kind = kind;
         this.unitsPerSecond = unitsPerSecond;
         this.pattern = pattern;
         this.zone = zone;
         this.text = text;
+        this.exact = exact;
+    }
+
+    /**
+     * The same format, refusing times more precise than the column they go to: for a time index whose unit the
+     * import inferred from sampled rows, where a later, finer time cut to that unit could replace another row.
+     * (A column of an existing table or given by {@code --types} keeps its unit: times are cut to it.)
+     *
+     * @return the exact format
+     */
+    public TimeFormat exact() {
+        return new TimeFormat(kind, unitsPerSecond, pattern, zone, text, true);
     }
 
     /**
@@ -58,10 +72,10 @@ public final class TimeFormat {
             case "ms": case "millis": return epoch(1_000, zone);
             case "us": case "micros": return epoch(1_000_000, zone);
             case "ns": case "nanos": return epoch(1_000_000_000, zone);
-            case "iso": case "iso8601": case "rfc3339": return new TimeFormat(Kind.ISO, 0, null, zone, "iso");
+            case "iso": case "iso8601": case "rfc3339": return new TimeFormat(Kind.ISO, 0, null, zone, "iso", false);
             default:
                 try {
-                    return new TimeFormat(Kind.PATTERN, 0, DateTimeFormatter.ofPattern(spec, Locale.ROOT), zone, spec);
+                    return new TimeFormat(Kind.PATTERN, 0, DateTimeFormatter.ofPattern(spec, Locale.ROOT), zone, spec, false);
                 } catch (IllegalArgumentException e) {
                     throw new UsageException("--time-format '" + spec + "' is neither s, ms, us, ns, iso nor a valid"
                             + " date-time pattern: " + e.getMessage());
@@ -78,7 +92,7 @@ public final class TimeFormat {
      */
     public static TimeFormat epoch(long unitsPerSecond, ZoneId zone) {
         String name = unitsPerSecond == 1 ? "s" : unitsPerSecond == 1_000 ? "ms" : unitsPerSecond == 1_000_000 ? "us" : "ns";
-        return new TimeFormat(Kind.EPOCH, unitsPerSecond, null, zone, name);
+        return new TimeFormat(Kind.EPOCH, unitsPerSecond, null, zone, name, false);
     }
 
     /**
@@ -163,7 +177,22 @@ public final class TimeFormat {
             throw new IllegalArgumentException("'" + s + "' is not a " + (kind == Kind.ISO ? "ISO-8601" : "'" + text + "'")
                     + " time");
         }
+        if (exact && i.getNano() % (1_000_000_000L / targetUnitsPerSecond) != 0) {
+            throw finer(s, targetUnitsPerSecond);
+        }
         return toUnits(i, targetUnitsPerSecond);
+    }
+
+    /**
+     * A time more precise than the column: cut to the column's unit it could land on another row's time and replace
+     * that row, so it is refused instead.
+     */
+    private static IllegalArgumentException finer(Object v, long targetUnitsPerSecond) {
+        String unit = targetUnitsPerSecond == 1 ? "seconds" : targetUnitsPerSecond == 1_000 ? "milliseconds"
+                : targetUnitsPerSecond == 1_000_000 ? "microseconds" : "nanoseconds";
+        return new IllegalArgumentException("'" + v + "' is more precise than the time index's unit (" + unit + "): cut"
+                + " to it, the row could replace another; sample more rows (--sample N) or give the column a finer"
+                + " type (--types COLUMN:TimestampMicrosecond or TimestampNanosecond)");
     }
 
     static long toUnits(Instant i, long unitsPerSecond) {
