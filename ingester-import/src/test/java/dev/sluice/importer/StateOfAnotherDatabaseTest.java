@@ -40,7 +40,6 @@ class StateOfAnotherDatabaseTest {
     }
 
     @Test
-    @Disabled("defect: the state file does not record the database: the same file imported into another database after a finished import sends nothing and exits 0")
     void anImportIntoAnotherDatabaseIsWrittenOrRefused() throws Exception {
         sql("public", "create database staging");
         Path f = dir.resolve("moved.csv");

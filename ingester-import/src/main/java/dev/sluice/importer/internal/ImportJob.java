@@ -560,15 +560,24 @@ public final class ImportJob {
             throw new UsageException("state file " + file + " belongs to an import into '" + s.table + "', not '" + table
                     + "': pass --state with another file, or --restart");
         }
+        if (s != null && s.database != null && !o.database.equals(s.database)) {
+            throw new UsageException("state file " + file + " belongs to an import into database '" + s.database
+                    + "', not '" + o.database + "': pass --state with another file, or --restart");
+        }
         if (s == null) {
             s = new State(file);
             s.table = table;
+            s.database = o.database;
             s.importTimeNanos = System.currentTimeMillis() * 1_000_000L;
         }
         for (Inputs.Input in : inputs) {
             State.Entry e = s.entry(in.name());
             if (e == null) {
                 s.entries.add(new State.Entry(in.name(), in.size(), in.modified()));
+            } else if (in.path() == null && e.done) {
+                throw new UsageException("state file " + file + " records standard input as imported to the end, and"
+                        + " a stream cannot be told apart from the one it recorded: rerun with --restart to import this"
+                        + " stream, or pass --state with another file");
             } else if (in.path() != null && (e.size != in.size() || e.modified != in.modified())) {
                 throw new UsageException("'" + in.name() + "' changed since " + file + " recorded it (size " + e.size
                         + " -> " + in.size() + "): rerun with --restart to import everything again, or restore the file");

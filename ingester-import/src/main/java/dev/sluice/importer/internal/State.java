@@ -63,6 +63,8 @@ public final class State {
 
     private final Path file;
     String table;
+    /** The database the table is in (null in a state written before it was recorded). */
+    String database;
     long importTimeNanos;
     boolean appendMode;
     long countBefore = -1;
@@ -110,6 +112,7 @@ public final class State {
                 p.nextToken();
                 switch (f) {
                     case "table": s.table = p.getText(); break;
+                    case "database": s.database = p.getText(); break;
                     case "importTimeNanos": s.importTimeNanos = p.getLongValue(); break;
                     case "appendMode": s.appendMode = p.getBooleanValue(); break;
                     case "countBefore": s.countBefore = p.getLongValue(); break;
@@ -184,6 +187,9 @@ public final class State {
             g.writeStartObject();
             g.writeNumberField("version", 1);
             g.writeStringField("table", table);
+            if (database != null) {
+                g.writeStringField("database", database);
+            }
             g.writeNumberField("importTimeNanos", importTimeNanos);
             g.writeBooleanField("appendMode", appendMode);
             g.writeNumberField("countBefore", countBefore);
