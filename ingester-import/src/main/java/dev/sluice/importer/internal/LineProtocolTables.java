@@ -106,8 +106,8 @@ final class LineProtocolTables {
         Measurement m = measurements.get(name);
         if (m == null) {
             m = new Measurement(name, existing.apply(name));
+            m.reshape(); // refuses a name that is no table name; only a measurement with a table is kept
             measurements.put(name, m);
-            m.reshape();
         }
         boolean grown = false;
         for (String k : pt.tagKeys()) {
