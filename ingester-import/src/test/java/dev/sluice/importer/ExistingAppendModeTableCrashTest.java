@@ -38,7 +38,6 @@ class ExistingAppendModeTableCrashTest {
     }
 
     @Test
-    @Disabled("defect: an existing append-mode table is not recognised without --append-mode (state appendMode false): after kill -9 the rerun resends unanswered batches and stores rows twice")
     void aSecondImportIntoTheAppendModeTableKilledAndRunAgainStoresNoRowTwice() throws Exception {
         Path first = dir.resolve("first.csv");
         Files.writeString(first, "host,ts,cpu\nh0,1600000000000,0.5\n");

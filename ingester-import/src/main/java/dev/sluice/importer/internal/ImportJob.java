@@ -221,6 +221,9 @@ public final class ImportJob {
             state.countBefore = existing == null ? 0 : countOrMinusOne(sql, table);
         }
         appendMode |= state.appendMode;
+        if (!appendMode && existing != null) {
+            appendMode = keepsEveryRow(sql, table);
+        }
         state.appendMode = appendMode;
         resolveInDoubt(inputs);
         state.save();
@@ -501,6 +504,21 @@ public final class ImportJob {
                         + " import assumes table '" + table + "' does not exist; give --http-endpoint to check");
             }
             return null;
+        }
+    }
+
+    /**
+     * Whether an existing table is append-mode (it keeps every row, so a batch must never be resent silently). When
+     * the server cannot say, the import goes on as for an ordinary table and says so.
+     */
+    private boolean keepsEveryRow(ServerSql sql, String table) {
+        try {
+            return sql.appendMode(table);
+        } catch (IOException | RuntimeException e) {
+            err.println("warning: could not read whether table '" + table + "' is append-mode (" + e.getMessage()
+                    + "): it is treated as keeping the last write of each key; if it keeps every row, pass"
+                    + " --append-mode so that a rerun never resends a batch without being asked");
+            return false;
         }
     }
 
