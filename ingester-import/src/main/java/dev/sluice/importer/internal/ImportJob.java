@@ -683,6 +683,9 @@ public final class ImportJob {
                 RecordSource src = i == 0 ? sampled : openSource(in);
                 try {
                     importInput(in, e, src, sink);
+                } catch (IOException ex) {
+                    String m = message(ex);
+                    throw m.contains(in.name()) ? ex : new IOException("'" + in.name() + "' cannot be read: " + m, ex);
                 } finally {
                     src.close();
                 }
