@@ -27,7 +27,6 @@ class TimeColumnTypeOverrideTest {
     Path dir;
 
     @Test
-    @Disabled("defect: --types ts:TimestampMillisecond without --time-index demotes ts to a field (time index becomes the import's time) and rejects its epoch values as 'not a ISO-8601 time'")
     void anEpochColumnNamedTsTypedAsATimestampIsTheTimeIndex() throws IOException {
         Path f = dir.resolve("typed_epoch.csv");
         Files.writeString(f, "id,v,ts\n1,1.5,1700000000001\n2,2.5,1700000000002\n");
@@ -41,7 +40,6 @@ class TimeColumnTypeOverrideTest {
     }
 
     @Test
-    @Disabled("defect: --types ts:TimestampMillisecond without --time-index demotes an ISO-8601 ts column to a field and adds greptime_timestamp holding the import's time")
     void anIsoColumnNamedTsTypedAsATimestampIsTheTimeIndex() throws IOException {
         Path f = dir.resolve("typed_iso.csv");
         Files.writeString(f, "id,v,ts\n1,1.5,2024-01-01T00:00:00Z\n");

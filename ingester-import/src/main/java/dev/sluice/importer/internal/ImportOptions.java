@@ -60,7 +60,7 @@ public final class ImportOptions {
     public String table;
     /** Time index column. */
     @Option(names = "--time-index", paramLabel = "COL", description = "Source column of the time index (default: a"
-            + " column named ts, time, timestamp or *_ts, *_time holding ISO-8601 times or epoch integers, else the first column of"
+            + " column --types gives a Timestamp type, else a column named ts, time, timestamp or *_ts, *_time holding ISO-8601 times or epoch integers, else the first column of"
             + " ISO-8601 times, else the import's time in a column greptime_timestamp; Parquet: a TIMESTAMP column named"
             + " so, else the first TIMESTAMP column).")
     public String timeIndex;

@@ -299,6 +299,16 @@ public final class Plan {
         }
         // The time index's source column.
         String timeSource = m.timeIndex();
+        if (timeSource == null && existing == null) {
+            // A column --types gives a Timestamp type is the time index (the first, when several are).
+            for (String s : sourceColumns) {
+                TypeNames.Type t = m.types().get(s);
+                if (!m.skip().contains(s) && t != null && t.type().isTimestamp()) {
+                    timeSource = s;
+                    break;
+                }
+            }
+        }
         if (timeSource == null && existing != null) {
             String tsName = existing.column(existing.timestampIndex()).name();
             for (String s : sourceColumns) {
