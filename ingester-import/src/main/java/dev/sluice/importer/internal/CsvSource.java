@@ -72,6 +72,11 @@ public final class CsvSource implements RecordSource {
             for (String f : h.fields()) {
                 names.add(f.strip());
             }
+            if (settings.columns() != null && settings.columns().size() != names.size()) {
+                throw new UsageException("--columns names " + settings.columns().size() + " columns, but the header of '"
+                        + inputName + "' has " + names.size() + " (" + String.join(",", names) + "): name every"
+                        + " column, in the file's order");
+            }
             this.columns = settings.columns() != null ? settings.columns() : names;
         } else if (settings.columns() != null) {
             this.columns = settings.columns();
