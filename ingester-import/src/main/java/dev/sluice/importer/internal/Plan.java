@@ -1,5 +1,6 @@
 package dev.sluice.importer.internal;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.sluice.data.DataType;
 import dev.sluice.data.DecimalType;
 import dev.sluice.data.RowAppender;
@@ -49,9 +50,12 @@ public final class Plan {
     private final List<String> newColumns;
     private final boolean tableExists;
     private final Mapping mapping;
+    /** Values come from JSON: a string is a JSON string, which a Json column stores quoted. */
+    private final boolean jsonSource;
 
     private Plan(TableSchema schema, List<Col> cols, boolean importTime, List<String> newColumns, boolean tableExists,
-            Mapping mapping) {
+            Mapping mapping, boolean jsonSource) {
+        this.jsonSource = jsonSource;
         this.schema = schema;
         this.cols = cols;
         this.importTime = importTime;
@@ -476,7 +480,7 @@ public final class Plan {
         } catch (IllegalArgumentException e) {
             throw new UsageException("the table's columns do not make a valid schema: " + e.getMessage());
         }
-        return new Plan(schema, cols, importTime, newColumns, existing != null, m);
+        return new Plan(schema, cols, importTime, newColumns, existing != null, m, jsonSource);
     }
 
     /**
@@ -514,7 +518,7 @@ public final class Plan {
         }
         List<String> added = new ArrayList<>(newColumns);
         added.add(mapping.target(source));
-        return new Plan(extended, more, importTime, added, tableExists, mapping);
+        return new Plan(extended, more, importTime, added, tableExists, mapping, jsonSource);
     }
 
     @SafeVarargs
@@ -606,7 +610,11 @@ public final class Plan {
         DataType t = c.type().type();
         try {
             if (v instanceof String s) {
-                setText(a, index, c, t, s);
+                if (jsonSource && t == DataType.Json) {
+                    a.setString(index, '"' + new String(JsonStringEncoder.getInstance().quoteAsString(s)) + '"');
+                } else {
+                    setText(a, index, c, t, s);
+                }
             } else if (v instanceof Long l) {
                 if (t.isTimestamp()) {
                     a.setLong(index, c.timeFormat() != null && c.timeFormat().kind() == TimeFormat.Kind.EPOCH
