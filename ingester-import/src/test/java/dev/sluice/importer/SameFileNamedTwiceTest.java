@@ -21,7 +21,6 @@ class SameFileNamedTwiceTest {
     Path dir;
 
     @Test
-    @Disabled("defect: a file named by two spellings (relative/absolute, or also inside a directory argument) is imported once per spelling: an append-mode table holds every row twice")
     void anAppendModeTableHoldsEachRowOnce() throws IOException {
         Path f = dir.resolve("twice.csv");
         Files.writeString(f, "id,v,ts\n1,1.5,1700000000001\n2,2.5,1700000000002\n");

@@ -71,6 +71,8 @@ public final class Inputs {
      */
     public static List<Input> expand(List<String> args, Format forced) {
         List<Input> out = new ArrayList<>();
+        // A file named twice (two spellings, or also inside a directory given) is one input: read once.
+        java.util.Set<Path> seen = new java.util.HashSet<>();
         for (String a : args) {
             if (a.equals("-")) {
                 if (forced == null) {
@@ -98,6 +100,9 @@ public final class Inputs {
                 throw new UsageException("no such file or directory: " + a);
             }
             for (Path f : files) {
+                if (!seen.add(identity(f))) {
+                    continue;
+                }
                 Format fmt = forced != null ? forced : formatOf(f);
                 if (fmt == null) {
                     throw new UsageException("cannot tell the format of '" + f + "' from its extension: use --format");
@@ -106,6 +111,15 @@ public final class Inputs {
             }
         }
         return out;
+    }
+
+    /** The file itself, whatever path names it (links resolved). */
+    private static Path identity(Path f) {
+        try {
+            return f.toRealPath();
+        } catch (java.io.IOException e) {
+            return f.toAbsolutePath().normalize();
+        }
     }
 
     static boolean isGlob(String s) {
