@@ -26,7 +26,6 @@ class FirstInputWithoutRowsTest {
     Path dir;
 
     @Test
-    @Disabled("defect: a header-only first input makes every column String and the time index the import's time, though the next input has typed rows")
     void aHeaderOnlyFirstFileLeavesInferenceToTheRowsOfTheNextFile() throws IOException {
         Path parts = Files.createDirectory(dir.resolve("parts"));
         Files.writeString(parts.resolve("p0.csv"), "id,v,ts\n");

@@ -68,6 +68,8 @@ public final class ImportJob {
      * HTTP: loading gRPC, Netty and Arrow takes a few hundred milliseconds that need not wait for them.
      */
     private CompletableFuture<Client> early;
+    /** The input whose records were sampled (read through the sample, not opened again). */
+    private int sampledInput;
     private Context ctx;
     private boolean bulk;
     private boolean appendMode;
@@ -180,18 +182,24 @@ public final class ImportJob {
             ServerSql q = new ServerSql(httpEndpoint(), o.database, o.user, password());
             return new TableLookup(q, describe(q, table));
         });
-        // Sample the first input; its records are replayed when it is imported.
-        Inputs.Input first = inputs.get(0);
-        Sampled sampled;
+        // Sample the first input that holds rows (an input of only a header says nothing of the types); its records
+        // are replayed when it is imported.
+        Inputs.Input first = null;
+        Sampled sampled = null;
         Map<String, TypeNames.Type> declared = null;
-        try {
-            RecordSource src = openSource(first);
-            if (src instanceof ParquetSource ps) {
-                declared = ps.types();
+        for (int k = 0; k < inputs.size() && (sampled == null || sampled.rows().isEmpty()); k++) {
+            if (sampled != null) {
+                closeQuietly(sampled);
             }
-            sampled = new Sampled(src, o.sample);
-        } catch (IOException e) {
-            throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
+            first = inputs.get(k);
+            try {
+                RecordSource src = openSource(first);
+                declared = src instanceof ParquetSource ps ? ps.types() : null;
+                sampled = new Sampled(src, o.sample);
+            } catch (IOException e) {
+                throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
+            }
+            sampledInput = k;
         }
         boolean json = first.format() == Format.JSONL;
         TableLookup looked = await(lookup, "looking the table up over HTTP");
@@ -659,11 +667,15 @@ public final class ImportJob {
             }
         }
         if (sampled != null) {
-            try {
-                sampled.close();
-            } catch (IOException ignored) {
-                // closed after reading
-            }
+            closeQuietly(sampled);
+        }
+    }
+
+    private static void closeQuietly(RecordSource src) {
+        try {
+            src.close();
+        } catch (IOException ignored) {
+            // nothing more is read from it
         }
     }
 
@@ -680,7 +692,7 @@ public final class ImportJob {
                 if (sink == null) {
                     sink = client.open(plan.schema(), bulk, o.batch, o.inFlight, ctx);
                 }
-                RecordSource src = i == 0 ? sampled : openSource(in);
+                RecordSource src = i == sampledInput ? sampled : openSource(in);
                 try {
                     importInput(in, e, src, sink);
                 } catch (IOException ex) {
