@@ -144,11 +144,11 @@ class BatchingWriterCloseRaceTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         Set<Thread> left = sluiceThreads();
         left.removeAll(before);
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            left.removeIf(t -> !t.isAlive());
-        }
         left.removeIf(t -> t.getName().equals("sluice-memory-sweeper")); // process-wide, shared by every client
+        for (Thread t : left) { // each join returns as soon as its thread has ended, or at the deadline
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        }
+        left.removeIf(t -> !t.isAlive());
         assertTrue(left.isEmpty(), "threads left after shutdown: " + left);
     }
 

@@ -176,14 +176,19 @@ class DeliveryUnderFaultsTest {
     static void assertNoNewClientThreads(Set<Thread> before) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         Set<Thread> left;
-        do {
+        while (true) {
             left = new HashSet<>(clientThreads());
             left.removeAll(before);
             if (left.isEmpty()) {
                 return;
             }
-            Thread.sleep(50);
-        } while (System.nanoTime() < deadline);
+            if (System.nanoTime() >= deadline) {
+                break;
+            }
+            for (Thread t : left) { // each join returns as soon as its thread has ended, or at the deadline
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            }
+        }
         fail("client threads still alive 15 s after shutdown: "
                 + left.stream().map(t -> t.getName() + " " + t.getState()).collect(Collectors.toList()));
     }

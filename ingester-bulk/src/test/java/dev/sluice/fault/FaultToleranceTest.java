@@ -223,13 +223,16 @@ class FaultToleranceTest {
             // the client's threads end shortly after shutdownNow returns: wait for them, up to a bound
             long threadsDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             // (the documented process-wide memory sweeper is not the client's)
-            List<String> left;
-            while (!(left = Thread.getAllStackTraces().keySet().stream()
+            List<Thread> alive;
+            while (!(alive = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.getName().startsWith("sluice-") && t.isAlive() && !t.getName().startsWith("sluice-callback")
                             && !t.getName().contains("sweeper"))
-                    .map(Thread::getName).toList()).isEmpty() && System.nanoTime() < threadsDeadline) {
-                Thread.sleep(10);
+                    .toList()).isEmpty() && System.nanoTime() < threadsDeadline) {
+                for (Thread t : alive) { // returns as soon as the thread has ended, or at the deadline
+                    t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(threadsDeadline - System.nanoTime())));
+                }
             }
+            List<String> left = alive.stream().map(Thread::getName).toList();
             long stuck = left.size();
             report("4 never answers", "sent", 22, "acked", 0, "failed", failed + 2, "ms", ms, "threadsLeft", stuck);
             assertTrue(ms < 4_000, "all failed by their deadlines, took " + ms + " ms");

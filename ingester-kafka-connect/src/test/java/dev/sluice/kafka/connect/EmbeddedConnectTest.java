@@ -226,12 +226,14 @@ class EmbeddedConnectTest {
         cfg.put(GreptimeSinkConfig.BUFFER_ROWS, "1000");
         cfg.put(GreptimeSinkConfig.REQUEST_TIMEOUT, "5000");
         connect.configureConnector("abrupt-sink", cfg);
-        WorkerHandle victim = null;
-        while (victim == null && System.nanoTime() < deadline) {
-            victim = workerRunningATask("abrupt-sink", extra);
+        // The second worker is the one that leaves, once it runs a share of the tasks. The first worker leads the
+        // group: when it left instead, the remaining worker kept forwarding REST requests to it (connection refused),
+        // which failed this test's cleanup and the next tests' connector configuration.
+        WorkerHandle victim = extra;
+        while (!runsATask("abrupt-sink", victim) && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        assertTrue(victim != null, "a worker runs the connector's tasks");
+        assertTrue(runsATask("abrupt-sink", victim), "the second worker runs a share of the connector's tasks");
         while (server.rowCount(topic) < n / 4 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
@@ -263,28 +265,20 @@ class EmbeddedConnectTest {
         connect.deleteConnector("abrupt-sink");
     }
 
-    /** The worker running a task of the connector, preferring {@code preferred}; null while none runs. */
-    private WorkerHandle workerRunningATask(String connector, WorkerHandle preferred) {
-        Set<Integer> ports = new HashSet<>();
+    /** Whether the worker runs a task of the connector (false while the connector's status is not published). */
+    private boolean runsATask(String connector, WorkerHandle worker) {
         try {
             for (var t : connect.connectorStatus(connector).tasks()) {
-                if ("RUNNING".equals(t.state())) {
-                    String id = t.workerId();
-                    ports.add(Integer.parseInt(id.substring(id.lastIndexOf(':') + 1)));
+                String id = t.workerId();
+                if ("RUNNING".equals(t.state())
+                        && Integer.parseInt(id.substring(id.lastIndexOf(':') + 1)) == worker.url().getPort()) {
+                    return true;
                 }
             }
         } catch (org.apache.kafka.connect.runtime.rest.errors.ConnectRestException notYet) {
-            return null;
+            return false;
         }
-        if (ports.contains(preferred.url().getPort())) {
-            return preferred;
-        }
-        for (WorkerHandle w : connect.workers()) {
-            if (ports.contains(w.url().getPort())) {
-                return w;
-            }
-        }
-        return null;
+        return false;
     }
 
     @Test
