@@ -217,6 +217,7 @@ public final class ImportJob {
             }
         }
         bulk = !regular;
+        checkColumnsOfEveryInput(inputs);
         if (o.dryRun) {
             dryRun(sampled);
             return OK;
@@ -470,6 +471,34 @@ public final class ImportJob {
             throw new ImportFailure("interrupted while " + what, e);
         } catch (TimeoutException e) {
             throw new ImportFailure(what + " took over " + limit + " s", e);
+        }
+    }
+
+    /**
+     * Reads the header of every CSV, TSV and Parquet input besides the sampled one, so that a column the table's plan
+     * lacks is reported before anything is sent rather than after the inputs before it were written. (JSON Lines
+     * names its keys row by row; its new keys are handled as they come.)
+     */
+    private void checkColumnsOfEveryInput(List<Inputs.Input> inputs) {
+        for (int k = 0; k < inputs.size(); k++) {
+            Inputs.Input in = inputs.get(k);
+            if (k == sampledInput || in.format() == Format.JSONL || in.path() == null) {
+                continue;
+            }
+            List<String> columns;
+            try (RecordSource src = openSource(in)) {
+                columns = src.columns();
+            } catch (IOException e) {
+                throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
+            }
+            for (String c : columns) {
+                if (!plan.knows(c)) {
+                    throw new UsageException("'" + in.name() + "': column '" + c + "' is not in the table's columns ("
+                            + String.join(", ", plan.cols().stream().map(Plan.Col::name).toList()) + "), taken from '"
+                            + inputs.get(sampledInput).name() + "': name it with --skip, or import this file on its"
+                            + " own; nothing was sent");
+                }
+            }
         }
     }
 
@@ -1257,6 +1286,9 @@ public final class ImportJob {
                     synchronized (state) {
                         if (!state.tableCountsBefore.containsKey(n)) {
                             state.tableCountsBefore.put(n, t == null ? 0 : countOrMinusOne(sql, n));
+                            // On disk before any row of the table is sent: a run killed after sending must not
+                            // leave its rows to be counted as "before" by the rerun.
+                            state.save();
                         }
                     }
                 }
