@@ -104,9 +104,18 @@ class CrashResumeTest {
 
     /** Kills the child with SIGKILL once the table holds at least {@code rows} rows; false if it ended first. */
     static boolean killWhenStored(Process p, String table, long rows, long extraMillis) throws InterruptedException {
+        return killWhenStored(testkit.server(), p, table, rows, extraMillis);
+    }
+
+    /**
+     * Kills the child with SIGKILL once {@code server}'s table holds at least {@code rows} rows, {@code extraMillis}
+     * later; false if it ended first.
+     */
+    static boolean killWhenStored(dev.sluice.testkit.GreptimeTestServer server, Process p, String table, long rows,
+            long extraMillis) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline && p.isAlive()) {
-            if (testkit.server().tables().contains(table) && testkit.server().rowCount(table) >= rows) {
+            if (server.tables().contains(table) && server.rowCount(table) >= rows) {
                 Thread.sleep(extraMillis);
                 boolean alive = p.isAlive();
                 p.destroyForcibly(); // SIGKILL

@@ -79,18 +79,6 @@ class ExistingAppendModeTableCrashTest {
     }
 
     static boolean killWhenStored(Process p, String table, long rows, long extraMillis) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (System.nanoTime() < deadline && p.isAlive()) {
-            if (testkit.server().rowCount(table) >= rows) {
-                Thread.sleep(extraMillis);
-                boolean alive = p.isAlive();
-                p.destroyForcibly();
-                p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
-                return alive;
-            }
-            Thread.sleep(10);
-        }
-        p.destroyForcibly();
-        return false;
+        return CrashResumeTest.killWhenStored(testkit.server(), p, table, rows, extraMillis);
     }
 }

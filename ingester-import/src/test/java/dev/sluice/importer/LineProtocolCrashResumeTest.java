@@ -154,17 +154,6 @@ class LineProtocolCrashResumeTest {
     }
 
     static boolean killWhenStored(Process p, String table, long rows) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (System.nanoTime() < deadline && p.isAlive()) {
-            if (testkit.server().tables().contains(table) && testkit.server().rowCount(table) >= rows) {
-                boolean alive = p.isAlive();
-                p.destroyForcibly();
-                p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
-                return alive;
-            }
-            Thread.sleep(10);
-        }
-        p.destroyForcibly();
-        return false;
+        return CrashResumeTest.killWhenStored(testkit.server(), p, table, rows, 0);
     }
 }
