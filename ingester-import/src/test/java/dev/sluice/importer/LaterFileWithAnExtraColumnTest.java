@@ -56,7 +56,6 @@ class LaterFileWithAnExtraColumnTest {
     }
 
     @Test
-    @Disabled("defect: with --path regular a later CSV file with a column the others lack is refused before anything is sent (exit 2) instead of adding the column")
     void theRegularPathAddsTheColumn() throws IOException {
         Cli.Run r = Cli.run(Cli.at(testkit.server(), "--table", "extra_regular", "--tags", "id", "--path", "regular",
                 files("extra_regular", true).toString()));

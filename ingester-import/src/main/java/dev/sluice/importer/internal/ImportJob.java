@@ -485,19 +485,38 @@ public final class ImportJob {
             if (k == sampledInput || in.format() == Format.JSONL || in.path() == null) {
                 continue;
             }
-            List<String> columns;
             try (RecordSource src = openSource(in)) {
-                columns = src.columns();
+                List<String> columns = src.columns();
+                List<Object[]> sample = null;
+                for (int c = 0; c < columns.size(); c++) {
+                    String name = columns.get(c);
+                    if (plan.knows(name)) {
+                        continue;
+                    }
+                    if (bulk) {
+                        throw new UsageException("'" + in.name() + "': column '" + name + "' is not in the table's"
+                                + " columns (" + String.join(", ", plan.cols().stream().map(Plan.Col::name).toList())
+                                + "), taken from '" + inputs.get(sampledInput).name() + "', and the bulk path writes"
+                                + " one set of columns: rerun with --path regular (adds it), name it with --skip, or"
+                                + " import this file on its own; nothing was sent");
+                    }
+                    // The regular path adds it: its type from this input's first rows, as the first input's were.
+                    if (sample == null) {
+                        sample = new Sampled(src, o.sample).rows();
+                    }
+                    List<Object> values = new ArrayList<>();
+                    for (Object[] row : sample) {
+                        values.add(c < row.length ? row[c] : null);
+                    }
+                    plan = plan.withColumn(name, values);
+                    if (!o.quiet) {
+                        Plan.Col added = plan.cols().get(plan.cols().size() - 1);
+                        err.println("note: column '" + name + "' of '" + in.name() + "' is not in '"
+                                + inputs.get(sampledInput).name() + "': added as " + added.name() + " " + added.type());
+                    }
+                }
             } catch (IOException e) {
                 throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
-            }
-            for (String c : columns) {
-                if (!plan.knows(c)) {
-                    throw new UsageException("'" + in.name() + "': column '" + c + "' is not in the table's columns ("
-                            + String.join(", ", plan.cols().stream().map(Plan.Col::name).toList()) + "), taken from '"
-                            + inputs.get(sampledInput).name() + "': name it with --skip, or import this file on its"
-                            + " own; nothing was sent");
-                }
             }
         }
     }

@@ -493,14 +493,35 @@ public final class Plan {
      * @throws UsageException when the new column does not make a valid schema
      */
     public Plan withField(String source, Object value) {
+        return withColumn(source, List.of(value));
+    }
+
+    /**
+     * Returns this plan with one more column, for a source column of a later input that the sampled one lacks
+     * (regular path, which adds the column with its first write). Its type is inferred from that input's sampled
+     * values as the first input's are; it is a tag when {@code --tags} names it.
+     *
+     * @param source the source column
+     * @param values its sampled values (nulls allowed)
+     * @return the extended plan
+     * @throws UsageException when the new column does not make a valid schema
+     */
+    public Plan withColumn(String source, List<Object> values) {
         Stats st = new Stats();
-        st.add(value, mapping.zone());
+        Object first = null;
+        for (Object v : values) {
+            if (v != null) {
+                st.add(v, mapping.zone());
+                first = first == null ? v : first;
+            }
+        }
         TypeNames.Type t = mapping.types().get(source);
         if (t == null) {
-            t = st.type(true, value);
+            t = st.type(jsonSource, first);
         }
+        SemanticType sem = mapping.tags().contains(source) ? SemanticType.Tag : SemanticType.Field;
         List<Col> more = new ArrayList<>(cols);
-        more.add(new Col(mapping.target(source), source, SemanticType.Field, t,
+        more.add(new Col(mapping.target(source), source, sem, t,
                 t.type().isTimestamp() ? TimeFormat.parse("iso", mapping.zone()) : null));
         TableSchema.Builder b = TableSchema.newBuilder(schema.tableName());
         for (Col c : more) {
