@@ -4,7 +4,6 @@
  */
 module dev.sluice.sql {
     requires transitive dev.sluice.common;
-    requires transitive java.net.http;
     requires com.fasterxml.jackson.core;
 
     exports dev.sluice.sql;

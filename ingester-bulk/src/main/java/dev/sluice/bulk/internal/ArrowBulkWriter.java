@@ -25,7 +25,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.compression.CompressionCodec;
 import org.apache.arrow.vector.compression.CompressionUtil;
 import org.apache.arrow.vector.compression.NoCompressionCodec;
@@ -168,7 +167,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         // Every batch is kept for a resend until answered, unless the policy allows no resend.
         SendEngine.Settings<Object> settings = new SendEngine.Settings<>(host.timer(), policy,
                 appendMode, config.requestTimeout(), null,
-                FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.schema(schema)),
+                FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.fields(schema)),
                 policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", host::stopped, "batch");
         io.grpc.CallOptions options = compression == Compression.Gzip
                 ? io.grpc.CallOptions.DEFAULT.withCompression("gzip") : io.grpc.CallOptions.DEFAULT;
@@ -268,7 +267,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         FlightMessages.BatchMessage message = null;
         int size;
         try {
-            ArrowRecordBatch batch = new VectorUnloader(root.arrowRoot(), true, codec, true).getRecordBatch();
+            ArrowRecordBatch batch = root.unload(codec);
             FlightMessages.BatchMessage m;
             try {
                 m = FlightMessages.batchMessage(batch, id, host.handOff(), this::messageFreed);

@@ -16,7 +16,14 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.TypeLayout;
+import org.apache.arrow.vector.compression.CompressionCodec;
+import org.apache.arrow.vector.compression.CompressionUtil;
+import org.apache.arrow.vector.compression.NoCompressionCodec;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.types.pojo.Field;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -26,7 +33,12 @@ import java.util.List;
 final class ArrowTableBufferRoot implements TableBufferRoot {
     private final TableSchema schema;
     private final BufferAllocator allocator;
-    private VectorSchemaRoot root;
+    /**
+     * One vector per column, in column order. Kept as a plain list rather than Arrow's {@code VectorSchemaRoot}, which
+     * builds a {@code Schema}: that class's first use initialises Jackson's object mapper, about 0.3 s of a fresh
+     * JVM's first bulk writer, for JSON this writer never produces.
+     */
+    private List<FieldVector> vectors;
     private ColumnSink[] sinks;
     private TypedRowAppender appender;
     private final long maxAllocation;
@@ -66,21 +78,30 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
 
     /** Allocates the vectors rows are added to, each with room for the initial capacity. */
     private void allocate() {
-        VectorSchemaRoot r = VectorSchemaRoot.create(ArrowTypes.schema(schema), allocator);
+        List<Field> fields = ArrowTypes.fields(schema);
+        List<FieldVector> vs = new ArrayList<>(fields.size());
         ColumnSink[] s = new ColumnSink[schema.columnCount()];
         try {
             for (int i = 0; i < s.length; i++) {
-                FieldVector v = r.getVector(i);
+                FieldVector v = fields.get(i).createVector(allocator);
+                vs.add(v);
                 v.setInitialCapacity(initialCapacity);
                 v.allocateNew();
                 s[i] = new ArrowColumnSink(v);
             }
         } catch (OutOfMemoryException e) {
-            r.close();
+            vs.forEach(FieldVector::close);
             throw limit(-1, e);
         }
-        root = r;
+        vectors = vs;
         sinks = s;
+    }
+
+    /** Sets every vector's value count (what {@code VectorSchemaRoot.setRowCount} does). */
+    private void setValueCounts(int n) {
+        for (FieldVector v : vectors) {
+            v.setValueCount(n);
+        }
     }
 
     /**
@@ -98,7 +119,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
      */
     boolean renew() {
         long need = 0;
-        for (FieldVector v : root.getFieldVectors()) {
+        for (FieldVector v : vectors) {
             for (ArrowBuf b : v.getFieldBuffers()) {
                 need += b.capacity();
             }
@@ -109,7 +130,6 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         if (appender != null) {
             appender.cancelRow();
         }
-        List<FieldVector> vectors = root.getFieldVectors();
         for (int i = 0; i < vectors.size(); i++) {
             FieldVector v = vectors.get(i);
             nextCapacity[i] = Math.max(initialCapacity, v.getValueCapacity());
@@ -121,7 +141,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             v.clear();
         }
         unallocated = true;
-        root.setRowCount(0);
+        setValueCounts(0);
         rowCount = 0;
         completed = false;
         return true;
@@ -137,7 +157,6 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         if (!unallocated) {
             return;
         }
-        List<FieldVector> vectors = root.getFieldVectors();
         try {
             for (int i = 0; i < vectors.size(); i++) {
                 FieldVector v = vectors.get(i);
@@ -338,7 +357,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
      */
     @Override
     public TableBufferRoot complete() {
-        root.setRowCount(rowCount);
+        setValueCounts(rowCount);
         completed = true;
         return this;
     }
@@ -363,11 +382,54 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         return schema;
     }
 
-    VectorSchemaRoot arrowRoot() {
+    /**
+     * The vector of a column.
+     *
+     * @param column the column's index
+     * @return its vector
+     */
+    FieldVector vector(int column) {
+        return vectors.get(column);
+    }
+
+    /**
+     * Completes the batch if needed and takes it out as an IPC record batch holding its own references to the
+     * vectors' buffers (compressed by {@code codec}, when it compresses): the nodes and buffers of each vector and
+     * its children in order, null counts included, buffers aligned, as Arrow's {@code VectorUnloader} lays them
+     * out.
+     *
+     * @param codec the buffers' compression, or null for none
+     * @return the record batch; close it to drop its references
+     */
+    ArrowRecordBatch unload(CompressionCodec codec) {
         if (!completed) {
             complete();
         }
-        return root;
+        CompressionCodec c = codec == null ? NoCompressionCodec.INSTANCE : codec;
+        List<ArrowFieldNode> nodes = new ArrayList<>();
+        List<ArrowBuf> buffers = new ArrayList<>();
+        for (FieldVector v : vectors) {
+            unload(v, c, nodes, buffers);
+        }
+        return new ArrowRecordBatch(rowCount, nodes, buffers, CompressionUtil.createBodyCompression(c), List.of(), true,
+                false);
+    }
+
+    private static void unload(FieldVector v, CompressionCodec codec, List<ArrowFieldNode> nodes, List<ArrowBuf> buffers) {
+        nodes.add(new ArrowFieldNode(v.getValueCount(), v.getNullCount()));
+        List<ArrowBuf> own = v.getFieldBuffers();
+        int expected = TypeLayout.getTypeBufferCount(v.getField().getType());
+        if (own.size() != expected) {
+            throw new IllegalStateException("column '" + v.getName() + "' has " + own.size() + " buffers, where its"
+                    + " Arrow type has " + expected);
+        }
+        for (ArrowBuf b : own) {
+            b.getReferenceManager().retain();
+            buffers.add(codec.compress(v.getAllocator(), b));
+        }
+        for (FieldVector child : v.getChildrenFromFields()) {
+            unload(child, codec, nodes, buffers);
+        }
     }
 
     /**
@@ -381,12 +443,12 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         }
         if (unallocated) {
             // Emptied by renew(): no buffers to clear; the next row allocates them.
-            root.setRowCount(0);
+            setValueCounts(0);
             rowCount = 0;
             completed = false;
             return;
         }
-        for (FieldVector v : root.getFieldVectors()) {
+        for (FieldVector v : vectors) {
             ArrowBuf validity = v.getValidityBuffer();
             validity.setZero(0, validity.capacity());
             if (v instanceof BaseVariableWidthVector) {
@@ -396,13 +458,12 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             }
             v.setValueCount(0);
         }
-        root.setRowCount(0);
         rowCount = 0;
         completed = false;
     }
 
     void close() {
-        root.close();
+        vectors.forEach(FieldVector::close);
     }
 
     int initialCapacity() {

@@ -80,11 +80,22 @@ public final class ArrowTypes {
      * @return the Arrow schema, fields in column order
      */
     public static Schema schema(TableSchema schema) {
+        return new Schema(fields(schema));
+    }
+
+    /**
+     * Builds the Arrow fields of a table's columns. The writer works from these, never from an Arrow {@code Schema},
+     * whose class initialises Jackson when first used.
+     *
+     * @param schema the table schema
+     * @return the fields, in column order
+     */
+    public static List<Field> fields(TableSchema schema) {
         List<Field> fields = new ArrayList<>(schema.columnCount());
         for (TableSchema.Column c : schema.columns()) {
             fields.add(field(c));
         }
-        return new Schema(fields);
+        return fields;
     }
 
     /**

@@ -165,8 +165,8 @@ class BulkTextValuesTest {
                 kept.add(new String[] {h, a});
             }
             root.complete();
-            VarCharVector hv = (VarCharVector) root.arrowRoot().getVector(0);
-            VarCharVector av = (VarCharVector) root.arrowRoot().getVector(1);
+            VarCharVector hv = (VarCharVector) root.vector(0);
+            VarCharVector av = (VarCharVector) root.vector(1);
             assertEquals(kept.size(), root.rowCount());
             for (int r = 0; r < kept.size(); r++) {
                 assertArrayEquals(kept.get(r)[0].getBytes(StandardCharsets.UTF_8), hv.get(r), "h row " + r);
@@ -209,7 +209,7 @@ class BulkTextValuesTest {
             }
             root.addTable(table);
             root.complete();
-            VarCharVector mv = (VarCharVector) root.arrowRoot().getVector(1);
+            VarCharVector mv = (VarCharVector) root.vector(1);
             assertEquals(2 * vals.size(), root.rowCount());
             for (int r = 0; r < vals.size(); r++) {
                 String added = vals.get(r);

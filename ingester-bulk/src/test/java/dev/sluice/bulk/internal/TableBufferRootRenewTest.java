@@ -12,7 +12,6 @@ import dev.sluice.data.TableSchema;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.TimeStampMilliVector;
 import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +41,7 @@ class TableBufferRootRenewTest {
             for (int i = 0; i < 1_000; i++) {
                 root.addRow((long) i, text(i));
             }
-            ArrowRecordBatch sent = new VectorUnloader(root.arrowRoot(), true, null, true).getRecordBatch();
+            ArrowRecordBatch sent = root.unload(null);
             long sentBytes = allocator.getAllocatedMemory();
             assertTrue(root.renew());
             // The unloaded batch keeps its buffers; the emptied vectors hold nothing yet (Arrow keeps a text vector's
@@ -56,8 +55,8 @@ class TableBufferRootRenewTest {
             assertTrue(allocator.getAllocatedMemory() > sentBytes);
             assertEquals(2, root.rowCount());
             root.complete();
-            TimeStampMilliVector ts = (TimeStampMilliVector) root.arrowRoot().getVector(0);
-            VarCharVector msg = (VarCharVector) root.arrowRoot().getVector(1);
+            TimeStampMilliVector ts = (TimeStampMilliVector) root.vector(0);
+            VarCharVector msg = (VarCharVector) root.vector(1);
             assertEquals(5_001L, ts.get(1));
             assertEquals(text(5_000), new String(msg.get(0), java.nio.charset.StandardCharsets.UTF_8));
             // Room for a batch as large as the last, so the next one does not grow its buffers.
@@ -73,7 +72,7 @@ class TableBufferRootRenewTest {
         try (BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
             ArrowTableBufferRoot root = new ArrowTableBufferRoot(SCHEMA, allocator, 16, Long.MAX_VALUE, NO_GUARD);
             root.addRow(1L, "a");
-            ArrowRecordBatch sent = new VectorUnloader(root.arrowRoot(), true, null, true).getRecordBatch();
+            ArrowRecordBatch sent = root.unload(null);
             assertTrue(root.renew());
             sent.close();
             root.reset();
@@ -92,7 +91,7 @@ class TableBufferRootRenewTest {
             for (int i = 0; i < 1_000; i++) {
                 root.addRow((long) i, text(i));
             }
-            ArrowRecordBatch sent = new VectorUnloader(root.arrowRoot(), true, null, true).getRecordBatch();
+            ArrowRecordBatch sent = root.unload(null);
             assertTrue(root.renew());
             // Something else takes the room renew() saw, so the deferred buffers no longer fit.
             org.apache.arrow.memory.ArrowBuf other = capped.buffer(256 * 1024);

@@ -211,8 +211,9 @@ public final class Client implements AutoCloseable {
         Bulk(TableSchema schema, int batchRows, int inFlight, Context ctx) {
             this.slots = new Slots(inFlight, schema.tableName());
             // One more slot than the import's own limit, so writeNext() never waits once the import let a batch go.
+            // The import created the table (or found it) before opening any writer: no create call per writer.
             BulkWrite.Config config = BulkWrite.Config.newBuilder().maxInFlightRequests(Math.min(31, inFlight + 1))
-                    .requestTimeout(target.timeout()).allocatorMaxAllocation(4L << 30).build();
+                    .requestTimeout(target.timeout()).allocatorMaxAllocation(4L << 30).createTable(false).build();
             try {
                 this.writer = db.bulkStreamWriter(schema, config, ctx);
             } catch (RuntimeException e) {
