@@ -78,9 +78,10 @@ class AppendModeOnEveryPathTest {
             TableSchema s = schema("append_bulk_timeout");
             createAppendTable(server, s);
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
-            server.faults().bulkAckDelay(Duration.ofMillis(1_500));
+            // The timeout leaves a loaded machine time to get the batch to the server; the answer comes later still.
+            server.faults().bulkAckDelay(Duration.ofMillis(2_500));
             try (BulkStreamWriter bulk = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().createTable(false)
-                    .requestTimeout(Duration.ofMillis(400)).build(), APPEND)) {
+                    .requestTimeout(Duration.ofMillis(1_000)).build(), APPEND)) {
                 TableBufferRoot batch = bulk.tableBufferRoot(16);
                 for (int i = 0; i < 10; i++) {
                     batch.addRow("h" + i, i * 0.5, TS.getAndIncrement());

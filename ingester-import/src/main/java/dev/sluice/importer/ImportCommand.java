@@ -20,7 +20,8 @@ import picocli.CommandLine.Mixin;
                 "Resume: the state file records, per input, the record up to which every row is acknowledged. Run the"
                 + " same command again after a crash, kill -9, a lost server or Ctrl-C and it continues from there;"
                 + " --restart ignores it. Rows between the last recorded acknowledgement and the crash are sent again:"
-                + " on ordinary tables (the last write of a key wins) the result equals an uninterrupted import.",
+                + " on ordinary tables (the last write of a key wins) the result equals an uninterrupted import."
+                + " While an import runs, another with the same state file is refused.",
                 "",
                 "Append-mode tables (--with append_mode=true, or --append-mode for an existing one) keep every row,"
                 + " so a resent row is stored twice. There the state also records what was sent before each batch"

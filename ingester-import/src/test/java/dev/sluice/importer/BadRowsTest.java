@@ -153,6 +153,18 @@ class BadRowsTest {
     }
 
     @Test
+    void aNegativeMaxErrorsIsAUsageErrorNotNoLimit() throws IOException {
+        Path f = file("maxneg", 2);
+        for (String n : List.of("-1", "-5")) {
+            Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--on-error", "skip", "--max-errors", n,
+                    f.toString()));
+            assertEquals(2, r.code(), r.toString());
+            assertTrue(r.err().contains("--max-errors must be 0 or more, not " + n), r.err());
+        }
+        assertTrue(!testkit.server().tables().contains("maxneg"), "nothing is created by a refused command");
+    }
+
+    @Test
     void aRecordWithTheWrongNumberOfFieldsIsABadRow() throws IOException {
         Path f = dir.resolve("fields.csv");
         Files.writeString(f, "id,v,ts\n1,0.5,1700000000001\n2,1700000000002\n3,1.5,1700000000003\n");

@@ -54,6 +54,8 @@ public final class ImportJob {
 
     final Stats stats = new Stats();
     private final AtomicBoolean stop = new AtomicBoolean();
+    /** The lock of the state file, held from the state's first reading to the end of the run. */
+    private java.nio.channels.FileLock stateLock;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** Batches whose answer has not been handled yet (acknowledgement recorded, or failure noted). */
     private final java.util.concurrent.Phaser answers = new java.util.concurrent.Phaser(1);
@@ -129,6 +131,13 @@ public final class ImportJob {
             if (rejects != null) {
                 rejects.close();
             }
+            if (stateLock != null) {
+                try {
+                    stateLock.channel().close();
+                } catch (IOException ignored) {
+                    // the lock goes with the process anyway
+                }
+            }
         }
         summary.exitCode = code;
         if (!o.dryRun && summary.started) {
@@ -144,6 +153,9 @@ public final class ImportJob {
     }
 
     private int doRun(Summary summary) {
+        // Logging starts here, on one thread: when the client's and the lookup's threads are the first to log, at
+        // once, SLF4J prints a warning about the calls it held back while it started.
+        org.slf4j.LoggerFactory.getILoggerFactory();
         validate();
         Format forced = o.format == null ? null : Format.parse(o.format);
         List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced);
@@ -320,6 +332,10 @@ public final class ImportJob {
     // ------------------------------------------------------------------ options
 
     private void validate() {
+        if (o.maxErrors != null && o.maxErrors < 0) {
+            throw new UsageException("--max-errors must be 0 or more, not " + o.maxErrors + " (leave it out for no"
+                    + " limit)");
+        }
         if (!o.onError.equals("abort") && !o.onError.equals("skip")) {
             throw new UsageException("--on-error must be abort or skip, not '" + o.onError + "'");
         }
@@ -615,6 +631,43 @@ public final class ImportJob {
 
     // ------------------------------------------------------------------ state
 
+    /**
+     * Holds {@code <state file>.lock} for the rest of the run, so that a second import with the same state file (the
+     * same inputs, or the same {@code --state}) is refused while this one runs, instead of both writing the rows and
+     * the state. The lock is the operating system's (released when the process ends, even when killed); the file
+     * stays.
+     */
+    private void lock(Path stateFile) {
+        if (stateLock != null) {
+            return;
+        }
+        Path lockFile = stateFile.resolveSibling(stateFile.getFileName() + ".lock");
+        java.nio.channels.FileChannel ch;
+        try {
+            ch = java.nio.channels.FileChannel.open(lockFile, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new UsageException("cannot create " + lockFile + " beside the state file: " + e.getMessage()
+                    + " (pass --state with a file in a writable directory)");
+        }
+        java.nio.channels.FileLock l;
+        try {
+            l = ch.tryLock();
+        } catch (java.nio.channels.OverlappingFileLockException | IOException e) {
+            l = null;
+        }
+        if (l == null) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // the lock was not taken
+            }
+            throw new UsageException("another import is running with the state file " + stateFile + " (it holds "
+                    + lockFile + "): wait for it to end, or give this import its own --state; nothing was sent");
+        }
+        stateLock = l;
+    }
+
     private State loadState(List<Inputs.Input> inputs, String table) {
         Path file = o.state;
         if (file == null) {
@@ -622,6 +675,7 @@ public final class ImportJob {
             file = first.path() == null ? Paths.get("stdin.import-state.json")
                     : first.path().toAbsolutePath().resolveSibling(first.path().getFileName() + ".import-state.json");
         }
+        lock(file);
         State s = null;
         if (!o.restart) {
             try {
@@ -1142,7 +1196,7 @@ public final class ImportJob {
         if (!o.quiet && r <= 10) {
             err.println("rejected: '" + in.name() + "' " + reason);
         }
-        if (o.maxErrors >= 0 && r > o.maxErrors) {
+        if (o.maxErrors != null && r > o.maxErrors) {
             stoppedAt = "more than " + o.maxErrors + " rows rejected (--max-errors); the last: '" + in.name() + "' "
                     + reason;
             stop.set(true);

@@ -138,9 +138,9 @@ public final class ImportOptions {
             + " line (Parquet: row of the file), column, reason, raw text; a row the file holds is not added again.")
     public Path rejects;
     /** Max rejected rows. */
-    @Option(names = "--max-errors", paramLabel = "N", defaultValue = "-1", description = "With skip: stop once more"
-            + " than N rows are rejected (default: no limit).")
-    public long maxErrors;
+    @Option(names = "--max-errors", paramLabel = "N", description = "With skip: stop once more than N rows are"
+            + " rejected (N of 0 or more; default: no limit).")
+    public Long maxErrors;
 
     // ---- resume
     /** State file. */

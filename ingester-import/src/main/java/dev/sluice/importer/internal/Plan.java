@@ -108,6 +108,20 @@ public final class Plan {
         int maxFraction;
         long firstLong;
         boolean haveFirstLong;
+        /** Every value an integer, of any size; with {@link #bigUnsigned} and {@link #bigDigits} for those beyond Int64. */
+        boolean allInteger = true;
+        /** Every integer beyond Int64 is positive and within UInt64. */
+        boolean bigUnsigned = true;
+        /** The most digits of an integer beyond Int64. */
+        int bigDigits;
+
+        /** Notes an integer beyond Int64 (its digits, without sign). */
+        private void bigInteger(java.math.BigInteger b) {
+            bigDigits = Math.max(bigDigits, b.abs().toString().length());
+            if (b.signum() < 0 || b.bitLength() > 64) {
+                bigUnsigned = false;
+            }
+        }
 
         void add(Object v, java.time.ZoneId zone) {
             if (v == null) {
@@ -123,17 +137,24 @@ public final class Plan {
                     haveFirstLong = true;
                 }
             } else if (v instanceof Double || v instanceof BigDecimal) {
+                if (v instanceof BigDecimal b && b.stripTrailingZeros().scale() <= 0) {
+                    bigInteger(b.toBigIntegerExact());
+                } else {
+                    allInteger = false;
+                }
                 allLong = false;
                 allBool = false;
                 allIso = false;
                 allNested = false;
             } else if (v instanceof Boolean) {
+                allInteger = false;
                 allLong = false;
                 allNumber = false;
                 allIso = false;
                 allNested = false;
             } else if (v instanceof RecordSource.JsonText) {
                 anyNested = true;
+                allInteger = false;
                 allLong = false;
                 allNumber = false;
                 allBool = false;
@@ -143,6 +164,11 @@ public final class Plan {
                 allNested = false;
                 if (!isLong(s)) {
                     allLong = false;
+                    if (isIntegerText(s)) {
+                        bigInteger(new java.math.BigInteger(s.startsWith("+") ? s.substring(1) : s));
+                    } else {
+                        allInteger = false;
+                    }
                     if (!isNumber(s)) {
                         allNumber = false;
                     }
@@ -181,6 +207,17 @@ public final class Plan {
                 }
                 if (allLong) {
                     return new TypeNames.Type(DataType.Int64, null);
+                }
+                if (allInteger && allNumber) {
+                    // Integers beyond Int64 keep every digit: UInt64 when they fit it, else a decimal of scale 0,
+                    // else text (Float64 would round them).
+                    if (bigUnsigned) {
+                        return new TypeNames.Type(DataType.UInt64, null);
+                    }
+                    if (bigDigits <= 38) {
+                        return new TypeNames.Type(DataType.Decimal128, new dev.sluice.data.DecimalType(38, 0));
+                    }
+                    return new TypeNames.Type(DataType.String, null);
                 }
                 if (allNumber) {
                     return new TypeNames.Type(DataType.Float64, null);
@@ -222,6 +259,22 @@ public final class Plan {
         } catch (NumberFormatException e) {
             return false;
         }
+    }
+
+    /** Tells whether text is an integer of any size: an optional sign and digits. */
+    static boolean isIntegerText(String s) {
+        int n = s.length();
+        int i = n > 0 && (s.charAt(0) == '-' || s.charAt(0) == '+') ? 1 : 0;
+        if (i == n) {
+            return false;
+        }
+        for (; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     static boolean isNumber(String s) {

@@ -1,0 +1,59 @@
+package dev.sluice.importer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.GreptimeTestkitExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The import as a process of its own, as people run it: it prints only its own lines, and its start-up loads no
+ * more than the job needs (neither Arrow's {@code Schema}, whose first use starts Jackson's object mapper, nor the
+ * JDK's HTTP client: each costs a fresh JVM a few hundred milliseconds).
+ */
+class FreshImportProcessTest {
+    @RegisterExtension
+    static final GreptimeTestkitExtension testkit = new GreptimeTestkitExtension(GreptimeTestServer.builder().httpPort(0));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aBulkImportOfCsvPrintsNoLoggingChatterAndLoadsNeitherArrowsSchemaNorTheJdkHttpClient() throws Exception {
+        Path csv = dir.resolve("fresh.csv");
+        StringBuilder sb = new StringBuilder("host,v,ts\n");
+        for (int i = 0; i < 500; i++) {
+            sb.append("h").append(i % 7).append(',').append(i * 0.5).append(',').append(1_700_000_000_000L + i).append('\n');
+        }
+        Files.writeString(csv, sb.toString());
+        Path classes = dir.resolve("classes.txt");
+        List<String> cmd = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx256m", "-Xlog:class+load=info:file=" + classes,
+                "-cp", System.getProperty("java.class.path"), ImportCommand.class.getName()));
+        cmd.addAll(List.of(Cli.at(testkit.server(), "--tags", "host", "--progress-interval", "60", csv.toString())));
+        Path out = dir.resolve("out.txt");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the import did not end");
+        String printed = Files.readString(out);
+        assertEquals(0, p.exitValue(), printed);
+        assertEquals(500, testkit.server().rowCount("fresh"));
+        assertTrue(printed.contains("500 written"), printed);
+        assertFalse(printed.contains("SLF4J"), printed);
+
+        String loaded = Files.readString(classes);
+        assertTrue(loaded.contains("dev.sluice.bulk.internal.ArrowBulkWriter "), "the bulk path wrote the rows");
+        assertFalse(loaded.contains("org.apache.arrow.vector.types.pojo.Schema "), "Arrow's Schema was loaded");
+        assertFalse(loaded.contains("com.fasterxml.jackson.databind.ObjectMapper "), "Jackson's ObjectMapper was loaded");
+        assertFalse(loaded.contains("java.net.http.HttpClient "), "the JDK's HTTP client was loaded");
+    }
+}
