@@ -239,19 +239,8 @@ public final class Plan {
     }
 
     static boolean isLong(String s) {
-        int n = s.length();
-        if (n == 0 || n > 19) {
+        if (s.length() > 20 || !isIntegerText(s)) {
             return false;
-        }
-        int i = s.charAt(0) == '-' || s.charAt(0) == '+' ? 1 : 0;
-        if (i == n) {
-            return false;
-        }
-        for (; i < n; i++) {
-            char c = s.charAt(i);
-            if (c < '0' || c > '9') {
-                return false;
-            }
         }
         try {
             Long.parseLong(s);
