@@ -90,6 +90,10 @@ public final class ImportJob {
         volatile long readingFrom;
         /** When the last batch was answered, or 0. */
         volatile long answeredAt;
+        /** When --verify started asking the server, or 0; the import's own time ends there. */
+        volatile long verifyFrom;
+        /** When --verify had its answers, or 0. */
+        volatile long verifyUntil;
     }
 
     /**
@@ -1208,6 +1212,15 @@ public final class ImportJob {
     // ------------------------------------------------------------------ verify, dry run
 
     private void verify(ServerSql sql, String table, Summary summary) {
+        stats.verifyFrom = System.nanoTime();
+        try {
+            verifyCount(sql, table, summary);
+        } finally {
+            stats.verifyUntil = System.nanoTime();
+        }
+    }
+
+    private void verifyCount(ServerSql sql, String table, Summary summary) {
         long expected = state.countBefore < 0 ? -1 : state.countBefore;
         for (State.Entry e : state.entries) {
             expected += e.acked - e.rejected;
@@ -1476,6 +1489,15 @@ public final class ImportJob {
 
     /** --verify of a line protocol import: each table's count(*) against its count before plus rows acknowledged. */
     private void verifyTables(ServerSql sql, Summary summary) {
+        stats.verifyFrom = System.nanoTime();
+        try {
+            verifyCounts(sql, summary);
+        } finally {
+            stats.verifyUntil = System.nanoTime();
+        }
+    }
+
+    private void verifyCounts(ServerSql sql, Summary summary) {
         Map<String, Long> expected = new java.util.TreeMap<>();
         synchronized (state) {
             for (State.Entry e : state.entries) {

@@ -26,6 +26,8 @@ final class Summary {
     double setupSeconds = -1;
     /** Seconds from the first input read to the last batch answered, or -1. */
     double transferSeconds = -1;
+    /** The time --verify took, not counted in {@link #seconds}; -1 without it. */
+    double verifySeconds = -1;
     Long verifyCount;
     Long verifyExpected;
     Boolean verifyOk;
@@ -38,7 +40,11 @@ final class Summary {
         rowsWritten = s.rowsWritten.get();
         rowsRejected = s.rejected.get();
         bytesRead = s.rawBytes.get();
-        seconds = (System.nanoTime() - s.started) / 1e9;
+        long end = s.verifyFrom != 0 ? s.verifyFrom : System.nanoTime();
+        seconds = (end - s.started) / 1e9;
+        if (s.verifyUntil != 0) {
+            verifySeconds = (s.verifyUntil - s.verifyFrom) / 1e9;
+        }
         if (s.readingFrom != 0) {
             setupSeconds = (s.readingFrom - s.started) / 1e9;
             if (s.answeredAt != 0) {
@@ -57,8 +63,9 @@ final class Summary {
                     + " (%,.0f rows/s)%n", setupSeconds, transferSeconds, rowsWritten / transferSeconds));
         }
         if (verifyCount != null) {
-            sb.append(String.format("verify: count(*) = %,d%s%n", verifyCount, verifyExpected == null ? ""
-                    : verifyOk ? " as expected" : String.format(", expected %,d: MISMATCH", verifyExpected)));
+            sb.append(String.format("verify: count(*) = %,d%s (%.1f s)%n", verifyCount, verifyExpected == null ? ""
+                    : verifyOk ? " as expected" : String.format(", expected %,d: MISMATCH", verifyExpected),
+                    verifySeconds));
         }
         sb.append("state: ").append(stateFile).append(" (exit ").append(exitCode).append(")\n");
         return sb.toString();
@@ -84,6 +91,9 @@ final class Summary {
             }
             if (verifyCount != null) {
                 g.writeNumberField("verifyCount", verifyCount);
+            }
+            if (verifySeconds >= 0) {
+                g.writeNumberField("verifySeconds", Math.round(verifySeconds * 1000) / 1000.0);
             }
             if (verifyExpected != null) {
                 g.writeNumberField("verifyExpected", verifyExpected);
