@@ -337,6 +337,17 @@ public final class CsvSource implements RecordSource {
 
     @Override
     public String raw() {
+        return raw(current);
+    }
+
+    @Override
+    public java.util.function.Supplier<String> rawLater() {
+        Row kept = current;
+        return () -> raw(kept);
+    }
+
+    /** The record as CSV text, quoted where it needs quotes. */
+    private String raw(Row current) {
         StringBuilder sb = new StringBuilder();
         String[] fields = current.fields();
         for (int i = 0; i < fields.length; i++) {

@@ -465,6 +465,17 @@ public final class ParquetSource implements RecordSource {
 
     @Override
     public String raw() {
+        return raw(columns, values);
+    }
+
+    @Override
+    public java.util.function.Supplier<String> rawLater() {
+        Object[] kept = values.clone();
+        return () -> raw(columns, kept);
+    }
+
+    /** The row as a JSON object, binary values in base64. */
+    private static String raw(List<String> columns, Object[] values) {
         JsonStringEncoder enc = JsonStringEncoder.getInstance();
         StringBuilder sb = new StringBuilder("{");
         for (int c = 0; c < columns.size(); c++) {

@@ -81,6 +81,17 @@ public interface RecordSource extends Closeable {
     String raw();
 
     /**
+     * Keeps what {@link #raw()} renders for the current record, to render it only if it is ever asked for (a record
+     * read ahead for the sample is rejected rarely, and rendering every sampled record's text would delay the start).
+     *
+     * @return the current record's raw text, rendered on demand
+     */
+    default java.util.function.Supplier<String> rawLater() {
+        String r = raw();
+        return () -> r;
+    }
+
+    /**
      * A nested JSON value kept as its JSON text.
      *
      * @param text the JSON text

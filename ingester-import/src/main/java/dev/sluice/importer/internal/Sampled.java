@@ -9,7 +9,7 @@ import java.util.List;
  * stream (standard input) is read once.
  */
 final class Sampled implements RecordSource {
-    private record Item(Object[] values, long line, String where, String raw, BadRecord bad) {
+    private record Item(Object[] values, long line, String where, java.util.function.Supplier<String> raw, BadRecord bad) {
     }
 
     private final RecordSource in;
@@ -28,9 +28,10 @@ final class Sampled implements RecordSource {
                 for (int i = 0; i < v.length; i++) {
                     v[i] = in.value(i);
                 }
-                items.add(new Item(v, in.line(), in.where(), in.raw(), null));
+                items.add(new Item(v, in.line(), in.where(), in.rawLater(), null));
             } catch (BadRecord b) {
-                items.add(new Item(null, b.line(), "line " + b.line(), b.raw(), b));
+                String raw = b.raw();
+                items.add(new Item(null, b.line(), "line " + b.line(), () -> raw, b));
             }
         }
     }
@@ -101,7 +102,7 @@ final class Sampled implements RecordSource {
     @Override
     public String raw() {
         if (current != null) {
-            return current.raw();
+            return current.raw().get();
         }
         return in.raw();
     }
