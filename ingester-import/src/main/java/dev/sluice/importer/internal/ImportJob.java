@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.math.BigDecimal;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.DateTimeException;
@@ -636,6 +637,27 @@ public final class ImportJob {
     // ------------------------------------------------------------------ state
 
     /**
+     * The state file's own path: links followed (the state is replaced by renaming a new file over it, which would
+     * replace a link rather than the file it names) and the directory's real path, so that one file reached by two
+     * spellings has one lock.
+     */
+    static Path realStatePath(Path file) {
+        Path p = file.toAbsolutePath().normalize();
+        try {
+            for (int hops = 0; hops < 40 && Files.isSymbolicLink(p); hops++) {
+                p = p.resolveSibling(Files.readSymbolicLink(p)).normalize();
+            }
+            Path parent = p.getParent();
+            if (parent != null && Files.isDirectory(parent)) {
+                return parent.toRealPath().resolve(p.getFileName());
+            }
+        } catch (IOException e) {
+            // the path as given: creating the lock beside it reports what is wrong with it
+        }
+        return p;
+    }
+
+    /**
      * Holds {@code <state file>.lock} for the rest of the run, so that a second import with the same state file (the
      * same inputs, or the same {@code --state}) is refused while this one runs, instead of both writing the rows and
      * the state. The lock is the operating system's (released when the process ends, even when killed); the file
@@ -679,14 +701,23 @@ public final class ImportJob {
             file = first.path() == null ? Paths.get("stdin.import-state.json")
                     : first.path().toAbsolutePath().resolveSibling(first.path().getFileName() + ".import-state.json");
         }
-        lock(file);
-        State s = null;
-        if (!o.restart) {
-            try {
-                s = State.load(file);
-            } catch (IOException e) {
-                throw new UsageException(e.getMessage());
+        file = realStatePath(file);
+        for (Inputs.Input in : inputs) {
+            if (in.path() != null && file.equals(realStatePath(in.path()))) {
+                throw new UsageException("the state file " + file + " is also an input: give --state a file of its own;"
+                        + " nothing was sent");
             }
+        }
+        lock(file);
+        State s;
+        try {
+            // Read even with --restart: a file that is no state file is refused rather than written over.
+            s = State.load(file);
+        } catch (IOException e) {
+            throw new UsageException(e.getMessage());
+        }
+        if (o.restart) {
+            s = null;
         }
         if (s != null && !table.equals(s.table)) {
             throw new UsageException("state file " + file + " belongs to an import into '" + s.table + "', not '" + table

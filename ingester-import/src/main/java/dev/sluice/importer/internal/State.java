@@ -149,8 +149,9 @@ public final class State {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            throw new IOException("state file " + file + " cannot be read (" + e.getMessage() + "): fix or delete it, or"
-                    + " pass --restart", e);
+            throw new IOException(file + " is not a state file this command can read (" + e.getMessage() + "): if it is"
+                    + " another file, give --state a path of its own; if it is a damaged state file, delete it to import"
+                    + " everything again", e);
         }
         return s;
     }
