@@ -337,6 +337,16 @@ public final class ImportJob {
     // ------------------------------------------------------------------ options
 
     private void validate() {
+        if (o.timeoutSeconds <= 0) {
+            throw new UsageException("--timeout must be 1 second or more, not " + o.timeoutSeconds);
+        }
+        if (o.retryDeadlineSeconds <= 0) {
+            throw new UsageException("--retry-deadline must be 1 second or more, not " + o.retryDeadlineSeconds);
+        }
+        if (o.maxErrors != null && !o.onError.equals("skip")) {
+            throw new UsageException("--max-errors applies with --on-error skip (the default, abort, stops at the first"
+                    + " bad row): add --on-error skip, or leave --max-errors out");
+        }
         if (o.maxErrors != null && o.maxErrors < 0) {
             throw new UsageException("--max-errors must be 0 or more, not " + o.maxErrors + " (leave it out for no"
                     + " limit)");

@@ -644,6 +644,14 @@ public final class Plan {
 
     // ---------------------------------------------------------------- conversion
 
+    /** A finite double that a Float32 column would turn into an infinity is refused. */
+    private static double inRange(Col c, DataType t, double d, Object source) throws BadValue {
+        if (t == DataType.Float32 && !Double.isInfinite(d) && Math.abs(d) > Float.MAX_VALUE) {
+            throw new BadValue(c.name(), "'" + source + "' is beyond Float32's range");
+        }
+        return d;
+    }
+
     /** A value that does not fit its column; the message is the reason. */
     public static final class BadValue extends Exception {
         private static final long serialVersionUID = 1L;
@@ -693,7 +701,11 @@ public final class Plan {
                 }
             } else if (v instanceof Double d) {
                 if (t == DataType.Float64 || t == DataType.Float32) {
-                    a.setDouble(index, d);
+                    if (jsonSource && Double.isInfinite(d)) {
+                        // JSON has no infinity: the number overflowed Float64.
+                        throw new BadValue(c.name(), "a number beyond " + c.type() + "'s range");
+                    }
+                    a.setDouble(index, inRange(c, t, d, d));
                 } else if (t == DataType.String || t == DataType.Json) {
                     a.setString(index, Double.toString(d));
                 } else if (t == DataType.Decimal128) {
@@ -766,7 +778,11 @@ public final class Plan {
                 } catch (NumberFormatException e) {
                     throw new BadValue(c.name(), "'" + s + "' is not a number (" + c.type() + ")");
                 }
-                a.setDouble(index, d);
+                // An infinity only when the text says so: 1e400 overflows to one.
+                if (Double.isInfinite(d) && !s.toLowerCase(Locale.ROOT).contains("inf")) {
+                    throw new BadValue(c.name(), "'" + s + "' is beyond " + c.type() + "'s range");
+                }
+                a.setDouble(index, inRange(c, t, d, s));
                 return;
             }
             case Bool: {
