@@ -1,0 +1,84 @@
+package dev.sluice.importer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.GreptimeTestkitExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An import from standard input killed with kill -9 and run again on the same stream (same state file) continues
+ * after its acknowledged records: the table then equals an uninterrupted import's, and the killed run's lock does
+ * not keep the rerun out.
+ */
+class StandardInputResumedAfterKillTest {
+    @RegisterExtension
+    static final GreptimeTestkitExtension testkit = new GreptimeTestkitExtension(GreptimeTestServer.builder().httpPort(0));
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void noFaults() {
+        testkit.server().faults().reset();
+    }
+
+    private Process childReading(Path stdin, String[] args, Path log) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
+        cmd.add("-Xmx512m");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(ImportCommand.class.getName());
+        cmd.addAll(List.of(args));
+        return new ProcessBuilder(cmd).redirectInput(stdin.toFile()).redirectErrorStream(true).redirectOutput(log.toFile())
+                .start();
+    }
+
+    private static List<Map<String, Object>> sorted(String table) {
+        List<Map<String, Object>> rows = new ArrayList<>(testkit.server().rows(table));
+        rows.sort(Comparator.comparing((Map<String, Object> m) -> (Long) m.get("ts")));
+        return rows;
+    }
+
+    @Test
+    void killedAndRunAgainOnTheSameStream() throws Exception {
+        StringBuilder sb = new StringBuilder("host,ts,v\n");
+        for (int i = 0; i < 20_000; i++) {
+            sb.append('h').append(i % 20).append(',').append(1_700_000_000_000L + i).append(',').append(i * 0.5).append('\n');
+        }
+        Path data = dir.resolve("stream.data");
+        Files.writeString(data, sb.toString());
+        Path state = dir.resolve("stream.state");
+
+        Cli.Run ref = StandardInputImportedAgainTest.fromStdin(sb.toString(), Cli.at(testkit.server(), "-q", "--format", "csv",
+                "--table", "piped_ref", "--tags", "host", "--state", dir.resolve("ref.state").toString(), "-"));
+        assertEquals(0, ref.code(), ref.toString());
+
+        String[] args = Cli.at(testkit.server(), "-q", "--format", "csv", "--table", "piped_kill", "--tags", "host",
+                "--batch", "500", "--in-flight", "2", "--state", state.toString(), "-");
+        testkit.server().faults().bulkAckDelay(Duration.ofMillis(40));
+        Path log = dir.resolve("killed.log");
+        Process p = childReading(data, args, log);
+        assertTrue(CrashResumeTest.killWhenStored(testkit.server(), p, "piped_kill", 5_000, 0), "ended before the kill: " + Files.readString(log));
+        testkit.server().faults().reset();
+        assertTrue(Files.readString(state).contains("\"done\" : false"), Files.readString(state));
+
+        Cli.Run again = StandardInputImportedAgainTest.fromStdin(sb.toString(), args);
+        assertEquals(0, again.code(), again.toString());
+        assertEquals(sorted("piped_ref"), sorted("piped_kill"));
+    }
+}
