@@ -469,7 +469,13 @@ public final class Plan {
                 }
             }
             TableSchema.Column tsCol = existing.column(existing.timestampIndex());
-            if (timeSource == null || !m.target(timeSource).equals(tsCol.name())) {
+            // A table the import created for an input without times (or an earlier run of this one): its time index
+            // is the import's time again, one nanosecond apart per record from the state's base.
+            boolean timedByImport = timeSource == null && tsCol.name().equals(IMPORT_TIME_COLUMN)
+                    && tsCol.dataType() == DataType.TimestampNanosecond && !sourceOf.containsKey(IMPORT_TIME_COLUMN);
+            if (timedByImport) {
+                importTime = true;
+            } else if (timeSource == null || !m.target(timeSource).equals(tsCol.name())) {
                 throw new UsageException("table '" + existing.tableName() + "' exists with time index '" + tsCol.name()
                         + "', which the input does not provide" + (timeSource != null ? " (--time-index '" + timeSource
                         + "' maps to '" + m.target(timeSource) + "')" : "") + ": name the input's time column with --rename"
