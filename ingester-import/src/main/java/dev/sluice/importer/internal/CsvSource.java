@@ -43,6 +43,11 @@ public final class CsvSource implements RecordSource {
     interface Rows extends java.io.Closeable {
         /** @return the next record, or null at the end */
         Row next() throws IOException;
+
+        /** @return whether the record {@link #next()} gave last ends inside a quote never closed */
+        default boolean unclosedQuote() {
+            return false;
+        }
     }
 
     private final Rows rows;
@@ -101,11 +106,14 @@ public final class CsvSource implements RecordSource {
         if (settings.comment() != 0) {
             b.commentStrategy(CommentStrategy.SKIP).commentCharacter(settings.comment());
         }
-        CsvReader<Row> reader = b.build(new Handler(), in, StandardCharsets.UTF_8);
+        Tail tail = new Tail(in);
+        CsvReader<Row> reader = b.build(new Handler(), tail, StandardCharsets.UTF_8);
         Iterator<Row> it = reader.iterator();
         return new Rows() {
-            @Override
-            public Row next() throws IOException {
+            private Row pending;
+            private boolean started;
+
+            private Row fetch() throws IOException {
                 try {
                     return it.hasNext() ? it.next() : null;
                 } catch (CsvParseException e) {
@@ -115,11 +123,68 @@ public final class CsvSource implements RecordSource {
                 }
             }
 
+            /**
+             * One record ahead, so that the last one can be checked: FastCSV ends a quoted value left open at the end
+             * of the input without a word, with every line after the quote inside it.
+             */
+            @Override
+            public Row next() throws IOException {
+                if (!started) {
+                    pending = fetch();
+                    started = true;
+                }
+                Row r = pending;
+                if (r == null) {
+                    return null;
+                }
+                pending = fetch();
+                int last = r.fields().length - 1;
+                unclosed = pending == null && last >= 0 && r.quoted()[last] && tail.lastNonNewline != settings.quote();
+                return r;
+            }
+
+            private boolean unclosed;
+
+            @Override
+            public boolean unclosedQuote() {
+                return unclosed;
+            }
+
             @Override
             public void close() throws IOException {
                 reader.close();
             }
         };
+    }
+
+    /** The input as read, remembering its last byte that is not a line break. */
+    private static final class Tail extends java.io.FilterInputStream {
+        int lastNonNewline = -1;
+
+        Tail(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int c = super.read();
+            if (c >= 0 && c != '\n' && c != '\r') {
+                lastNonNewline = c;
+            }
+            return c;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            for (int i = off + n - 1; i >= off; i--) {
+                if (b[i] != '\n' && b[i] != '\r') {
+                    lastNonNewline = b[i] & 0xff;
+                    break;
+                }
+            }
+            return n;
+        }
     }
 
     /** Collects FastCSV's fields with whether each was quoted. */
@@ -313,6 +378,10 @@ public final class CsvSource implements RecordSource {
             if (current == null) {
                 return false;
             }
+        }
+        if (rows.unclosedQuote()) {
+            throw new BadRecord(current.line(), "opens a quote that is never closed, so every line after it would be"
+                    + " one value: close the quote", raw());
         }
         if (current.fields().length != columns.size()) {
             throw new BadRecord(current.line(), "has " + current.fields().length + " fields, the header "
