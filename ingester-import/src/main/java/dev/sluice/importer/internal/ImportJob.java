@@ -164,6 +164,10 @@ public final class ImportJob {
         validate();
         Format forced = o.format == null ? null : Format.parse(o.format);
         List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced);
+        if (inputs.stream().filter(in -> in.path() == null).count() > 1) {
+            throw new UsageException("standard input ('-') is named more than once: it is one stream, read once");
+        }
+        checkRejectsFile(inputs);
         for (Inputs.Input in : inputs) {
             if (in.format() == Format.PARQUET && (in.path() == null || in.compression() != null)) {
                 throw new UsageException("'" + in.name() + "': Parquet is read by row group from a file: give the file"
@@ -704,14 +708,37 @@ public final class ImportJob {
         stateLock = l;
     }
 
-    private State loadState(List<Inputs.Input> inputs, String table) {
+    /** The state file's real path: {@code --state}, or beside the first input. */
+    private Path stateFile(List<Inputs.Input> inputs) {
         Path file = o.state;
         if (file == null) {
             Inputs.Input first = inputs.get(0);
             file = first.path() == null ? Paths.get("stdin.import-state.json")
                     : first.path().toAbsolutePath().resolveSibling(first.path().getFileName() + ".import-state.json");
         }
-        file = realStatePath(file);
+        return realStatePath(file);
+    }
+
+    /** Refuses a rejects file that is an input or the state file, before either is written. */
+    private void checkRejectsFile(List<Inputs.Input> inputs) {
+        if (o.rejects == null) {
+            return;
+        }
+        Path rejects = realStatePath(o.rejects);
+        for (Inputs.Input in : inputs) {
+            if (in.path() != null && rejects.equals(realStatePath(in.path()))) {
+                throw new UsageException("--rejects " + o.rejects + " is also an input: give the rejected rows a file of"
+                        + " their own; nothing was sent");
+            }
+        }
+        if (rejects.equals(stateFile(inputs))) {
+            throw new UsageException("--rejects " + o.rejects + " is the state file: give the rejected rows a file of"
+                    + " their own; nothing was sent");
+        }
+    }
+
+    private State loadState(List<Inputs.Input> inputs, String table) {
+        Path file = stateFile(inputs);
         for (Inputs.Input in : inputs) {
             if (in.path() != null && file.equals(realStatePath(in.path()))) {
                 throw new UsageException("the state file " + file + " is also an input: give --state a file of its own;"
