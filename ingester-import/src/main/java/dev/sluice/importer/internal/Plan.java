@@ -112,15 +112,33 @@ public final class Plan {
         boolean allInteger = true;
         /** Every integer beyond Int64 is positive and within UInt64. */
         boolean bigUnsigned = true;
-        /** The most digits of an integer beyond Int64. */
+        /** The most digits of an integer beyond Int64 (0: none seen). */
         int bigDigits;
+        /** A negative number was seen. */
+        boolean anyNegative;
+        /** Every non-integer number is written as plain digits with a point (no exponent, no NaN or infinity). */
+        boolean plainFractions = true;
+        /** The most digits after the point, and before it, of any number seen. */
+        int maxScale;
+        int maxIntegerDigits;
 
         /** Notes an integer beyond Int64 (its digits, without sign). */
         private void bigInteger(java.math.BigInteger b) {
             bigDigits = Math.max(bigDigits, b.abs().toString().length());
-            if (b.signum() < 0 || b.bitLength() > 64) {
+            if (b.bitLength() > 64) {
                 bigUnsigned = false;
             }
+        }
+
+        /** Notes a number's sign and, as a decimal, its digits before and after the point. */
+        private void digits(BigDecimal d) {
+            if (d.signum() < 0) {
+                anyNegative = true;
+            }
+            BigDecimal x = d.stripTrailingZeros();
+            int scale = Math.max(0, x.scale());
+            maxScale = Math.max(maxScale, scale);
+            maxIntegerDigits = Math.max(maxIntegerDigits, Math.max(0, x.precision() - x.scale()));
         }
 
         void add(Object v, java.time.ZoneId zone) {
@@ -129,6 +147,7 @@ public final class Plan {
             }
             values++;
             if (v instanceof Long l) {
+                digits(BigDecimal.valueOf(l));
                 allBool = false;
                 allIso = false;
                 allNested = false;
@@ -137,6 +156,11 @@ public final class Plan {
                     haveFirstLong = true;
                 }
             } else if (v instanceof Double || v instanceof BigDecimal) {
+                if (v instanceof Double d && (d.isNaN() || d.isInfinite())) {
+                    plainFractions = false;
+                } else {
+                    digits(v instanceof BigDecimal b ? b : BigDecimal.valueOf((Double) v));
+                }
                 if (v instanceof BigDecimal b && b.stripTrailingZeros().scale() <= 0) {
                     bigInteger(b.toBigIntegerExact());
                 } else {
@@ -165,16 +189,28 @@ public final class Plan {
                 if (!isLong(s)) {
                     allLong = false;
                     if (isIntegerText(s)) {
-                        bigInteger(new java.math.BigInteger(s.startsWith("+") ? s.substring(1) : s));
+                        java.math.BigInteger b = new java.math.BigInteger(s.startsWith("+") ? s.substring(1) : s);
+                        bigInteger(b);
+                        digits(new BigDecimal(b));
                     } else {
                         allInteger = false;
                     }
                     if (!isNumber(s)) {
                         allNumber = false;
+                    } else if (!isIntegerText(s)) {
+                        if (isPlainDecimal(s)) {
+                            digits(new BigDecimal(s));
+                        } else {
+                            plainFractions = false;
+                        }
                     }
-                } else if (!haveFirstLong) {
-                    firstLong = Long.parseLong(s);
-                    haveFirstLong = true;
+                } else {
+                    long l = Long.parseLong(s);
+                    digits(BigDecimal.valueOf(l));
+                    if (!haveFirstLong) {
+                        firstLong = l;
+                        haveFirstLong = true;
+                    }
                 }
                 if (!s.equalsIgnoreCase("true") && !s.equalsIgnoreCase("false")) {
                     allBool = false;
@@ -209,15 +245,19 @@ public final class Plan {
                     return new TypeNames.Type(DataType.Int64, null);
                 }
                 if (allInteger && allNumber) {
-                    // Integers beyond Int64 keep every digit: UInt64 when they fit it, else a decimal of scale 0,
-                    // else text (Float64 would round them).
-                    if (bigUnsigned) {
+                    // Integers beyond Int64 keep every digit: UInt64 when they all fit it, else a decimal of scale
+                    // 0, else text (Float64 would round them).
+                    if (bigUnsigned && !anyNegative) {
                         return new TypeNames.Type(DataType.UInt64, null);
                     }
                     if (bigDigits <= 38) {
                         return new TypeNames.Type(DataType.Decimal128, new dev.sluice.data.DecimalType(38, 0));
                     }
                     return new TypeNames.Type(DataType.String, null);
+                }
+                if (allNumber && bigDigits > 0 && plainFractions && maxIntegerDigits + maxScale <= 38) {
+                    // Fractions beside integers beyond Int64: a decimal holding both exactly.
+                    return new TypeNames.Type(DataType.Decimal128, new dev.sluice.data.DecimalType(38, maxScale));
                 }
                 if (allNumber) {
                     return new TypeNames.Type(DataType.Float64, null);
@@ -239,15 +279,34 @@ public final class Plan {
     }
 
     static boolean isLong(String s) {
-        if (s.length() > 20 || !isIntegerText(s)) {
+        if (!isIntegerText(s)) {
             return false;
         }
         try {
-            Long.parseLong(s);
+            Long.parseLong(s); // a sign and leading zeros are fine; digits beyond Int64 are not
             return true;
         } catch (NumberFormatException e) {
             return false;
         }
+    }
+
+    /** Tells whether text is a number of plain digits with one point: {@code -12.50}, {@code .5}, {@code 3.}. */
+    static boolean isPlainDecimal(String s) {
+        int n = s.length();
+        int i = n > 0 && (s.charAt(0) == '-' || s.charAt(0) == '+') ? 1 : 0;
+        boolean point = false;
+        boolean digit = false;
+        for (; i < n; i++) {
+            char c = s.charAt(i);
+            if (c == '.' && !point) {
+                point = true;
+            } else if (c >= '0' && c <= '9') {
+                digit = true;
+            } else {
+                return false;
+            }
+        }
+        return digit;
     }
 
     /** Tells whether text is an integer of any size: an optional sign and digits. */
