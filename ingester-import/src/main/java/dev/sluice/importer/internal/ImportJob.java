@@ -169,6 +169,11 @@ public final class ImportJob {
         }
         checkRejectsFile(inputs);
         for (Inputs.Input in : inputs) {
+            if (in.format() == Format.CSV || in.format() == Format.TSV) {
+                checkCsvCharacters(in.format() == Format.TSV ? '\t' : ',');
+            }
+        }
+        for (Inputs.Input in : inputs) {
             if (in.format() == Format.PARQUET && (in.path() == null || in.compression() != null)) {
                 throw new UsageException("'" + in.name() + "': Parquet is read by row group from a file: give the file"
                         + " itself, not standard input or a compressed copy (Parquet compresses its pages already)");
@@ -629,14 +634,7 @@ public final class ImportJob {
         if (in.format() == Format.JSONL) {
             return new JsonLinesSource(is);
         }
-        char delimiter = in.format() == Format.TSV ? '\t' : ',';
-        if (o.delimiter != null) {
-            String d = o.delimiter.equals("\\t") || o.delimiter.equalsIgnoreCase("tab") ? "\t" : o.delimiter;
-            if (d.length() != 1) {
-                throw new UsageException("--delimiter must be one character, not '" + o.delimiter + "'");
-            }
-            delimiter = d.charAt(0);
-        }
+        char delimiter = o.delimiter != null ? givenDelimiter() : in.format() == Format.TSV ? '\t' : ',';
         char escape = o.escape == null || o.escape == o.quote ? 0 : o.escape;
         CsvSource.Settings s = new CsvSource.Settings(delimiter, o.quote, o.comment == null ? 0 : o.comment, !o.noHeader,
                 o.columns, o.nullToken, escape);
@@ -706,6 +704,50 @@ public final class ImportJob {
                     + lockFile + "): wait for it to end, or give this import its own --state; nothing was sent");
         }
         stateLock = l;
+    }
+
+    /**
+     * Refuses CSV options that give two roles one character (a quote that is also the delimiter, a comment character
+     * that is also the quote...) or a line break, before anything is read.
+     *
+     * @param formatDelimiter the delimiter of the input's format, when {@code --delimiter} is not given
+     */
+    private void checkCsvCharacters(char formatDelimiter) {
+        Map<String, Character> roles = new LinkedHashMap<>();
+        if (o.delimiter != null) {
+            roles.put("--delimiter", givenDelimiter());
+        } else {
+            roles.put("--delimiter (default)", formatDelimiter);
+        }
+        roles.put("--quote", o.quote);
+        if (o.comment != null) {
+            roles.put("--comment", o.comment);
+        }
+        if (o.escape != null && o.escape != o.quote) {
+            roles.put("--escape", o.escape);
+        }
+        List<Map.Entry<String, Character>> list = new ArrayList<>(roles.entrySet());
+        for (int i = 0; i < list.size(); i++) {
+            char c = list.get(i).getValue();
+            if (c == '\n' || c == '\r') {
+                throw new UsageException(list.get(i).getKey() + " cannot be a line break");
+            }
+            for (int j = i + 1; j < list.size(); j++) {
+                if (list.get(j).getValue() == c) {
+                    throw new UsageException(list.get(j).getKey() + " and " + list.get(i).getKey() + " are both '"
+                            + (c == '\t' ? "\\t" : String.valueOf(c)) + "': each needs a character of its own");
+                }
+            }
+        }
+    }
+
+    /** The character {@code --delimiter} gives ({@code \t} and {@code tab} for a tab). */
+    private char givenDelimiter() {
+        String d = o.delimiter.equals("\\t") || o.delimiter.equalsIgnoreCase("tab") ? "\t" : o.delimiter;
+        if (d.length() != 1) {
+            throw new UsageException("--delimiter must be one character, not '" + o.delimiter + "'");
+        }
+        return d.charAt(0);
     }
 
     /** The state file's real path: {@code --state}, or beside the first input. */
