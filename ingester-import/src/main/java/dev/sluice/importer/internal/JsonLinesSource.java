@@ -108,9 +108,25 @@ public final class JsonLinesSource implements RecordSource {
                 throw new BadRecord(lineNo, "holds more than one JSON object", line);
             }
         } catch (JsonProcessingException e) {
-            throw new BadRecord(lineNo, "is not valid JSON: " + e.getOriginalMessage(), line);
+            throw new BadRecord(lineNo, "is not valid JSON: " + jsonReason(e), line);
         }
         return true;
+    }
+
+    /**
+     * The parser's reason without its position notes ("start marker at [Source: ...; line: 1, column: 1]"): the
+     * record's line is named already, and the parser counts lines within it.
+     */
+    static String jsonReason(JsonProcessingException e) {
+        String m = e.getOriginalMessage();
+        if (m == null) {
+            return e.getClass().getSimpleName();
+        }
+        int at = m.indexOf(" (start marker at [Source:");
+        if (at < 0) {
+            at = m.indexOf(" [Source:");
+        }
+        return (at >= 0 ? m.substring(0, at) : m).replaceAll("\\s+", " ").strip();
     }
 
     @Override

@@ -149,7 +149,9 @@ public final class State {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            throw new IOException(file + " is not a state file this command can read (" + e.getMessage() + "): if it is"
+            String why = e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? JsonLinesSource.jsonReason(j)
+                    : e.getMessage();
+            throw new IOException(file + " is not a state file this command can read (" + why + "): if it is"
                     + " another file, give --state a path of its own; if it is a damaged state file, delete it to import"
                     + " everything again", e);
         }
