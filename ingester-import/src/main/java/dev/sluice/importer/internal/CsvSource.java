@@ -82,6 +82,9 @@ public final class CsvSource implements RecordSource {
                         + inputName + "' has " + names.size() + " (" + String.join(",", names) + "): name every"
                         + " column, in the file's order");
             }
+            if (settings.columns() == null) {
+                checkNames(names, inputName);
+            }
             this.columns = settings.columns() != null ? settings.columns() : names;
         } else if (settings.columns() != null) {
             this.columns = settings.columns();
@@ -96,6 +99,23 @@ public final class CsvSource implements RecordSource {
                 }
             }
             this.columns = names;
+        }
+    }
+
+    /** Refuses a header with an empty or a repeated name, which no table column can take. */
+    private static void checkNames(List<String> names, String inputName) {
+        java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            String n = names.get(i);
+            if (n.isEmpty()) {
+                throw new UsageException("'" + inputName + "': the header's column " + (i + 1) + " has no name: name it"
+                        + " in the file, or give every column's name with --columns");
+            }
+            Integer before = seen.putIfAbsent(n, i + 1);
+            if (before != null) {
+                throw new UsageException("'" + inputName + "': the header names '" + n + "' twice (columns " + before
+                        + " and " + (i + 1) + "): rename one in the file, or give every column's name with --columns");
+            }
         }
     }
 
