@@ -12,6 +12,7 @@ public final class InvalidDataException extends IllegalArgumentException {
     private final String table;
     private final String column;
     private final int row;
+    private final String reason;
 
     /**
      * Creates the exception.
@@ -26,6 +27,7 @@ public final class InvalidDataException extends IllegalArgumentException {
         this.table = table;
         this.column = column;
         this.row = row;
+        this.reason = reason;
     }
 
     private static String describe(String table, String column, int row, String reason) {
@@ -64,5 +66,15 @@ public final class InvalidDataException extends IllegalArgumentException {
      */
     public int row() {
         return row;
+    }
+
+    /**
+     * Returns what is wrong, without the table, column and row the message leads with (for callers that name the
+     * place in their own terms, such as a file's line).
+     *
+     * @return the reason, in words
+     */
+    public String reason() {
+        return reason;
     }
 }

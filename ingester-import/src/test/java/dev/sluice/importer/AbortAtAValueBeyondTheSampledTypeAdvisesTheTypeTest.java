@@ -40,7 +40,7 @@ class AbortAtAValueBeyondTheSampledTypeAdvisesTheTypeTest {
 
     @Test
     void jsonLines() throws Exception {
-        Path f = dir.resolve("drift.jsonl");
+        Path f = dir.resolve("drift_json.jsonl");
         StringBuilder sb = new StringBuilder();
         for (int i = 1; i <= 20; i++) {
             sb.append("{\"id\":").append(i).append(",\"ts\":").append(1_700_000_000_000L + i).append(",\"x\":")

@@ -29,7 +29,7 @@ class RejectReasonsSpeakOfTheInputTest {
 
     private void reasonsAreTheInputs(Path f, String rejectedLine) throws Exception {
         Path rejects = dir.resolve(f.getFileName() + ".rej");
-        Cli.Run r = Cli.run(Cli.at(testkit.server(), "-q", "--tags", "id", "--types", "u:UInt64", "--on-error", "skip",
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--tags", "id", "--types", "u:UInt64", "--on-error", "skip",
                 "--rejects", rejects.toString(), f.toString()));
         assertEquals(1, r.code(), r.toString());
         List<String> lines = Files.readAllLines(rejects);

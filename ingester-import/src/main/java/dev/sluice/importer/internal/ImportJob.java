@@ -73,6 +73,8 @@ public final class ImportJob {
     private CompletableFuture<Client> early;
     /** The input whose records were sampled (read through the sample, not opened again). */
     private int sampledInput;
+    /** The name of the input whose first rows gave the types. */
+    private String sampledName;
     private Context ctx;
     private boolean bulk;
     private boolean appendMode;
@@ -226,6 +228,7 @@ public final class ImportJob {
                 throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
             }
             sampledInput = k;
+            sampledName = first.name();
         }
         boolean json = first.format() == Format.JSONL;
         TableLookup looked = await(lookup, "looking the table up over HTTP");
@@ -822,7 +825,9 @@ public final class ImportJob {
                         + " stream, or pass --state with another file");
             } else if (in.path() != null && (e.size != in.size() || e.modified != in.modified())) {
                 throw new UsageException("'" + in.name() + "' changed since " + file + " recorded it (size " + e.size
-                        + " -> " + in.size() + "): rerun with --restart to import everything again, or restore the file");
+                        + " -> " + in.size() + "): rerun with --restart to import everything again, or restore the file"
+                        + (s.appendMode ? ". The table keeps every row (append mode): --restart would store the rows"
+                        + " already written twice; import the rows not yet written from a new file instead" : ""));
             }
         }
         return s;
@@ -1218,7 +1223,8 @@ public final class ImportJob {
                 return bv.getMessage();
             } catch (InvalidDataException ide) {
                 a.cancelRow();
-                return ide.getMessage();
+                badColumn = ide.column();
+                return ide.column() != null ? "column '" + ide.column() + "': " + ide.reason() : ide.reason();
             } catch (IllegalArgumentException | ArithmeticException ex) {
                 a.cancelRow();
                 return ex.getMessage();
@@ -1285,6 +1291,26 @@ public final class ImportJob {
     }
 
     /**
+     * Advice for a value that does not fit a column whose type was inferred from the sample: name the type, or sample
+     * more rows. Empty for a column typed by {@code --types}, an existing table or a Parquet file.
+     */
+    private String inferredAdvice(Inputs.Input in, String column) {
+        if (column == null || in.format() == Format.PARQUET || in.format() == Format.LP || plan == null) {
+            return "";
+        }
+        for (Plan.Col c : plan.cols()) {
+            if (c.name().equals(column) && c.source() != null && !mapping.types().containsKey(c.source())
+                    && !plan.tableExists() && c.semantic() != SemanticType.Timestamp) {
+                return " Column '" + column + "' is " + c.type() + ", inferred from the first " + o.sample + " rows of '"
+                        + sampledName + "'. If it holds values of another type, the table needs that type: drop table '"
+                        + plan.schema().tableName() + "' (this import created it) and run again with --types "
+                        + c.source() + ":<Type> (or a larger --sample) and --restart.";
+            }
+        }
+        return "";
+    }
+
+    /**
      * Handles a bad row per the policy.
      *
      * @return true to go on, false to stop at this row
@@ -1301,7 +1327,10 @@ public final class ImportJob {
                 stoppedAt = "'" + in.name() + "' " + reason + "; the import stopped there (--on-error abort): rows before it"
                         + " are written, nothing after it was sent" + (stats.inputs > 1 ? " (other inputs stopped too; the"
                         + " rows they had read before it are written, and the state file records where each stopped)"
-                        : "") + ". Fix the row, or rerun with --on-error skip.";
+                        : "") + ". Fix the row, or rerun with --on-error skip." + inferredAdvice(in, column)
+                        + (appendMode ? " The table keeps every row: a fixed file is refused as changed, and --restart"
+                        + " would store the rows written so far twice, so put the fixed row and the rows after it in a"
+                        + " new file and import that." : "");
                 stop.set(true);
             }
             return false;
@@ -1312,7 +1341,8 @@ public final class ImportJob {
         }
         if (o.maxErrors != null && r > o.maxErrors) {
             stoppedAt = "more than " + o.maxErrors + " rows rejected (--max-errors); the last: '" + in.name() + "' "
-                    + reason;
+                    + reason + ". The state file records where each input stopped: fix the rows (or allow more with a"
+                    + " larger --max-errors) and run the same command again to go on from there";
             stop.set(true);
             return false;
         }
@@ -1383,7 +1413,7 @@ public final class ImportJob {
                     break;
                 }
             } catch (RecordSource.BadRecord b) {
-                problems.add("line " + b.line() + " " + b.getMessage());
+                problems.add("'" + sampledName + "' line " + b.line() + " " + b.getMessage());
                 shown++;
                 continue;
             } catch (IOException e) {
@@ -1407,10 +1437,10 @@ public final class ImportJob {
                 a.endRow();
             } catch (Plan.BadValue e) {
                 a.cancelRow();
-                problems.add(sampled.where() + ", column '" + e.column() + "': " + e.getMessage());
+                problems.add("'" + sampledName + "' " + sampled.where() + ", column '" + e.column() + "': " + e.getMessage());
             } catch (RuntimeException e) {
                 a.cancelRow();
-                problems.add(sampled.where() + ": " + e.getMessage());
+                problems.add("'" + sampledName + "' " + sampled.where() + ": " + e.getMessage());
             }
         }
         out.println("-- first rows as stored:");
@@ -1774,9 +1804,9 @@ public final class ImportJob {
                 try {
                     tables.add(LineProtocol.parse(text), System.currentTimeMillis() * 1_000_000L);
                 } catch (LineProtocol.ParseException e) {
-                    problems.add("line " + line + ", " + e.getMessage());
+                    problems.add("'" + first.name() + "' line " + line + ", " + e.getMessage());
                 } catch (IllegalArgumentException e) {
-                    problems.add("line " + line + ": " + e.getMessage());
+                    problems.add("'" + first.name() + "' line " + line + ": " + e.getMessage());
                 }
             }
         } catch (IOException e) {

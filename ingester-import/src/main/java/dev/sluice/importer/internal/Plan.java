@@ -2,6 +2,7 @@ package dev.sluice.importer.internal;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.sluice.data.DataType;
+import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.DecimalType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
@@ -381,8 +382,10 @@ public final class Plan {
             boolean late = jsonSource && (m.skip().contains(named) || m.types().containsKey(named))
                     || declared != null && m.skip().contains(named);
             if (!sourceColumns.contains(named) && !late) {
-                throw new UsageException("column '" + named + "' named in an option is not in the input (its columns: "
-                        + String.join(", ", sourceColumns) + ")");
+                String option = m.tags().contains(named) ? "--tags" : m.types().containsKey(named) ? "--types"
+                        : m.skip().contains(named) ? "--skip" : "--rename";
+                throw new UsageException("column '" + named + "' named by " + option + " is not in the input (its"
+                        + " columns: " + String.join(", ", sourceColumns) + ")");
             }
         }
         if (m.timeIndex() != null && !sourceColumns.contains(m.timeIndex())) {
@@ -761,6 +764,9 @@ public final class Plan {
                     a.setDecimal(index, BigDecimal.valueOf(l));
                 } else if (t == DataType.Bool) {
                     throw new BadValue(c.name(), l + " is not a boolean");
+                } else if (l < 0 && (t == DataType.UInt8 || t == DataType.UInt16 || t == DataType.UInt32
+                        || t == DataType.UInt64)) {
+                    throw new BadValue(c.name(), l + " is negative; " + t + " takes no negative numbers");
                 } else {
                     a.setLong(index, l);
                 }
@@ -808,7 +814,8 @@ public final class Plan {
                 a.setValue(index, v);
             }
         } catch (IllegalArgumentException | ArithmeticException | DateTimeParseException e) {
-            throw new BadValue(c.name(), e.getMessage());
+            // The client's own message names a batch's row: the caller names the input's line instead.
+            throw new BadValue(c.name(), e instanceof InvalidDataException ide ? ide.reason() : e.getMessage());
         }
     }
 
