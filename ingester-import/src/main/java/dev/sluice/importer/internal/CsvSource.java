@@ -35,8 +35,62 @@ public final class CsvSource implements RecordSource {
             String nullToken, char escape) {
     }
 
-    /** One record: its fields, whether each was quoted, and the line it starts on. */
-    record Row(String[] fields, boolean[] quoted, long line) {
+    /**
+     * One record: its short fields' characters in one array ({@code ends[i]} is where field {@code i} ends, and
+     * field {@code i + 1} starts), its long fields as text ({@code texts[i]}, their range empty; {@code texts} is
+     * null when there are none), whether each was quoted, and the line it starts on. Short fields (numbers, tags) are
+     * read from the characters without a String each; long ones (log lines) are made Strings once, as they are stored.
+     */
+    record Row(char[] chars, int[] ends, String[] texts, boolean[] quoted, long line) {
+        /** Fields longer than this are kept as text. */
+        static final int SHORT = 48;
+
+        /** Makes a record of fields given as text. */
+        static Row of(List<String> fields, boolean[] quoted, long line) {
+            return new Row(new char[0], new int[fields.size()], fields.toArray(new String[0]), quoted, line);
+        }
+
+        /** @return the number of fields */
+        int count() {
+            return ends.length;
+        }
+
+        private int start(int i) {
+            return i == 0 ? 0 : ends[i - 1];
+        }
+
+        /** @return field {@code i} as text */
+        String field(int i) {
+            if (texts != null && texts[i] != null) {
+                return texts[i];
+            }
+            return new String(chars, start(i), ends[i] - start(i));
+        }
+
+        /** @return field {@code i}: its text when kept as text, else a range of this record's characters */
+        Object value(int i) {
+            if (texts != null && texts[i] != null) {
+                return texts[i];
+            }
+            return new FieldText(chars, start(i), ends[i]);
+        }
+
+        /** @return whether field {@code i} is exactly {@code s} */
+        boolean fieldIs(int i, String s) {
+            if (texts != null && texts[i] != null) {
+                return texts[i].equals(s);
+            }
+            int from = start(i);
+            if (ends[i] - from != s.length()) {
+                return false;
+            }
+            for (int k = 0; k < s.length(); k++) {
+                if (chars[from + k] != s.charAt(k)) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     /** Reads records one at a time. */
@@ -74,8 +128,8 @@ public final class CsvSource implements RecordSource {
                 throw new IOException("'" + inputName + "' is empty: no header line");
             }
             List<String> names = new ArrayList<>();
-            for (String f : h.fields()) {
-                names.add(f.strip());
+            for (int i = 0; i < h.count(); i++) {
+                names.add(h.field(i).strip());
             }
             if (settings.columns() != null && settings.columns().size() != names.size()) {
                 throw new UsageException("--columns names " + settings.columns().size() + " columns, but the header of '"
@@ -94,7 +148,7 @@ public final class CsvSource implements RecordSource {
             current = rows.next();
             if (current != null) {
                 firstRecordPending = true;
-                for (int i = 1; i <= current.fields().length; i++) {
+                for (int i = 1; i <= current.count(); i++) {
                     names.add("c" + i);
                 }
             }
@@ -158,7 +212,7 @@ public final class CsvSource implements RecordSource {
                     return null;
                 }
                 pending = fetch();
-                int last = r.fields().length - 1;
+                int last = r.count() - 1;
                 unclosed = pending == null && last >= 0 && r.quoted()[last] && tail.lastNonNewline != settings.quote();
                 return r;
             }
@@ -209,26 +263,49 @@ public final class CsvSource implements RecordSource {
 
     /** Collects FastCSV's fields with whether each was quoted. */
     private static final class Handler extends AbstractBaseCsvCallbackHandler<Row> {
-        private final List<String> fields = new ArrayList<>();
+        private char[] chars = new char[256];
+        private int length;
+        private int[] ends = new int[16];
+        private String[] texts = new String[16];
+        private boolean anyText;
         private boolean[] quoted = new boolean[16];
+        private int count;
 
         @Override
         protected void handleBegin(long startingLineNumber) {
-            fields.clear();
+            length = 0;
+            count = 0;
+            if (anyText) {
+                java.util.Arrays.fill(texts, null);
+                anyText = false;
+            }
         }
 
         @Override
         protected void handleField(int fieldIdx, char[] buf, int offset, int len, boolean q) {
-            if (fieldIdx >= quoted.length) {
-                quoted = java.util.Arrays.copyOf(quoted, quoted.length * 2);
+            if (count == ends.length) {
+                ends = java.util.Arrays.copyOf(ends, count * 2);
+                texts = java.util.Arrays.copyOf(texts, count * 2);
+                quoted = java.util.Arrays.copyOf(quoted, count * 2);
             }
-            quoted[fieldIdx] = q;
-            fields.add(new String(buf, offset, len));
+            if (len > Row.SHORT) {
+                texts[count] = new String(buf, offset, len);
+                anyText = true;
+            } else {
+                if (length + len > chars.length) {
+                    chars = java.util.Arrays.copyOf(chars, Math.max(chars.length * 2, length + len));
+                }
+                System.arraycopy(buf, offset, chars, length, len);
+                length += len;
+            }
+            quoted[count] = q;
+            ends[count++] = length;
         }
 
         @Override
         protected Row buildRecord() {
-            return new Row(fields.toArray(new String[0]), java.util.Arrays.copyOf(quoted, fields.size()),
+            return new Row(java.util.Arrays.copyOf(chars, length), java.util.Arrays.copyOf(ends, count),
+                    anyText ? java.util.Arrays.copyOf(texts, count) : null, java.util.Arrays.copyOf(quoted, count),
                     getStartingLineNumber());
         }
     }
@@ -375,7 +452,7 @@ public final class CsvSource implements RecordSource {
             for (int i = 0; i < q.length; i++) {
                 q[i] = quoted.get(i);
             }
-            return new Row(fields.toArray(new String[0]), q, start);
+            return Row.of(fields, q, start);
         }
 
         @Override
@@ -403,8 +480,8 @@ public final class CsvSource implements RecordSource {
             throw new BadRecord(current.line(), "opens a quote that is never closed, so every line after it would be"
                     + " one value: close the quote", raw());
         }
-        if (current.fields().length != columns.size()) {
-            throw new BadRecord(current.line(), "has " + current.fields().length + " fields, the header "
+        if (current.count() != columns.size()) {
+            throw new BadRecord(current.line(), "has " + current.count() + " fields, the header "
                     + columns.size(), raw());
         }
         return true;
@@ -412,11 +489,10 @@ public final class CsvSource implements RecordSource {
 
     @Override
     public Object value(int column) {
-        if (column >= current.fields().length) {
+        if (column >= current.count()) {
             return null;
         }
-        String v = current.fields()[column];
-        return !current.quoted()[column] && v.equals(settings.nullToken()) ? null : v;
+        return !current.quoted()[column] && current.fieldIs(column, settings.nullToken()) ? null : current.value(column);
     }
 
     @Override
@@ -438,12 +514,11 @@ public final class CsvSource implements RecordSource {
     /** The record as CSV text, quoted where it needs quotes. */
     private String raw(Row current) {
         StringBuilder sb = new StringBuilder();
-        String[] fields = current.fields();
-        for (int i = 0; i < fields.length; i++) {
+        for (int i = 0; i < current.count(); i++) {
             if (i > 0) {
                 sb.append(settings.delimiter());
             }
-            String f = fields[i];
+            String f = current.field(i);
             boolean quote = current.quoted()[i] || f.indexOf(settings.delimiter()) >= 0
                     || f.indexOf(settings.quote()) >= 0 || f.indexOf('\n') >= 0 || f.indexOf('\r') >= 0;
             if (quote) {

@@ -23,4 +23,21 @@ final class Decimals {
             return Double.parseDouble(s);
         }
     }
+
+    /**
+     * Parses a range of characters as {@link #parseDouble(String)} parses the same text.
+     *
+     * @param chars the characters
+     * @param offset where the text starts
+     * @param length its length
+     * @return the value
+     * @throws NumberFormatException when the text is not a number
+     */
+    static double parseDouble(char[] chars, int offset, int length) {
+        try {
+            return NumberInput.parseDouble(chars, offset, length, true);
+        } catch (NumberFormatException e) {
+            return Double.parseDouble(new String(chars, offset, length));
+        }
+    }
 }

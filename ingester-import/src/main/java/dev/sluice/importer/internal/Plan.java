@@ -748,7 +748,9 @@ public final class Plan {
         Col c = cols.get(index);
         DataType t = c.type().type();
         try {
-            if (v instanceof String s) {
+            if (v instanceof FieldText f) {
+                setField(a, index, c, t, f);
+            } else if (v instanceof String s) {
                 if (jsonSource && t == DataType.Json) {
                     a.setString(index, '"' + new String(JsonStringEncoder.getInstance().quoteAsString(s)) + '"');
                 } else {
@@ -817,6 +819,50 @@ public final class Plan {
             // The client's own message names a batch's row: the caller names the input's line instead.
             throw new BadValue(c.name(), e instanceof InvalidDataException ide ? ide.reason() : e.getMessage());
         }
+    }
+
+    /**
+     * Sets a CSV field: integers, decimals and epoch times are read from its characters when they are written plainly;
+     * everything else, and anything unusual (signs, spaces, exponents...), as text by {@link #setText}.
+     */
+    private void setField(RowAppender a, int index, Col c, DataType t, FieldText f) throws BadValue {
+        switch (t) {
+            case Int8: case Int16: case Int32: case Int64: case UInt8: case UInt16: case UInt32: {
+                long l = f.plainLong();
+                if (l != Long.MIN_VALUE) {
+                    a.setLong(index, l);
+                    return;
+                }
+                break;
+            }
+            case Float32: case Float64: {
+                double d;
+                try {
+                    d = f.toDouble();
+                } catch (NumberFormatException e) {
+                    break; // the text path names the value
+                }
+                if (!Double.isInfinite(d) && (t == DataType.Float64 || Math.abs(d) <= Float.MAX_VALUE)) {
+                    a.setDouble(index, d);
+                    return;
+                }
+                break;
+            }
+            case TimestampSecond: case TimestampMillisecond: case TimestampMicrosecond: case TimestampNanosecond: {
+                TimeFormat tf = c.timeFormat();
+                if (tf != null && tf.kind() == TimeFormat.Kind.EPOCH) {
+                    long l = f.plainLong();
+                    if (l != Long.MIN_VALUE) {
+                        a.setLong(index, tf.toUnits(l, t.unitsPerSecond()));
+                        return;
+                    }
+                }
+                break;
+            }
+            default:
+                break;
+        }
+        setText(a, index, c, t, f.toString());
     }
 
     private void setText(RowAppender a, int index, Col c, DataType t, String s) throws BadValue {

@@ -11,16 +11,22 @@ import org.junit.jupiter.api.Test;
 /** Numeric text becomes exactly the {@code double} the JDK makes of it, and what the JDK refuses is refused. */
 class DecimalTextParsesAsTheJdkDoesTest {
 
+    /** The text alone, and the same text as a CSV field inside a longer record (read from the characters). */
     private static void agrees(String s) {
+        char[] record = ("x," + s + ",y").toCharArray();
+        FieldText field = new FieldText(record, 2, 2 + s.length());
         double expected;
         try {
             expected = Double.parseDouble(s);
         } catch (NumberFormatException e) {
             assertThrows(NumberFormatException.class, () -> Decimals.parseDouble(s), "'" + s + "' is refused");
+            assertThrows(NumberFormatException.class, field::toDouble, "'" + s + "' is refused as a field");
             return;
         }
         assertEquals(Double.doubleToRawLongBits(expected), Double.doubleToRawLongBits(Decimals.parseDouble(s)),
                 "'" + s + "'");
+        assertEquals(Double.doubleToRawLongBits(expected), Double.doubleToRawLongBits(field.toDouble()),
+                "'" + s + "' as a field");
     }
 
     @Test
