@@ -91,15 +91,22 @@ class CrashResumeTest {
 
     /** Starts the command in a child JVM. */
     static Process child(String[] args, Path log) throws IOException {
+        return new ProcessBuilder(childCommand(List.of(), args)).redirectErrorStream(true).redirectOutput(log.toFile())
+                .start();
+    }
+
+    /** The java command line that runs the import in a child JVM on this test's class path. */
+    static List<String> childCommand(List<String> jvmOptions, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
         cmd.add("-Xmx512m");
+        cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(ImportCommand.class.getName());
         cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return cmd;
     }
 
     /** Kills the child with SIGKILL once the table holds at least {@code rows} rows; false if it ended first. */

@@ -8,8 +8,6 @@ import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -37,10 +35,8 @@ class FreshImportProcessTest {
         }
         Files.writeString(csv, sb.toString());
         Path classes = dir.resolve("classes.txt");
-        List<String> cmd = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx256m", "-Xlog:class+load=info:file=" + classes,
-                "-cp", System.getProperty("java.class.path"), ImportCommand.class.getName()));
-        cmd.addAll(List.of(Cli.at(testkit.server(), "--tags", "host", "--progress-interval", "60", csv.toString())));
+        List<String> cmd = CrashResumeTest.childCommand(List.of("-Xlog:class+load=info:file=" + classes),
+                Cli.at(testkit.server(), "--tags", "host", "--progress-interval", "60", csv.toString()));
         Path out = dir.resolve("out.txt");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the import did not end");

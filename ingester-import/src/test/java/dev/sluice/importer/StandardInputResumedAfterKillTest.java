@@ -7,7 +7,6 @@ import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -36,16 +35,8 @@ class StandardInputResumedAfterKillTest {
     }
 
     private Process childReading(Path stdin, String[] args, Path log) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
-        cmd.add("-Xmx512m");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(ImportCommand.class.getName());
-        cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).redirectInput(stdin.toFile()).redirectErrorStream(true).redirectOutput(log.toFile())
-                .start();
+        return new ProcessBuilder(CrashResumeTest.childCommand(List.of(), args)).redirectInput(stdin.toFile())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
     private static List<Map<String, Object>> sorted(String table) {
