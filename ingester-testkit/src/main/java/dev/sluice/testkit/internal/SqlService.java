@@ -41,8 +41,6 @@ import java.util.regex.Pattern;
  * as GreptimeDB's JSON output gives them.
  */
 public final class SqlService {
-    private static final Pattern COUNT_ALL = Pattern.compile(
-            "(?i)\\s*select\\s+count\\(\\s*\\*\\s*\\)\\s+from\\s+([\\w:@#-]+(?:\\.[\\w:@#-]+)?)\\s*;?\\s*");
     private static final Pattern WORD = Pattern.compile("[A-Za-z_][\\w:@#-]*");
 
     private final Storage storage;
@@ -80,15 +78,14 @@ public final class SqlService {
             // The ?db= of a request must exist; an unknown one is DatabaseNotFound (4004) before any statement runs.
             throw new ServerError(StatusCode.DatabaseNotFound, "Database not found: " + db);
         }
-        Matcher count = COUNT_ALL.matcher(sql);
-        if (count.matches()) {
-            // The answer H2 would give, without copying a table of millions of rows (benchmarks count often).
-            String[] name = split(db, count.group(1));
-            if (!storage.tables(name[0]).contains(name[1])) {
-                throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + name[0] + "." + name[1]);
+        String[] counted = t.peekIs("select") ? wholeTableCount(db, sql) : null;
+        if (counted != null) {
+            // The answer H2 would give, without copying a table of millions of rows (benchmarks and imports count).
+            if (!storage.tables(counted[0]).contains(counted[1])) {
+                throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + counted[0] + "." + counted[1]);
             }
             return new Result(null, List.of("count(*)"), List.of("Int64"),
-                    List.of(List.of(storage.rowCount(name[0], name[1]))));
+                    List.of(List.of(storage.rowCount(counted[0], counted[1]))));
         }
         if (t.accept("create", "table")) {
             return createTable(db, t);
@@ -159,9 +156,29 @@ public final class SqlService {
         return Result.affected(1);
     }
 
-    private static String[] split(String db, String name) {
-        int dot = name.indexOf('.');
-        return dot < 0 ? new String[] {db, name} : new String[] {name.substring(0, dot), name.substring(dot + 1)};
+    /**
+     * Reads {@code SELECT count(*) FROM [db.]table}, nothing more, with the name written any way the server reads it:
+     * unquoted (folded to lower case), or in double quotes or backticks (kept as written), as GreptimeDB's SQL
+     * reference says of identifiers (docs.greptime.com, reference/sql/compatibility).
+     *
+     * @return {database, table}, or null when the statement is anything else
+     */
+    private static String[] wholeTableCount(String db, String sql) {
+        SqlTokens t = new SqlTokens(sql);
+        if (!t.accept("select", "count", "(", "*", ")", "from")) {
+            return null;
+        }
+        SqlTokens.Token first = t.peek();
+        if (first == null || !first.word()) {
+            return null;
+        }
+        String[] name;
+        try {
+            name = t.qualifiedName();
+        } catch (ServerError notAName) {
+            return null; // the query engine names the syntax error
+        }
+        return t.done() ? qualified(db, name) : null;
     }
 
     private static String[] qualified(String db, String[] name) {
