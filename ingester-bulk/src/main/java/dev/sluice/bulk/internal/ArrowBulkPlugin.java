@@ -2,6 +2,8 @@ package dev.sluice.bulk.internal;
 
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
+import dev.sluice.data.DataType;
+import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.send.BulkHost;
 import dev.sluice.internal.send.BulkPlugin;
@@ -48,6 +50,35 @@ public final class ArrowBulkPlugin implements BulkPlugin {
                     open::remove);
             open.add(w);
             return w;
+        }
+
+        @Override
+        public void prepare() {
+            // A batch of one row with a column of every type, on memory of its own freed before returning: the
+            // classes the first writer would load while its caller waits.
+            TableSchema every = everyType();
+            try (BufferAllocator memory = root.newChildAllocator("prepare", 0, Long.MAX_VALUE)) {
+                ArrowTableBufferRoot batch = new ArrowTableBufferRoot(every, memory, 1, Long.MAX_VALUE,
+                        ArrowTableBufferRoot.Guard.NONE);
+                try {
+                    batch.appender().setString(0, "").setLong(1, 0L).endRow();
+                    FlightMessages.schemaHeader(ArrowTypes.fields(every));
+                    batch.unload(null).close();
+                } finally {
+                    batch.close();
+                }
+            }
+        }
+
+        private static TableSchema everyType() {
+            TableSchema.Builder b = TableSchema.newBuilder("prepare").addTag("tag", DataType.String)
+                    .addTimestamp("ts", DataType.TimestampMillisecond);
+            for (DataType t : DataType.values()) {
+                if (t != DataType.Json && t != DataType.Vector) {
+                    b.addColumn("f_" + t.name(), SemanticType.Field, t);
+                }
+            }
+            return b.build();
         }
 
         @Override

@@ -58,6 +58,17 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
      * producer is writing into them.
      */
     interface Guard {
+        /** For a root no writer shares: nothing to guard. */
+        Guard NONE = new Guard() {
+            @Override
+            public void enter() {
+            }
+
+            @Override
+            public void exit() {
+            }
+        };
+
         /** Before a change; refuses when the writer is closed. */
         void enter();
 

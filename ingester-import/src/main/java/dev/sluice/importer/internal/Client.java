@@ -122,6 +122,18 @@ public final class Client implements AutoCloseable {
     }
 
     /**
+     * Readies the client's bulk writers (see {@code GreptimeDB.prepareBulk}); a failure is left to the first writer,
+     * which reports it with its table.
+     */
+    public void prepareBulk() {
+        try {
+            db.prepareBulk();
+        } catch (RuntimeException e) {
+            // the first bulk writer meets the same problem and names it
+        }
+    }
+
+    /**
      * The per-write context: table options as hints (used when a write creates the table), and the append-mode
      * hint, which stops the client from resending a batch whose answer was lost (it might be stored already).
      *

@@ -578,6 +578,15 @@ public final class ImportJob {
     private void startConnecting() {
         Client.Target t = target();
         early = inBackground("sluice-import-connect", () -> new Client(t));
+        if (!o.path.equalsIgnoreCase("regular")) {
+            // The bulk writers' classes load while the setup goes on, not when the workers open their writers;
+            // nothing waits for this (a writer opened meanwhile waits only for the classes it needs).
+            early.thenAcceptAsync(Client::prepareBulk, task -> {
+                Thread th = new Thread(task, "sluice-import-prepare");
+                th.setDaemon(true);
+                th.start();
+            });
+        }
     }
 
     /** The client: the one {@link #startConnecting()} created, or a new one. */

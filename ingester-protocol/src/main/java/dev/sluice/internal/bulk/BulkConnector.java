@@ -146,6 +146,22 @@ public final class BulkConnector implements BulkHost {
         if (config.createTable()) {
             createTable(schema, ctx);
         }
+        return writers(plugin).open(schema, config, ctx.compression(),
+                ctx.retryPolicy() != null ? ctx.retryPolicy() : policy, ctx.appendMode());
+    }
+
+    /**
+     * Attaches the bulk writers and loads their classes now, rather than with the first writer.
+     *
+     * @throws IllegalStateException as {@link #open} does when bulk writes cannot run in this JVM
+     */
+    public void prepare() {
+        BulkPlugin plugin = plugin();
+        plugin.check();
+        writers(plugin).prepare();
+    }
+
+    private BulkWriters writers(BulkPlugin plugin) {
         BulkWriters w = writers;
         if (w == null) {
             synchronized (this) {
@@ -156,8 +172,7 @@ public final class BulkConnector implements BulkHost {
                 }
             }
         }
-        return w.open(schema, config, ctx.compression(), ctx.retryPolicy() != null ? ctx.retryPolicy() : policy,
-                ctx.appendMode());
+        return w;
     }
 
     private void createTable(TableSchema schema, Context ctx) {

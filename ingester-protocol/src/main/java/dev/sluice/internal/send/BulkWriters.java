@@ -28,6 +28,12 @@ public interface BulkWriters {
      */
     long allocatedBytes();
 
+    /**
+     * Loads what the first writer would load (Arrow's memory, every column type's vector, the IPC messages) with
+     * throwaway objects whose memory is freed before returning; sends nothing.
+     */
+    void prepare();
+
     /** Frees the memory kept for reuse, and keeps none from now on (the client is shutting down). */
     void trim();
 
