@@ -42,6 +42,13 @@ import java.util.regex.Pattern;
  */
 public final class SqlService {
     private static final Pattern WORD = Pattern.compile("[A-Za-z_][\\w:@#-]*");
+    /** The server's one catalog: {@code greptime.db.table} names a table as {@code db.table} does. */
+    private static final String CATALOG = "greptime";
+    /**
+     * Queries run one at a time on an in-memory H2 database named after the catalog, so that three-part names
+     * resolve; it lives while its connection is open.
+     */
+    private static final Object ENGINE = new Object();
 
     private final Storage storage;
 
@@ -127,7 +134,7 @@ public final class SqlService {
         if (t.accept("select") || t.accept("with")) {
             return query(db, sql);
         }
-        String first = sql.trim().split("[\\s(;]+", 2)[0];
+        String first = t.peek() == null ? "" : t.peek().text();
         if (!STATEMENT_STARTS.contains(first.toLowerCase(Locale.ROOT))) {
             // A statement no SQL parser knows is a syntax error on the server: src/sql/src/error.rs Syntax is
             // InvalidSyntax (2000).
@@ -157,7 +164,7 @@ public final class SqlService {
     }
 
     /**
-     * Reads {@code SELECT count(*) FROM [db.]table}, nothing more, with the name written any way the server reads it:
+     * Reads {@code SELECT count(*) FROM [[greptime.]db.]table}, nothing more, with the name written any way the server reads it:
      * unquoted (folded to lower case), or in double quotes or backticks (kept as written), as GreptimeDB's SQL
      * reference says of identifiers (docs.greptime.com, reference/sql/compatibility).
      *
@@ -175,6 +182,14 @@ public final class SqlService {
         String[] name;
         try {
             name = t.qualifiedName();
+            if (name[0] != null && t.accept(".")) {
+                // catalog.database.table: the server's one catalog is greptime
+                String table = t.identifier();
+                if (!name[0].equals(CATALOG)) {
+                    return null;
+                }
+                name = new String[] {name[1], table};
+            }
         } catch (ServerError notAName) {
             return null; // the query engine names the syntax error
         }
@@ -645,12 +660,18 @@ public final class SqlService {
     // ---- SELECT through H2 ----
 
     private Result query(String db, String sql) {
-        try (Connection h2 = DriverManager.getConnection("jdbc:h2:mem:;DATABASE_TO_LOWER=TRUE;MODE=Regular")) {
+        synchronized (ENGINE) {
+            return queryAlone(db, sql);
+        }
+    }
+
+    private Result queryAlone(String db, String sql) {
+        try (Connection h2 = DriverManager.getConnection("jdbc:h2:mem:" + CATALOG + ";DATABASE_TO_LOWER=TRUE;MODE=Regular")) {
             Map<String, TableSchema.Column> byName = new LinkedHashMap<>();
             mirror(h2, db, sql, byName);
             try (Statement st = h2.createStatement()) {
                 st.execute("SET SCHEMA " + quote(db));
-                try (ResultSet rs = st.executeQuery(sql)) {
+                try (ResultSet rs = st.executeQuery(doubleQuoted(sql))) {
                     ResultSetMetaData md = rs.getMetaData();
                     int n = md.getColumnCount();
                     List<String> names = new ArrayList<>();
@@ -661,6 +682,9 @@ public final class SqlService {
                     boolean[] toDouble = new boolean[n + 1];
                     for (int i = 1; i <= n; i++) {
                         String label = md.getColumnLabel(i);
+                        if (label.equals("COUNT(*)")) {
+                            label = "count(*)"; // H2 writes function names in capitals; the server as written here
+                        }
                         TableSchema.Column source = byName.get(label);
                         names.add(label);
                         sources.add(source);
@@ -697,6 +721,75 @@ public final class SqlService {
         }
     }
 
+    /**
+     * Writes backtick-quoted names in double quotes: the server reads both alike (kept as written), where H2 folds a
+     * backtick-quoted name's case. Strings, double-quoted names and comments are copied as they are.
+     */
+    static String doubleQuoted(String sql) {
+        if (sql.indexOf('`') < 0) {
+            return sql;
+        }
+        StringBuilder out = new StringBuilder(sql.length() + 8);
+        int n = sql.length();
+        int i = 0;
+        while (i < n) {
+            char ch = sql.charAt(i);
+            if (ch == '\'' || ch == '"') {
+                int j = i + 1;
+                while (j < n) {
+                    if (sql.charAt(j) == ch) {
+                        if (j + 1 < n && sql.charAt(j + 1) == ch) {
+                            j += 2; // a doubled quote stands for itself
+                            continue;
+                        }
+                        break;
+                    }
+                    j++;
+                }
+                j = Math.min(n, j + 1);
+                out.append(sql, i, j);
+                i = j;
+            } else if (ch == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                int j = sql.indexOf('\n', i);
+                j = j < 0 ? n : j;
+                out.append(sql, i, j);
+                i = j;
+            } else if (ch == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                int j = sql.indexOf("*/", i + 2);
+                j = j < 0 ? n : j + 2;
+                out.append(sql, i, j);
+                i = j;
+            } else if (ch == '`') {
+                StringBuilder name = new StringBuilder();
+                int j = i + 1;
+                while (j < n) {
+                    char c = sql.charAt(j);
+                    if (c == '`') {
+                        if (j + 1 < n && sql.charAt(j + 1) == '`') {
+                            name.append('`');
+                            j += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    name.append(c);
+                    j++;
+                }
+                if (j >= n) {
+                    out.append(sql, i, n); // unterminated: left for H2 to report
+                    i = n;
+                } else {
+                    out.append('"').append(name.toString().replace("\"", "\"\"")).append('"');
+                    i = j + 1;
+                }
+            } else {
+                out.append(ch);
+                i++;
+            }
+        }
+        return out.toString();
+    }
+
     /** Copies every table the statement names (by word, in {@code db} or qualified) into H2. */
     private void mirror(Connection h2, String db, String sql, Map<String, TableSchema.Column> byName) throws SQLException {
         List<String> databases = storage.databases();
@@ -708,10 +801,23 @@ public final class SqlService {
                 st.execute("CREATE SCHEMA IF NOT EXISTS " + quote(db));
             }
         }
+        List<String> names = new ArrayList<>();
         Matcher words = WORD.matcher(sql);
-        java.util.Set<String> seen = new java.util.HashSet<>();
         while (words.find()) {
-            String w = words.group();
+            names.add(words.group());
+        }
+        try {
+            for (SqlTokens t = new SqlTokens(sql); !t.done(); ) {
+                SqlTokens.Token token = t.next();
+                if (token.quoted()) {
+                    names.add(token.text()); // a quoted name may hold characters a word cannot: "a.b"
+                }
+            }
+        } catch (ServerError unterminated) {
+            // H2 reports the syntax error
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String w : names) {
             for (String d : databases) {
                 for (String table : storage.tables(d)) {
                     if (table.equalsIgnoreCase(w) && seen.add(d + "." + table)) {

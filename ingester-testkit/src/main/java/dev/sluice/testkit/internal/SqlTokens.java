@@ -8,7 +8,7 @@ import java.util.Locale;
 /**
  * A token stream over one SQL statement, for the testkit's parser of GreptimeDB's DDL: identifiers (unquoted ones
  * lower-cased, {@code "quoted"} and {@code `quoted`} kept), {@code 'strings'}, numbers and single-character
- * symbols.
+ * symbols; {@code -- line} and {@code /* block *}{@code /} comments are skipped.
  */
 final class SqlTokens {
     /**
@@ -32,6 +32,12 @@ final class SqlTokens {
                 while (i < n && sql.charAt(i) != '\n') {
                     i++;
                 }
+            } else if (ch == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                int end = sql.indexOf("*/", i + 2);
+                if (end < 0) {
+                    throw new ServerError(StatusCode.InvalidSyntax, "Invalid SQL syntax: unterminated /* comment in: " + sql);
+                }
+                i = end + 2;
             } else if (ch == '\'' || ch == '"' || ch == '`') {
                 StringBuilder b = new StringBuilder();
                 int j = i + 1;
