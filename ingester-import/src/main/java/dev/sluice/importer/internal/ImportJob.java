@@ -175,6 +175,11 @@ public final class ImportJob {
                 checkCsvCharacters(in.format() == Format.TSV ? '\t' : ',');
             }
         }
+        if (inputs.stream().anyMatch(in -> in.format() == Format.PARQUET)) {
+            Thread prepare = new Thread(ParquetSource::prepare, "sluice-import-parquet");
+            prepare.setDaemon(true);
+            prepare.start();
+        }
         for (Inputs.Input in : inputs) {
             if (in.format() == Format.PARQUET && (in.path() == null || in.compression() != null)) {
                 throw new UsageException("'" + in.name() + "': Parquet is read by row group from a file: give the file"

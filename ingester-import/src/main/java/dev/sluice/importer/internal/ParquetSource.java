@@ -76,6 +76,19 @@ public final class ParquetSource implements RecordSource {
         }
     }
 
+    /**
+     * Initialises the class that holds a file's footer, whose static Jackson mapper takes a fresh JVM a sixth of a
+     * second: on a thread of its own, this overlaps the main thread's reading of the first footer.
+     */
+    static void prepare() {
+        try {
+            Class.forName(org.apache.parquet.hadoop.metadata.ParquetMetadata.class.getName(), true,
+                    ParquetSource.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            // the first file's opening meets the same problem and reports it with the file's name
+        }
+    }
+
     /** Reads one column's current value. */
     private interface Decoder {
         Object read(ColumnReader r);
