@@ -41,21 +41,18 @@ public final class CsvSource implements RecordSource {
      * null when there are none), whether each was quoted, and the line it starts on. Short fields (numbers, tags) are
      * read from the characters without a String each; long ones (log lines) are made Strings once, as they are stored.
      */
-    record Row(char[] chars, int[] ends, String[] texts, boolean[] quoted, long line) {
+    record Row(char[] chars, int[] ends, int count, String[] texts, boolean[] quoted, long line) {
         /** Fields longer than this are kept as text. */
         static final int SHORT = 48;
 
         /** Makes a record of fields given as text. */
         static Row of(List<String> fields, boolean[] quoted, long line) {
-            return new Row(new char[0], new int[fields.size()], fields.toArray(new String[0]), quoted, line);
+            return new Row(new char[0], new int[fields.size()], fields.size(), fields.toArray(new String[0]), quoted,
+                    line);
         }
 
-        /** @return the number of fields */
-        int count() {
-            return ends.length;
-        }
 
-        private int start(int i) {
+        int start(int i) {
             return i == 0 ? 0 : ends[i - 1];
         }
 
@@ -102,6 +99,10 @@ public final class CsvSource implements RecordSource {
         default boolean unclosedQuote() {
             return false;
         }
+
+        /** From now on a record is used before the next but one is read: its arrays may be reused then. */
+        default void readAtOnce() {
+        }
     }
 
     private final Rows rows;
@@ -109,6 +110,8 @@ public final class CsvSource implements RecordSource {
     private final Settings settings;
     private Row current;
     private boolean firstRecordPending;
+    /** Once values are read at once: one value object per column, pointed at each record's field in turn. */
+    private FieldText[] fieldTexts;
 
     /**
      * Opens the source and reads the header, if any.
@@ -181,7 +184,8 @@ public final class CsvSource implements RecordSource {
             b.commentStrategy(CommentStrategy.SKIP).commentCharacter(settings.comment());
         }
         Tail tail = new Tail(in);
-        CsvReader<Row> reader = b.build(new Handler(), tail, StandardCharsets.UTF_8);
+        Handler handler = new Handler();
+        CsvReader<Row> reader = b.build(handler, tail, StandardCharsets.UTF_8);
         Iterator<Row> it = reader.iterator();
         return new Rows() {
             private Row pending;
@@ -225,6 +229,11 @@ public final class CsvSource implements RecordSource {
             }
 
             @Override
+            public void readAtOnce() {
+                handler.reuse = true;
+            }
+
+            @Override
             public void close() throws IOException {
                 reader.close();
             }
@@ -261,51 +270,72 @@ public final class CsvSource implements RecordSource {
         }
     }
 
-    /** Collects FastCSV's fields with whether each was quoted. */
+    /**
+     * Collects FastCSV's fields with whether each was quoted. Each record gets arrays of its own until
+     * {@link #reuse} is set; from then on records are written into two sets of arrays in turn, so a record stays
+     * whole while the next one (read ahead) is parsed, and is overwritten by the one after.
+     */
     private static final class Handler extends AbstractBaseCsvCallbackHandler<Row> {
-        private char[] chars = new char[256];
+        /** One record's fields. */
+        private static final class Fields {
+            char[] chars = new char[256];
+            int[] ends = new int[16];
+            String[] texts = new String[16];
+            boolean[] quoted = new boolean[16];
+            boolean anyText;
+        }
+
+        private final Fields[] sets = {new Fields(), new Fields()};
+        private Fields f = sets[0];
+        private int set;
         private int length;
-        private int[] ends = new int[16];
-        private String[] texts = new String[16];
-        private boolean anyText;
-        private boolean[] quoted = new boolean[16];
         private int count;
+        /** Whether records may share arrays (set once their values are read at once). */
+        boolean reuse;
 
         @Override
         protected void handleBegin(long startingLineNumber) {
+            if (reuse) {
+                set ^= 1;
+                f = sets[set];
+            }
             length = 0;
             count = 0;
-            if (anyText) {
-                java.util.Arrays.fill(texts, null);
-                anyText = false;
+            if (f.anyText) {
+                java.util.Arrays.fill(f.texts, null);
+                f.anyText = false;
             }
         }
 
         @Override
         protected void handleField(int fieldIdx, char[] buf, int offset, int len, boolean q) {
-            if (count == ends.length) {
-                ends = java.util.Arrays.copyOf(ends, count * 2);
-                texts = java.util.Arrays.copyOf(texts, count * 2);
-                quoted = java.util.Arrays.copyOf(quoted, count * 2);
+            Fields f = this.f;
+            if (count == f.ends.length) {
+                f.ends = java.util.Arrays.copyOf(f.ends, count * 2);
+                f.texts = java.util.Arrays.copyOf(f.texts, count * 2);
+                f.quoted = java.util.Arrays.copyOf(f.quoted, count * 2);
             }
             if (len > Row.SHORT) {
-                texts[count] = new String(buf, offset, len);
-                anyText = true;
+                f.texts[count] = new String(buf, offset, len);
+                f.anyText = true;
             } else {
-                if (length + len > chars.length) {
-                    chars = java.util.Arrays.copyOf(chars, Math.max(chars.length * 2, length + len));
+                if (length + len > f.chars.length) {
+                    f.chars = java.util.Arrays.copyOf(f.chars, Math.max(f.chars.length * 2, length + len));
                 }
-                System.arraycopy(buf, offset, chars, length, len);
+                System.arraycopy(buf, offset, f.chars, length, len);
                 length += len;
             }
-            quoted[count] = q;
-            ends[count++] = length;
+            f.quoted[count] = q;
+            f.ends[count++] = length;
         }
 
         @Override
         protected Row buildRecord() {
-            return new Row(java.util.Arrays.copyOf(chars, length), java.util.Arrays.copyOf(ends, count),
-                    anyText ? java.util.Arrays.copyOf(texts, count) : null, java.util.Arrays.copyOf(quoted, count),
+            if (reuse) {
+                return new Row(f.chars, f.ends, count, f.anyText ? f.texts : null, f.quoted, getStartingLineNumber());
+            }
+            return new Row(java.util.Arrays.copyOf(f.chars, length), java.util.Arrays.copyOf(f.ends, count), count,
+                    f.anyText ? java.util.Arrays.copyOf(f.texts, count) : null, java.util.Arrays.copyOf(f.quoted, count),
                     getStartingLineNumber());
         }
     }
@@ -492,7 +522,24 @@ public final class CsvSource implements RecordSource {
         if (column >= current.count()) {
             return null;
         }
-        return !current.quoted()[column] && current.fieldIs(column, settings.nullToken()) ? null : current.value(column);
+        if (!current.quoted()[column] && current.fieldIs(column, settings.nullToken())) {
+            return null;
+        }
+        FieldText[] reused = fieldTexts;
+        if (reused != null && current.texts() == null && column < reused.length) {
+            return reused[column].at(current.chars(), current.start(column), current.ends()[column]);
+        }
+        return current.value(column);
+    }
+
+    @Override
+    public void readValuesAtOnce() {
+        rows.readAtOnce();
+        FieldText[] f = new FieldText[columns.size()];
+        for (int i = 0; i < f.length; i++) {
+            f[i] = new FieldText(null, 0, 0);
+        }
+        fieldTexts = f;
     }
 
     @Override

@@ -5,15 +5,28 @@ package dev.sluice.importer.internal;
  * numbers are parsed from the characters themselves.
  */
 final class FieldText implements CharSequence {
-    private final char[] chars;
-    private final int start;
-    private final int end;
+    private char[] chars;
+    private int start;
+    private int end;
     private String string;
 
     FieldText(char[] chars, int start, int end) {
         this.chars = chars;
         this.start = start;
         this.end = end;
+    }
+
+    /**
+     * Points this value at another field (a source reusing its value objects once they are read at once).
+     *
+     * @return this
+     */
+    FieldText at(char[] chars, int start, int end) {
+        this.chars = chars;
+        this.start = start;
+        this.end = end;
+        this.string = null;
+        return this;
     }
 
     @Override

@@ -1016,6 +1016,7 @@ public final class ImportJob {
 
     private void importInput(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) throws IOException {
         InputReader r = new InputReader(in, e, src, sink);
+        src.readValuesAtOnce(); // each record's values go into the batch before the next is read
         if (r.skipTo > 0) {
             // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread).
             r.ordinal = src.skip(r.skipTo);

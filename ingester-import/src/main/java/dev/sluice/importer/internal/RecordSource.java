@@ -74,6 +74,14 @@ public interface RecordSource extends Closeable {
     }
 
     /**
+     * Tells the source that from now on each record's values are read before the next record is asked for, and not
+     * kept: it may then reuse its buffers and value objects from record to record. Values read before the call stay
+     * as they are.
+     */
+    default void readValuesAtOnce() {
+    }
+
+    /**
      * Returns the current record's text as read (for rejects files).
      *
      * @return the raw text

@@ -100,6 +100,11 @@ final class Sampled implements RecordSource {
     }
 
     @Override
+    public void readValuesAtOnce() {
+        in.readValuesAtOnce(); // the sampled records keep values of their own
+    }
+
+    @Override
     public String raw() {
         if (current != null) {
             return current.raw().get();
