@@ -683,7 +683,7 @@ public final class SqlService {
                     for (int i = 1; i <= n; i++) {
                         String label = md.getColumnLabel(i);
                         if (label.equals("COUNT(*)")) {
-                            label = "count(*)"; // H2 writes function names in capitals; the server as written here
+                            label = "count(*)"; // H2 names it in capitals; the server, as the shortcut above, does not
                         }
                         TableSchema.Column source = byName.get(label);
                         names.add(label);
