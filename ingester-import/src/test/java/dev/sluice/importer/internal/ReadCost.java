@@ -55,6 +55,7 @@ public final class ReadCost {
             long rows = 0;
             long t0 = mx.getCurrentThreadCpuTime();
             try (RecordSource src = open(file, parquet, settings)) {
+                src.readValuesAtOnce(); // as the import reads
                 int n = src.columns().size();
                 long sink = 0;
                 while (src.next()) {
@@ -71,6 +72,7 @@ public final class ReadCost {
             long parse = mx.getCurrentThreadCpuTime() - t0;
             t0 = mx.getCurrentThreadCpuTime();
             try (RecordSource src = open(file, parquet, settings)) {
+                src.readValuesAtOnce();
                 int[] bind = plan.bind(src.columns());
                 Table t = Table.from(plan.schema(), 20_000);
                 RowAppender a = t.appender();
