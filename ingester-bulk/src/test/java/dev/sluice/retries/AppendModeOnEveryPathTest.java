@@ -78,10 +78,12 @@ class AppendModeOnEveryPathTest {
             TableSchema s = schema("append_bulk_timeout");
             createAppendTable(server, s);
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
+            // Arrow's classes load now, not while the batch's answer is timed.
+            db.prepareBulk();
             // The timeout leaves a loaded machine time to get the batch to the server; the answer comes later still.
-            server.faults().bulkAckDelay(Duration.ofMillis(2_500));
+            server.faults().bulkAckDelay(Duration.ofMillis(4_000));
             try (BulkStreamWriter bulk = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().createTable(false)
-                    .requestTimeout(Duration.ofMillis(1_000)).build(), APPEND)) {
+                    .requestTimeout(Duration.ofMillis(1_500)).build(), APPEND)) {
                 TableBufferRoot batch = bulk.tableBufferRoot(16);
                 for (int i = 0; i < 10; i++) {
                     batch.addRow("h" + i, i * 0.5, TS.getAndIncrement());
