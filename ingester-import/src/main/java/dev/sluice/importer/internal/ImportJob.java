@@ -71,6 +71,8 @@ public final class ImportJob {
      * HTTP: loading gRPC, Netty and Arrow takes a few hundred milliseconds that need not wait for them.
      */
     private CompletableFuture<Client> early;
+    /** Completes once the early client's bulk writers are ready ({@code GreptimeDB.prepareBulk}); null if not started. */
+    private CompletableFuture<Void> prepared;
     /** The input whose records were sampled (read through the sample, not opened again). */
     private int sampledInput;
     /** The name of the input whose first rows gave the types. */
@@ -89,7 +91,10 @@ public final class ImportJob {
         long totalBytes;
         int inputs;
         final long started = System.nanoTime();
-        /** When the inputs started to be read after the setup (sampling, table lookup, connecting), or 0. */
+        /**
+         * When the inputs started to be read after the setup (sampling, table lookup, connecting and loading the bulk
+         * writers' classes), or 0.
+         */
         volatile long readingFrom;
         /** When the last batch was answered, or 0. */
         volatile long answeredAt;
@@ -309,6 +314,7 @@ public final class ImportJob {
         Runtime.getRuntime().addShutdownHook(hook);
         Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
         try {
+            awaitPrepared();
             stats.readingFrom = System.nanoTime();
             runWorkers(inputs, sampled);
             awaitAnswers();
@@ -584,13 +590,30 @@ public final class ImportJob {
         Client.Target t = target();
         early = inBackground("sluice-import-connect", () -> new Client(t));
         if (!o.path.equalsIgnoreCase("regular")) {
-            // The bulk writers' classes load while the setup goes on, not when the workers open their writers;
-            // nothing waits for this (a writer opened meanwhile waits only for the classes it needs).
-            early.thenAcceptAsync(Client::prepareBulk, task -> {
+            // The bulk writers' classes load while the setup goes on; the transfer starts once they have loaded.
+            prepared = early.thenAcceptAsync(Client::prepareBulk, task -> {
                 Thread th = new Thread(task, "sluice-import-prepare");
                 th.setDaemon(true);
                 th.start();
             });
+        }
+    }
+
+    /**
+     * Waits (up to --timeout) for the bulk writers' classes to load, so that the transfer starts with a client ready
+     * to write, as a program that prepared its client would: the workers would otherwise wait for the same loading
+     * when they open their writers. A failed preparation is left to the first writer, which reports it.
+     */
+    private void awaitPrepared() {
+        if (prepared == null) {
+            return;
+        }
+        try {
+            prepared.get(o.timeoutSeconds, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // the writers meet the same problem and report it
         }
     }
 
