@@ -95,6 +95,12 @@ final class WorkloadOnly implements ModeRunner {
         }
 
         @Override
+        public RowAppender setUtf8(int column, byte[] utf8, int offset, int length) {
+            sum += length;
+            return this;
+        }
+
+        @Override
         public RowAppender setBytes(int column, byte[] value) {
             sum += value.length;
             return this;

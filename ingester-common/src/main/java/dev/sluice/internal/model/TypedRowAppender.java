@@ -146,6 +146,39 @@ public final class TypedRowAppender implements RowAppender {
     }
 
     @Override
+    public RowAppender setUtf8(int column, byte[] utf8, int offset, int length) {
+        if (utf8 == null) {
+            return setNull(column);
+        }
+        int r = begin(column);
+        try {
+            java.util.Objects.checkFromIndexSize(offset, length, utf8.length);
+        } catch (IndexOutOfBoundsException e) {
+            cancelRow();
+            throw e;
+        }
+        DataType t = types[column];
+        if (t == DataType.Json) {
+            return setString(column, new String(utf8, offset, length, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        if (t != DataType.String) {
+            throw refuse(column, "UTF-8 text does not fit a " + t + " column; it takes " + Coercion.accepted(t));
+        }
+        int bad = Utf8.malformedAt(utf8, offset, length);
+        if (bad >= 0) {
+            throw refuse(column, "the text is not well-formed UTF-8 (byte " + bad + " of " + length + ", 0x"
+                    + Integer.toHexString(utf8[offset + bad] & 0xFF) + "): decode it with its own charset and set it"
+                    + " with setString");
+        }
+        try {
+            sinks[column].setUtf8(r, utf8, offset, length);
+        } catch (RuntimeException e) {
+            throw storage(e);
+        }
+        return this;
+    }
+
+    @Override
     public RowAppender setBytes(int column, byte[] value) {
         if (value == null) {
             return setNull(column);

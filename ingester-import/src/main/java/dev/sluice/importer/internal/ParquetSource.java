@@ -109,6 +109,12 @@ public final class ParquetSource implements RecordSource {
     private ColumnReader[] readers;
     private PageReadStore pages;
     private final Object[] values;
+    /**
+     * Whether values are read before the next row is: one value object per string column is then re-pointed from
+     * row to row. Strings are always handed over as their pages' UTF-8 bytes (pages are never overwritten: the codecs
+     * decompress each into an array of its own), so they are checked alike in the sample and after it.
+     */
+    private boolean atOnce;
     private int group; // row groups started (the current one's number, from 1)
     private long groupRows;
     private long rowInGroup; // rows of the current group read
@@ -272,7 +278,9 @@ public final class ParquetSource implements RecordSource {
             case FIXED_LEN_BYTE_ARRAY:
                 if (l instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation
                         || l instanceof LogicalTypeAnnotation.EnumLogicalTypeAnnotation) {
-                    return add(name, DataType.String, null, r -> r.getBinary().toStringUsingUTF8());
+                    Utf8Text text = new Utf8Text();
+                    return add(name, DataType.String, null,
+                            r -> (atOnce ? text : new Utf8Text()).at(r.getBinary()));
                 }
                 if (l instanceof LogicalTypeAnnotation.JsonLogicalTypeAnnotation) {
                     return add(name, DataType.Json, null, r -> new JsonText(r.getBinary().toStringUsingUTF8()));
@@ -467,6 +475,11 @@ public final class ParquetSource implements RecordSource {
     }
 
     @Override
+    public void readValuesAtOnce() {
+        atOnce = true;
+    }
+
+    @Override
     public long line() {
         return row;
     }
@@ -484,6 +497,11 @@ public final class ParquetSource implements RecordSource {
     @Override
     public java.util.function.Supplier<String> rawLater() {
         Object[] kept = values.clone();
+        for (int c = 0; c < kept.length; c++) {
+            if (kept[c] instanceof Utf8Text u) {
+                kept[c] = u.toString(); // the value object is re-pointed at the next row's
+            }
+        }
         return () -> raw(columns, kept);
     }
 

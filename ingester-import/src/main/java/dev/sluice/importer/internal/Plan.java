@@ -750,6 +750,20 @@ public final class Plan {
         try {
             if (v instanceof FieldText f) {
                 setField(a, index, c, t, f);
+            } else if (v instanceof Utf8Text u) {
+                if (t == DataType.String) {
+                    try {
+                        a.setUtf8(index, u.bytes(), u.offset(), u.byteLength());
+                    } catch (InvalidDataException e) {
+                        String r = e.reason();
+                        int from = r.indexOf("(byte ");
+                        String at = from < 0 ? "" : " " + r.substring(from, r.indexOf(')', from) + 1);
+                        throw new BadValue(c.name(), "the text is not well-formed UTF-8" + at + ", as Parquet strings"
+                                + " must be: fix the file, or --skip the column");
+                    }
+                } else {
+                    setText(a, index, c, t, u.toString());
+                }
             } else if (v instanceof String s) {
                 if (jsonSource && t == DataType.Json) {
                     a.setString(index, '"' + new String(JsonStringEncoder.getInstance().quoteAsString(s)) + '"');

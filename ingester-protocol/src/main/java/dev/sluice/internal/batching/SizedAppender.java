@@ -80,6 +80,13 @@ final class SizedAppender implements RowAppender {
     }
 
     @Override
+    public RowAppender setUtf8(int column, byte[] utf8, int offset, int length) {
+        target().setUtf8(column, utf8, offset, length);
+        bytes += utf8 == null ? 10 : length + 2;
+        return this;
+    }
+
+    @Override
     public RowAppender setBytes(int column, byte[] value) {
         target().setBytes(column, value);
         bytes += value == null ? 10 : value.length + 2;
