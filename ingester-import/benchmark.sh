@@ -7,6 +7,8 @@
 # Needs the jars of ingester-import, ingester-bench and ingester-testkit (./mvnw -B -ntp -pl
 # ingester-bench,ingester-import,ingester-testkit -am package -DskipTests) and free ports 14000 and 14001.
 #
+# Both commands run with their default settings; IMPORT_OPTIONS and BENCH_OPTIONS (empty by default) add options to
+# every import and every benchmark run, e.g. BENCH_OPTIONS="--parallelism 2".
 # Each round runs, per workload, the benchmark's bulk mode and the import from CSV and from Parquet, in this order
 # in odd rounds and reversed in even ones, so that neither side always meets the server warmer. It prints one line
 # per command (round, workload, kind, rows/s over the writing span, whole-run rows/s, setup seconds, wall seconds,
@@ -15,6 +17,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-6}
+IMPORT_OPTIONS=${IMPORT_OPTIONS:-}
+BENCH_OPTIONS=${BENCH_OPTIONS:-}
 FILES=${2:-/tmp/bench}
 TESTKIT=$(ls ingester-testkit/target/ingester-testkit-*-all.jar | head -1)
 BENCH=ingester-bench/target/ingester-bench.jar
@@ -30,19 +34,19 @@ sleep 4
 OUT=$(mktemp)
 
 one() { # round workload kind -> "round workload kind spanRowsPerSecond runRowsPerSecond setup wall cpu"
-  local r=$1 w=$2 k=$3 rows par opts out t
-  if [ "$w" = metrics ]; then rows=1000000; par=5; opts="--tags host,region,datacenter,service"
-  else rows=250000; par=4; opts="--types trace_flags:String,errno:String"; fi
+  local r=$1 w=$2 k=$3 rows opts out t
+  if [ "$w" = metrics ]; then rows=1000000; opts="--tags host,region,datacenter,service"
+  else rows=250000; opts="--types trace_flags:String,errno:String"; fi
   if [ "$k" = bench ]; then
     out=$( { /usr/bin/time -f "TIME %e %U %S" java -jar $BENCH --workload $w --rows $rows --mode bulk \
-      --warmup-rows 0 --endpoint 127.0.0.1:14001 --http-endpoint 127.0.0.1:14000; } 2>&1 | tr '\r' '\n')
+      --warmup-rows 0 --endpoint 127.0.0.1:14001 --http-endpoint 127.0.0.1:14000 $BENCH_OPTIONS; } 2>&1 | tr '\r' '\n')
     local rps
     rps=$(echo "$out" | grep -E '^bulk +[0-9,]+ +[0-9.]+ ' | awk '{gsub(",", "", $4); print $4}')
     t=$(echo "$out" | grep '^TIME' | awk '{print $2, $3 + $4}')
     echo "$r $w bench $rps $rps 0 $t"
   else
     out=$( { /usr/bin/time -f "TIME %e %U %S" java -jar $IMPORT -e 127.0.0.1:14001 --http-endpoint 127.0.0.1:14000 \
-      --restart --quiet --summary-json=- --table bench_${w}_$k $opts --parallelism $par "$FILES/$w-$k/"; } 2>&1)
+      --restart --quiet --summary-json=- --table bench_${w}_$k $opts $IMPORT_OPTIONS "$FILES/$w-$k/"; } 2>&1)
     local js span run setup
     js=$(echo "$out" | tr -d '\n ')
     span=$(echo "$js" | grep -o -E '"transferRowsPerSecond":[0-9.]+' | cut -d: -f2)
