@@ -64,16 +64,17 @@ public interface RowAppender {
     /**
      * Sets a String column from text already encoded as UTF-8, as files, Parquet pages and message payloads hold
      * it: the bytes are checked and stored without being decoded into a {@code String} and encoded again. Bytes
-     * that are not well-formed UTF-8 (RFC 3629) are refused, naming the first bad byte. A Json column takes the text
-     * as {@link #setString} does (decoded, then validated as JSON). The bytes may be kept, not copied: do not change
-     * them afterwards.
+     * that are not well-formed UTF-8 (RFC 3629) are refused, naming the first bad byte, whatever the column. A Json
+     * column then takes the text as {@link #setString} does (decoded, then validated as JSON). The bytes may be kept,
+     * not copied: do not change them afterwards.
      *
      * @param column the column index
      * @param utf8 an array holding the text; null sets NULL
      * @param offset where the text starts in it
      * @param length the text's length in bytes
      * @return this
-     * @throws IndexOutOfBoundsException when {@code offset} and {@code length} fall outside the array
+     * @throws IndexOutOfBoundsException when {@code offset} and {@code length} fall outside the array (the row being
+     *     built is dropped, as for a value that does not fit)
      */
     RowAppender setUtf8(int column, byte[] utf8, int offset, int length);
 

@@ -158,10 +158,7 @@ public final class TypedRowAppender implements RowAppender {
             throw e;
         }
         DataType t = types[column];
-        if (t == DataType.Json) {
-            return setString(column, new String(utf8, offset, length, java.nio.charset.StandardCharsets.UTF_8));
-        }
-        if (t != DataType.String) {
+        if (t != DataType.String && t != DataType.Json) {
             throw refuse(column, "UTF-8 text does not fit a " + t + " column; it takes " + Coercion.accepted(t));
         }
         int bad = Utf8.malformedAt(utf8, offset, length);
@@ -169,6 +166,9 @@ public final class TypedRowAppender implements RowAppender {
             throw refuse(column, "the text is not well-formed UTF-8 (byte " + bad + " of " + length + ", 0x"
                     + Integer.toHexString(utf8[offset + bad] & 0xFF) + "): decode it with its own charset and set it"
                     + " with setString");
+        }
+        if (t == DataType.Json) {
+            return setString(column, new String(utf8, offset, length, java.nio.charset.StandardCharsets.UTF_8));
         }
         try {
             sinks[column].setUtf8(r, utf8, offset, length);
