@@ -41,6 +41,42 @@ public final class ParquetCodecs implements CompressionCodecFactory {
         // nothing pooled
     }
 
+    /**
+     * Decompresses Snappy pages with snappy-java's native library: two to three times the pure-Java decoder's speed,
+     * which text-heavy files spend most of their reading on. Where the library cannot load (a platform it has no
+     * build for, a temporary directory that cannot hold it), pages go through aircompressor's decoder instead.
+     */
+    static final class NativeSnappy {
+        /** Whether the native library loaded. */
+        static final boolean AVAILABLE = load();
+
+        private NativeSnappy() {
+        }
+
+        private static boolean load() {
+            if (Boolean.getBoolean("sluice.import.pureJavaSnappy")) {
+                return false;
+            }
+            try {
+                return org.xerial.snappy.Snappy.isValidCompressedBuffer(new byte[] {0}, 0, 1);
+            } catch (Throwable e) { // UnsatisfiedLinkError, SnappyError, ExceptionInInitializerError
+                return false;
+            }
+        }
+
+        static int uncompress(byte[] in, int off, int len, byte[] out) throws IOException {
+            try {
+                int need = org.xerial.snappy.Snappy.uncompressedLength(in, off, len);
+                if (need != out.length) {
+                    return need; // reported by the caller as a damaged page
+                }
+                return org.xerial.snappy.Snappy.uncompress(in, off, len, out, 0);
+            } catch (IOException | RuntimeException e) {
+                throw new IOException("a page cannot be decompressed: " + e.getMessage(), e);
+            }
+        }
+    }
+
     private static final class Codec implements BytesInputCompressor, BytesInputDecompressor {
         private final CompressionCodecName name;
 
@@ -118,7 +154,8 @@ public final class ParquetCodecs implements CompressionCodecFactory {
             int n;
             switch (name) {
                 case SNAPPY:
-                    n = block(new SnappyDecompressor(), in, off, len, out);
+                    n = NativeSnappy.AVAILABLE ? NativeSnappy.uncompress(in, off, len, out)
+                            : block(new SnappyDecompressor(), in, off, len, out);
                     break;
                 case LZ4_RAW:
                     n = block(new Lz4Decompressor(), in, off, len, out);

@@ -78,7 +78,8 @@ public final class ParquetSource implements RecordSource {
 
     /**
      * Initialises the class that holds a file's footer, whose static Jackson mapper takes a fresh JVM a sixth of a
-     * second: on a thread of its own, this overlaps the main thread's reading of the first footer.
+     * second, and loads the native Snappy library: on a thread of its own, this overlaps the main thread's reading of
+     * the first footer.
      */
     static void prepare() {
         try {
@@ -86,6 +87,9 @@ public final class ParquetSource implements RecordSource {
                     ParquetSource.class.getClassLoader());
         } catch (ClassNotFoundException | LinkageError e) {
             // the first file's opening meets the same problem and reports it with the file's name
+        }
+        if (ParquetCodecs.NativeSnappy.AVAILABLE) {
+            return; // loads the native Snappy library here rather than on the first page
         }
     }
 
