@@ -39,4 +39,17 @@ final class Cli {
         a.addAll(Arrays.asList(args));
         return a.toArray(new String[0]);
     }
+
+    /**
+     * The rows of a table the testkit stores, by their {@code id} column.
+     *
+     * @param server the testkit
+     * @param table the table
+     * @return the rows, in id order
+     */
+    static java.util.SortedMap<Long, java.util.Map<String, Object>> byId(GreptimeTestServer server, String table) {
+        java.util.SortedMap<Long, java.util.Map<String, Object>> rows = new java.util.TreeMap<>();
+        server.rows(table).forEach(m -> rows.put((Long) m.get("id"), m));
+        return rows;
+    }
 }

@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.parquet.column.ParquetProperties.WriterVersion;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -66,9 +65,7 @@ class ParquetStringsArriveAsWrittenTest {
     }
 
     static Map<Long, Map<String, Object>> byId(String table) {
-        Map<Long, Map<String, Object>> rows = new TreeMap<>();
-        testkit.server().rows(table).forEach(m -> rows.put((Long) m.get("id"), m));
-        return rows;
+        return Cli.byId(testkit.server(), table);
     }
 
     @ParameterizedTest(name = "{0} {1} {2}")

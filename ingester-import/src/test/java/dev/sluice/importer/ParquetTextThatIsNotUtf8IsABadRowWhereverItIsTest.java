@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.apache.parquet.column.ParquetProperties.WriterVersion;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -88,9 +87,7 @@ class ParquetTextThatIsNotUtf8IsABadRowWhereverItIsTest {
     }
 
     static Map<Long, Map<String, Object>> byId(String table) {
-        Map<Long, Map<String, Object>> rows = new TreeMap<>();
-        testkit.server().rows(table).forEach(m -> rows.put((Long) m.get("id"), m));
-        return rows;
+        return Cli.byId(testkit.server(), table);
     }
 
     static void assertRowsAsWritten(String table, int rows, Set<Integer> left) {
