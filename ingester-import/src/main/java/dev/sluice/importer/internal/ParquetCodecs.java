@@ -44,13 +44,23 @@ public final class ParquetCodecs implements CompressionCodecFactory {
     /**
      * Decompresses Snappy pages with snappy-java's native library: two to three times the pure-Java decoder's speed,
      * which text-heavy files spend most of their reading on. Where the library cannot load (a platform it has no
-     * build for, a temporary directory that cannot hold it), pages go through aircompressor's decoder instead.
+     * build for, a temporary directory that cannot hold it), or with {@code -Dsluice.import.pureJavaSnappy=true},
+     * pages go through aircompressor's decoder instead.
      */
     static final class NativeSnappy {
         /** Whether the native library loaded. */
         static final boolean AVAILABLE = load();
 
         private NativeSnappy() {
+        }
+
+        /**
+         * Tells whether the native library loaded, loading it on the first call.
+         *
+         * @return {@link #AVAILABLE}
+         */
+        static boolean available() {
+            return AVAILABLE;
         }
 
         private static boolean load() {

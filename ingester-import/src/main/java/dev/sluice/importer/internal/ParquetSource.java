@@ -88,9 +88,7 @@ public final class ParquetSource implements RecordSource {
         } catch (ClassNotFoundException | LinkageError e) {
             // the first file's opening meets the same problem and reports it with the file's name
         }
-        if (ParquetCodecs.NativeSnappy.AVAILABLE) {
-            return; // loads the native Snappy library here rather than on the first page
-        }
+        ParquetCodecs.NativeSnappy.available(); // loads the native Snappy library here rather than at the first page
     }
 
     /** Reads one column's current value. */
