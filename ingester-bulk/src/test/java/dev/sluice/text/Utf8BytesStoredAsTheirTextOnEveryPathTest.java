@@ -66,13 +66,7 @@ class Utf8BytesStoredAsTheirTextOnEveryPathTest {
     }
 
     static long millis(Object ts) {
-        if (ts instanceof java.time.Instant in) {
-            return in.toEpochMilli();
-        }
-        if (ts instanceof java.sql.Timestamp t) {
-            return t.getTime();
-        }
-        return ((Number) ts).longValue();
+        return ReusedTableRefilledWithOtherSizesIsStoredAsSentTest.millis(ts);
     }
 
     /** Fills rows through an appender: text from bytes for most rows, from strings for some, and a refused row now and then. */
