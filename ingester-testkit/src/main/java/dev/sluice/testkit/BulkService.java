@@ -381,7 +381,7 @@ final class BulkService {
                 m = Message.getRootAsMessage(ByteBuffer.wrap(data.header()));
                 int rows = m.headerType() == MessageHeader.RecordBatch
                         ? (int) ((RecordBatch) m.header(new RecordBatch())).length() : 0;
-                point = faults.holdPoint(new RecordedRequest("DoPut", "bulk", db, user, "", Map.of(),
+                point = faults.holdPoint(() -> new RecordedRequest("DoPut", "bulk", db, user, "", Map.of(),
                         RequestProcessor.ascii(md), List.of(table), rows, null));
                 synchronized (this) {
                     if (point == Faults.HoldPoint.BEFORE_STORE || !backlog.isEmpty()) {

@@ -271,15 +271,15 @@ public final class Faults {
         return this;
     }
 
-    /** Where a request that arrives now is held, or null when it is not. */
-    HoldPoint holdPoint(RecordedRequest arriving) {
+    /** Where a request that arrives now is held, or null when it is not; the request is described only when asked. */
+    HoldPoint holdPoint(java.util.function.Supplier<RecordedRequest> arriving) {
         HoldPoint point;
         Predicate<RecordedRequest> which;
         synchronized (this) {
             point = holdPoint;
             which = holdWhich;
         }
-        return point != null && which.test(arriving) ? point : null;
+        return point != null && which.test(arriving.get()) ? point : null;
     }
 
     /** Holds a request whose going on is {@code onRelease}; runs it now when the hold was released meanwhile. */

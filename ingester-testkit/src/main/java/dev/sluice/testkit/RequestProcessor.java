@@ -118,11 +118,12 @@ final class RequestProcessor {
             if (faults.neverRespond()) {
                 hold = true;
             } else {
-                heldAt = mayHold ? faults.holdPoint(new RecordedRequest(method, kind, db, user, header.getTimezone(),
-                        hints, ascii(md), List.copyOf(tables), rows, null)) : null;
+                String database = db;
+                Map<String, String> requestHints = hints;
+                int rowCount = rows;
+                heldAt = mayHold ? faults.holdPoint(() -> new RecordedRequest(method, kind, database, user,
+                        header.getTimezone(), requestHints, ascii(md), List.copyOf(tables), rowCount, null)) : null;
                 if (heldAt == Faults.HoldPoint.BEFORE_STORE) {
-                    String database = db;
-                    Map<String, String> requestHints = hints;
                     store = () -> {
                         try {
                             return new Outcome(execute(request, database, requestHints), null);

@@ -22,6 +22,7 @@ import dev.sluice.internal.wire.SemanticType;
 import dev.sluice.internal.wire.Value;
 import dev.sluice.testkit.Faults.HoldPoint;
 import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.wire.AnswerFuture;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -90,27 +91,8 @@ class HeldRequestsWaitForReleaseTest {
     CompletableFuture<GreptimeResponse> handle(GreptimeRequest request) {
         CompletableFuture<GreptimeResponse> answer = new CompletableFuture<>();
         GreptimeDatabaseGrpc.newStub(channel).withDeadlineAfter(WAIT.toSeconds(), TimeUnit.SECONDS)
-                .handle(request, observer(answer));
+                .handle(request, AnswerFuture.completing(answer));
         return answer;
-    }
-
-    static StreamObserver<GreptimeResponse> observer(CompletableFuture<GreptimeResponse> answer) {
-        return new StreamObserver<>() {
-            @Override
-            public void onNext(GreptimeResponse value) {
-                answer.complete(value);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                answer.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-                answer.complete(null);
-            }
-        };
     }
 
     static int affected(CompletableFuture<GreptimeResponse> answer) throws Exception {
@@ -193,7 +175,7 @@ class HeldRequestsWaitForReleaseTest {
     CompletableFuture<GreptimeResponse> stream(GreptimeRequest... messages) {
         CompletableFuture<GreptimeResponse> answer = new CompletableFuture<>();
         StreamObserver<GreptimeRequest> in = GreptimeDatabaseGrpc.newStub(channel)
-                .withDeadlineAfter(WAIT.toSeconds(), TimeUnit.SECONDS).handleRequests(observer(answer));
+                .withDeadlineAfter(WAIT.toSeconds(), TimeUnit.SECONDS).handleRequests(AnswerFuture.completing(answer));
         for (GreptimeRequest m : messages) {
             in.onNext(m);
         }

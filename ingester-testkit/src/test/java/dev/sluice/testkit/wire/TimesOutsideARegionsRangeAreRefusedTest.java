@@ -127,22 +127,8 @@ class TimesOutsideARegionsRangeAreRefusedTest {
     @Test
     void aStreamMessageWithSuchARowEndsTheStreamRefused() throws Exception {
         CompletableFuture<GreptimeResponse> answer = new CompletableFuture<>();
-        StreamObserver<GreptimeRequest> in = GreptimeDatabaseGrpc.newStub(channel).handleRequests(new StreamObserver<>() {
-            @Override
-            public void onNext(GreptimeResponse value) {
-                answer.complete(value);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                answer.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-                answer.complete(null);
-            }
-        });
+        StreamObserver<GreptimeRequest> in = GreptimeDatabaseGrpc.newStub(channel).handleRequests(
+                AnswerFuture.completing(answer));
         in.onNext(insert(rows("s", PAST_THE_LAST_DAY)));
         in.onCompleted();
         ExecutionException e = assertThrows(ExecutionException.class, () -> answer.get(60, TimeUnit.SECONDS));
