@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
 import dev.sluice.internal.wire.ColumnDataType;
 import dev.sluice.internal.wire.ColumnSchema;
 import dev.sluice.internal.wire.GreptimeDatabaseGrpc;
@@ -23,6 +22,7 @@ import dev.sluice.internal.wire.Value;
 import dev.sluice.testkit.Faults.HoldPoint;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.wire.AnswerFuture;
+import dev.sluice.testkit.wire.PutAnswers;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -32,13 +32,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.PutResult;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -211,8 +209,9 @@ class HeldRequestsWaitForReleaseTest {
 
     /** Puts one-row batches on a DoPut stream; each answer's app_metadata JSON lands in {@code answers}. */
     final class Put implements AutoCloseable {
-        final BlockingQueue<JsonObject> answers = new LinkedBlockingQueue<>();
-        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final PutAnswers listener = new PutAnswers();
+        final BlockingQueue<JsonObject> answers = listener.answers;
+        final CompletableFuture<Void> done = listener.done;
         final BufferAllocator alloc = new RootAllocator();
         final FlightClient client = FlightClient.builder(alloc, Location.forGrpcInsecure("127.0.0.1", server.port())).build();
         final VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(List.of(new Field("ts",
@@ -221,29 +220,7 @@ class HeldRequestsWaitForReleaseTest {
         final FlightClient.ClientStreamListener stream;
 
         Put(String table) {
-            stream = client.startPut(FlightDescriptor.path(table), root, new FlightClient.PutListener() {
-                @Override
-                public void getResult() {
-                }
-
-                @Override
-                public void onNext(PutResult val) {
-                    ArrowBuf b = val.getApplicationMetadata();
-                    byte[] bytes = new byte[(int) b.readableBytes()];
-                    b.getBytes(0, bytes);
-                    answers.add(JsonParser.parseString(new String(bytes, StandardCharsets.UTF_8)).getAsJsonObject());
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                    done.completeExceptionally(t);
-                }
-
-                @Override
-                public void onCompleted() {
-                    done.complete(null);
-                }
-            });
+            stream = client.startPut(FlightDescriptor.path(table), root, listener);
         }
 
         void batch(long id, long ts) {

@@ -453,37 +453,11 @@ class RawClientAnswersTest {
     /** Puts batches (one per metadata string, one row each) and returns every PutResult's app_metadata as JSON. */
     List<JsonObject> put(String table, Schema schema, List<String> metadata, java.util.function.BiConsumer<VectorSchemaRoot, Integer> fill)
             throws Exception {
-        List<JsonObject> answers = new ArrayList<>();
-        CompletableFuture<Void> done = new CompletableFuture<>();
+        PutAnswers listener = new PutAnswers();
         try (BufferAllocator alloc = new RootAllocator();
              FlightClient client = FlightClient.builder(alloc, Location.forGrpcInsecure("127.0.0.1", server.port())).build();
              VectorSchemaRoot root = VectorSchemaRoot.create(schema, alloc)) {
-            FlightClient.ClientStreamListener s = client.startPut(FlightDescriptor.path(table), root,
-                    new FlightClient.PutListener() {
-                        @Override
-                        public void getResult() {
-                        }
-
-                        @Override
-                        public void onNext(PutResult val) {
-                            ArrowBuf b = val.getApplicationMetadata();
-                            byte[] bytes = new byte[(int) b.readableBytes()];
-                            b.getBytes(0, bytes);
-                            synchronized (answers) {
-                                answers.add(JsonParser.parseString(new String(bytes, StandardCharsets.UTF_8)).getAsJsonObject());
-                            }
-                        }
-
-                        @Override
-                        public void onError(Throwable t) {
-                            done.completeExceptionally(t);
-                        }
-
-                        @Override
-                        public void onCompleted() {
-                            done.complete(null);
-                        }
-                    });
+            FlightClient.ClientStreamListener s = client.startPut(FlightDescriptor.path(table), root, listener);
             for (int i = 0; i < metadata.size(); i++) {
                 root.allocateNew();
                 fill.accept(root, i);
@@ -495,14 +469,12 @@ class RawClientAnswersTest {
             }
             s.completed();
             try {
-                done.get(60, TimeUnit.SECONDS);
+                listener.done.get(60, TimeUnit.SECONDS);
             } catch (java.util.concurrent.ExecutionException e) {
                 throw (Exception) e.getCause();
             }
         }
-        synchronized (answers) {
-            return answers;
-        }
+        return new ArrayList<>(listener.answers);
     }
 
     @Test

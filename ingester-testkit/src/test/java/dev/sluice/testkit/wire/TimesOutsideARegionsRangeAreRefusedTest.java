@@ -38,7 +38,6 @@ import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.PutResult;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.TimeStampNanoVector;
@@ -158,37 +157,18 @@ class TimesOutsideARegionsRangeAreRefusedTest {
         stub.handle(insert(rows("b", 1)));
         Schema schema = new Schema(List.of(new Field("ts", new FieldType(false,
                 new ArrowType.Timestamp(org.apache.arrow.vector.types.TimeUnit.NANOSECOND, null), null), null)));
-        CompletableFuture<Void> done = new CompletableFuture<>();
+        PutAnswers listener = new PutAnswers();
         try (BufferAllocator alloc = new RootAllocator();
              FlightClient client = FlightClient.builder(alloc, Location.forGrpcInsecure("127.0.0.1", server.port())).build();
              VectorSchemaRoot root = VectorSchemaRoot.create(schema, alloc)) {
-            FlightClient.ClientStreamListener put = client.startPut(FlightDescriptor.path("b"), root,
-                    new FlightClient.PutListener() {
-                        @Override
-                        public void getResult() {
-                        }
-
-                        @Override
-                        public void onNext(PutResult val) {
-                        }
-
-                        @Override
-                        public void onError(Throwable t) {
-                            done.completeExceptionally(t);
-                        }
-
-                        @Override
-                        public void onCompleted() {
-                            done.complete(null);
-                        }
-                    });
+            FlightClient.ClientStreamListener put = client.startPut(FlightDescriptor.path("b"), root, listener);
             root.allocateNew();
             ((TimeStampNanoVector) root.getVector("ts")).set(0, 2);
             ((TimeStampNanoVector) root.getVector("ts")).set(1, PAST_THE_LAST_DAY);
             root.setRowCount(2);
             put.putNext();
             put.completed();
-            ExecutionException e = assertThrows(ExecutionException.class, () -> done.get(60, TimeUnit.SECONDS));
+            ExecutionException e = assertThrows(ExecutionException.class, () -> listener.done.get(60, TimeUnit.SECONDS));
             FlightRuntimeException refused = (FlightRuntimeException) e.getCause();
             assertEquals(FlightStatusCode.INVALID_ARGUMENT, refused.status().code());
             assertEquals("1004", refused.status().metadata().get("x-greptime-err-code"));
