@@ -244,8 +244,8 @@ final class RequestProcessor {
     }
 
     /**
-     * A write to several tables holding a row one table's region refuses for its values (a time outside the
-     * region's range, say) fails whole, storing none of its tables' rows: that table's write runs first and fails.
+     * A write to several tables holding a time one table's region cannot hold fails whole, storing none of its
+     * tables' rows: that table's write runs first and fails.
      */
     private void refuseWholeRequest(String db, List<Map.Entry<String, dev.sluice.internal.wire.Rows>> writes,
                                     Map<String, String> hints) {
@@ -253,7 +253,7 @@ final class RequestProcessor {
             return;
         }
         for (Map.Entry<String, dev.sluice.internal.wire.Rows> w : writes) {
-            if (storage.refusesValues(w.getKey(), w.getValue())) {
+            if (storage.holdsTimeOutsideTheRegion(w.getKey(), w.getValue())) {
                 storage.insert(db, w.getKey(), w.getValue(), hints);
             }
         }

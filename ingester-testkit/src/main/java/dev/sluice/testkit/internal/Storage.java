@@ -222,20 +222,20 @@ public final class Storage {
     }
 
     /**
-     * Tells whether a table's rows in a write hold a time the region cannot hold ({@link TimeBuckets}) or do not
-     * decode: a request writing to several tables checks every table this way before storing any, so that such a
-     * request fails whole.
+     * Tells whether a table's rows in a write hold a time the region cannot hold ({@link TimeBuckets}): a request
+     * writing to several tables checks every table this way before storing any, so that such a request fails whole.
      *
      * @param table the table name
      * @param rows the rows with their schema
-     * @return true when {@link #insert} would refuse these rows for their values
+     * @return true when {@link #insert} would refuse these rows for their time index; false also when they do not
+     *     decode ({@link #insert} names that error when their turn comes)
      */
-    public synchronized boolean refusesValues(String table, Rows rows) {
+    public synchronized boolean holdsTimeOutsideTheRegion(String table, Rows rows) {
         try {
             List<TableSchema.Column> columns = requestColumns(table, rows.getSchemaList());
             return timeRefusal(columns, decodeRows(table, "", columns, rows.getRowsList())) != null;
-        } catch (RuntimeException refused) {
-            return true;
+        } catch (RuntimeException undecodable) {
+            return false;
         }
     }
 
