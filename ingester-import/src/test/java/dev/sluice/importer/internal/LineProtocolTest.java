@@ -56,10 +56,10 @@ class LineProtocolTest {
     }
 
     @Test
-    void aBackslashBeforeAnyOtherCharacterIsLiteral() throws Exception {
+    void aBackslashBeforeAnyOtherCharacterIsLiteralAndTwoAreOne() throws Exception {
         LineProtocol.Point pt = p("m\\x,t=a\\b\\\\c f\\n=1");
         assertEquals("m\\x", pt.measurement());
-        assertEquals(List.of("a\\b\\\\c"), pt.tagValues());
+        assertEquals(List.of("a\\b\\c"), pt.tagValues());
         assertEquals(List.of("f\\n"), pt.fieldKeys());
     }
 
