@@ -1573,6 +1573,7 @@ public final class ImportJob {
         }).orElse(null);
         LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, existing);
         if (o.dryRun) {
+            sampleLineProtocol(inputs, columns);
             dryRunLineProtocol(inputs.get(0), precision, columns, with);
             return OK;
         }
@@ -1722,7 +1723,7 @@ public final class ImportJob {
     /** Each input's first --sample points decide the columns' types before any row is sent (not standard input). */
     private void sampleLineProtocol(List<Inputs.Input> inputs, LineProtocolTables.Columns columns) {
         for (Inputs.Input in : inputs) {
-            if (in.path() != null && !state.entry(in.name()).done) {
+            if (in.path() != null && (state == null || !state.entry(in.name()).done)) {
                 try {
                     columns.sample(Inputs.open(in, new java.util.concurrent.atomic.AtomicLong()), o.sample);
                 } catch (IOException e) {
