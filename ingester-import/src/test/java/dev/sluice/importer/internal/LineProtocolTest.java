@@ -133,4 +133,23 @@ class LineProtocolTest {
         assertEquals("character 5: field 'f': '12x' is not a float, integer (1i), unsigned (1u), string (\"...\") or boolean",
                 error("m f=12x"));
     }
+
+    static List<String> lines(String input) throws Exception {
+        List<String> out = new java.util.ArrayList<>();
+        try (LineProtocol.Reader r = new LineProtocol.Reader(new java.io.ByteArrayInputStream(
+                input.getBytes(java.nio.charset.StandardCharsets.UTF_8)))) {
+            while (r.next()) {
+                out.add(r.firstLine() + "-" + r.lastLine() + ":" + r.text());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void theReaderSplitsLinesOutsideQuotedStringsAndEscapesAndNumbersThemByTheirLineFeeds() throws Exception {
+        assertEquals(List.of("1-2:m s=\"a\nb\" 1", "3-3:m v=1\r", "4-5:m\\\nx v=2", "6-6:# a b=\"open",
+                "7-7:m,t=\"q v=3", "8-8:m v=4"),
+                lines("\uFEFFm s=\"a\nb\" 1\nm v=1\r\nm\\\nx v=2\n# a b=\"open\nm,t=\"q v=3\nm v=4"));
+        assertEquals(List.of("1-1:m s=\"a\rb\" 1", "2-2:"), lines("m s=\"a\rb\" 1\n\n"));
+    }
 }
