@@ -9,9 +9,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /** Runs the command in-process against a testkit server and keeps what it printed. */
-final class Cli {
+public final class Cli {
     /** What one run gave. */
-    record Run(int code, String out, String err) {
+    public record Run(int code, String out, String err) {
         @Override
         public String toString() {
             return "exit " + code + "\n--- out\n" + out + "--- err\n" + err;
@@ -21,7 +21,13 @@ final class Cli {
     private Cli() {
     }
 
-    static Run run(String... args) {
+    /**
+     * Runs the command.
+     *
+     * @param args its arguments
+     * @return what it gave
+     */
+    public static Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code;
@@ -32,8 +38,14 @@ final class Cli {
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    /** The arguments that point the command at a server, then the given ones. */
-    static String[] at(GreptimeTestServer server, String... args) {
+    /**
+     * The arguments that point the command at a server, then the given ones.
+     *
+     * @param server the testkit
+     * @param args further arguments
+     * @return all the arguments
+     */
+    public static String[] at(GreptimeTestServer server, String... args) {
         List<String> a = new ArrayList<>(List.of("--endpoint", server.endpoint(), "--http-endpoint",
                 server.httpEndpoint(), "--retry-deadline", "5", "--timeout", "10"));
         a.addAll(Arrays.asList(args));
@@ -47,7 +59,7 @@ final class Cli {
      * @param table the table
      * @return the rows, in id order
      */
-    static java.util.SortedMap<Long, java.util.Map<String, Object>> byId(GreptimeTestServer server, String table) {
+    public static java.util.SortedMap<Long, java.util.Map<String, Object>> byId(GreptimeTestServer server, String table) {
         java.util.SortedMap<Long, java.util.Map<String, Object>> rows = new java.util.TreeMap<>();
         server.rows(table).forEach(m -> rows.put((Long) m.get("id"), m));
         return rows;

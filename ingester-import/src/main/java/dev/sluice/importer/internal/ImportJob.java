@@ -1571,8 +1571,10 @@ public final class ImportJob {
                 return Optional.empty();
             }
         }).orElse(null);
+        LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, existing);
         if (o.dryRun) {
-            dryRunLineProtocol(inputs.get(0), precision, existing, with);
+            sampleLineProtocol(inputs, columns);
+            dryRunLineProtocol(inputs.get(0), precision, columns, with);
             return OK;
         }
         if (o.rejects != null) {
@@ -1621,9 +1623,10 @@ public final class ImportJob {
         try {
             AtomicInteger next = new AtomicInteger();
             stats.readingFrom = System.nanoTime();
+            sampleLineProtocol(inputs, columns);
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < Math.min(o.parallelism, inputs.size()); w++) {
-                Thread t = new Thread(() -> lineProtocolWorker(inputs, next, precision, existing), "sluice-import-" + w);
+                Thread t = new Thread(() -> lineProtocolWorker(inputs, next, precision, columns), "sluice-import-" + w);
                 threads.add(t);
                 t.start();
             }
@@ -1717,10 +1720,23 @@ public final class ImportJob {
         summary.verifyOk = known ? ok : null;
     }
 
+    /** Each input's first --sample points decide the columns' types before any row is sent (not standard input). */
+    private void sampleLineProtocol(List<Inputs.Input> inputs, LineProtocolTables.Columns columns) {
+        for (Inputs.Input in : inputs) {
+            if (in.path() != null && (state == null || !state.entry(in.name()).done)) {
+                try {
+                    columns.sample(Inputs.open(in, new java.util.concurrent.atomic.AtomicLong()), o.sample);
+                } catch (IOException e) {
+                    throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
+                }
+            }
+        }
+    }
+
     private void lineProtocolWorker(List<Inputs.Input> inputs, AtomicInteger next, long precision,
-            Function<String, TableSchema> existing) {
+            LineProtocolTables.Columns columns) {
         Client.TablesSink sink = client.openTables(o.inFlight, ctx);
-        LineProtocolTables tables = new LineProtocolTables(precision, o.table, existing);
+        LineProtocolTables tables = new LineProtocolTables(precision, columns);
         try {
             int i;
             while (!stop.get() && (i = next.getAndIncrement()) < inputs.size()) {
@@ -1729,8 +1745,7 @@ public final class ImportJob {
                 if (e.done) {
                     continue;
                 }
-                try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
-                        Inputs.open(in, stats.rawBytes), java.nio.charset.StandardCharsets.UTF_8), 1 << 16)) {
+                try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(in, stats.rawBytes))) {
                     importLines(in, e, r, tables, sink);
                 }
             }
@@ -1742,7 +1757,7 @@ public final class ImportJob {
         }
     }
 
-    private void importLines(Inputs.Input in, State.Entry e, java.io.BufferedReader r, LineProtocolTables tables,
+    private void importLines(Inputs.Input in, State.Entry e, LineProtocol.Reader r, LineProtocolTables tables,
             Client.TablesSink sink) throws IOException {
         Tracker tracker = new Tracker(e);
         long skipTo = e.acked;
@@ -1750,38 +1765,35 @@ public final class ImportJob {
         long rejectedInBatch = 0;
         boolean eof = false;
         while (!stop.get()) {
-            String text;
+            boolean more;
             try {
-                text = r.readLine();
+                more = r.next();
             } catch (IOException ex) {
                 throw new ImportFailure("'" + in.name() + "' cannot be read after line " + line + ": " + ex.getMessage(), ex);
             }
-            if (text == null) {
+            if (!more) {
                 eof = true;
                 break;
             }
             if (stop.get()) {
                 break; // read after another input's abort point: not sent, read again by a rerun
             }
-            line++;
-            if (line == 1 && !text.isEmpty() && text.charAt(0) == '\uFEFF') {
-                text = text.substring(1);
-            }
-            if (line <= skipTo || LineProtocol.isEmpty(text)) {
+            line = r.lastLine();
+            if (r.firstLine() <= skipTo || r.holdsNoPoint()) {
                 continue;
             }
             stats.rowsRead.incrementAndGet();
             String reason = null;
             try {
-                tables.add(LineProtocol.parse(text), state.importTimeNanos);
+                tables.add(r.point(), state.importTimeNanos);
             } catch (LineProtocol.ParseException ex) {
-                reason = "line " + line + ", " + ex.getMessage();
+                reason = "line " + r.firstLine() + ", " + ex.getMessage();
             } catch (IllegalArgumentException | ArithmeticException ex) {
-                reason = "line " + line + ": " + ex.getMessage();
+                reason = "line " + r.firstLine() + ": " + ex.getMessage();
             }
             if (reason != null) {
-                if (!reject(in, line, null, reason, text)) {
-                    line--;
+                if (!reject(in, r.firstLine(), null, reason, r.text())) {
+                    line = r.firstLine() - 1;
                     break;
                 }
                 rejectedInBatch++;
@@ -1824,34 +1836,30 @@ public final class ImportJob {
         });
     }
 
-    private void dryRunLineProtocol(Inputs.Input first, long precision, Function<String, TableSchema> existing,
+    private void dryRunLineProtocol(Inputs.Input first, long precision, LineProtocolTables.Columns columns,
             Map<String, String> with) {
-        LineProtocolTables tables = new LineProtocolTables(precision, o.table, existing);
+        LineProtocolTables tables = new LineProtocolTables(precision, columns);
         List<String> problems = new ArrayList<>();
-        try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
-                Inputs.open(first, stats.rawBytes), java.nio.charset.StandardCharsets.UTF_8))) {
-            String text;
-            long line = 0;
+        try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(first, stats.rawBytes))) {
             int shown = 0;
-            while (shown < o.dryRunRows && (text = r.readLine()) != null) {
-                line++;
-                if (LineProtocol.isEmpty(text)) {
+            while (shown < o.dryRunRows && r.next()) {
+                if (r.holdsNoPoint()) {
                     continue;
                 }
                 shown++;
                 try {
-                    tables.add(LineProtocol.parse(text), System.currentTimeMillis() * 1_000_000L);
+                    tables.add(r.point(), System.currentTimeMillis() * 1_000_000L);
                 } catch (LineProtocol.ParseException e) {
-                    problems.add("'" + first.name() + "' line " + line + ", " + e.getMessage());
+                    problems.add("'" + first.name() + "' line " + r.firstLine() + ", " + e.getMessage());
                 } catch (IllegalArgumentException e) {
-                    problems.add("'" + first.name() + "' line " + line + ": " + e.getMessage());
+                    problems.add("'" + first.name() + "' line " + r.firstLine() + ": " + e.getMessage());
                 }
             }
         } catch (IOException e) {
             throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
         }
         for (TableSchema s : tables.schemas()) {
-            if (existing.apply(s.tableName()) != null) {
+            if (columns.existing(s.tableName()) != null) {
                 out.println("-- table '" + s.tableName() + "' exists; the regular path adds columns it lacks");
             } else {
                 out.println(Plan.createTableSql(s, with));

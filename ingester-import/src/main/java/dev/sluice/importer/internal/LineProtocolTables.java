@@ -5,24 +5,133 @@ import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
+import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
  * Turns line protocol points into tables, one per measurement. A measurement's columns grow as lines bring new
  * tags or fields: the rows so far are kept in a table of the old shape and the next rows go to a table of the
- * new one, so the regular path adds the columns. A field whose type differs from the column's is converted
- * when nothing is lost (an integer into a float column), else the line is rejected.
+ * new one, so the regular path adds the columns. Each column's kind and type is decided once for the whole import
+ * by its {@link Columns}, shared by every reader. A field whose type differs from the column's is converted when
+ * nothing is lost (an integer a float column holds exactly), else the line is rejected.
  */
 final class LineProtocolTables {
     /** The name of the time index of tables the import creates, as GreptimeDB's line protocol endpoint names it. */
     static final String TIME_COLUMN = "greptime_timestamp";
 
     private record Col(SemanticType semantic, DataType type) {
+    }
+
+    /**
+     * The columns of the import's tables, shared by every reader of the import, so that files read side by side
+     * give a column one kind and one type: an existing table's column as it is; else the type the samples decided
+     * (taken before any row is sent: a field given as an integer in one line and as a float in another is Float64);
+     * else the type of the first line to bring the column.
+     */
+    static final class Columns {
+        private final String tableOverride;
+        private final Function<String, TableSchema> existing;
+        private final Map<String, Map<String, Col>> sampled = new HashMap<>();
+        private final Map<String, Map<String, Col>> decided = new ConcurrentHashMap<>();
+
+        /**
+         * Creates the registry.
+         *
+         * @param tableOverride a table for every measurement, or null
+         * @param existing reads an existing table's schema (null when it does not exist)
+         */
+        Columns(String tableOverride, Function<String, TableSchema> existing) {
+            this.tableOverride = tableOverride;
+            this.existing = existing;
+        }
+
+        String table(LineProtocol.Point pt) {
+            return tableOverride != null ? tableOverride : pt.measurement();
+        }
+
+        /**
+         * Reads up to {@code rows} points of an input, before any row is sent, to decide its columns' types. Lines
+         * that do not parse are left to the import to reject.
+         *
+         * @param in the input, closed here
+         * @param rows how many points to read
+         * @throws IOException when the input cannot be read
+         */
+        void sample(InputStream in, int rows) throws IOException {
+            try (LineProtocol.Reader r = new LineProtocol.Reader(in)) {
+                int n = 0;
+                while (n < rows && r.next()) {
+                    if (r.holdsNoPoint()) {
+                        continue;
+                    }
+                    n++;
+                    try {
+                        sample(r.point());
+                    } catch (LineProtocol.ParseException e) {
+                        // rejected when the import reads the line
+                    }
+                }
+            }
+        }
+
+        private synchronized void sample(LineProtocol.Point pt) {
+            Map<String, Col> cols = sampled.computeIfAbsent(table(pt), t -> new HashMap<>());
+            for (String k : pt.tagKeys()) {
+                cols.putIfAbsent(k, new Col(SemanticType.Tag, DataType.String));
+            }
+            for (int i = 0; i < pt.fieldKeys().size(); i++) {
+                Col given = new Col(SemanticType.Field, typeOf(pt.fieldValues().get(i)));
+                cols.merge(pt.fieldKeys().get(i), given, Columns::wider);
+            }
+        }
+
+        /** Integers beside floats make a float column; any other disagreement keeps the first (its lines convert or are rejected). */
+        private static Col wider(Col a, Col b) {
+            boolean floatAndInteger = a.type() == DataType.Float64 && isInteger(b.type())
+                    || b.type() == DataType.Float64 && isInteger(a.type());
+            return a.semantic() == SemanticType.Field && b.semantic() == SemanticType.Field && floatAndInteger
+                    ? new Col(SemanticType.Field, DataType.Float64) : a;
+        }
+
+        private static boolean isInteger(DataType t) {
+            return t == DataType.Int64 || t == DataType.UInt64;
+        }
+
+        TableSchema existing(String table) {
+            return existing.apply(table);
+        }
+
+        /** The column every reader uses: decided once, from the existing table, the samples or this first line. */
+        Col column(String table, String name, Col given) {
+            Map<String, Col> cols = decided.computeIfAbsent(table, t -> {
+                Map<String, Col> m = new ConcurrentHashMap<>();
+                TableSchema s = existing.apply(t);
+                if (s != null) {
+                    for (TableSchema.Column c : s.columns()) {
+                        if (c.semanticType() != SemanticType.Timestamp) {
+                            m.put(c.name(), new Col(c.semanticType(), c.dataType()));
+                        }
+                    }
+                }
+                return m;
+            });
+            return cols.computeIfAbsent(name, n -> {
+                synchronized (this) {
+                    Map<String, Col> fromSample = sampled.get(table);
+                    Col c = fromSample == null ? null : fromSample.get(n);
+                    return c != null ? c : given;
+                }
+            });
+        }
     }
 
     private final class Measurement {
@@ -69,24 +178,21 @@ final class LineProtocolTables {
     private final List<Table> ready = new ArrayList<>();
     private final DataType precisionType;
     private final long precisionUnits;
-    private final String tableOverride;
-    private final Function<String, TableSchema> existing;
+    private final Columns columns;
     private int rows;
 
     /**
      * Creates the converter.
      *
      * @param precisionUnits units per second of the lines' timestamps
-     * @param tableOverride a table for every measurement, or null
-     * @param existing reads an existing table's schema (null when it does not exist)
+     * @param columns the import's columns, shared by every reader
      */
-    LineProtocolTables(long precisionUnits, String tableOverride, Function<String, TableSchema> existing) {
+    LineProtocolTables(long precisionUnits, Columns columns) {
         this.precisionUnits = precisionUnits;
         this.precisionType = precisionUnits == 1 ? DataType.TimestampSecond : precisionUnits == 1_000
                 ? DataType.TimestampMillisecond : precisionUnits == 1_000_000 ? DataType.TimestampMicrosecond
                 : DataType.TimestampNanosecond;
-        this.tableOverride = tableOverride;
-        this.existing = existing;
+        this.columns = columns;
     }
 
     /** @return rows added since the last {@link #drain()} */
@@ -102,10 +208,10 @@ final class LineProtocolTables {
      * @throws IllegalArgumentException with the reason when the point does not fit its table
      */
     void add(LineProtocol.Point pt, long defaultTimeNanos) {
-        String name = tableOverride != null ? tableOverride : pt.measurement();
+        String name = columns.table(pt);
         Measurement m = measurements.get(name);
         if (m == null) {
-            m = new Measurement(name, existing.apply(name));
+            m = new Measurement(name, columns.existing(name));
             m.reshape(); // refuses a name that is no table name; only a measurement with a table is kept
             measurements.put(name, m);
         }
@@ -114,22 +220,24 @@ final class LineProtocolTables {
             Col c = m.cols.get(k);
             if (c == null) {
                 checkName(m, k);
-                m.cols.put(k, new Col(SemanticType.Tag, DataType.String));
-                grown = true;
-            } else if (c.semantic() != SemanticType.Tag) {
+                c = columns.column(name, k, new Col(SemanticType.Tag, DataType.String));
+            }
+            if (c.semantic() != SemanticType.Tag) {
                 throw new IllegalArgumentException("'" + k + "' is a tag here but a field of table '" + name + "'");
             }
+            grown |= m.cols.putIfAbsent(k, c) == null;
         }
         for (int i = 0; i < pt.fieldKeys().size(); i++) {
             String k = pt.fieldKeys().get(i);
             Col c = m.cols.get(k);
             if (c == null) {
                 checkName(m, k);
-                m.cols.put(k, new Col(SemanticType.Field, typeOf(pt.fieldValues().get(i))));
-                grown = true;
-            } else if (c.semantic() == SemanticType.Tag) {
+                c = columns.column(name, k, new Col(SemanticType.Field, typeOf(pt.fieldValues().get(i))));
+            }
+            if (c.semantic() == SemanticType.Tag) {
                 throw new IllegalArgumentException("'" + k + "' is a field here but a tag of table '" + name + "'");
             }
+            grown |= m.cols.putIfAbsent(k, c) == null;
         }
         if (grown) {
             m.reshape();
@@ -190,7 +298,13 @@ final class LineProtocolTables {
             }
         }
         if ((t == DataType.Float64 || t == DataType.Float32) && (v instanceof Long || v instanceof BigInteger)) {
-            a.setDouble(idx, ((Number) v).doubleValue());
+            double d = t == DataType.Float32 ? ((Number) v).floatValue() : ((Number) v).doubleValue();
+            if (!exact(d, v)) {
+                throw new IllegalArgumentException("field '" + key + "': the integer " + v + " has no exact " + t
+                        + " value (column '" + key + "' of table '" + table + "' is " + t + "; the nearest is "
+                        + new BigDecimal(d).toPlainString() + "): write it as a float if the rounding is wanted");
+            }
+            a.setDouble(idx, d);
             return;
         }
         if (t.isLongBacked() && !t.isTimestamp() && (v instanceof Long || v instanceof BigInteger)) {
@@ -198,11 +312,24 @@ final class LineProtocolTables {
             return;
         }
         if (t == DataType.Float32 && v instanceof Double d) {
+            if ((double) (float) (double) d != d) {
+                throw new IllegalArgumentException("field '" + key + "': " + d + " has no exact Float32 value (column '"
+                        + key + "' of table '" + table + "' is Float32)");
+            }
             a.setDouble(idx, d);
             return;
         }
         throw new IllegalArgumentException("field type conflict: '" + key + "' is " + t + " in table '" + table
                 + "', this line gives " + given);
+    }
+
+    /** Whether a float holds an integer exactly. */
+    private static boolean exact(double d, Object integer) {
+        if (Double.isInfinite(d)) {
+            return false;
+        }
+        BigInteger held = new BigDecimal(d).toBigInteger();
+        return held.equals(integer instanceof BigInteger b ? b : BigInteger.valueOf((Long) integer));
     }
 
     /**

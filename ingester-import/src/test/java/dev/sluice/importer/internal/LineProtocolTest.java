@@ -56,10 +56,10 @@ class LineProtocolTest {
     }
 
     @Test
-    void aBackslashBeforeAnyOtherCharacterIsLiteral() throws Exception {
+    void aBackslashBeforeAnyOtherCharacterIsLiteralAndTwoAreOne() throws Exception {
         LineProtocol.Point pt = p("m\\x,t=a\\b\\\\c f\\n=1");
         assertEquals("m\\x", pt.measurement());
-        assertEquals(List.of("a\\b\\\\c"), pt.tagValues());
+        assertEquals(List.of("a\\b\\c"), pt.tagValues());
         assertEquals(List.of("f\\n"), pt.fieldKeys());
     }
 
@@ -132,5 +132,24 @@ class LineProtocolTest {
         assertTrue(error(" ,t=a f=1").contains("missing measurement"));
         assertEquals("character 5: field 'f': '12x' is not a float, integer (1i), unsigned (1u), string (\"...\") or boolean",
                 error("m f=12x"));
+    }
+
+    static List<String> lines(String input) throws Exception {
+        List<String> out = new java.util.ArrayList<>();
+        try (LineProtocol.Reader r = new LineProtocol.Reader(new java.io.ByteArrayInputStream(
+                input.getBytes(java.nio.charset.StandardCharsets.UTF_8)))) {
+            while (r.next()) {
+                out.add(r.firstLine() + "-" + r.lastLine() + ":" + r.text());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void theReaderSplitsLinesOutsideQuotedStringsAndEscapesAndNumbersThemByTheirLineFeeds() throws Exception {
+        assertEquals(List.of("1-2:m s=\"a\nb\" 1", "3-3:m v=1\r", "4-5:m\\\nx v=2", "6-6:# a b=\"open",
+                "7-7:m,t=\"q v=3", "8-8:m v=4"),
+                lines("\uFEFFm s=\"a\nb\" 1\nm v=1\r\nm\\\nx v=2\n# a b=\"open\nm,t=\"q v=3\nm v=4"));
+        assertEquals(List.of("1-1:m s=\"a\rb\" 1", "2-2:"), lines("m s=\"a\rb\" 1\n\n"));
     }
 }
