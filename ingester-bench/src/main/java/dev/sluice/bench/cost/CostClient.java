@@ -21,7 +21,10 @@ import picocli.CommandLine.Option;
 /**
  * One measured client run, in a JVM of its own: writes a workload's rows through one path (or, for the path
  * {@value CostBenchmark#WORKLOAD_ONLY}, makes them with no client) and prints one {@value #MARKER} line with the
- * process's CPU, wall time, heap allocation, peak RSS and JIT time.
+ * process's CPU, wall time, heap allocation, peak RSS and JIT time. With {@code --steady-from-rows N} the line also
+ * has the CPU and JIT CPU of the steady window, from the batch that brings the rows handed to the client to
+ * {@code N} or more until the last answer, and the rows after that batch ({@code steady_rows}): a figure that leaves
+ * start-up and most of the JIT's warm-up out without a second run.
  * {@link CostBenchmark} starts it; it is not meant to be run by hand.
  */
 @Command(name = "sluice-cost-client", description = "One client run of the cost benchmark (started by --cost).")
@@ -67,6 +70,9 @@ public final class CostClient implements Callable<Integer> {
     @Option(names = "--row-api", defaultValue = "objects")
     String rowApi;
 
+    @Option(names = "--steady-from-rows", defaultValue = "0")
+    long steadyFromRows;
+
     @Override
     public Integer call() throws Exception {
         Workload wl = Workload.named(workload, seed);
@@ -100,7 +106,21 @@ public final class CostClient implements Callable<Integer> {
         GreptimeDB db = baseline ? null : GreptimeDB.create(ob.build());
         ModeRunner.Run run = new ModeRunner.Run(db, wl, rows, batch, parallelism, ctx, bulk, BatchingWriter.Path.Regular);
         RunStats stats = new RunStats(runner.units(run));
+        // The steady window: from the batch that brings the rows handed over to --steady-from-rows, to the last
+        // answer (before shutdown). Its CPU per row leaves out start-up and most JIT warm-up, which the difference of
+        // a short and a long run cancels only when both runs warm up alike.
+        long[] steady0 = {-1, -1, -1};
+        if (steadyFromRows > 0) {
+            stats.markAt(steadyFromRows, () -> {
+                steady0[0] = stats.sentRows();
+                steady0[1] = Jvm.processCpuNanos();
+                steady0[2] = Jvm.compilerCpuNanos();
+            });
+        }
         runner.runAll(run, stats, () -> { });
+        long steadyRows = steady0[0] < 0 ? 0 : rows - steady0[0];
+        long steadyCpu = steady0[0] < 0 ? -1 : Jvm.processCpuNanos() - steady0[1];
+        long steadyJit = steady0[0] < 0 || steady0[2] < 0 ? -1 : Jvm.compilerCpuNanos() - steady0[2];
         double seconds = (System.nanoTime() - start) / 1e9;
         long alloc = Jvm.allocatedSince(alloc0) + stats.endedWorkerAllocatedBytes();
         if (db != null) {
@@ -113,8 +133,9 @@ public final class CostClient implements Callable<Integer> {
             System.err.println("cost client: " + e);
         }
         System.out.printf(Locale.ROOT, "%s rows=%d acked=%d failed=%d cpu_ns=%d seconds=%.6f alloc_bytes=%d"
-                        + " rss_kib=%d jit_ms=%d jit_cpu_ns=%d%n", MARKER, rows, stats.ackedRows(), stats.failedBatches(), cpu,
-                seconds, alloc, Jvm.peakRssKiB(), jit, jitCpu);
+                        + " rss_kib=%d jit_ms=%d jit_cpu_ns=%d steady_rows=%d steady_cpu_ns=%d steady_jit_cpu_ns=%d%n", MARKER,
+                rows, stats.ackedRows(), stats.failedBatches(), cpu, seconds, alloc, Jvm.peakRssKiB(), jit, jitCpu,
+                steadyRows, steadyCpu, steadyJit);
         System.out.flush();
         return stats.failedBatches() == 0 && stats.ackedRows() == rows ? 0 : 1;
     }

@@ -15,6 +15,8 @@ public final class RunStats {
     private final AtomicLong latencies = new AtomicLong();
     private final List<String> errors = new ArrayList<>();
     private final AtomicLong endedWorkerAllocatedBytes = new AtomicLong();
+    private volatile long markRows = Long.MAX_VALUE;
+    private volatile Runnable mark;
 
     /**
      * Creates stats for a run.
@@ -31,7 +33,28 @@ public final class RunStats {
      * @param rows rows sent
      */
     public void sent(long rows) {
-        sentRows.addAndGet(rows);
+        long total = sentRows.addAndGet(rows);
+        if (total >= markRows && total - rows < markRows) {
+            Runnable m = mark;
+            if (m != null) {
+                m.run();
+            }
+        }
+    }
+
+    /**
+     * Runs {@code action} once, on the worker thread whose {@link #sent} call first brings the rows handed to the
+     * client to {@code rows} or more.
+     *
+     * @param rows the threshold, at least 1
+     * @param action what to run then
+     */
+    public void markAt(long rows, Runnable action) {
+        if (rows < 1) {
+            throw new IllegalArgumentException("the mark needs at least 1 row, got " + rows);
+        }
+        this.mark = action;
+        this.markRows = rows;
     }
 
     /**

@@ -113,7 +113,7 @@ public final class BulkFloor {
         db.shutdownGracefully();
 
         Schema arrow = ArrowTypes.schema(schema);
-        byte[] head = FlightMessages.schemaMessage(schema.tableName(), arrow);
+        byte[] head = FlightMessages.schemaMessage(schema.tableName(), arrow.getFields());
         List<byte[]> batches = new ArrayList<>();
         long batchCount = (rows + batch - 1) / batch;
         int lastRows = (int) (rows - (batchCount - 1) * batch);
