@@ -8,10 +8,16 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** Runs the command in-process against a testkit server and keeps what it printed. */
-final class Cli {
-    /** What one run gave. */
-    record Run(int code, String out, String err) {
+/** Runs the command in-process against a testkit server and keeps what it printed (for the tests of every package). */
+public final class Cli {
+    /**
+     * What one run gave.
+     *
+     * @param code the exit code
+     * @param out what it printed on standard output
+     * @param err what it printed on standard error
+     */
+    public record Run(int code, String out, String err) {
         @Override
         public String toString() {
             return "exit " + code + "\n--- out\n" + out + "--- err\n" + err;
@@ -21,7 +27,13 @@ final class Cli {
     private Cli() {
     }
 
-    static Run run(String... args) {
+    /**
+     * Runs the command in-process.
+     *
+     * @param args its arguments
+     * @return the exit code and what it printed
+     */
+    public static Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code;
@@ -32,8 +44,14 @@ final class Cli {
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    /** The arguments that point the command at a server, then the given ones. */
-    static String[] at(GreptimeTestServer server, String... args) {
+    /**
+     * The arguments that point the command at a server, then the given ones.
+     *
+     * @param server the testkit
+     * @param args the other arguments
+     * @return all of them
+     */
+    public static String[] at(GreptimeTestServer server, String... args) {
         List<String> a = new ArrayList<>(List.of("--endpoint", server.endpoint(), "--http-endpoint",
                 server.httpEndpoint(), "--retry-deadline", "5", "--timeout", "10"));
         a.addAll(Arrays.asList(args));
@@ -47,7 +65,7 @@ final class Cli {
      * @param table the table
      * @return the rows, in id order
      */
-    static java.util.SortedMap<Long, java.util.Map<String, Object>> byId(GreptimeTestServer server, String table) {
+    public static java.util.SortedMap<Long, java.util.Map<String, Object>> byId(GreptimeTestServer server, String table) {
         java.util.SortedMap<Long, java.util.Map<String, Object>> rows = new java.util.TreeMap<>();
         server.rows(table).forEach(m -> rows.put((Long) m.get("id"), m));
         return rows;

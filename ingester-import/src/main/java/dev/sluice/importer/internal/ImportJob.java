@@ -170,7 +170,10 @@ public final class ImportJob {
         org.slf4j.LoggerFactory.getILoggerFactory();
         validate();
         Format forced = o.format == null ? null : Format.parse(o.format);
-        List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced);
+        List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced, summary.skipped);
+        for (Inputs.Skipped sk : summary.skipped) {
+            err.println("warning: not read: '" + sk.file() + "': " + sk.reason());
+        }
         if (inputs.stream().filter(in -> in.path() == null).count() > 1) {
             throw new UsageException("standard input ('-') is named more than once: it is one stream, read once");
         }

@@ -33,6 +33,8 @@ final class Summary {
     Boolean verifyOk;
     String error;
     int exitCode;
+    /** Files of the directories given that were not read, with the reason. */
+    final java.util.List<Inputs.Skipped> skipped = new java.util.ArrayList<>();
 
     void fill(ImportJob.Stats s) {
         inputs = s.inputs;
@@ -67,6 +69,9 @@ final class Summary {
                     : verifyOk ? " as expected" : String.format(", expected %,d: MISMATCH", verifyExpected),
                     verifySeconds));
         }
+        for (Inputs.Skipped sk : skipped) {
+            sb.append("not read: ").append(sk.file()).append(" (").append(sk.reason()).append(")\n");
+        }
         sb.append("state: ").append(stateFile).append(" (exit ").append(exitCode).append(")\n");
         return sb.toString();
     }
@@ -98,6 +103,16 @@ final class Summary {
             if (verifyExpected != null) {
                 g.writeNumberField("verifyExpected", verifyExpected);
                 g.writeBooleanField("verifyOk", verifyOk);
+            }
+            if (!skipped.isEmpty()) {
+                g.writeArrayFieldStart("skipped");
+                for (Inputs.Skipped sk : skipped) {
+                    g.writeStartObject();
+                    g.writeStringField("file", sk.file());
+                    g.writeStringField("reason", sk.reason());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
             }
             g.writeStringField("stateFile", stateFile);
             if (error != null) {
