@@ -261,6 +261,7 @@ public final class ImportJob {
         bulk = !regular;
         checkColumnsOfEveryInput(inputs);
         if (o.dryRun) {
+            warnOfCollisions(appendMode || existing != null && keepsEveryRow(sql, table), sampled, summary);
             dryRun(sampled);
             return OK;
         }
@@ -276,9 +277,11 @@ public final class ImportJob {
             appendMode = keepsEveryRow(sql, table);
         }
         state.appendMode = appendMode;
+        warnOfCollisions(appendMode, sampled, summary);
         resolveInDoubt(inputs);
         state.save();
         summary.started = true;
+        summary.collapsible = !appendMode;
         summary.table = table;
         summary.path = bulk ? "bulk" : "regular";
         summary.stateFile = state.file().toString();
@@ -350,6 +353,21 @@ public final class ImportJob {
             return FAILED;
         }
         return stats.rejected.get() > 0 ? REJECTED : OK;
+    }
+
+    /**
+     * Warns (standard error and the summary) when the sampled rows hold rows of equal tags and time index, which a
+     * table that keeps the last row of each key stores as one.
+     */
+    private void warnOfCollisions(boolean keepsEveryRow, Sampled sampled, Summary summary) {
+        if (keepsEveryRow) {
+            return;
+        }
+        String w = SampledCollisions.check(plan, sampled.columns(), sampled.rows(), sampledName);
+        if (w != null) {
+            err.println("warning: " + w);
+            summary.warnings.add(w);
+        }
     }
 
     static String message(Throwable t) {
@@ -1443,11 +1461,11 @@ public final class ImportJob {
         Table t = Table.from(plan.schema());
         RowAppender a = t.appender();
         TableSchema schema = plan.schema();
-        int[] bind = plan.bind(sampled.columns());
         int shown = 0;
         List<String> problems = new ArrayList<>();
         long ordinal = 0;
         long base = System.currentTimeMillis() * 1_000_000L;
+        int[] bind = plan.bind(sampled.columns());
         while (shown < o.dryRunRows) {
             try {
                 if (!sampled.next()) {
@@ -1463,19 +1481,7 @@ public final class ImportJob {
             ordinal++;
             shown++;
             try {
-                for (int c = 0; c < schema.columnCount(); c++) {
-                    if (bind[c] < 0) {
-                        if (c == schema.timestampIndex()) {
-                            a.setLong(c, base + ordinal);
-                        }
-                        continue;
-                    }
-                    Object v = sampled.value(bind[c]);
-                    if (v != null) {
-                        plan.set(a, c, v);
-                    }
-                }
-                a.endRow();
+                SampledCollisions.appendRow(plan, bind, a, sampled::value, base + ordinal);
             } catch (Plan.BadValue e) {
                 a.cancelRow();
                 problems.add("'" + sampledName + "' " + sampled.where() + ", column '" + e.column() + "': " + e.getMessage());
@@ -1589,6 +1595,7 @@ public final class ImportJob {
         resolveInDoubt(inputs);
         state.save();
         summary.started = true;
+        summary.collapsible = !appendMode;
         summary.table = o.table != null ? o.table : "one table per measurement";
         summary.path = "regular";
         summary.stateFile = state.file().toString();
