@@ -63,7 +63,7 @@ public final class State {
          * Records after {@code acked} already stored, found by {@code --in-doubt check}: {@code {from, to}} ranges
          * a rerun does not send again.
          */
-        final List<long[]> stored = new ArrayList<>();
+        final List<long[]> stored = new java.util.concurrent.CopyOnWriteArrayList<>(); // read by the input's reader
 
         Entry(String name, long size, long modified) {
             this.name = name;
