@@ -11,6 +11,7 @@ import dev.sluice.testkit.internal.DbString;
 import dev.sluice.testkit.internal.ServerError;
 import dev.sluice.testkit.internal.ServerTypes;
 import dev.sluice.testkit.internal.Storage;
+import dev.sluice.testkit.internal.TimeBuckets;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -242,6 +243,15 @@ final class BulkService {
         private int streamUnanswered;
         /** Batches held without an answer by {@link Faults#neverRespond(boolean)}: the stream then never ends. */
         private int held;
+        /** Whether the server ended the stream with an error: batches waiting behind a hold are then dropped. */
+        private boolean refused;
+        /** Whether the client has sent its last batch. */
+        private boolean halfClosed;
+        /**
+         * Batches held by the hold gate before storing, oldest first; later batches of the stream wait behind them,
+         * so the stream's batches are stored in order.
+         */
+        private final java.util.ArrayDeque<Runnable> backlog = new java.util.ArrayDeque<>();
 
         Stream(StreamObserver<Flight.PutResult> out, Metadata md) {
             this.out = out;
@@ -271,15 +281,35 @@ final class BulkService {
             out.onNext(Flight.PutResult.newBuilder().setAppMetadata(ByteString.copyFromUtf8(json)).build());
         }
 
-        private synchronized void answered() {
-            streamUnanswered--;
-            unanswered.decrementAndGet();
+        /** Sends a stored batch's answer; the stream ends once the client is done and every batch is answered. */
+        private synchronized void answer(long id, long rows, double elapsed) {
+            send(id, rows, elapsed);
+            if (streamUnanswered > 0) { // none left when the client went away meanwhile
+                streamUnanswered--;
+                unanswered.decrementAndGet();
+            }
+            finishIfAnswered();
         }
 
         private synchronized void fail(StatusRuntimeException e) {
             if (!done) {
                 done = true;
+                refused = true;
                 out.onError(e);
+            }
+        }
+
+        /** Runs a step of this stream, turning its failure into the stream's error answer as the server does. */
+        private void guarded(Step step) {
+            try {
+                step.run();
+            } catch (ServerError e) {
+                fail(e.toStatus());
+            } catch (StatusRuntimeException e) {
+                fail(e);
+            } catch (Exception e) {
+                // Decode failures reach the client as InvalidArguments, as on the server.
+                fail(new ServerError(StatusCode.InvalidArguments, "Failed to decode Flight data: " + e).toStatus());
             }
         }
 
@@ -293,7 +323,7 @@ final class BulkService {
                     return;
                 }
             }
-            try {
+            guarded(() -> {
                 if (data.size() > maxMessageBytes) {
                     if (data.body() != null) {
                         data.body().close();
@@ -308,14 +338,7 @@ final class BulkService {
                     return;
                 }
                 batch(data);
-            } catch (ServerError e) {
-                fail(e.toStatus());
-            } catch (StatusRuntimeException e) {
-                fail(e);
-            } catch (Exception e) {
-                // Decode failures reach the client as InvalidArguments, as on the server.
-                fail(new ServerError(StatusCode.InvalidArguments, "Failed to decode Flight data: " + e).toStatus());
-            }
+            });
         }
 
         private void first(Incoming data) {
@@ -335,72 +358,106 @@ final class BulkService {
 
         private void batch(Incoming data) throws Exception {
             ArrowBuf body = data.body() != null ? data.body() : allocator().buffer(1);
-            bodyTaken = false;
+            Message m;
+            long id;
+            Faults.HoldPoint point;
+            long started = System.nanoTime();
             try {
-                batch(data, body);
-            } finally {
-                if (!bodyTaken) {
-                    body.close();
+                id = requestId(data.appMetadata());
+                Faults.Injected fault = faults.nextBulk();
+                if (fault != null) {
+                    record(table, 0, fault.code());
+                    throw new ServerError(fault.code(), fault.message(), fault.retryable());
                 }
+                if (faults.neverRespond()) {
+                    // A hung server: the batch is neither stored nor answered, and the stream is never ended.
+                    record(table, 0, null);
+                    synchronized (this) {
+                        held++;
+                    }
+                    body.close();
+                    return;
+                }
+                m = Message.getRootAsMessage(ByteBuffer.wrap(data.header()));
+                int rows = m.headerType() == MessageHeader.RecordBatch
+                        ? (int) ((RecordBatch) m.header(new RecordBatch())).length() : 0;
+                point = faults.holdPoint(() -> new RecordedRequest("DoPut", "bulk", db, user, "", Map.of(),
+                        RequestProcessor.ascii(md), List.of(table), rows, null));
+                synchronized (this) {
+                    if (point == Faults.HoldPoint.BEFORE_STORE || !backlog.isEmpty()) {
+                        record(table, rows, null);
+                        Message header = m;
+                        long requestId = id;
+                        backlog.add(() -> {
+                            if (refused) {
+                                body.close();
+                                return;
+                            }
+                            guarded(() -> store(body, header, requestId, started, false));
+                        });
+                        faults.held(this::storeNextHeld);
+                        return;
+                    }
+                }
+            } catch (RuntimeException e) {
+                body.close();
+                throw e;
             }
+            store(body, m, id, started, point == Faults.HoldPoint.BEFORE_ANSWER);
         }
 
-        /** Whether the batch being read took over its body buffer (the record batch then releases it). */
-        private boolean bodyTaken;
+        /** Stores (and answers) the oldest batch held before storing. */
+        private synchronized void storeNextHeld() {
+            Runnable next = backlog.poll();
+            if (next != null) {
+                next.run();
+            }
+            finishIfAnswered();
+        }
 
-        private void batch(Incoming data, ArrowBuf body) throws Exception {
-            long started = System.nanoTime();
-            long id = requestId(data.appMetadata());
-            String outcomeTable = table;
-            Faults.Injected fault = faults.nextBulk();
-            if (fault != null) {
-                record(outcomeTable, 0, fault.code());
-                throw new ServerError(fault.code(), fault.message(), fault.retryable());
-            }
-            if (faults.neverRespond()) {
-                // A hung server: the batch is neither stored nor answered, and the stream is never ended.
-                record(outcomeTable, 0, null);
-                synchronized (this) {
-                    held++;
+        /** Stores a batch, taking over its body, and answers it (on release when {@code holdAnswer}). */
+        private void store(ArrowBuf body, Message m, long id, long started, boolean holdAnswer)
+                throws Exception {
+            boolean taken = false;
+            try {
+                List<TableSchema.Column> tableColumns = storage.bulkTarget(db, table, allowAutoCreate ? fromMetadata() : null);
+                if (m.headerType() != MessageHeader.RecordBatch) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Expected a record batch, got message type " + m.headerType());
                 }
-                return;
-            }
-            List<TableSchema.Column> tableColumns = storage.bulkTarget(db, table, allowAutoCreate ? fromMetadata() : null);
-            Message m = Message.getRootAsMessage(ByteBuffer.wrap(data.header()));
-            if (m.headerType() != MessageHeader.RecordBatch) {
-                throw new ServerError(StatusCode.InvalidArguments, "Expected a record batch, got message type " + m.headerType());
-            }
-            ArrowRecordBatch rb;
-            List<TableSchema.Column> matched = new ArrayList<>();
-            List<Object[]> rows;
-            int rowCount;
-            // Takes over the body buffer's reference.
-            bodyTaken = true;
-            rb = MessageSerializer.deserializeRecordBatch((RecordBatch) m.header(new RecordBatch()), body);
-            try (rb; VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator())) {
-                new VectorLoader(root, CommonsCompressionFactory.INSTANCE).load(rb);
-                rows = decode(root, tableColumns, matched, storage.retainsRows());
-                rowCount = root.getRowCount();
-            }
-            int n = rows != null ? storage.bulkInsert(db, table, matched, rows) : storage.bulkCount(db, table, rowCount);
-            record(outcomeTable, n, StatusCode.Success);
-            synchronized (this) {
-                streamUnanswered++;
-                maxUnanswered.accumulateAndGet(unanswered.incrementAndGet(), Math::max);
-            }
-            if (faults.bulkNeverAck()) {
-                return;
-            }
-            double elapsed = (System.nanoTime() - started) / 1e9;
-            long delay = faults.bulkAckDelay().toNanos();
-            if (delay == 0) {
-                answered();
-                send(id, n, elapsed);
-            } else {
-                acks.schedule(() -> {
-                    answered();
-                    send(id, n, elapsed);
-                }, delay, TimeUnit.NANOSECONDS);
+                List<TableSchema.Column> matched = new ArrayList<>();
+                List<Object[]> rows;
+                int rowCount;
+                taken = true;
+                ArrowRecordBatch rb = MessageSerializer.deserializeRecordBatch((RecordBatch) m.header(new RecordBatch()), body);
+                try (rb; VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator())) {
+                    new VectorLoader(root, CommonsCompressionFactory.INSTANCE).load(rb);
+                    rows = decode(root, tableColumns, matched, storage.retainsRows());
+                    rowCount = root.getRowCount();
+                }
+                int n = rows != null ? storage.bulkInsert(db, table, matched, rows) : storage.bulkCount(db, table, rowCount);
+                record(table, n, StatusCode.Success);
+                synchronized (this) {
+                    streamUnanswered++;
+                    maxUnanswered.accumulateAndGet(unanswered.incrementAndGet(), Math::max);
+                }
+                if (faults.bulkNeverAck()) {
+                    return;
+                }
+                double elapsed = (System.nanoTime() - started) / 1e9;
+                if (holdAnswer) {
+                    faults.held(() -> answer(id, n, elapsed));
+                    return;
+                }
+                long delay = faults.bulkAckDelay().toNanos();
+                if (delay == 0) {
+                    answer(id, n, elapsed);
+                } else {
+                    acks.schedule(() -> answer(id, n, elapsed), delay, TimeUnit.NANOSECONDS);
+                }
+            } finally {
+                if (!taken) {
+                    body.close();
+                }
             }
         }
 
@@ -465,6 +522,7 @@ final class BulkService {
                     throw new ServerError(StatusCode.InvalidArguments, "Time index " + timeIndex.name() + " of table "
                             + table + " has null values");
                 }
+                refuseOutOfRangeTimes(timeIndex, vectors.get(ts), root.getRowCount());
                 return null;
             }
             List<Object[]> rows = new ArrayList<>(root.getRowCount());
@@ -479,7 +537,20 @@ final class BulkService {
                 }
                 rows.add(row);
             }
+            refuseOutOfRangeTimes(timeIndex, vectors.get(ts), root.getRowCount());
             return rows;
+        }
+
+        /** The region refuses a batch holding a time outside its range ({@link TimeBuckets}). */
+        private void refuseOutOfRangeTimes(TableSchema.Column timeIndex, FieldVector times, int rowCount) {
+            long[] values = new long[rowCount];
+            for (int r = 0; r < rowCount; r++) {
+                values[r] = ((BaseFixedWidthVector) times).getDataBuffer().getLong((long) r * 8);
+            }
+            String refusal = TimeBuckets.bulkWriteRefusal(timeIndex.dataType(), values);
+            if (refusal != null) {
+                throw new ServerError(StatusCode.InvalidArguments, storage.regionPrefix(db, table) + refusal);
+            }
         }
 
         @Override
@@ -493,20 +564,27 @@ final class BulkService {
 
         @Override
         public synchronized void onCompleted() {
-            if (done) {
+            halfClosed = true;
+            finishIfAnswered();
+        }
+
+        /** Ends the stream once the client is done and every batch is answered; a batch held open keeps it open. */
+        private synchronized void finishIfAnswered() {
+            if (done || !halfClosed) {
                 return;
             }
-            if (held > 0 || streamUnanswered > 0 && faults.bulkNeverAck()) {
-                return; // held open: the answers never come
-            }
-            if (streamUnanswered > 0) {
-                // Let delayed answers go out first.
-                acks.schedule(this::onCompleted, 5, TimeUnit.MILLISECONDS);
-                return;
+            if (held > 0 || streamUnanswered > 0 || !backlog.isEmpty()) {
+                return; // the last answer ends it (never, for batches held by neverRespond or bulkNeverAck)
             }
             done = true;
             out.onCompleted();
         }
+    }
+
+    /** One step of a bulk stream. */
+    @FunctionalInterface
+    private interface Step {
+        void run() throws Exception;
     }
 
     /**

@@ -426,39 +426,20 @@ class RawClientAnswersTest {
     @Test
     void handleRequestsSumsAffectedRowsAndStopsAtTheFirstFailure() throws Exception {
         CompletableFuture<GreptimeResponse> f = new CompletableFuture<>();
-        StreamObserver<GreptimeRequest> in = GreptimeDatabaseGrpc.newStub(channel).handleRequests(observer(f));
+        StreamObserver<GreptimeRequest> in = GreptimeDatabaseGrpc.newStub(channel).handleRequests(AnswerFuture.completing(f));
         in.onNext(ins("hr", List.of(TS), row(ts(1)), row(ts(2))));
         in.onNext(ins("hr", List.of(TS), row(ts(3))));
         in.onCompleted();
         assertEquals(3, f.get(60, TimeUnit.SECONDS).getAffectedRows().getValue());
 
         CompletableFuture<GreptimeResponse> g = new CompletableFuture<>();
-        in = GreptimeDatabaseGrpc.newStub(channel).handleRequests(observer(g));
+        in = GreptimeDatabaseGrpc.newStub(channel).handleRequests(AnswerFuture.completing(g));
         in.onNext(ins("hr", List.of(TS), row(ts(4))));
         in.onNext(ins("hr", List.of(TS), row(NULL)));
         in.onCompleted();
         Exception e = assertThrows(Exception.class, () -> g.get(60, TimeUnit.SECONDS));
         assertEquals(Status.Code.INVALID_ARGUMENT, Status.fromThrowable(e.getCause()).getCode());
         assertEquals(4, server.rowCount("hr"), "the message before the failure stays committed");
-    }
-
-    static StreamObserver<GreptimeResponse> observer(CompletableFuture<GreptimeResponse> f) {
-        return new StreamObserver<>() {
-            @Override
-            public void onNext(GreptimeResponse v) {
-                f.complete(v);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                f.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-                f.complete(null);
-            }
-        };
     }
 
     // ---- DoPut with Arrow's own FlightClient ----
