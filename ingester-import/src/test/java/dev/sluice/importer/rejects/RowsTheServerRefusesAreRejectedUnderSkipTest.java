@@ -71,6 +71,26 @@ class RowsTheServerRefusesAreRejectedUnderSkipTest {
         assertTrue(summary.contains("\"rowsWritten\":4") && summary.contains("\"rowsRejected\":1"), summary);
     }
 
+    @Test
+    void aTimeTheServersPartitionsCannotHoldIsRejectedWithTheServersOwnMessage() throws Exception {
+        // No fault injected: the server refuses the time itself, as GreptimeDB does.
+        Path lp = dir.resolve("far.lp");
+        Files.writeString(lp, "lpf_mem,host=a used=1 1700000000000000000\n"
+                + "lpf_cpu value=1 9223372036854775806\n"
+                + "lpf_cpu value=2 1700000000000000001\n");
+        Path rejects = dir.resolve("far.rejects.jsonl");
+        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--on-error", "skip", "--rejects", rejects.toString(), "--state",
+                dir.resolve("far.state").toString(), lp.toString()));
+
+        assertEquals(1, r.code(), r.toString());
+        assertEquals(1, testkit.server().rows("lpf_mem").size(), r.toString());
+        assertEquals(1, testkit.server().rows("lpf_cpu").size(), r.toString());
+        List<String> rejected = Files.readAllLines(rejects);
+        assertEquals(1, rejected.size(), rejected.toString());
+        assertTrue(rejected.get(0).contains("\"line\":2") && rejected.get(0).contains("9223372036854775806"),
+                rejected.get(0));
+    }
+
     private Path hosts() throws Exception {
         Path csv = dir.resolve("hosts.csv");
         Files.writeString(csv, "host,ts,v\n"
