@@ -1920,7 +1920,7 @@ public final class ImportJob {
             Client.TablesSink sink) throws IOException {
         Tracker tracker = new Tracker(e);
         // The lines of the open request's rows per table, kept while refused requests are narrowed; else null.
-        Map<String, List<LineText>> origins = narrower != null ? new LinkedHashMap<>() : null;
+        Map<String, List<RefusedRows.LineText>> origins = narrower != null ? new LinkedHashMap<>() : null;
         long skipTo = e.acked;
         long line = 0;
         long rejectedInBatch = 0;
@@ -1953,7 +1953,7 @@ public final class ImportJob {
                 tables.add(pt, state.importTimeNanos);
                 if (origins != null) {
                     origins.computeIfAbsent(o.table != null ? o.table : pt.measurement(), k -> new ArrayList<>())
-                            .add(new LineText(line, text));
+                            .add(new RefusedRows.LineText(line, text));
                 }
             } catch (LineProtocol.ParseException ex) {
                 reason = "line " + line + ", " + ex.getMessage();
@@ -1979,12 +1979,8 @@ public final class ImportJob {
         sendTables(sink, tables, tracker, line, rejectedInBatch, eof, in, origins);
     }
 
-    /** A line of line protocol and its number. */
-    private record LineText(long line, String text) {
-    }
-
     private void sendTables(Client.TablesSink sink, LineProtocolTables tables, Tracker tracker, long end,
-            long rejectedInBatch, boolean last, Inputs.Input in, Map<String, List<LineText>> origins) {
+            long rejectedInBatch, boolean last, Inputs.Input in, Map<String, List<RefusedRows.LineText>> origins) {
         long rows = tables.rows();
         long[][] p = new long[1][];
         CompletableFuture<Long> f;
@@ -1999,7 +1995,7 @@ public final class ImportJob {
             }
             List<State.Part> parts = appendMode ? InDoubt.parts(drained) : List.of();
             f = narrowRefused(sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable, parts)),
-                    in, lineOrigins(drained, origins), p, perTable);
+                    in, RefusedRows.lineOrigins(drained, origins), p, perTable);
         }
         answers.register();
         f.whenComplete((acked, ex) -> {
@@ -2009,39 +2005,6 @@ public final class ImportJob {
                 answers.arriveAndDeregister();
             }
         });
-    }
-
-    /**
-     * Where the rows of a request's tables came from: a table's rows are its measurement's lines in the order added
-     * (a measurement whose columns grew has two tables in the request, in that order). Empties {@code origins}.
-     */
-    private static RefusedRows.Origin lineOrigins(List<Table> drained, Map<String, List<LineText>> origins) {
-        if (origins == null) {
-            return null;
-        }
-        List<List<LineText>> perTable = new ArrayList<>();
-        Map<String, Integer> taken = new java.util.HashMap<>();
-        for (Table t : drained) {
-            List<LineText> lines = origins.getOrDefault(t.tableName(), List.of());
-            int from = taken.getOrDefault(t.tableName(), 0);
-            int to = Math.min(lines.size(), from + t.rowCount());
-            perTable.add(List.copyOf(lines.subList(Math.min(from, to), to)));
-            taken.put(t.tableName(), to);
-        }
-        origins.clear();
-        return new RefusedRows.Origin() {
-            @Override
-            public long line(int table, int row) {
-                List<LineText> l = perTable.get(table);
-                return row < l.size() ? l.get(row).line() : 0;
-            }
-
-            @Override
-            public String raw(Table t, int table, int row) {
-                List<LineText> l = perTable.get(table);
-                return row < l.size() ? l.get(row).text() : RefusedRows.json(t, row);
-            }
-        };
     }
 
     private void dryRunLineProtocol(Inputs.Input first, long precision, Function<String, TableSchema> existing,

@@ -9,6 +9,7 @@ import dev.sluice.write.Err;
 import dev.sluice.write.StatusCode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -61,6 +62,48 @@ final class RefusedRows {
          * @return the text
          */
         String raw(Table t, int table, int row);
+    }
+
+    /**
+     * A line of line protocol and its number.
+     *
+     * @param line its number in the input
+     * @param text the line
+     */
+    record LineText(long line, String text) {
+    }
+
+    /**
+     * Where the rows of a request's tables came from: a table's rows are its measurement's lines in the order added
+     * (a measurement whose columns grew has two tables in the request, in that order). Empties {@code origins}.
+     */
+    static Origin lineOrigins(List<Table> drained, Map<String, List<LineText>> origins) {
+        if (origins == null) {
+            return null;
+        }
+        List<List<LineText>> perTable = new ArrayList<>();
+        Map<String, Integer> taken = new java.util.HashMap<>();
+        for (Table t : drained) {
+            List<LineText> lines = origins.getOrDefault(t.tableName(), List.of());
+            int from = taken.getOrDefault(t.tableName(), 0);
+            int to = Math.min(lines.size(), from + t.rowCount());
+            perTable.add(List.copyOf(lines.subList(Math.min(from, to), to)));
+            taken.put(t.tableName(), to);
+        }
+        origins.clear();
+        return new Origin() {
+            @Override
+            public long line(int table, int row) {
+                List<LineText> l = perTable.get(table);
+                return row < l.size() ? l.get(row).line() : 0;
+            }
+
+            @Override
+            public String raw(Table t, int table, int row) {
+                List<LineText> l = perTable.get(table);
+                return row < l.size() ? l.get(row).text() : json(t, row);
+            }
+        };
     }
 
     private final Client client;
