@@ -27,8 +27,9 @@ import picocli.CommandLine.Mixin;
                 + " so a resent row is stored twice. There the state also records what was sent before each batch"
                 + " goes out, and the client does not resend a batch whose answer was lost. A rerun after a crash"
                 + " with batches sent but unanswered stops before sending anything and names their records"
-                + " (--in-doubt fail, the default); choose --in-doubt resend (may duplicate them) or --in-doubt skip"
-                + " (may lose them) once you have checked the table. Rows are never duplicated silently."})
+                + " (--in-doubt fail, the default); --in-doubt check asks the server which of them arrived and sends"
+                + " only the others where it can tell; choose --in-doubt resend (may duplicate them) or --in-doubt"
+                + " skip (may lose them) once you have checked the table. Rows are never duplicated silently."})
 public final class ImportCommand implements Callable<Integer> {
     @Mixin
     private ImportOptions options = new ImportOptions();

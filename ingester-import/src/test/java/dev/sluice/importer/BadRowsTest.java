@@ -64,7 +64,7 @@ class BadRowsTest {
         assertEquals("{\"source\":\"" + f + "\",\"line\":7,\"column\":\"v\",\"reason\":\"line 7, column 'v': 'oops' is not"
                 + " a number (Float64)\",\"raw\":\"6,oops,1700000000006\"}", lines.get(0));
         assertTrue(lines.get(1).contains("\"line\":9") && lines.get(1).contains("8,oops,"), lines.get(1));
-        assertTrue(r.out().contains("10 rows read, 8 written, 2 rejected"), r.out());
+        assertTrue(r.out().contains("10 rows read, 8 written (acknowledged), 2 rejected"), r.out());
     }
 
     @Test

@@ -8,9 +8,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** Runs the command in-process against a testkit server and keeps what it printed. */
+/** Runs the command in-process against a testkit server and keeps what it printed (for the tests of every package). */
 public final class Cli {
-    /** What one run gave. */
+    /**
+     * What one run gave.
+     *
+     * @param code the exit code
+     * @param out what it printed on standard output
+     * @param err what it printed on standard error
+     */
     public record Run(int code, String out, String err) {
         @Override
         public String toString() {
@@ -22,10 +28,10 @@ public final class Cli {
     }
 
     /**
-     * Runs the command.
+     * Runs the command in-process.
      *
      * @param args its arguments
-     * @return what it gave
+     * @return the exit code and what it printed
      */
     public static Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -42,8 +48,8 @@ public final class Cli {
      * The arguments that point the command at a server, then the given ones.
      *
      * @param server the testkit
-     * @param args further arguments
-     * @return all the arguments
+     * @param args the other arguments
+     * @return all of them
      */
     public static String[] at(GreptimeTestServer server, String... args) {
         List<String> a = new ArrayList<>(List.of("--endpoint", server.endpoint(), "--http-endpoint",

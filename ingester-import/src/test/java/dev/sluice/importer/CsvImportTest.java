@@ -77,7 +77,7 @@ class CsvImportTest {
         assertNull(c.get("ok"));
         assertNull(c.get("note"));
         assertEquals(ms("2024-01-01T00:00:02Z"), c.get("ts"));
-        assertTrue(r.out().contains("3 rows read, 3 written, 0 rejected"), r.out());
+        assertTrue(r.out().contains("3 rows read, 3 written (acknowledged), 0 rejected"), r.out());
     }
 
     @Test

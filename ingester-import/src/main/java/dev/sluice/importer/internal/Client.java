@@ -56,6 +56,11 @@ public final class Client implements AutoCloseable {
         /** @return rows in the open batch */
         int rows();
 
+        /** @return the open batch's rows when the sink keeps them on the heap (regular path, or kept rows), else null */
+        default Table keptRows() {
+            return null;
+        }
+
         /**
          * Sends the open batch and opens the next. Blocks while the in-flight limit is reached; once a slot is
          * free, runs {@code beforeSend} (which records the batch as sent) and hands the batch to the client.
@@ -176,8 +181,8 @@ public final class Client implements AutoCloseable {
     public CompletableFuture<Long> write(List<Table> tables, Context ctx) {
         return db.write(tables, WriteOp.Insert, ctx).thenApply(r -> {
             if (!r.isOk()) {
-                throw new CompletionException(new ImportFailure("write of " + tableNames(tables) + " failed: " + r.getErr(),
-                        null));
+                throw new CompletionException(new WriteRefused("write of " + tableNames(tables) + " failed: "
+                        + r.getErr(), r.getErr(), tables));
             }
             return r.getOk().affectedRows();
         });
@@ -211,28 +216,66 @@ public final class Client implements AutoCloseable {
      * @return the sink
      */
     public BatchSink open(TableSchema schema, boolean bulk, int batchRows, int inFlight, Context ctx) {
-        return bulk ? new Bulk(schema, batchRows, inFlight, ctx) : new Regular(schema, batchRows, inFlight, ctx);
+        return open(schema, bulk, batchRows, inFlight, ctx, false);
+    }
+
+    /**
+     * Opens a batch writer for one table that can keep each batch's rows until it is answered, so that a batch the
+     * server refuses can be narrowed down to its refused rows ({@link RefusedRows}). The regular path keeps them
+     * anyway; the bulk path then fills a table on the heap and copies it into its Arrow batch, and after a refused
+     * batch (which ends a bulk stream) opens a new stream for the next batches.
+     *
+     * @param schema the table's schema
+     * @param bulk bulk path (Arrow Flight) or regular path
+     * @param batchRows rows per batch
+     * @param inFlight unanswered batches allowed
+     * @param ctx the context
+     * @param keepRows whether a failed batch's rows come with its failure ({@link WriteRefused#tables()})
+     * @return the sink
+     */
+    public BatchSink open(TableSchema schema, boolean bulk, int batchRows, int inFlight, Context ctx, boolean keepRows) {
+        return bulk ? new Bulk(schema, batchRows, inFlight, ctx, keepRows) : new Regular(schema, batchRows, inFlight, ctx);
     }
 
     private final class Bulk implements BatchSink {
-        private final BulkStreamWriter writer;
-        private final TableBufferRoot root;
-        private final RowAppender appender;
+        private final TableSchema schema;
+        private final BulkWrite.Config config;
+        private final Context ctx;
+        private final int batchRows;
+        private BulkStreamWriter writer;
+        private TableBufferRoot root;
+        private RowAppender appender;
         private final Slots slots;
+        /** Null unless the batches' rows are kept: the heap table the next batch is filled in. */
+        private Table kept;
+        /** Set when a batch failed for good, which ends the writer's stream: the next batch opens a new one. */
+        private volatile boolean broken;
 
-        Bulk(TableSchema schema, int batchRows, int inFlight, Context ctx) {
+        Bulk(TableSchema schema, int batchRows, int inFlight, Context ctx, boolean keepRows) {
+            this.schema = schema;
+            this.ctx = ctx;
+            this.batchRows = batchRows;
             this.slots = new Slots(inFlight, schema.tableName());
             // One more slot than the import's own limit, so writeNext() never waits once the import let a batch go.
             // The import created the table (or found it) before opening any writer: no create call per writer.
-            BulkWrite.Config config = BulkWrite.Config.newBuilder().maxInFlightRequests(Math.min(31, inFlight + 1))
+            this.config = BulkWrite.Config.newBuilder().maxInFlightRequests(Math.min(31, inFlight + 1))
                     .requestTimeout(target.timeout()).allocatorMaxAllocation(4L << 30).createTable(false).build();
+            openWriter();
+            if (keepRows) {
+                kept = Table.from(schema, batchRows);
+                appender = kept.appender();
+            } else {
+                appender = root.appender();
+            }
+        }
+
+        private void openWriter() {
             try {
                 this.writer = db.bulkStreamWriter(schema, config, ctx);
             } catch (RuntimeException e) {
                 throw new ImportFailure("opening the bulk writer of '" + schema.tableName() + "' failed: " + e.getMessage(), e);
             }
             this.root = writer.tableBufferRoot(batchRows);
-            this.appender = root.appender();
         }
 
         @Override
@@ -242,16 +285,44 @@ public final class Client implements AutoCloseable {
 
         @Override
         public int rows() {
-            return root.rowCount();
+            return kept != null ? kept.rowCount() : root.rowCount();
+        }
+
+        @Override
+        public Table keptRows() {
+            return kept;
         }
 
         @Override
         public CompletableFuture<Long> send(Runnable beforeSend) {
             slots.acquire(1);
             try {
+                if (kept == null) {
+                    beforeSend.run();
+                    root.complete();
+                    return writer.writeNext().thenApply(Integer::longValue).whenComplete((n, e) -> slots.release(1));
+                }
+                if (broken) {
+                    // Every batch of the failed stream has its answer (the failure): a new stream for the next ones.
+                    writer.close();
+                    broken = false;
+                    openWriter();
+                }
+                Table batch = kept.complete();
+                kept = Table.from(schema, batchRows);
+                appender = kept.appender();
                 beforeSend.run();
-                root.complete();
-                return writer.writeNext().thenApply(Integer::longValue).whenComplete((n, e) -> slots.release(1));
+                root.addTable(batch).complete();
+                return writer.writeNext().thenApply(Integer::longValue).whenComplete((n, e) -> slots.release(1))
+                        .exceptionally(e -> {
+                            Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                            if (c instanceof dev.sluice.write.WriteException w) {
+                                broken = true;
+                                throw new CompletionException(new WriteRefused("bulk write of '" + schema.tableName()
+                                        + "' failed: " + w.err(), w.err(), List.of(batch)));
+                            }
+                            throw e instanceof CompletionException ce ? ce : new CompletionException(e);
+                        });
             } catch (RuntimeException e) {
                 slots.release(1);
                 throw e;
@@ -263,6 +334,9 @@ public final class Client implements AutoCloseable {
             try {
                 writer.completed();
             } catch (RuntimeException e) {
+                if (kept != null && e instanceof dev.sluice.write.WriteException) {
+                    return; // each batch's own answer reports its failure
+                }
                 throw new ImportFailure("bulk write failed: " + e.getMessage(), e);
             }
         }
@@ -313,6 +387,11 @@ public final class Client implements AutoCloseable {
         @Override
         public int rows() {
             return table.rowCount();
+        }
+
+        @Override
+        public Table keptRows() {
+            return table;
         }
 
         @Override

@@ -78,6 +78,13 @@ public final class ImportJob {
     /** The name of the input whose first rows gave the types. */
     private String sampledName;
     private Context ctx;
+    /**
+     * Under {@code --on-error skip} on a table that is not append-mode: narrows a request the server refuses down to
+     * its refused rows; null otherwise.
+     */
+    private RefusedRows narrower;
+    /** The thread the narrowing's direct writes wait on (not the client's, which answers them). */
+    private java.util.concurrent.ExecutorService narrowing;
     private boolean bulk;
     private boolean appendMode;
 
@@ -135,6 +142,9 @@ public final class ImportJob {
             summary.error = e.getMessage();
             code = FAILED;
         } finally {
+            if (narrowing != null) {
+                narrowing.shutdownNow();
+            }
             if (client != null) {
                 client.close();
             } else if (early != null) {
@@ -170,7 +180,10 @@ public final class ImportJob {
         org.slf4j.LoggerFactory.getILoggerFactory();
         validate();
         Format forced = o.format == null ? null : Format.parse(o.format);
-        List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced);
+        List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced, summary.skipped);
+        for (Inputs.Skipped sk : summary.skipped) {
+            err.println("warning: not read: '" + sk.file() + "': " + sk.reason());
+        }
         if (inputs.stream().filter(in -> in.path() == null).count() > 1) {
             throw new UsageException("standard input ('-') is named more than once: it is one stream, read once");
         }
@@ -258,6 +271,7 @@ public final class ImportJob {
         bulk = !regular;
         checkColumnsOfEveryInput(inputs);
         if (o.dryRun) {
+            warnOfCollisions(appendMode || existing != null && keepsEveryRow(sql, table), sampled, summary);
             dryRun(sampled);
             return OK;
         }
@@ -273,9 +287,11 @@ public final class ImportJob {
             appendMode = keepsEveryRow(sql, table);
         }
         state.appendMode = appendMode;
-        resolveInDoubt(inputs);
+        warnOfCollisions(appendMode, sampled, summary);
+        resolveInDoubt(inputs, sql);
         state.save();
         summary.started = true;
+        summary.collapsible = !appendMode;
         summary.table = table;
         summary.path = bulk ? "bulk" : "regular";
         summary.stateFile = state.file().toString();
@@ -296,6 +312,7 @@ public final class ImportJob {
         }
         ctx = Client.context(plan.tableExists() ? Map.of() : with, appendMode);
         client = connect();
+        startNarrowing();
         if (!plan.tableExists()) {
             client.createTable(plan.schema(), ctx);
         }
@@ -349,6 +366,80 @@ public final class ImportJob {
         return stats.rejected.get() > 0 ? REJECTED : OK;
     }
 
+    /**
+     * Warns (standard error and the summary) when the sampled rows hold rows of equal tags and time index, which a
+     * table that keeps the last row of each key stores as one.
+     */
+    private void warnOfCollisions(boolean keepsEveryRow, Sampled sampled, Summary summary) {
+        if (keepsEveryRow) {
+            return;
+        }
+        String w = SampledCollisions.check(plan, sampled.columns(), sampled.rows(), sampledName);
+        if (w != null) {
+            err.println("warning: " + w);
+            summary.warnings.add(w);
+        }
+    }
+
+    /**
+     * Readies the narrowing of refused requests: under {@code --on-error skip}, for tables that are not append-mode
+     * (the parts of a refused request are written again, and a refused request may have stored some of its rows:
+     * harmless where the last write of a key wins, a duplicate where every row is kept).
+     */
+    private void startNarrowing() {
+        if (!o.onError.equals("skip") || appendMode) {
+            return;
+        }
+        narrowing = java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
+            Thread t = new Thread(task, "sluice-import-refused-rows");
+            t.setDaemon(true);
+            return t;
+        });
+        narrower = new RefusedRows(client, ctx, (o.retryDeadlineSeconds + o.timeoutSeconds) * 1000L);
+    }
+
+    /**
+     * When a batch's write is refused because of its data (and the refusal can be narrowed), writes its parts on
+     * their own, rejects the rows the server refuses and completes with the rows written; any other failure is
+     * passed on.
+     *
+     * @param f the batch's answer
+     * @param in its input
+     * @param origin where its rows came from, or null when they are not narrowed
+     * @param p the batch's tracker entry (its rejected count grows by the refused rows)
+     * @param perTable rows per table of a line protocol request (less the refused rows), or null
+     * @return the answer, narrowed
+     */
+    private CompletableFuture<Long> narrowRefused(CompletableFuture<Long> f, Inputs.Input in, RefusedRows.Origin origin,
+            long[][] p, Map<String, Long> perTable) {
+        if (origin == null || narrower == null) {
+            return f;
+        }
+        return f.exceptionallyComposeAsync(ex -> {
+            WriteRefused w = RefusedRows.aboutTheData(ex);
+            if (w == null || stop.get()) {
+                return CompletableFuture.failedFuture(ex);
+            }
+            if (!o.quiet) {
+                err.println("note: the server refused a request of '" + in.name() + "' (" + w.err().message()
+                        + "): writing its parts on their own to find the rows it refuses (--on-error skip)");
+            }
+            RefusedRows.Outcome out = narrower.narrow(w.tables());
+            for (RefusedRows.Refused r : out.refused()) {
+                Table t = w.tables().get(r.table());
+                long line = origin.line(r.table(), r.row());
+                String where = in.format() == Format.PARQUET ? "row " + line + " of the file" : "line " + line;
+                reject(in, line, null, where + ", table '" + t.tableName() + "': the server refused the row: "
+                        + r.reason(), origin.raw(t, r.table(), r.row()));
+                p[0][1]++;
+                if (perTable != null) {
+                    perTable.merge(t.tableName(), -1L, Long::sum);
+                }
+            }
+            return CompletableFuture.completedFuture(out.written());
+        }, narrowing);
+    }
+
     static String message(Throwable t) {
         while ((t instanceof java.util.concurrent.CompletionException || t instanceof java.util.concurrent.ExecutionException)
                 && t.getCause() != null) {
@@ -380,8 +471,8 @@ public final class ImportJob {
         if (!o.path.equalsIgnoreCase("bulk") && !o.path.equalsIgnoreCase("regular")) {
             throw new UsageException("--path must be bulk or regular, not '" + o.path + "'");
         }
-        if (!Set.of("fail", "resend", "skip").contains(o.inDoubt)) {
-            throw new UsageException("--in-doubt must be fail, resend or skip, not '" + o.inDoubt + "'");
+        if (!Set.of("fail", "check", "resend", "skip").contains(o.inDoubt)) {
+            throw new UsageException("--in-doubt must be fail, check, resend or skip, not '" + o.inDoubt + "'");
         }
         if (o.batch < 1 || o.parallelism < 1 || o.sample < 1 || o.inFlight < 1 || o.inFlight > 31) {
             throw new UsageException("--batch, --parallelism and --sample must be at least 1, --in-flight 1..31");
@@ -870,8 +961,11 @@ public final class ImportJob {
         return s;
     }
 
-    private void resolveInDoubt(List<Inputs.Input> inputs) {
+    private void resolveInDoubt(List<Inputs.Input> inputs, ServerSql sql) {
         if (!appendMode) {
+            return;
+        }
+        if (o.inDoubt.equals("check") && !checkInDoubt(sql)) {
             return;
         }
         List<String> doubts = new ArrayList<>();
@@ -886,10 +980,13 @@ public final class ImportJob {
         }
         switch (o.inDoubt) {
             case "fail":
+            case "check":
                 throw new ImportFailure("the previous run stopped with batches sent to append-mode table '" + state.table
                         + "' but never answered: " + String.join(", ", doubts) + ". They may or may not be stored, and"
-                        + " the table keeps duplicates. Check the table, then rerun with --in-doubt resend (send them"
-                        + " again) or --in-doubt skip (continue after them). Nothing was sent.", null);
+                        + " the table keeps duplicates. " + (o.inDoubt.equals("check") ? ""
+                        : "Rerun with --in-doubt check to ask the server which of them arrived and send only the others;"
+                        + " or check the table, then ") + "rerun with --in-doubt resend (send them again) or --in-doubt"
+                        + " skip (continue after them). Nothing was sent.", null);
             case "skip":
                 for (State.Entry e : state.entries) {
                     if (!e.done && e.sent > e.acked) {
@@ -902,6 +999,36 @@ public final class ImportJob {
                 err.println("note: sending the in-doubt records again (" + String.join(", ", doubts) + ")");
                 break;
         }
+    }
+
+    /**
+     * {@code --in-doubt check}: asks the server which in-doubt batches arrived; when each is decided, the rerun sends
+     * only the missing ones.
+     *
+     * @return true when some batch could not be decided (the in-doubt batches stay as they are: the import stops
+     *     and names them)
+     */
+    private boolean checkInDoubt(ServerSql sql) {
+        InDoubt.Verdict v;
+        try {
+            v = InDoubt.check(state, p -> sql.countBetween(p.table(), p.timeIndex(), p.unitsPerSecond(), p.min(),
+                    p.max()));
+        } catch (IOException | RuntimeException e) {
+            err.println("error: --in-doubt check: the server could not count the in-doubt batches' rows over HTTP SQL"
+                    + " at " + httpEndpoint() + ": " + e.getMessage());
+            return true;
+        }
+        if (!v.undecided().isEmpty()) {
+            err.println("error: --in-doubt check cannot tell whether these batches arrived: "
+                    + String.join("; ", v.undecided()));
+            return true;
+        }
+        if (!v.arrived().isEmpty() || !v.missing().isEmpty()) {
+            err.println("note: --in-doubt check: stored, not sent again: " + (v.arrived().isEmpty() ? "none"
+                    : String.join(", ", v.arrived())) + "; not stored, sent again: " + (v.missing().isEmpty() ? "none"
+                    : String.join(", ", v.missing())));
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------ import
@@ -948,7 +1075,8 @@ public final class ImportJob {
                     continue;
                 }
                 if (sink == null) {
-                    sink = client.open(plan.schema(), bulk, o.batch, o.inFlight, ctx);
+                    // Kept rows: a refused batch is narrowed from them, an append-mode batch's time range read.
+                    sink = client.open(plan.schema(), bulk, o.batch, o.inFlight, ctx, narrower != null || appendMode);
                 }
                 RecordSource src = i == sampledInput ? sampled : openSource(in);
                 try {
@@ -988,16 +1116,29 @@ public final class ImportJob {
         private final State.Entry entry;
         private final ArrayDeque<long[]> pending = new ArrayDeque<>(); // {end, rejected, last, acked}
         private final Map<long[], Map<String, Long>> tableRows = new java.util.IdentityHashMap<>();
+        /** The last record of the last batch added. */
+        private long lastEnd;
 
         Tracker(State.Entry entry) {
             this.entry = entry;
+            this.lastEnd = entry.acked;
         }
 
         long[] add(long end, long rejected, boolean last) {
-            return add(end, rejected, last, null);
+            return add(end, rejected, last, null, List.of());
         }
 
-        long[] add(long end, long rejected, boolean last, Map<String, Long> rowsPerTable) {
+        /**
+         * Adds a batch about to leave.
+         *
+         * @param end its last record
+         * @param rejected its records rejected
+         * @param last whether it ends the input
+         * @param rowsPerTable line protocol: its rows per table, else null
+         * @param parts append mode: its rows and time range per table, recorded as in doubt until acknowledged
+         * @return its tracker entry
+         */
+        long[] add(long end, long rejected, boolean last, Map<String, Long> rowsPerTable, List<State.Part> parts) {
             long[] p = {end, rejected, last ? 1 : 0, 0};
             synchronized (state) {
                 pending.add(p);
@@ -1005,9 +1146,13 @@ public final class ImportJob {
                     tableRows.put(p, rowsPerTable);
                 }
                 if (appendMode) {
+                    if (!parts.isEmpty()) {
+                        entry.inDoubt.add(new State.Batch(lastEnd + 1, end, rejected, parts));
+                    }
                     entry.sent = end;
                     state.save();
                 }
+                lastEnd = end;
             }
             return p;
         }
@@ -1023,6 +1168,7 @@ public final class ImportJob {
                     }
                     entry.acked = h[0];
                     entry.rejected += h[1];
+                    entry.settled();
                     if (h[2] == 1) {
                         entry.done = true;
                         stats.inputsDone.incrementAndGet();
@@ -1057,7 +1203,7 @@ public final class ImportJob {
             return;
         }
         // Rows read before a stop (an abort point, or another input's failure) are sent; the input is done at EOF.
-        send(sink, r.tracker, r.ordinal, r.rejectedInBatch, r.eof);
+        send(sink, r.tracker, r.ordinal, r.rejectedInBatch, r.eof, in, r.takeOrigin());
     }
 
     /** Reads one input record by record into its batch sink. */
@@ -1082,6 +1228,9 @@ public final class ImportJob {
         int[] bind;
         boolean[] unknown;
         String badColumn;
+        /** The lines of the open batch's rows, kept while refused requests are narrowed; else null. */
+        long[] lines = narrower != null ? new long[256] : null;
+        int kept;
 
         InputReader(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) {
             this.in = in;
@@ -1091,6 +1240,11 @@ public final class ImportJob {
             this.skipTo = e.acked;
             this.columns = src.columns();
             this.importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
+        }
+
+        /** Whether a record is in a batch that --in-doubt check found stored. */
+        boolean storedAlready(long record) {
+            return !tracker.entry.stored.isEmpty() && tracker.entry.storedAlready(record);
         }
 
         void countRead() {
@@ -1122,7 +1276,7 @@ public final class ImportJob {
                 return false;
             }
             ordinal++;
-            if (ordinal <= skipTo) {
+            if (ordinal <= skipTo || storedAlready(ordinal)) {
                 return true;
             }
             read++;
@@ -1142,12 +1296,38 @@ public final class ImportJob {
                 rejectedInBatch++;
                 return true;
             }
+            if (lines != null) {
+                if (kept == lines.length) {
+                    lines = java.util.Arrays.copyOf(lines, kept * 2);
+                }
+                lines[kept++] = src.line();
+            }
             if (sink.rows() >= o.batch) {
                 countRead();
-                send(sink, tracker, ordinal, rejectedInBatch, false);
+                send(sink, tracker, ordinal, rejectedInBatch, false, in, takeOrigin());
                 rejectedInBatch = 0;
             }
             return true;
+        }
+
+        /** Where the open batch's rows came from (null when not kept); the next batch starts afresh. */
+        RefusedRows.Origin takeOrigin() {
+            if (lines == null) {
+                return null;
+            }
+            long[] l = java.util.Arrays.copyOf(lines, kept);
+            kept = 0;
+            return new RefusedRows.Origin() {
+                @Override
+                public long line(int table, int row) {
+                    return l[row];
+                }
+
+                @Override
+                public String raw(Table t, int table, int row) {
+                    return RefusedRows.json(t, row);
+                }
+            };
         }
 
         private boolean badRecord(RecordSource.BadRecord b) {
@@ -1155,7 +1335,7 @@ public final class ImportJob {
                 return false; // read after another input's abort point: neither counted nor rejected
             }
             ordinal++;
-            if (ordinal <= skipTo) {
+            if (ordinal <= skipTo || storedAlready(ordinal)) {
                 return true;
             }
             read++;
@@ -1195,7 +1375,7 @@ public final class ImportJob {
                 if (unknown[c] && src.value(c) != null) {
                     if (sink.rows() > 0) {
                         countRead();
-                        send(sink, tracker, ordinal - 1, rejectedInBatch, false);
+                        send(sink, tracker, ordinal - 1, rejectedInBatch, false, in, takeOrigin());
                         rejectedInBatch = 0;
                     }
                     pl = widen(columns.get(c), src.value(c));
@@ -1283,7 +1463,8 @@ public final class ImportJob {
         return plan;
     }
 
-    private void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last) {
+    private void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last,
+            Inputs.Input in, RefusedRows.Origin origin) {
         long rows = sink.rows();
         long[][] p = new long[1][];
         CompletableFuture<Long> f;
@@ -1292,7 +1473,10 @@ public final class ImportJob {
             f = CompletableFuture.completedFuture(0L);
         } else {
             // Recorded as sent (append mode) once the batch has a slot, just before it leaves.
-            f = sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last));
+            List<State.Part> parts = appendMode && sink.keptRows() != null ? InDoubt.parts(List.of(sink.keptRows()))
+                    : List.of();
+            f = narrowRefused(sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last, null, parts)), in, origin,
+                    p, null);
         }
         answers.register();
         f.whenComplete((acked, ex) -> {
@@ -1440,11 +1624,11 @@ public final class ImportJob {
         Table t = Table.from(plan.schema());
         RowAppender a = t.appender();
         TableSchema schema = plan.schema();
-        int[] bind = plan.bind(sampled.columns());
         int shown = 0;
         List<String> problems = new ArrayList<>();
         long ordinal = 0;
         long base = System.currentTimeMillis() * 1_000_000L;
+        int[] bind = plan.bind(sampled.columns());
         while (shown < o.dryRunRows) {
             try {
                 if (!sampled.next()) {
@@ -1460,19 +1644,7 @@ public final class ImportJob {
             ordinal++;
             shown++;
             try {
-                for (int c = 0; c < schema.columnCount(); c++) {
-                    if (bind[c] < 0) {
-                        if (c == schema.timestampIndex()) {
-                            a.setLong(c, base + ordinal);
-                        }
-                        continue;
-                    }
-                    Object v = sampled.value(bind[c]);
-                    if (v != null) {
-                        plan.set(a, c, v);
-                    }
-                }
-                a.endRow();
+                SampledCollisions.appendRow(plan, bind, a, sampled::value, base + ordinal);
             } catch (Plan.BadValue e) {
                 a.cancelRow();
                 problems.add("'" + sampledName + "' " + sampled.where() + ", column '" + e.column() + "': " + e.getMessage());
@@ -1585,9 +1757,10 @@ public final class ImportJob {
         state.countBefore = 0;
         appendMode |= state.appendMode;
         state.appendMode = appendMode;
-        resolveInDoubt(inputs);
+        resolveInDoubt(inputs, sql);
         state.save();
         summary.started = true;
+        summary.collapsible = !appendMode;
         summary.table = o.table != null ? o.table : "one table per measurement";
         summary.path = "regular";
         summary.stateFile = state.file().toString();
@@ -1606,6 +1779,7 @@ public final class ImportJob {
         }
         ctx = Client.context(with, appendMode);
         client = connect();
+        startNarrowing();
         stats.inputs = inputs.size();
         for (Inputs.Input in : inputs) {
             stats.totalBytes += Math.max(0, in.size());
@@ -1760,6 +1934,8 @@ public final class ImportJob {
     private void importLines(Inputs.Input in, State.Entry e, LineProtocol.Reader r, LineProtocolTables tables,
             Client.TablesSink sink) throws IOException {
         Tracker tracker = new Tracker(e);
+        // The lines of the open request's rows per table, kept while refused requests are narrowed; else null.
+        Map<String, List<RefusedRows.LineText>> origins = narrower != null ? new LinkedHashMap<>() : null;
         long skipTo = e.acked;
         long line = 0;
         long rejectedInBatch = 0;
@@ -1779,13 +1955,18 @@ public final class ImportJob {
                 break; // read after another input's abort point: not sent, read again by a rerun
             }
             line = r.lastLine();
-            if (r.firstLine() <= skipTo || r.holdsNoPoint()) {
+            if (r.firstLine() <= skipTo || r.holdsNoPoint() || !e.stored.isEmpty() && e.storedAlready(line)) {
                 continue;
             }
             stats.rowsRead.incrementAndGet();
             String reason = null;
             try {
-                tables.add(r.point(), state.importTimeNanos);
+                LineProtocol.Point pt = r.point();
+                tables.add(pt, state.importTimeNanos);
+                if (origins != null) {
+                    origins.computeIfAbsent(o.table != null ? o.table : pt.measurement(), k -> new ArrayList<>())
+                            .add(new RefusedRows.LineText(r.firstLine(), r.text()));
+                }
             } catch (LineProtocol.ParseException ex) {
                 reason = "line " + r.firstLine() + ", " + ex.getMessage();
             } catch (IllegalArgumentException | ArithmeticException ex) {
@@ -1800,18 +1981,18 @@ public final class ImportJob {
                 continue;
             }
             if (tables.rows() >= o.batch) {
-                sendTables(sink, tables, tracker, line, rejectedInBatch, false);
+                sendTables(sink, tables, tracker, line, rejectedInBatch, false, in, origins);
                 rejectedInBatch = 0;
             }
         }
         if (failure.get() != null) {
             return;
         }
-        sendTables(sink, tables, tracker, line, rejectedInBatch, eof);
+        sendTables(sink, tables, tracker, line, rejectedInBatch, eof, in, origins);
     }
 
     private void sendTables(Client.TablesSink sink, LineProtocolTables tables, Tracker tracker, long end,
-            long rejectedInBatch, boolean last) {
+            long rejectedInBatch, boolean last, Inputs.Input in, Map<String, List<RefusedRows.LineText>> origins) {
         long rows = tables.rows();
         long[][] p = new long[1][];
         CompletableFuture<Long> f;
@@ -1824,7 +2005,9 @@ public final class ImportJob {
             for (Table t : drained) {
                 perTable.merge(t.schema().tableName(), (long) t.rowCount(), Long::sum);
             }
-            f = sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable));
+            List<State.Part> parts = appendMode ? InDoubt.parts(drained) : List.of();
+            f = narrowRefused(sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable, parts)),
+                    in, RefusedRows.lineOrigins(drained, origins), p, perTable);
         }
         answers.register();
         f.whenComplete((acked, ex) -> {

@@ -153,8 +153,9 @@ public final class ImportOptions {
     /** Append-mode in-doubt policy. */
     @Option(names = "--in-doubt", paramLabel = "P", defaultValue = "fail", description = "Append-mode tables only:"
             + " what a rerun does with batches sent but never answered before the previous run stopped: fail"
-            + " (default: stop before sending anything and name them), resend (may store them twice), skip (may"
-            + " lose them).")
+            + " (default: stop before sending anything and name them), check (count each batch's rows in its time"
+            + " range over HTTP SQL and send again only the batches not stored; where that cannot be decided, stop"
+            + " as fail does), resend (may store them twice), skip (may lose them).")
     public String inDoubt;
     /** Whether the table keeps duplicates. */
     @Option(names = "--append-mode", description = "The table keeps every row (append_mode=true) even if the import"

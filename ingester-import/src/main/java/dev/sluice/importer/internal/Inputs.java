@@ -70,6 +70,30 @@ public final class Inputs {
      * @throws UsageException when an argument matches nothing or a format cannot be told
      */
     public static List<Input> expand(List<String> args, Format forced) {
+        return expand(args, forced, new ArrayList<>());
+    }
+
+    /**
+     * A file a directory holds that the import does not read.
+     *
+     * @param file the file
+     * @param reason why it is not read, and how to read it
+     */
+    public record Skipped(String file, String reason) {
+    }
+
+    /**
+     * Expands arguments as {@link #expand(List, Format)} does, and lists the files of directories given that are not
+     * read: files of an extension no format has (the import's own state, lock and temporary files, and hidden files,
+     * are left out of the list).
+     *
+     * @param args the arguments
+     * @param forced the {@code --format}, or null to tell by extension
+     * @param skipped receives the files not read, with the reason
+     * @return the inputs
+     * @throws UsageException when an argument matches nothing or a format cannot be told
+     */
+    public static List<Input> expand(List<String> args, Format forced, List<Skipped> skipped) {
         List<Input> out = new ArrayList<>();
         // A file named twice (two spellings, or also inside a directory given) is one input: read once.
         java.util.Set<Path> seen = new java.util.HashSet<>();
@@ -89,7 +113,16 @@ public final class Inputs {
                     throw new UsageException("no file matches '" + a + "'");
                 }
             } else if (Files.isDirectory(p)) {
-                files = walk(p).stream().filter(f -> forced != null || formatOf(f) != null).collect(Collectors.toList());
+                files = new ArrayList<>();
+                for (Path f : walk(p)) {
+                    if (forced != null || formatOf(f) != null) {
+                        files.add(f);
+                    } else if (!importsOwn(f)) {
+                        skipped.add(new Skipped(f.toString(), "its extension is none of .csv .tsv .tab .jsonl .ndjson"
+                                + " .json .lp .line .influx .parquet (optionally .gz or .zst): name it as an input with"
+                                + " --format, or rename it"));
+                    }
+                }
                 if (files.isEmpty()) {
                     throw new UsageException("directory '" + a + "' holds no .csv, .tsv, .jsonl, .lp or .parquet"
                             + " file (the text formats optionally .gz or .zst)");
@@ -159,6 +192,12 @@ public final class Inputs {
         } catch (IOException e) {
             throw new UsageException("cannot list directory '" + dir + "': " + e.getMessage());
         }
+    }
+
+    /** The import's own files beside its inputs: a state file's lock and temporary copy. */
+    private static boolean importsOwn(Path f) {
+        String n = f.getFileName().toString();
+        return n.endsWith(".import-state.json.lock") || n.endsWith(".import-state.json.tmp");
     }
 
     static String compressionOf(Path f) {

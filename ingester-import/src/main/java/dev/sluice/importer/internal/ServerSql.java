@@ -74,4 +74,38 @@ public final class ServerSql {
     public long count(String table) throws IOException {
         return sql.count(table);
     }
+
+    /**
+     * Counts a table's rows whose time index lies in a range, both ends included. The ends are written as UTC
+     * times with an offset: GreptimeDB converts a string compared with a timestamp column to the column's type
+     * (TypeConversionRule, GreptimeTeam/greptimedb src/query/src/optimizer/type_conversion.rs), and an explicit
+     * offset leaves the session's time zone out of it.
+     *
+     * @param table the table
+     * @param timeIndex its time index column
+     * @param unitsPerSecond the column's unit
+     * @param min the range's start, in that unit
+     * @param max its end
+     * @return the rows in the range
+     * @throws IOException when the count fails
+     */
+    public long countBetween(String table, String timeIndex, long unitsPerSecond, long min, long max)
+            throws IOException {
+        dev.sluice.sql.SqlAnswer a = sql.execute("SELECT count(*) FROM " + HttpSql.quote(table) + " WHERE "
+                + HttpSql.quote(timeIndex) + " >= '" + utc(min, unitsPerSecond) + "' AND " + HttpSql.quote(timeIndex)
+                + " <= '" + utc(max, unitsPerSecond) + "'");
+        if (a.rows().size() != 1 || a.rows().get(0).isEmpty() || a.rows().get(0).get(0) == null) {
+            throw new IOException("count(*) of '" + table + "' in a time range gave no number");
+        }
+        return Long.parseLong(a.rows().get(0).get(0));
+    }
+
+    /** A time as {@code yyyy-MM-dd HH:mm:ss.fffffffff+00:00}. */
+    static String utc(long count, long unitsPerSecond) {
+        long seconds = Math.floorDiv(count, unitsPerSecond);
+        long nanos = Math.floorMod(count, unitsPerSecond) * (1_000_000_000L / unitsPerSecond);
+        java.time.LocalDateTime t = java.time.LocalDateTime.ofEpochSecond(seconds, (int) nanos, java.time.ZoneOffset.UTC);
+        return String.format("%04d-%02d-%02d %02d:%02d:%02d.%09d+00:00", t.getYear(), t.getMonthValue(),
+                t.getDayOfMonth(), t.getHour(), t.getMinute(), t.getSecond(), t.getNano());
+    }
 }

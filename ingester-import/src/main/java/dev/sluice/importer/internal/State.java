@@ -22,6 +22,30 @@ import java.util.List;
 public final class State {
     private static final JsonFactory JSON = JsonFactory.builder().build();
 
+    /**
+     * The rows of one table in a batch: their count and the range of their time index, in the column's unit.
+     *
+     * @param table the table
+     * @param timeIndex its time index column
+     * @param unitsPerSecond the column's unit
+     * @param rows rows of the batch in the table
+     * @param min the smallest time index value
+     * @param max the largest
+     */
+    record Part(String table, String timeIndex, long unitsPerSecond, long rows, long min, long max) {
+    }
+
+    /**
+     * A batch sent to an append-mode table and not yet acknowledged: records {@code from..to} of its input.
+     *
+     * @param from its first record
+     * @param to its last record
+     * @param rejected records of it rejected before it was sent
+     * @param parts its rows per table
+     */
+    record Batch(long from, long to, long rejected, List<Part> parts) {
+    }
+
     /** One input's progress. */
     public static final class Entry {
         final String name;
@@ -33,6 +57,13 @@ public final class State {
         boolean done;
         /** Line protocol: rows acknowledged per table, up to {@code acked}. */
         final java.util.Map<String, Long> tableRows = new java.util.TreeMap<>();
+        /** Append mode: the batches sent and not acknowledged, in send order ({@code acked+1..sent}). */
+        final List<Batch> inDoubt = new ArrayList<>();
+        /**
+         * Records after {@code acked} already stored, found by {@code --in-doubt check}: {@code {from, to}} ranges
+         * a rerun does not send again.
+         */
+        final List<long[]> stored = new java.util.concurrent.CopyOnWriteArrayList<>(); // read by the input's reader
 
         Entry(String name, long size, long modified) {
             this.name = name;
@@ -58,6 +89,27 @@ public final class State {
         /** @return whether the input is finished */
         public boolean done() {
             return done;
+        }
+
+        /**
+         * Whether a record after {@code acked} is known to be stored already (a rerun skips it).
+         *
+         * @param record the record
+         * @return true when it lies in a stored range
+         */
+        boolean storedAlready(long record) {
+            for (long[] r : stored) {
+                if (record >= r[0] && record <= r[1]) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Forgets the batches and stored ranges that {@code acked} has passed. */
+        void settled() {
+            inDoubt.removeIf(b -> b.to() <= acked);
+            stored.removeIf(r -> r[1] <= acked);
         }
     }
 
@@ -133,6 +185,16 @@ public final class State {
                                     case "rejected": e.rejected = p.getLongValue(); break;
                                     case "done": e.done = p.getBooleanValue(); break;
                                     case "tableRows": readCounts(p, e.tableRows); break;
+                                    case "inDoubt": readBatches(p, e.inDoubt); break;
+                                    case "stored":
+                                        while (p.nextToken() == JsonToken.START_ARRAY) {
+                                            p.nextToken();
+                                            long from = p.getLongValue();
+                                            p.nextToken();
+                                            e.stored.add(new long[] {from, p.getLongValue()});
+                                            p.nextToken();
+                                        }
+                                        break;
                                     default: p.skipChildren(); break;
                                 }
                             }
@@ -142,6 +204,8 @@ public final class State {
                             named.rejected = e.rejected;
                             named.done = e.done;
                             named.tableRows.putAll(e.tableRows);
+                            named.inDoubt.addAll(e.inDoubt);
+                            named.stored.addAll(e.stored);
                             s.entries.add(named);
                         }
                         break;
@@ -168,6 +232,86 @@ public final class State {
             String k = p.currentName();
             p.nextToken();
             into.put(k, p.getLongValue());
+        }
+    }
+
+    private static void readBatches(JsonParser p, List<Batch> into) throws IOException {
+        while (p.nextToken() == JsonToken.START_OBJECT) {
+            long from = 0;
+            long to = 0;
+            long rejected = 0;
+            List<Part> parts = new ArrayList<>();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String k = p.currentName();
+                p.nextToken();
+                switch (k) {
+                    case "from": from = p.getLongValue(); break;
+                    case "to": to = p.getLongValue(); break;
+                    case "rejected": rejected = p.getLongValue(); break;
+                    case "tables":
+                        while (p.nextToken() == JsonToken.START_OBJECT) {
+                            String table = null;
+                            String timeIndex = null;
+                            long units = 0;
+                            long rows = 0;
+                            long min = 0;
+                            long max = 0;
+                            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                                String f = p.currentName();
+                                p.nextToken();
+                                switch (f) {
+                                    case "table": table = p.getText(); break;
+                                    case "timeIndex": timeIndex = p.getText(); break;
+                                    case "unitsPerSecond": units = p.getLongValue(); break;
+                                    case "rows": rows = p.getLongValue(); break;
+                                    case "min": min = p.getLongValue(); break;
+                                    case "max": max = p.getLongValue(); break;
+                                    default: p.skipChildren(); break;
+                                }
+                            }
+                            parts.add(new Part(table, timeIndex, units, rows, min, max));
+                        }
+                        break;
+                    default: p.skipChildren(); break;
+                }
+            }
+            into.add(new Batch(from, to, rejected, List.copyOf(parts)));
+        }
+    }
+
+    private static void writeBatches(JsonGenerator g, Entry e) throws IOException {
+        if (!e.inDoubt.isEmpty()) {
+            g.writeArrayFieldStart("inDoubt");
+            for (Batch b : e.inDoubt) {
+                g.writeStartObject();
+                g.writeNumberField("from", b.from());
+                g.writeNumberField("to", b.to());
+                g.writeNumberField("rejected", b.rejected());
+                g.writeArrayFieldStart("tables");
+                for (Part t : b.parts()) {
+                    g.writeStartObject();
+                    g.writeStringField("table", t.table());
+                    g.writeStringField("timeIndex", t.timeIndex());
+                    g.writeNumberField("unitsPerSecond", t.unitsPerSecond());
+                    g.writeNumberField("rows", t.rows());
+                    g.writeNumberField("min", t.min());
+                    g.writeNumberField("max", t.max());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        }
+        if (!e.stored.isEmpty()) {
+            g.writeArrayFieldStart("stored");
+            for (long[] r : e.stored) {
+                g.writeStartArray();
+                g.writeNumber(r[0]);
+                g.writeNumber(r[1]);
+                g.writeEndArray();
+            }
+            g.writeEndArray();
         }
     }
 
@@ -208,6 +352,7 @@ public final class State {
                 g.writeNumberField("rejected", e.rejected);
                 g.writeBooleanField("done", e.done);
                 writeCounts(g, "tableRows", e.tableRows);
+                writeBatches(g, e);
                 g.writeEndObject();
             }
             g.writeEndArray();

@@ -33,6 +33,12 @@ final class Summary {
     Boolean verifyOk;
     String error;
     int exitCode;
+    /** Whether the table keeps only the last row of equal tags and time index (it is not append-mode). */
+    boolean collapsible;
+    /** Warnings given before anything was written. */
+    final java.util.List<String> warnings = new java.util.ArrayList<>();
+    /** Files of the directories given that were not read, with the reason. */
+    final java.util.List<Inputs.Skipped> skipped = new java.util.ArrayList<>();
 
     void fill(ImportJob.Stats s) {
         inputs = s.inputs;
@@ -55,9 +61,17 @@ final class Summary {
 
     String text() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format("imported into %s (%s path): %,d rows read, %,d written, %,d rejected in %.1f s"
+        sb.append(String.format("imported into %s (%s path): %,d rows read, %,d written (acknowledged), %,d rejected"
+                + " in %.1f s"
                 + " (%,.0f rows/s, %.1f MB/s)%n", table, path, rowsRead, rowsWritten, rowsRejected, seconds,
                 seconds > 0 ? rowsWritten / seconds : 0, seconds > 0 ? bytesRead / 1e6 / seconds : 0));
+        if (collapsible) {
+            sb.append("  written counts rows the server acknowledged: the table keeps only the last of rows with equal"
+                    + " tags and time index, so it can hold fewer (--verify counts them)\n");
+        }
+        for (String w : warnings) {
+            sb.append("warning: ").append(w).append('\n');
+        }
         if (transferSeconds > 0) {
             sb.append(String.format("  setup (sampling, table lookup, connecting) %.1f s, then reading and writing %.1f s"
                     + " (%,.0f rows/s)%n", setupSeconds, transferSeconds, rowsWritten / transferSeconds));
@@ -66,6 +80,9 @@ final class Summary {
             sb.append(String.format("verify: count(*) = %,d%s (%.1f s)%n", verifyCount, verifyExpected == null ? ""
                     : verifyOk ? " as expected" : String.format(", expected %,d: MISMATCH", verifyExpected),
                     verifySeconds));
+        }
+        for (Inputs.Skipped sk : skipped) {
+            sb.append("not read: ").append(sk.file()).append(" (").append(sk.reason()).append(")\n");
         }
         sb.append("state: ").append(stateFile).append(" (exit ").append(exitCode).append(")\n");
         return sb.toString();
@@ -98,6 +115,23 @@ final class Summary {
             if (verifyExpected != null) {
                 g.writeNumberField("verifyExpected", verifyExpected);
                 g.writeBooleanField("verifyOk", verifyOk);
+            }
+            if (!warnings.isEmpty()) {
+                g.writeArrayFieldStart("warnings");
+                for (String w : warnings) {
+                    g.writeString(w);
+                }
+                g.writeEndArray();
+            }
+            if (!skipped.isEmpty()) {
+                g.writeArrayFieldStart("skipped");
+                for (Inputs.Skipped sk : skipped) {
+                    g.writeStartObject();
+                    g.writeStringField("file", sk.file());
+                    g.writeStringField("reason", sk.reason());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
             }
             g.writeStringField("stateFile", stateFile);
             if (error != null) {
