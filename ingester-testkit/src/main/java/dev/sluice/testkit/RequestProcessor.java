@@ -244,19 +244,36 @@ final class RequestProcessor {
     }
 
     /**
-     * A write to several tables holding a time one table's region cannot hold fails whole, storing none of its
-     * tables' rows: that table's write runs first and fails.
+     * A write to several tables holding a time one table's region cannot hold is answered with that region's
+     * refusal, while the other tables' regions store their rows: the frontend splits a request into one write per
+     * region and runs them together, so one region's refusal fails the request without undoing the others
+     * (GreptimeTeam/greptimedb src/operator/src/insert.rs, the region requests joined after they all ran; seen on
+     * GreptimeDB 1.2: a refused multi-table line-protocol request had stored another table's row).
      */
     private void refuseWholeRequest(String db, List<Map.Entry<String, dev.sluice.internal.wire.Rows>> writes,
                                     Map<String, String> hints) {
         if (writes.size() < 2) {
             return;
         }
+        Map.Entry<String, dev.sluice.internal.wire.Rows> refused = null;
         for (Map.Entry<String, dev.sluice.internal.wire.Rows> w : writes) {
-            if (storage.holdsTimeOutsideTheRegion(w.getKey(), w.getValue())) {
-                storage.insert(db, w.getKey(), w.getValue(), hints);
+            if (refused == null && storage.holdsTimeOutsideTheRegion(w.getKey(), w.getValue())) {
+                refused = w;
             }
         }
+        if (refused == null) {
+            return;
+        }
+        for (Map.Entry<String, dev.sluice.internal.wire.Rows> w : writes) {
+            if (w != refused) {
+                try {
+                    storage.insert(db, w.getKey(), w.getValue(), hints);
+                } catch (RuntimeException otherRegionRefused) {
+                    // that region's own refusal is not the answer: the first time refusal is
+                }
+            }
+        }
+        storage.insert(db, refused.getKey(), refused.getValue(), hints);
     }
 
     /** A DDL expression's own schema name wins over the request's database. */

@@ -115,11 +115,12 @@ class TimesOutsideARegionsRangeAreRefusedTest {
     }
 
     @Test
-    void aRequestToSeveralTablesWithOneSuchRowFailsWhole() {
+    void aRequestToSeveralTablesWithOneSuchRowIsRefusedWhileTheOtherTablesStoreTheirRows() {
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-                () -> stub.handle(insert(rows("fine", 1, 2), rows("late", PAST_THE_LAST_DAY))));
+                () -> stub.handle(insert(rows("fine", 1, 2), rows("late", PAST_THE_LAST_DAY), rows("after", 3))));
         assertRefused(e.getStatus(), e.getTrailers());
-        assertEquals(0, server.rowCount("fine"));
+        assertEquals(2, server.rowCount("fine"), "the regions of the other tables store their rows");
+        assertEquals(1, server.rowCount("after"), "the regions of the other tables store their rows");
         assertEquals(0, server.rowCount("late"));
     }
 
