@@ -52,15 +52,21 @@ public final class SinkClients implements AutoCloseable {
      * @param context the per-call context's settings
      * @param writer the batching writer's settings
      * @param connection a connection string's settings, or null
+     * @param orderedPerTable true to keep one batch of a table in flight at a time whatever the connection string
+     *     says (for integrations whose later write of a key must not land before an earlier one after a retry)
      * @return the opened clients
      * @throws IllegalArgumentException naming the setting when the settings do not fit together
      */
     public static SinkClients open(GreptimeOptions.Builder options, Context.Builder context,
-                                   BatchingWriter.Config.Builder writer, ConnectionConfig connection) {
+                                   BatchingWriter.Config.Builder writer, ConnectionConfig connection,
+                                   boolean orderedPerTable) {
         if (connection != null) {
             connection.applyTo(options);
             connection.applyTo(context);
             connection.applyTo(writer);
+        }
+        if (orderedPerTable) {
+            writer.orderedPerTable(true);
         }
         return open(options.build(), context.build(), writer.build());
     }

@@ -50,7 +50,7 @@ class ClientsOpenFromSettingsAndCloseWithinADeadlineTest {
         BatchingWriter.Config.Builder own = BatchingWriter.Config.newBuilder().path(BatchingWriter.Path.Bulk);
         try (SinkClients clients = SinkClients.open(GreptimeOptions.newBuilder(server.endpoint(), "public"),
                 Context.newBuilder(), own, ConnectionConfig.parse("greptimedb://" + server.endpoint()
-                        + "/public?write_path=regular"))) {
+                        + "/public?write_path=regular"), false)) {
             assertTrue(!clients.bulk());
         }
     }
