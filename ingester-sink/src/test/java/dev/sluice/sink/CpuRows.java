@@ -68,12 +68,14 @@ public final class CpuRows implements RefusedRowIsolator.Rows<CpuRows.Row> {
     }
 
     /**
-     * Opens clients on the testkit with a batching writer that sends only when flushed.
+     * Empties the testkit (rows, request log, faults) and opens clients on it with a batching writer that sends
+     * only when flushed and a client that does not retry.
      *
      * @param server the testkit
      * @return the clients
      */
-    public static SinkClients open(GreptimeTestServer server) {
+    public static SinkClients openOnEmpty(GreptimeTestServer server) {
+        server.clear();
         return SinkClients.open(GreptimeOptions.newBuilder(server.endpoint(), "public")
                         .requestTimeout(Duration.ofSeconds(10))
                         .retryPolicy(RetryPolicy.newBuilder().maxAttempts(1).build()).build(),

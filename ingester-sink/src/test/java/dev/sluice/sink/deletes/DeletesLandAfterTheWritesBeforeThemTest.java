@@ -32,8 +32,7 @@ class DeletesLandAfterTheWritesBeforeThemTest {
     @BeforeEach
     void open() {
         server = testkit.server();
-        server.clear();
-        clients = CpuRows.open(server);
+        clients = CpuRows.openOnEmpty(server);
         deletes = new OrderedDeletes<>(clients, new CpuRows(), 100, Duration.ofSeconds(30));
     }
 

@@ -35,8 +35,7 @@ class RefusedRowsAreFoundByBisectionTest {
     @BeforeEach
     void open() {
         server = testkit.server();
-        server.clear();
-        clients = CpuRows.open(server);
+        clients = CpuRows.openOnEmpty(server);
         isolator = new RefusedRowIsolator<>(clients, new CpuRows());
     }
 

@@ -238,7 +238,7 @@ public final class SinkSession {
             } catch (MappingException e) {
                 Pending bad = new Pending(r, null);
                 p.queue.add(bad);
-                reject(bad, e.table(), e.column(), e.getMessage(), e);
+                rejectInOrder(bad, e.table(), e.column(), e.getMessage(), e);
                 continue;
             }
             Pending pe = new Pending(r, row);
@@ -254,7 +254,7 @@ public final class SinkSession {
                 try {
                     client.checkPath(row.schema());
                 } catch (MappingException e) {
-                    reject(pe, e.table(), e.column(), e.getMessage(), e);
+                    rejectInOrder(pe, e.table(), e.column(), e.getMessage(), e);
                     continue;
                 }
                 writeThroughRegularPath(pe);
@@ -265,7 +265,7 @@ public final class SinkSession {
             try {
                 f = client.write(row);
             } catch (MappingException e) {
-                reject(pe, e.table(), e.column(), e.getMessage(), e);
+                rejectInOrder(pe, e.table(), e.column(), e.getMessage(), e);
                 continue;
             } catch (Backpressure.BufferStayedFull e) {
                 LOG.warn("GreptimeDB sink: {}", e.getMessage());
@@ -391,7 +391,7 @@ public final class SinkSession {
         try {
             key = mapper.mapDelete(r);
         } catch (MappingException e) {
-            reject(pe, e.table(), e.column(), "tombstone: " + e.getMessage(), e);
+            rejectInOrder(pe, e.table(), e.column(), "tombstone: " + e.getMessage(), e);
             return;
         }
         pe.row = key;
@@ -507,6 +507,15 @@ public final class SinkSession {
             reject(r.row(), r.row().row.schema().tableName(), r.column().orElse(null), "GreptimeDB refused the " + what
                     + ": " + SinkClients.describe(r.err()), null);
         }
+    }
+
+    /**
+     * Rejects a record found bad while handing records over, after the deletes held from earlier records are sent
+     * and settled: the dead-letter queue gets a partition's records in offset order.
+     */
+    private void rejectInOrder(Pending pe, String table, String column, String reason, Throwable cause) {
+        settleDirect(heldDeletes.sendAll(), "delete");
+        reject(pe, table, column, reason, cause);
     }
 
     /** Sends a record that can never be written to the dead-letter queue, or fails the task. */
