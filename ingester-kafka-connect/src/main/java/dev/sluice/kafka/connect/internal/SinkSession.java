@@ -8,7 +8,6 @@ import dev.sluice.sink.internal.OrderedDeletes;
 import dev.sluice.sink.internal.RefusedRowIsolator;
 import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.write.Err;
-import dev.sluice.write.ErrorKind;
 import dev.sluice.write.WriteOp;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -46,9 +45,10 @@ import org.slf4j.LoggerFactory;
  * <p>A batch the server refused for good is split in halves and written directly until each bad record is
  * singled out ({@link RefusedRowIsolator}); the good ones are stored and each bad one goes to the dead-letter
  * queue, or fails the task when there is none. Tombstones become deletes held per table ({@link OrderedDeletes})
- * and sent after the writes before them: before the next write to their table, or at the end of the put. A retryable failure that outlived the client's retries (or a buffer that stayed full) rewinds
- * the partitions concerned to their first unsettled record and throws {@link RetriableException}: Connect pauses,
- * redelivers the same batch (whose records of rewound partitions are skipped, since the consumer re-reads them),
+ * and sent after the writes before them: before the next write to their table, or at the end of the put. A
+ * retryable failure that outlived the client's retries (or a buffer that stayed full) rewinds the partitions
+ * concerned to their first unsettled record and throws {@link RetriableException}: Connect pauses, redelivers
+ * the same batch (whose records of rewound partitions are skipped, since the consumer re-reads them),
  * and re-polls from the rewound offsets. Redelivered rows overwrite their earlier copies on tables without
  * append mode.
  *
@@ -497,7 +497,7 @@ public final class SinkSession {
         counters.stored.add(report.stored().size());
         if (!report.notWritten().isEmpty()) {
             Err err = report.stoppedBy();
-            if (err.kind() == ErrorKind.Setup) {
+            if (client.misconfigured(err)) {
                 misconfigured(report.notWritten(), SinkClients.describe(err));
             } else {
                 markRetry(report.notWritten());
