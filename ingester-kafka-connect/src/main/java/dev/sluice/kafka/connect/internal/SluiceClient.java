@@ -119,38 +119,16 @@ public final class SluiceClient implements AutoCloseable {
      * @param row the row
      * @return the future of the batch it joined: completes when the batch is acknowledged, or exceptionally
      *     (read it with {@link SinkClients#errOf})
-     * @throws MappingException naming the column when a value does not fit its column
+     * @throws MappingException naming the column when a value does not fit its column (the client's reason without
+     *     its row number, which is the row's place in an internal batch: the sink names the record instead)
      * @throws Backpressure.BufferStayedFull when the writer's buffer stayed full for its wait
      */
     public CompletableFuture<Void> write(MappedRow row) {
         try {
             return ONE_TRY.write(() -> clients.writer().write(row.schema(), row.values()), () -> { });
         } catch (InvalidDataException e) {
-            throw new MappingException(row.schema().tableName(), e.column(), reason(e, false), e);
+            throw new MappingException(row.schema().tableName(), e.column(), e.reason(), e);
         }
-    }
-
-    /**
-     * What a value check found, without the row number: that number is the row's place in an internal batch,
-     * which means nothing to the user (the sink names the record by topic, partition and offset instead).
-     *
-     * @param e the check's exception
-     * @param withColumn whether to name the column (for a message that does not name it otherwise)
-     * @return its reason
-     */
-    static String reason(InvalidDataException e, boolean withColumn) {
-        String message = e.getMessage();
-        StringBuilder prefix = new StringBuilder("table '").append(e.table()).append('\'');
-        if (e.column() != null) {
-            prefix.append(", column '").append(e.column()).append('\'');
-        }
-        if (e.row() >= 0) {
-            prefix.append(", row ").append(e.row());
-        }
-        prefix.append(": ");
-        String reason = message != null && message.startsWith(prefix.toString())
-                ? message.substring(prefix.length()) : String.valueOf(message);
-        return e.column() == null || !withColumn ? reason : "column " + e.column() + ": " + reason;
     }
 
     /**
