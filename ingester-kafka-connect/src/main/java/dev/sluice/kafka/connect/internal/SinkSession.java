@@ -1,10 +1,14 @@
 package dev.sluice.kafka.connect.internal;
 
+import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.kafka.connect.RecordRejectedException;
+import dev.sluice.sink.internal.Backpressure;
+import dev.sluice.sink.internal.OrderedDeletes;
+import dev.sluice.sink.internal.RefusedRowIsolator;
+import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.write.Err;
-import dev.sluice.write.Result;
-import dev.sluice.write.WriteOk;
+import dev.sluice.write.WriteOp;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,10 +43,12 @@ import org.slf4j.LoggerFactory;
  * settled prefix, so no offset is committed before its record and every earlier one is safe.
  *
  * <p>A batch the server refused for good is split in halves and written directly until each bad record is
- * singled out; the good ones are stored and each bad one goes to the dead-letter queue, or fails the task when
- * there is none. A retryable failure that outlived the client's retries (or a buffer that stayed full) rewinds
- * the partitions concerned to their first unsettled record and throws {@link RetriableException}: Connect pauses,
- * redelivers the same batch (whose records of rewound partitions are skipped, since the consumer re-reads them),
+ * singled out ({@link RefusedRowIsolator}); the good ones are stored and each bad one goes to the dead-letter
+ * queue, or fails the task when there is none. Tombstones become deletes held per table ({@link OrderedDeletes})
+ * and sent after the writes before them: before the next write to their table, or at the end of the put. A
+ * retryable failure that outlived the client's retries (or a buffer that stayed full) rewinds the partitions
+ * concerned to their first unsettled record and throws {@link RetriableException}: Connect pauses, redelivers
+ * the same batch (whose records of rewound partitions are skipped, since the consumer re-reads them),
  * and re-polls from the rewound offsets. Redelivered rows overwrite their earlier copies on tables without
  * append mode.
  *
@@ -56,6 +62,8 @@ public final class SinkSession {
     private static final Logger LOG = LoggerFactory.getLogger(SinkSession.class);
 
     private final SluiceClient client;
+    private final RefusedRowIsolator<Pending> isolator;
+    private final OrderedDeletes<Pending> heldDeletes;
     private final RecordMapper mapper;
     private final ErrantRecordReporter reporter;
     private final SinkTaskContext context;
@@ -102,10 +110,24 @@ public final class SinkSession {
 
     private enum State { WRITING, STORED, REPORTING, RETRY, DISCARDED }
 
+    /** A record's row (for a tombstone, its key) as the client's direct writes take it. */
+    private static final RefusedRowIsolator.Rows<Pending> ROWS = new RefusedRowIsolator.Rows<>() {
+        @Override
+        public TableSchema schema(Pending p) {
+            return p.row.schema();
+        }
+
+        @Override
+        public void append(Pending p, Table table) {
+            table.addRow(p.row.values());
+        }
+    };
+
     /** One record in flight. */
     private static final class Pending {
         final SinkRecord record;
-        final MappedRow row;
+        /** The record's row; for a tombstone, the key of the row to delete. */
+        MappedRow row;
         State state = State.WRITING;
         Future<Void> report;
 
@@ -146,6 +168,8 @@ public final class SinkSession {
         this.deletes = deletes;
         this.flushTimeout = flushTimeout;
         this.redeliveryBackoffMs = redeliveryBackoffMs;
+        this.isolator = new RefusedRowIsolator<>(client.clients(), ROWS);
+        this.heldDeletes = new OrderedDeletes<>(client.clients(), ROWS, Integer.MAX_VALUE, flushTimeout);
     }
 
     /** @return the running totals */
@@ -214,7 +238,7 @@ public final class SinkSession {
             } catch (MappingException e) {
                 Pending bad = new Pending(r, null);
                 p.queue.add(bad);
-                reject(bad, e.table(), e.column(), e.getMessage(), e);
+                rejectInOrder(bad, e.table(), e.column(), e.getMessage(), e);
                 continue;
             }
             Pending pe = new Pending(r, row);
@@ -224,11 +248,13 @@ public final class SinkSession {
                 retryNeeded = true;
                 continue;
             }
+            settleDirect(heldDeletes.beforeWrite(row.schema().tableName()), "delete");
+            throwIfFatal();
             if (client.bulk() && !bulkReady(row.schema())) {
                 try {
                     client.checkPath(row.schema());
                 } catch (MappingException e) {
-                    reject(pe, e.table(), e.column(), e.getMessage(), e);
+                    rejectInOrder(pe, e.table(), e.column(), e.getMessage(), e);
                     continue;
                 }
                 writeThroughRegularPath(pe);
@@ -239,9 +265,9 @@ public final class SinkSession {
             try {
                 f = client.write(row);
             } catch (MappingException e) {
-                reject(pe, e.table(), e.column(), e.getMessage(), e);
+                rejectInOrder(pe, e.table(), e.column(), e.getMessage(), e);
                 continue;
-            } catch (SluiceClient.BufferFullException e) {
+            } catch (Backpressure.BufferStayedFull e) {
                 LOG.warn("GreptimeDB sink: {}", e.getMessage());
                 pe.state = State.RETRY;
                 bufferFull = true;
@@ -255,8 +281,11 @@ public final class SinkSession {
             members.add(pe);
         }
         if (bufferFull) {
+            heldDeletes.discard(); // their records are redelivered with the rest of this put's partitions
             rewind(records, true);
         }
+        settleDirect(heldDeletes.sendAll(), "delete");
+        throwIfFatal();
         advanceAll();
     }
 
@@ -328,27 +357,15 @@ public final class SinkSession {
             return;
         }
         settle();
-        Result<WriteOk, Err> o = client.writeNow(schema, List.<Object[]>of(pe.row.values()), false);
-        if (o.isOk()) {
-            pe.state = State.STORED;
-            counters.stored.increment();
+        RefusedRowIsolator.Report<Pending> report = isolator.isolate(List.of(pe), WriteOp.Insert);
+        settleDirect(report, "row");
+        if (pe.state == State.STORED) {
             Map<String, TableSchema.Column> known = regularColumns.computeIfAbsent(schema.tableName(),
                     t -> new HashMap<>());
             for (TableSchema.Column c : schema.columns()) {
                 known.put(c.name(), c);
             }
             bulkReady.add(schema);
-        } else if (client.misconfigured(o.getErr())) {
-            misconfigured(List.of(pe), SluiceClient.describe(o.getErr()));
-        } else {
-            Err failed = o.getErr();
-            if (client.passing(failed)) {
-                pe.state = State.RETRY;
-                retryNeeded = true;
-            } else {
-                reject(pe, schema.tableName(), failed.column().orElse(null), "GreptimeDB refused the row: "
-                        + SluiceClient.describe(failed), null);
-            }
         }
     }
 
@@ -374,32 +391,11 @@ public final class SinkSession {
         try {
             key = mapper.mapDelete(r);
         } catch (MappingException e) {
-            reject(pe, e.table(), e.column(), "tombstone: " + e.getMessage(), e);
+            rejectInOrder(pe, e.table(), e.column(), "tombstone: " + e.getMessage(), e);
             return;
         }
-        // The delete must reach the server after the inserts before it.
-        if (!client.flush(flushTimeout)) {
-            pe.state = State.RETRY;
-            retryNeeded = true;
-            return;
-        }
-        Result<WriteOk, Err> o = client.writeNow(key.schema(), List.<Object[]>of(key.values()), true);
-        if (!o.isOk() && client.misconfigured(o.getErr())) {
-            misconfigured(List.of(pe), SluiceClient.describe(o.getErr()));
-            throwIfFatal();
-        } else if (!o.isOk()) {
-            Err failed = o.getErr();
-            if (client.passing(failed)) {
-                pe.state = State.RETRY;
-                retryNeeded = true;
-            } else {
-                reject(pe, key.schema().tableName(), failed.column().orElse(null), "GreptimeDB refused the delete: "
-                        + SluiceClient.describe(failed), null);
-            }
-        } else {
-            pe.state = State.STORED;
-            counters.stored.increment();
-        }
+        pe.row = key;
+        settleDirect(heldDeletes.delete(pe), "delete");
     }
 
     /**
@@ -435,20 +431,20 @@ public final class SinkSession {
                 continue;
             }
             String table = members.get(0).row.schema().tableName();
-            Err o = client.errOf(failure, table);
+            Err o = SinkClients.errOf(failure, table);
             if (client.misconfigured(o)) {
-                misconfigured(members, SluiceClient.describe(o));
+                misconfigured(members, SinkClients.describe(o));
                 continue;
             }
             if (client.passing(o)) {
                 LOG.warn("GreptimeDB sink: a batch of {} rows for table {} failed after the client's retries: {}",
-                        members.size(), table, SluiceClient.describe(o));
+                        members.size(), table, SinkClients.describe(o));
                 markRetry(members);
             } else {
                 counters.isolations.increment();
                 LOG.warn("GreptimeDB sink: GreptimeDB refused a batch of {} rows for table {} ({}); writing its parts"
-                        + " separately to find the bad records", members.size(), table, SluiceClient.describe(o));
-                isolate(members);
+                        + " separately to find the bad records", members.size(), table, SinkClients.describe(o));
+                settleDirect(isolator.isolate(members, WriteOp.Insert), "row");
             }
         }
         if (batches.isEmpty()) {
@@ -484,49 +480,42 @@ public final class SinkSession {
         retryNeeded = true;
     }
 
-    /** Writes halves of a refused batch directly until each bad record stands alone. */
-    private void isolate(List<Pending> members) {
-        Map<TableSchema, List<Pending>> bySchema = new LinkedHashMap<>();
-        for (Pending m : members) {
-            bySchema.computeIfAbsent(m.row.schema(), s -> new ArrayList<>()).add(m);
+    /**
+     * Settles the records of direct writes: stored, refused (to the dead-letter queue, or the task fails), or not
+     * written (the task fails when the settings are at fault, else they are redelivered).
+     *
+     * @param report what the writes found, or null when nothing was written
+     * @param what "row" or "delete", for the refusal's message
+     */
+    private void settleDirect(RefusedRowIsolator.Report<Pending> report, String what) {
+        if (report == null) {
+            return;
         }
-        for (Map.Entry<TableSchema, List<Pending>> e : bySchema.entrySet()) {
-            bisect(e.getKey(), e.getValue());
+        for (Pending m : report.stored()) {
+            m.state = State.STORED;
+        }
+        counters.stored.add(report.stored().size());
+        if (!report.notWritten().isEmpty()) {
+            Err err = report.stoppedBy();
+            if (client.misconfigured(err)) {
+                misconfigured(report.notWritten(), SinkClients.describe(err));
+            } else {
+                markRetry(report.notWritten());
+            }
+        }
+        for (RefusedRowIsolator.Refused<Pending> r : report.refused()) {
+            reject(r.row(), r.row().row.schema().tableName(), r.column().orElse(null), "GreptimeDB refused the " + what
+                    + ": " + SinkClients.describe(r.err()), null);
         }
     }
 
-    private void bisect(TableSchema schema, List<Pending> part) {
-        if (fatal != null) {
-            misconfigured(part, null); // the task fails anyway: no more requests
-            return;
-        }
-        List<Object[]> rows = new ArrayList<>(part.size());
-        for (Pending m : part) {
-            rows.add(m.row.values());
-        }
-        Result<WriteOk, Err> o = client.writeNow(schema, rows, false);
-        if (o.isOk()) {
-            for (Pending m : part) {
-                m.state = State.STORED;
-            }
-            counters.stored.add(part.size());
-            return;
-        }
-        Err failed = o.getErr();
-        if (client.misconfigured(failed)) {
-            misconfigured(part, SluiceClient.describe(failed));
-            return;
-        }
-        if (client.passing(failed)) {
-            markRetry(part);
-        } else if (part.size() == 1) {
-            reject(part.get(0), schema.tableName(), failed.column().orElse(null), "GreptimeDB refused the row: "
-                    + SluiceClient.describe(failed), null);
-        } else {
-            int half = part.size() / 2;
-            bisect(schema, new ArrayList<>(part.subList(0, half)));
-            bisect(schema, new ArrayList<>(part.subList(half, part.size())));
-        }
+    /**
+     * Rejects a record found bad while handing records over, after the deletes held from earlier records are sent
+     * and settled: the dead-letter queue gets a partition's records in offset order.
+     */
+    private void rejectInOrder(Pending pe, String table, String column, String reason, Throwable cause) {
+        settleDirect(heldDeletes.sendAll(), "delete");
+        reject(pe, table, column, reason, cause);
     }
 
     /** Sends a record that can never be written to the dead-letter queue, or fails the task. */
