@@ -7,9 +7,10 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.Tag;
 
 /**
- * A test class that may run in a test JVM shared with other such classes (surefire's {@code shared-jvm} execution,
- * see this module's pom): it measures nothing process-wide (heap, direct memory, threads, garbage collection,
- * standard error) and holds nothing after it ends. Every other class of this module runs in a JVM of its own.
+ * A test class that may run in a test JVM shared with other such classes (surefire's {@code shared-jvm} execution
+ * in the poms of ingester-bulk and ingester-it, which take this annotation from this module's test jar): it measures
+ * nothing process-wide (heap, direct memory, threads, garbage collection, standard error) and holds nothing after it
+ * ends. Every other class of those modules runs in a JVM of its own.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
