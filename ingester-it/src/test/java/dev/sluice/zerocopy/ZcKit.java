@@ -237,13 +237,7 @@ final class ZcKit implements AutoCloseable {
     }
 
     static void await(String what, Duration bound, BooleanSupplier condition) {
-        long end = System.nanoTime() + bound.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                fail("not within " + bound + ": " + what);
-            }
-            sleep(10);
-        }
+        dev.sluice.Await.until(what, bound, condition);
     }
 
     /** Tells whether a thread is parked or sleeping inside a method of the given name. */

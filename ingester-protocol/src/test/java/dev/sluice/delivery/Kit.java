@@ -50,18 +50,7 @@ final class Kit implements AutoCloseable {
     }
 
     static void await(String what, Duration bound, BooleanSupplier condition) {
-        long end = System.nanoTime() + bound.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                fail("not within " + bound + ": " + what);
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail("interrupted waiting for " + what);
-            }
-        }
+        dev.sluice.Await.until(what, bound, condition);
     }
 
     /**
