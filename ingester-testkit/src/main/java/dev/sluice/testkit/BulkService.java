@@ -242,6 +242,15 @@ final class BulkService {
         private int streamUnanswered;
         /** Batches held without an answer by {@link Faults#neverRespond(boolean)}: the stream then never ends. */
         private int held;
+        /** Whether the server ended the stream with an error: batches waiting behind a hold are then dropped. */
+        private boolean refused;
+        /** Whether the client has sent its last batch. */
+        private boolean halfClosed;
+        /**
+         * Batches held by the hold gate before storing, oldest first; later batches of the stream wait behind them,
+         * so the stream's batches are stored in order.
+         */
+        private final java.util.ArrayDeque<Runnable> backlog = new java.util.ArrayDeque<>();
 
         Stream(StreamObserver<Flight.PutResult> out, Metadata md) {
             this.out = out;
@@ -271,15 +280,35 @@ final class BulkService {
             out.onNext(Flight.PutResult.newBuilder().setAppMetadata(ByteString.copyFromUtf8(json)).build());
         }
 
-        private synchronized void answered() {
-            streamUnanswered--;
-            unanswered.decrementAndGet();
+        /** Sends a stored batch's answer; the stream ends once the client is done and every batch is answered. */
+        private synchronized void answer(long id, long rows, double elapsed) {
+            send(id, rows, elapsed);
+            if (streamUnanswered > 0) { // none left when the client went away meanwhile
+                streamUnanswered--;
+                unanswered.decrementAndGet();
+            }
+            finishIfAnswered();
         }
 
         private synchronized void fail(StatusRuntimeException e) {
             if (!done) {
                 done = true;
+                refused = true;
                 out.onError(e);
+            }
+        }
+
+        /** Runs a step of this stream, turning its failure into the stream's error answer as the server does. */
+        private void guarded(Step step) {
+            try {
+                step.run();
+            } catch (ServerError e) {
+                fail(e.toStatus());
+            } catch (StatusRuntimeException e) {
+                fail(e);
+            } catch (Exception e) {
+                // Decode failures reach the client as InvalidArguments, as on the server.
+                fail(new ServerError(StatusCode.InvalidArguments, "Failed to decode Flight data: " + e).toStatus());
             }
         }
 
@@ -293,7 +322,7 @@ final class BulkService {
                     return;
                 }
             }
-            try {
+            guarded(() -> {
                 if (data.size() > maxMessageBytes) {
                     if (data.body() != null) {
                         data.body().close();
@@ -308,14 +337,7 @@ final class BulkService {
                     return;
                 }
                 batch(data);
-            } catch (ServerError e) {
-                fail(e.toStatus());
-            } catch (StatusRuntimeException e) {
-                fail(e);
-            } catch (Exception e) {
-                // Decode failures reach the client as InvalidArguments, as on the server.
-                fail(new ServerError(StatusCode.InvalidArguments, "Failed to decode Flight data: " + e).toStatus());
-            }
+            });
         }
 
         private void first(Incoming data) {
@@ -335,72 +357,110 @@ final class BulkService {
 
         private void batch(Incoming data) throws Exception {
             ArrowBuf body = data.body() != null ? data.body() : allocator().buffer(1);
-            bodyTaken = false;
+            boolean handedOver = false;
             try {
-                batch(data, body);
+                handedOver = admit(data, body);
             } finally {
-                if (!bodyTaken) {
+                if (!handedOver) {
                     body.close();
                 }
             }
         }
 
-        /** Whether the batch being read took over its body buffer (the record batch then releases it). */
-        private boolean bodyTaken;
-
-        private void batch(Incoming data, ArrowBuf body) throws Exception {
+        /**
+         * Checks a batch's faults and the hold gate, then stores it now or holds it; returns whether the body was
+         * handed over (to the record batch, or to the held store), else the caller releases it.
+         */
+        private boolean admit(Incoming data, ArrowBuf body) throws Exception {
             long started = System.nanoTime();
             long id = requestId(data.appMetadata());
-            String outcomeTable = table;
             Faults.Injected fault = faults.nextBulk();
             if (fault != null) {
-                record(outcomeTable, 0, fault.code());
+                record(table, 0, fault.code());
                 throw new ServerError(fault.code(), fault.message(), fault.retryable());
             }
             if (faults.neverRespond()) {
                 // A hung server: the batch is neither stored nor answered, and the stream is never ended.
-                record(outcomeTable, 0, null);
+                record(table, 0, null);
                 synchronized (this) {
                     held++;
                 }
-                return;
+                return false;
             }
-            List<TableSchema.Column> tableColumns = storage.bulkTarget(db, table, allowAutoCreate ? fromMetadata() : null);
             Message m = Message.getRootAsMessage(ByteBuffer.wrap(data.header()));
-            if (m.headerType() != MessageHeader.RecordBatch) {
-                throw new ServerError(StatusCode.InvalidArguments, "Expected a record batch, got message type " + m.headerType());
-            }
-            ArrowRecordBatch rb;
-            List<TableSchema.Column> matched = new ArrayList<>();
-            List<Object[]> rows;
-            int rowCount;
-            // Takes over the body buffer's reference.
-            bodyTaken = true;
-            rb = MessageSerializer.deserializeRecordBatch((RecordBatch) m.header(new RecordBatch()), body);
-            try (rb; VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator())) {
-                new VectorLoader(root, CommonsCompressionFactory.INSTANCE).load(rb);
-                rows = decode(root, tableColumns, matched, storage.retainsRows());
-                rowCount = root.getRowCount();
-            }
-            int n = rows != null ? storage.bulkInsert(db, table, matched, rows) : storage.bulkCount(db, table, rowCount);
-            record(outcomeTable, n, StatusCode.Success);
+            int rows = m.headerType() == MessageHeader.RecordBatch ? (int) ((RecordBatch) m.header(new RecordBatch())).length() : 0;
+            Faults.HoldPoint point = faults.holdPoint(new RecordedRequest("DoPut", "bulk", db, user, "", Map.of(),
+                    RequestProcessor.ascii(md), List.of(table), rows, null));
             synchronized (this) {
-                streamUnanswered++;
-                maxUnanswered.accumulateAndGet(unanswered.incrementAndGet(), Math::max);
+                if (point == Faults.HoldPoint.BEFORE_STORE || !backlog.isEmpty()) {
+                    record(table, rows, null);
+                    backlog.add(() -> {
+                        if (refused) {
+                            body.close();
+                            return;
+                        }
+                        guarded(() -> store(data, body, m, id, started, false));
+                    });
+                    faults.held(this::storeNextHeld);
+                    return true;
+                }
             }
-            if (faults.bulkNeverAck()) {
-                return;
+            store(data, body, m, id, started, point == Faults.HoldPoint.BEFORE_ANSWER);
+            return true;
+        }
+
+        /** Stores (and answers) the oldest batch held before storing. */
+        private synchronized void storeNextHeld() {
+            Runnable next = backlog.poll();
+            if (next != null) {
+                next.run();
             }
-            double elapsed = (System.nanoTime() - started) / 1e9;
-            long delay = faults.bulkAckDelay().toNanos();
-            if (delay == 0) {
-                answered();
-                send(id, n, elapsed);
-            } else {
-                acks.schedule(() -> {
-                    answered();
-                    send(id, n, elapsed);
-                }, delay, TimeUnit.NANOSECONDS);
+            finishIfAnswered();
+        }
+
+        /** Stores a batch, taking over its body, and answers it (on release when {@code holdAnswer}). */
+        private void store(Incoming data, ArrowBuf body, Message m, long id, long started, boolean holdAnswer)
+                throws Exception {
+            boolean taken = false;
+            try {
+                List<TableSchema.Column> tableColumns = storage.bulkTarget(db, table, allowAutoCreate ? fromMetadata() : null);
+                if (m.headerType() != MessageHeader.RecordBatch) {
+                    throw new ServerError(StatusCode.InvalidArguments, "Expected a record batch, got message type " + m.headerType());
+                }
+                List<TableSchema.Column> matched = new ArrayList<>();
+                List<Object[]> rows;
+                int rowCount;
+                taken = true;
+                ArrowRecordBatch rb = MessageSerializer.deserializeRecordBatch((RecordBatch) m.header(new RecordBatch()), body);
+                try (rb; VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator())) {
+                    new VectorLoader(root, CommonsCompressionFactory.INSTANCE).load(rb);
+                    rows = decode(root, tableColumns, matched, storage.retainsRows());
+                    rowCount = root.getRowCount();
+                }
+                int n = rows != null ? storage.bulkInsert(db, table, matched, rows) : storage.bulkCount(db, table, rowCount);
+                record(table, n, StatusCode.Success);
+                synchronized (this) {
+                    streamUnanswered++;
+                    maxUnanswered.accumulateAndGet(unanswered.incrementAndGet(), Math::max);
+                }
+                if (faults.bulkNeverAck()) {
+                    return;
+                }
+                double elapsed = (System.nanoTime() - started) / 1e9;
+                if (holdAnswer) {
+                    faults.held(() -> answer(id, n, elapsed));
+                    return;
+                }
+                long delay = faults.bulkAckDelay().toNanos();
+                if (delay == 0) {
+                    answer(id, n, elapsed);
+                } else {
+                    acks.schedule(() -> answer(id, n, elapsed), delay, TimeUnit.NANOSECONDS);
+                }
+            } finally {
+                if (!taken) {
+                    body.close();
+                }
             }
         }
 
@@ -493,20 +553,27 @@ final class BulkService {
 
         @Override
         public synchronized void onCompleted() {
-            if (done) {
+            halfClosed = true;
+            finishIfAnswered();
+        }
+
+        /** Ends the stream once the client is done and every batch is answered; a batch held open keeps it open. */
+        private synchronized void finishIfAnswered() {
+            if (done || !halfClosed) {
                 return;
             }
-            if (held > 0 || streamUnanswered > 0 && faults.bulkNeverAck()) {
-                return; // held open: the answers never come
-            }
-            if (streamUnanswered > 0) {
-                // Let delayed answers go out first.
-                acks.schedule(this::onCompleted, 5, TimeUnit.MILLISECONDS);
-                return;
+            if (held > 0 || streamUnanswered > 0 || !backlog.isEmpty()) {
+                return; // the last answer ends it (never, for batches held by neverRespond or bulkNeverAck)
             }
             done = true;
             out.onCompleted();
         }
+    }
+
+    /** One step of a bulk stream. */
+    @FunctionalInterface
+    private interface Step {
+        void run() throws Exception;
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.sluice.internal.wire.HealthCheckGrpc;
 import dev.sluice.internal.wire.HealthCheckRequest;
 import dev.sluice.internal.wire.HealthCheckResponse;
 import dev.sluice.internal.wire.ResponseHeader;
+import dev.sluice.testkit.internal.ServerError;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Metadata;
@@ -90,7 +91,15 @@ final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBas
         if (o.hold()) {
             return;
         }
+        if (o.heldAt() != null) {
+            faults.held(() -> answer(o.store() != null ? o.store().get() : o, observer));
+            return;
+        }
         pause();
+        answer(o, observer);
+    }
+
+    private static void answer(RequestProcessor.Outcome o, StreamObserver<GreptimeResponse> observer) {
         if (o.error() != null) {
             observer.onError(o.error().toStatus());
         } else {
@@ -105,6 +114,13 @@ final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBas
         return new StreamObserver<>() {
             private long total;
             private boolean done;
+            /** Whether the hold gate stopped one of this stream's messages: the stream's answer is then held. */
+            private boolean held;
+            /** A message held before storing, whose store comes first on release. */
+            private java.util.function.Supplier<RequestProcessor.Outcome> heldStore;
+            /** The messages that came after the one held before storing: processed on release, in order. */
+            private final List<GreptimeRequest> behind = new java.util.ArrayList<>();
+            private ServerError heldError;
 
             @Override
             public void onNext(GreptimeRequest request) {
@@ -117,13 +133,26 @@ final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBas
                     observer.onError(tooLarge(size, maxMessageBytes));
                     return;
                 }
+                if (heldStore != null) {
+                    behind.add(request);
+                    return;
+                }
                 RequestProcessor.Outcome o = processor.process("HandleRequests", request, md);
                 if (o.hold()) {
                     done = true;
                     return;
                 }
+                if (o.heldAt() != null) {
+                    held = true;
+                    heldStore = o.store();
+                }
                 if (o.error() != null) {
                     done = true;
+                    if (held) {
+                        heldError = o.error();
+                        faults.held(this::answerHeld);
+                        return;
+                    }
                     pause();
                     observer.onError(o.error().toStatus());
                     return;
@@ -131,8 +160,34 @@ final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBas
                 total += o.affectedRows();
             }
 
+            /** Runs on release: stores what waited, then answers as the stream would have. */
+            private void answerHeld() {
+                ServerError error = heldError;
+                if (heldStore != null) {
+                    error = add(heldStore.get());
+                    for (int i = 0; i < behind.size() && error == null; i++) {
+                        error = add(processor.process("HandleRequests", behind.get(i), md, false));
+                    }
+                }
+                if (error != null) {
+                    observer.onError(error.toStatus());
+                } else {
+                    observer.onNext(response((int) Math.min(total, 0xFFFF_FFFFL)));
+                    observer.onCompleted();
+                }
+            }
+
+            private ServerError add(RequestProcessor.Outcome o) {
+                total += o.affectedRows();
+                return o.error();
+            }
+
             @Override
             public void onError(Throwable t) {
+                if (!done && held) {
+                    // The client gave up on a held stream: what was held is still stored on release.
+                    faults.held(this::answerHeld);
+                }
                 done = true;
             }
 
@@ -142,6 +197,10 @@ final class DatabaseService extends GreptimeDatabaseGrpc.GreptimeDatabaseImplBas
                     return;
                 }
                 done = true;
+                if (held) {
+                    faults.held(this::answerHeld);
+                    return;
+                }
                 pause();
                 observer.onNext(response((int) Math.min(total, 0xFFFF_FFFFL)));
                 observer.onCompleted();

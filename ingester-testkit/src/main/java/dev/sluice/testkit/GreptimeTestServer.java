@@ -391,11 +391,13 @@ public final class GreptimeTestServer implements AutoCloseable {
     }
 
     /**
-     * Stops listening and drops every connection; stored data is kept.
+     * Stops listening and drops every connection; stored data is kept. Requests held by {@link Faults#hold} are
+     * released first (stored and answered as {@link Faults#release()} does), so nothing waits on the hold.
      *
      * @return this
      */
     public synchronized GreptimeTestServer stop() {
+        faults.release();
         Server s = server;
         if (s != null) {
             s.shutdownNow();
@@ -442,7 +444,7 @@ public final class GreptimeTestServer implements AutoCloseable {
         return server != null;
     }
 
-    /** Stops the server. */
+    /** Stops the server, releasing held requests first (see {@link #stop()}). */
     @Override
     public void close() {
         stop();

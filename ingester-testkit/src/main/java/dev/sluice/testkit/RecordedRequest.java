@@ -17,7 +17,7 @@ import java.util.Map;
  * @param metadata every ASCII request header (authorization values included, as sent)
  * @param tables tables addressed, in request order
  * @param rows rows carried by the request
- * @param outcome {@link StatusCode#Success} or the code the testkit answered with (null when never answered)
+ * @param outcome {@link StatusCode#Success} or the code the testkit answered with (null when never answered, and for a request held by {@link Faults#hold} before storing)
  */
 public record RecordedRequest(String method, String kind, String database, String username, String timezone,
                               Map<String, String> hints, Map<String, String> metadata, List<String> tables,

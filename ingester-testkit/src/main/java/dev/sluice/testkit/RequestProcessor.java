@@ -39,11 +39,28 @@ final class RequestProcessor {
         this.log = log;
     }
 
-    /** The outcome of a request: rows affected, or the error to answer with. */
-    record Outcome(int affectedRows, ServerError error, boolean hold) {
+    /**
+     * The outcome of a request: rows affected, or the error to answer with. {@code hold} means never answered
+     * ({@link Faults#neverRespond}); {@code heldAt} is where the hold gate stopped it (null when it did not), and
+     * {@code store} stores a request held before storing, giving its outcome.
+     */
+    record Outcome(int affectedRows, ServerError error, boolean hold, Faults.HoldPoint heldAt,
+                   java.util.function.Supplier<Outcome> store) {
+        Outcome(int affectedRows, ServerError error) {
+            this(affectedRows, error, false, null, null);
+        }
     }
 
+    /** Processes a request the hold gate may stop. */
     Outcome process(String method, GreptimeRequest request, Metadata md) {
+        return process(method, request, md, true);
+    }
+
+    /**
+     * Processes a request; with {@code mayHold} false the hold gate is not asked (a stream's messages queued behind
+     * a held one).
+     */
+    Outcome process(String method, GreptimeRequest request, Metadata md, boolean mayHold) {
         RequestHeader header = request.getHeader();
         Map<String, String> hints = Map.of();
         String db = "";
@@ -83,6 +100,8 @@ final class RequestProcessor {
         int affected = 0;
         ServerError error = null;
         boolean hold = false;
+        Faults.HoldPoint heldAt = null;
+        java.util.function.Supplier<Outcome> store = null;
         try {
             hints = Hints.parse(md);
             if (request.getRequestCase() == GreptimeRequest.RequestCase.REQUEST_NOT_SET) {
@@ -99,14 +118,28 @@ final class RequestProcessor {
             if (faults.neverRespond()) {
                 hold = true;
             } else {
-                affected = execute(request, db, hints);
+                heldAt = mayHold ? faults.holdPoint(new RecordedRequest(method, kind, db, user, header.getTimezone(),
+                        hints, ascii(md), List.copyOf(tables), rows, null)) : null;
+                if (heldAt == Faults.HoldPoint.BEFORE_STORE) {
+                    String database = db;
+                    Map<String, String> requestHints = hints;
+                    store = () -> {
+                        try {
+                            return new Outcome(execute(request, database, requestHints), null);
+                        } catch (ServerError e) {
+                            return new Outcome(0, e);
+                        }
+                    };
+                } else {
+                    affected = execute(request, db, hints);
+                }
             }
         } catch (ServerError e) {
             error = e;
         }
         log.add(new RecordedRequest(method, kind, db, user, header.getTimezone(), hints, ascii(md), List.copyOf(tables),
-                rows, hold ? null : error == null ? StatusCode.Success : error.code()));
-        return new Outcome(affected, error, hold);
+                rows, hold || store != null ? null : error == null ? StatusCode.Success : error.code()));
+        return new Outcome(affected, error, hold, heldAt, store);
     }
 
     private static void refuseValue(GreptimeRequest request, Faults.ValueRefusal refusal) {
