@@ -38,7 +38,17 @@ public final class Await {
      * @return whether the condition held within the window
      */
     public static boolean happensWithin(Duration window, BooleanSupplier condition) {
-        long end = System.nanoTime() + window.toNanos();
+        return happensBy(System.nanoTime() + window.toNanos(), condition);
+    }
+
+    /**
+     * Polls the condition until a deadline shared by several waits, returning as soon as it holds.
+     *
+     * @param end       the deadline, on {@link System#nanoTime()}
+     * @param condition the condition, polled
+     * @return whether the condition held by the deadline
+     */
+    public static boolean happensBy(long end, BooleanSupplier condition) {
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - end > 0) {
                 return false;

@@ -287,7 +287,7 @@ class BulkDeliveryContractTest {
 
     static void sleep(long ms) {
         try {
-            Thread.sleep(ms);
+            Thread.sleep(ms); // scenario timing for the callers (see each call), not a wait
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

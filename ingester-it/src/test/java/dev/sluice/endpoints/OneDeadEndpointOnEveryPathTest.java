@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.sluice.Await;
 import dev.sluice.BatchingWriter;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
@@ -241,18 +242,16 @@ class OneDeadEndpointOnEveryPathTest {
                     assertTrue(setup.write(Table.from(s).addRow("setup", 0.0, TS.getAndIncrement())).join().isOk());
                 }
                 long before = second.rowCount(s.tableName());
-                boolean reached = false;
-                for (int i = 0; i < 200 && !reached; i++) {
-                    String failure = writeOne(db, path, s, Context.newBuilder().build());
-                    if (failure != null) {
-                        fail("write failed: " + failure);
-                    }
-                    reached = second.rowCount(s.tableName()) > before;
-                    if (!reached) {
-                        Thread.sleep(50);
-                    }
-                }
-                assertTrue(reached, path + " writes never went back to " + comeback + " once it listened again");
+                // writes go on until one reaches the endpoint that came back (the client takes it back on a health
+                // check or on its ejection's end)
+                Await.until(path + " writes go back to " + comeback + " once it listens again", Duration.ofSeconds(60),
+                        () -> {
+                            String failure = writeOne(db, path, s, Context.newBuilder().build());
+                            if (failure != null) {
+                                fail("write failed: " + failure);
+                            }
+                            return second.rowCount(s.tableName()) > before;
+                        });
             }
         }
     }

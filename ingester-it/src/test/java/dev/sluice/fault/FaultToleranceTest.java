@@ -164,7 +164,7 @@ class FaultToleranceTest {
                         server.stop();
                         Thread restart = new Thread(() -> {
                             try {
-                                Thread.sleep(300);
+                                Thread.sleep(300); // scenario timing: the outage's length, not a wait
                             } catch (InterruptedException e) {
                                 Thread.currentThread().interrupt();
                             }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.sluice.Await;
 import dev.sluice.BatchingWriter;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
@@ -122,11 +123,8 @@ class ShutdownWhileEveryPathRetriesTest {
                 default -> throw new IllegalStateException();
             }
             // refused at least twice: the write is between attempts when the client shuts down
-            long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-            while (server.faults().injectedCount() < 2 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertTrue(server.faults().injectedCount() >= 2, "the write was retried before the shutdown");
+            Await.until("the write was retried before the shutdown", Duration.ofSeconds(60),
+                    () -> server.faults().injectedCount() >= 2);
             CompletableFuture<Boolean> shutdown = CompletableFuture.supplyAsync(() -> {
                 if (graceful) {
                     return db.shutdownGracefully(Duration.ofSeconds(1));

@@ -2,6 +2,7 @@ package dev.sluice.text;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.sluice.Await;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.bulk.BulkStreamWriter;
@@ -45,17 +46,17 @@ class BulkBatchDoesNotKeepFreshNonAsciiLinesAliveTest {
                     refs.add(new WeakReference<>(line));
                     root.addRow("h", line, 1_000L + r);
                 }
-                for (int i = 0; i < 20 && refs.stream().anyMatch(x -> x.get() != null); i++) {
+                Await.happensWithin(Duration.ofSeconds(2), () -> {
                     System.gc();
-                    Thread.sleep(10);
-                }
+                    return refs.stream().allMatch(x -> x.get() == null);
+                });
                 long held = refs.stream().filter(x -> x.get() != null).count();
                 assertEquals(400, w.writeNext().get(60, TimeUnit.SECONDS));
                 assertEquals(0, held, held + " of 400 fresh log lines kept alive by the batch while it was being filled");
-                for (int i = 0; i < 20 && refs.stream().anyMatch(x -> x.get() != null); i++) {
+                Await.happensWithin(Duration.ofSeconds(2), () -> {
                     System.gc();
-                    Thread.sleep(10);
-                }
+                    return refs.stream().allMatch(x -> x.get() == null);
+                });
                 long alive = refs.stream().filter(x -> x.get() != null).count();
                 assertEquals(0, alive, alive + " of 400 fresh log lines still reachable after their batch was answered");
             }

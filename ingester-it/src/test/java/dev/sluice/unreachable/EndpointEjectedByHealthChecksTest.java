@@ -1,5 +1,6 @@
 package dev.sluice.unreachable;
 
+import dev.sluice.Await;
 import dev.sluice.SharesJvm;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -52,13 +53,8 @@ class EndpointEjectedByHealthChecksTest {
         endpoint = "127.0.0.1:" + port;
         db = GreptimeDB.create(GreptimeOptions.newBuilder(endpoint, "public")
                 .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(2)).build()).build());
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!db.stats().availableEndpoints().isEmpty()) {
-            if (System.nanoTime() > deadline) {
-                fail("the health checks never ejected " + endpoint);
-            }
-            Thread.sleep(20); // waiting for the ejection itself, not for a duration
-        }
+        Await.until("the health checks eject " + endpoint, Duration.ofSeconds(30),
+                () -> db.stats().availableEndpoints().isEmpty());
     }
 
     @AfterEach

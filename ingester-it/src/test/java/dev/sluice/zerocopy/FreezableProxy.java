@@ -77,7 +77,7 @@ final class FreezableProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 while (true) {
                     while (upstream && frozen && !from.isClosed()) {
-                        Thread.sleep(5);
+                        Thread.sleep(5); // a poll of the freeze flag while the proxy is frozen
                     }
                     int n = in.read(buf);
                     if (n < 0) {

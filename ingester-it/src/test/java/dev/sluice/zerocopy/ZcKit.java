@@ -261,7 +261,7 @@ final class ZcKit implements AutoCloseable {
 
     static void sleep(long ms) {
         try {
-            Thread.sleep(ms);
+            Thread.sleep(ms); // scenario timing for the callers (see each call), not a wait
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);

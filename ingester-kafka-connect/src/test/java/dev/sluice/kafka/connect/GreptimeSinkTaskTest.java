@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.Await;
 import dev.sluice.write.StatusCode;
 import dev.sluice.testkit.Faults;
 import dev.sluice.testkit.GreptimeTestServer;
@@ -88,14 +89,16 @@ class GreptimeSinkTaskTest {
         return m;
     }
 
-    private static void await(String what, BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(10);
-        }
+    private static void await(String what, BooleanSupplier cond) {
+        Await.until(what, Duration.ofSeconds(60), cond);
+    }
+
+    /** Calls put with no records, as Connect's worker does between polls, until one throws (the test fails if none does). */
+    private void putUntilOneThrows(String what) {
+        Await.until(what, Duration.ofSeconds(60), () -> {
+            task.put(List.of());
+            return false;
+        });
     }
 
     private Map<TopicPartition, OffsetAndMetadata> commit() {
@@ -190,13 +193,8 @@ class GreptimeSinkTaskTest {
         task.put(List.of(rec(1, 0, row("seed", 0.5))));
         await("table created", () -> server.rowCount(TOPIC) == 1);
         task.put(List.of(rec(1, 1, row("h", "text"))));
-        ConnectException e = assertThrows(ConnectException.class, () -> {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (System.nanoTime() < deadline) {
-                task.put(List.of());
-                Thread.sleep(10);
-            }
-        });
+        ConnectException e = assertThrows(ConnectException.class,
+                () -> putUntilOneThrows("a put reports the refused record"));
         assertTrue(e.getMessage().contains("topic=cpu partition=1 offset=1 table=cpu column=cpu"), e.getMessage());
         assertTrue(e.getMessage().contains("dead-letter"), e.getMessage());
         assertFalse(e instanceof RetriableException);
@@ -222,13 +220,8 @@ class GreptimeSinkTaskTest {
         server.faults().failNext(1, StatusCode.RateLimited, "slow down");
         task.put(first);
         // Connect keeps calling put, with no records when there are none; the failure surfaces in one of them.
-        RetriableException e = assertThrows(RetriableException.class, () -> {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (System.nanoTime() < deadline) {
-                task.put(List.of());
-                Thread.sleep(10);
-            }
-        });
+        RetriableException e = assertThrows(RetriableException.class,
+                () -> putUntilOneThrows("a put reports the failure that outlived the retries"));
         assertTrue(e.getMessage().contains("cpu-0=0"), e.getMessage());
         assertEquals(Map.of(P0, 0L), ctx.rewinds);
         assertEquals(50, ctx.timeout);

@@ -83,7 +83,7 @@ class SinkTaskBulkPathTest extends SinkTaskFixture {
                     pending = new ArrayList<>(log.subList(from.intValue(), log.size()));
                 }
             }
-            Thread.sleep(20);
+            Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
         }
         assertTrue(committed, "offset 3 committed (RetriableExceptions seen: " + retriables + ")");
         assertEquals(List.of(1L), ctx.dlq.stream().map(SinkRecord::kafkaOffset).distinct().toList());
@@ -247,7 +247,7 @@ class SinkTaskBulkPathTest extends SinkTaskFixture {
                     maxCommitted = Math.max(maxCommitted, c.get(P0).offset());
                 }
                 task.put(List.of());
-                Thread.sleep(20);
+                Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
             }
         } catch (RuntimeException e) {
             failure = e;

@@ -325,7 +325,7 @@ class SinkTaskCommitsOnlyStoredRecordsTest extends SinkTaskFixture {
             while (System.nanoTime() < until) {
                 commit(P0);
                 task.put(List.of());
-                Thread.sleep(20);
+                Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
             }
         } catch (RetriableException e) {
             seen = e;
@@ -467,7 +467,7 @@ class SinkTaskCommitsOnlyStoredRecordsTest extends SinkTaskFixture {
             } catch (RetriableException e) {
                 seen = e;
             }
-            Thread.sleep(20);
+            Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
         }
         assertNotNull(seen, "the delivery budget ran out");
         long tried = server.faults().injectedCount() - before;

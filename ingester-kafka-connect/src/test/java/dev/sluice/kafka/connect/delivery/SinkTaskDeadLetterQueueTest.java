@@ -58,7 +58,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
                     maxCommitted = Math.max(maxCommitted, c.get(P0).offset());
                 }
                 task.put(List.of());
-                Thread.sleep(20);
+                Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
             }
         } catch (RuntimeException e) {
             failure = e;
@@ -91,7 +91,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
                     maxCommitted = Math.max(maxCommitted, c.get(P0).offset());
                 }
                 task.put(List.of());
-                Thread.sleep(20);
+                Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
             }
         } catch (RuntimeException e) {
             failure = e;
@@ -146,7 +146,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
                 Map<TopicPartition, OffsetAndMetadata> c = commit(P1);
                 assertTrue(!c.containsKey(P1) || c.get(P1).offset() <= 7, "committed past the refused record: " + c);
                 task.put(List.of());
-                Thread.sleep(20);
+                Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
             }
         } catch (ConnectException e) {
             failure = e;
@@ -176,7 +176,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
                 Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
                 assertTrue(!c.containsKey(P0) || c.get(P0).offset() <= 1, "offset passed the poison: " + c);
                 task.put(List.of());
-                Thread.sleep(20);
+                Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
             }
         } catch (RuntimeException e) {
             failure = e;
@@ -304,7 +304,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
                     pending = new ArrayList<>(recs.subList(from.intValue(), recs.size()));
                 }
             }
-            Thread.sleep(20);
+            Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
         }
         assertEquals(List.of(), ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList(),
                 "timed-out requests dead-lettered valid records");
@@ -483,7 +483,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
                     maxCommitted = Math.max(maxCommitted, c.get(P0).offset());
                 }
                 task.put(List.of());
-                Thread.sleep(20);
+                Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
             }
         } catch (RuntimeException e) {
             failure = e;

@@ -284,7 +284,7 @@ abstract class SinkTaskFixture {
                     throw e;
                 }
                 try {
-                    Thread.sleep(100);
+                    Thread.sleep(100); // the simulated worker's poll interval: the loop ends on its condition or deadline
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     throw new AssertionError(ie);
@@ -337,7 +337,7 @@ abstract class SinkTaskFixture {
                 throw new AssertionError("offset " + target + " not committed within " + limit + " (retriable "
                         + retriables + ", DLQ " + ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList() + ")");
             }
-            Thread.sleep(20);
+            Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
         }
     }
 

@@ -153,7 +153,7 @@ class SinkTaskLifecycleTest extends SinkTaskFixture {
                 break;
             }
             drained = n;
-            Thread.sleep(500);
+            Thread.sleep(500); // a window in which no more rows arrive: what the task held has drained
         }
         assertTrue(server.rowCount(TOPIC) - 1 <= 20,
                 "the task held " + (server.rowCount(TOPIC) - 1) + " rows with max.buffered.rows=20");
@@ -249,7 +249,7 @@ class SinkTaskLifecycleTest extends SinkTaskFixture {
                     }
                 }
                 if (!left.isEmpty()) {
-                    Thread.sleep(20);
+                    Thread.sleep(20); // a poll for the threads to end, bounded by the deadline
                 }
             } while (!left.isEmpty() && System.nanoTime() < until);
             assertEquals(List.of(), left, "threads the " + path + " task started, alive " + WAIT + " after stop()");
