@@ -80,7 +80,8 @@ class BulkWriteTest extends DefaultTestkitTest {
             4_294_967_295L, new BigInteger("18446744073709551615"), Float.NaN, Double.POSITIVE_INFINITY,
             new byte[] {1, 2, 3}, "héllo ✓ 日本語 🚀", LocalDate.of(9999, 12, 31), Long.MAX_VALUE, Long.MAX_VALUE,
             Long.MAX_VALUE, Long.MAX_VALUE, LocalTime.of(23, 59, 59), 86_399_999, 86_399_999_999L, LocalTime.MAX,
-            new BigDecimal("9999999999999999999999999999999999.9999"), Long.MAX_VALUE});
+            // the time index at the last millisecond whose one-day partition GreptimeDB can hold
+            new BigDecimal("9999999999999999999999999999999999.9999"), 9_223_372_036_828_799_999L});
         Object[] nulls = new Object[25];
         nulls[0] = "nulls";
         nulls[24] = 0L;

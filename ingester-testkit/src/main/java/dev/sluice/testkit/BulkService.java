@@ -11,6 +11,7 @@ import dev.sluice.testkit.internal.DbString;
 import dev.sluice.testkit.internal.ServerError;
 import dev.sluice.testkit.internal.ServerTypes;
 import dev.sluice.testkit.internal.Storage;
+import dev.sluice.testkit.internal.TimeBuckets;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -357,56 +358,52 @@ final class BulkService {
 
         private void batch(Incoming data) throws Exception {
             ArrowBuf body = data.body() != null ? data.body() : allocator().buffer(1);
-            boolean handedOver = false;
-            try {
-                handedOver = admit(data, body);
-            } finally {
-                if (!handedOver) {
-                    body.close();
-                }
-            }
-        }
-
-        /**
-         * Checks a batch's faults and the hold gate, then stores it now or holds it; returns whether the body was
-         * handed over (to the record batch, or to the held store), else the caller releases it.
-         */
-        private boolean admit(Incoming data, ArrowBuf body) throws Exception {
+            Message m;
+            long id;
+            Faults.HoldPoint point;
             long started = System.nanoTime();
-            long id = requestId(data.appMetadata());
-            Faults.Injected fault = faults.nextBulk();
-            if (fault != null) {
-                record(table, 0, fault.code());
-                throw new ServerError(fault.code(), fault.message(), fault.retryable());
-            }
-            if (faults.neverRespond()) {
-                // A hung server: the batch is neither stored nor answered, and the stream is never ended.
-                record(table, 0, null);
+            try {
+                id = requestId(data.appMetadata());
+                Faults.Injected fault = faults.nextBulk();
+                if (fault != null) {
+                    record(table, 0, fault.code());
+                    throw new ServerError(fault.code(), fault.message(), fault.retryable());
+                }
+                if (faults.neverRespond()) {
+                    // A hung server: the batch is neither stored nor answered, and the stream is never ended.
+                    record(table, 0, null);
+                    synchronized (this) {
+                        held++;
+                    }
+                    body.close();
+                    return;
+                }
+                m = Message.getRootAsMessage(ByteBuffer.wrap(data.header()));
+                int rows = m.headerType() == MessageHeader.RecordBatch
+                        ? (int) ((RecordBatch) m.header(new RecordBatch())).length() : 0;
+                point = faults.holdPoint(new RecordedRequest("DoPut", "bulk", db, user, "", Map.of(),
+                        RequestProcessor.ascii(md), List.of(table), rows, null));
                 synchronized (this) {
-                    held++;
+                    if (point == Faults.HoldPoint.BEFORE_STORE || !backlog.isEmpty()) {
+                        record(table, rows, null);
+                        Message header = m;
+                        long requestId = id;
+                        backlog.add(() -> {
+                            if (refused) {
+                                body.close();
+                                return;
+                            }
+                            guarded(() -> store(body, header, requestId, started, false));
+                        });
+                        faults.held(this::storeNextHeld);
+                        return;
+                    }
                 }
-                return false;
+            } catch (RuntimeException e) {
+                body.close();
+                throw e;
             }
-            Message m = Message.getRootAsMessage(ByteBuffer.wrap(data.header()));
-            int rows = m.headerType() == MessageHeader.RecordBatch ? (int) ((RecordBatch) m.header(new RecordBatch())).length() : 0;
-            Faults.HoldPoint point = faults.holdPoint(new RecordedRequest("DoPut", "bulk", db, user, "", Map.of(),
-                    RequestProcessor.ascii(md), List.of(table), rows, null));
-            synchronized (this) {
-                if (point == Faults.HoldPoint.BEFORE_STORE || !backlog.isEmpty()) {
-                    record(table, rows, null);
-                    backlog.add(() -> {
-                        if (refused) {
-                            body.close();
-                            return;
-                        }
-                        guarded(() -> store(data, body, m, id, started, false));
-                    });
-                    faults.held(this::storeNextHeld);
-                    return true;
-                }
-            }
-            store(data, body, m, id, started, point == Faults.HoldPoint.BEFORE_ANSWER);
-            return true;
+            store(body, m, id, started, point == Faults.HoldPoint.BEFORE_ANSWER);
         }
 
         /** Stores (and answers) the oldest batch held before storing. */
@@ -419,7 +416,7 @@ final class BulkService {
         }
 
         /** Stores a batch, taking over its body, and answers it (on release when {@code holdAnswer}). */
-        private void store(Incoming data, ArrowBuf body, Message m, long id, long started, boolean holdAnswer)
+        private void store(ArrowBuf body, Message m, long id, long started, boolean holdAnswer)
                 throws Exception {
             boolean taken = false;
             try {
@@ -525,6 +522,7 @@ final class BulkService {
                     throw new ServerError(StatusCode.InvalidArguments, "Time index " + timeIndex.name() + " of table "
                             + table + " has null values");
                 }
+                refuseOutOfRangeTimes(timeIndex, vectors.get(ts), root.getRowCount());
                 return null;
             }
             List<Object[]> rows = new ArrayList<>(root.getRowCount());
@@ -539,7 +537,20 @@ final class BulkService {
                 }
                 rows.add(row);
             }
+            refuseOutOfRangeTimes(timeIndex, vectors.get(ts), root.getRowCount());
             return rows;
+        }
+
+        /** The region refuses a batch holding a time outside its range ({@link TimeBuckets}). */
+        private void refuseOutOfRangeTimes(TableSchema.Column timeIndex, FieldVector times, int rowCount) {
+            long[] values = new long[rowCount];
+            for (int r = 0; r < rowCount; r++) {
+                values[r] = ((BaseFixedWidthVector) times).getDataBuffer().getLong((long) r * 8);
+            }
+            String refusal = TimeBuckets.bulkWriteRefusal(timeIndex.dataType(), values);
+            if (refusal != null) {
+                throw new ServerError(StatusCode.InvalidArguments, storage.regionPrefix(db, table) + refusal);
+            }
         }
 
         @Override

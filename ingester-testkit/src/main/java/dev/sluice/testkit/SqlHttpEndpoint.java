@@ -138,6 +138,11 @@ final class SqlHttpEndpoint {
         if (v instanceof java.math.BigDecimal) {
             return new JsonPrimitive(v.toString()); // decimals are strings in GreptimeDB's JSON
         }
+        if ((v instanceof Double d && !Double.isFinite(d)) || (v instanceof Float f && !Float.isFinite(f))) {
+            // serde_json::Value::from(f64) is Null for NaN and the infinities (src/datatypes/src/value.rs turns
+            // a float into JSON that way), so the server answers null where a bare NaN would not be JSON.
+            return JsonNull.INSTANCE;
+        }
         if (v instanceof Number) {
             return new JsonPrimitive((Number) v);
         }

@@ -104,8 +104,37 @@ final class SqlInsert {
         return storage.insert(schema, table, rows.build(), Map.of("auto_create_table", "false"));
     }
 
-    /** A literal: a quoted string, NULL, TRUE/FALSE, or a signed number (returned as text, null for NULL). */
+    /** Float type names a CAST can name (src/sql/src/statements.rs maps them to Float32 and Float64). */
+    private static final java.util.Set<String> FLOAT_TYPES = java.util.Set.of("float", "float32", "real", "double",
+            "float64");
+
+    /**
+     * A literal: a quoted string, NULL, TRUE/FALSE, a signed number (returned as text, null for NULL), or
+     * {@code CAST(literal AS type)}. A cast of text to a float type is read as Arrow's cast reads it, which takes
+     * {@code NaN} and {@code inf}/{@code infinity} (signed, any case) besides numbers; other casts leave the literal
+     * to the column's own conversion.
+     */
     private static Object literal(SqlTokens t) {
+        if (t.peekIs("cast")) {
+            t.next();
+            t.expect("(");
+            Object inner = literal(t);
+            if (!t.accept("as")) {
+                throw t.expected("AS");
+            }
+            String type = t.identifier();
+            if (t.accept("(")) {
+                while (!t.accept(")")) {
+                    t.next();
+                }
+            }
+            t.accept("unsigned");
+            t.expect(")");
+            if (FLOAT_TYPES.contains(type) && inner instanceof SqlTokens.Token text) {
+                return floatText(text);
+            }
+            return inner;
+        }
         SqlTokens.Token first = t.next();
         if (first.string()) {
             return first;
@@ -131,10 +160,26 @@ final class SqlInsert {
             }
         }
         try {
-            return new BigDecimal(number.toString());
+            BigDecimal n = new BigDecimal(number.toString());
+            // A BigDecimal has no negative zero: -0.0 is kept as a double for a float column to store with its sign.
+            return n.signum() == 0 && number.charAt(0) == '-' ? (Object) (-0.0) : n;
         } catch (NumberFormatException e) {
             throw new ServerError(StatusCode.InvalidSyntax, "Invalid SQL syntax: unexpected " + number);
         }
+    }
+
+    /** A text cast to a float: a number, NaN or a signed infinity. */
+    private static Object floatText(SqlTokens.Token text) {
+        String v = text.text().trim().toLowerCase(java.util.Locale.ROOT);
+        boolean negative = v.startsWith("-");
+        String unsigned = v.startsWith("-") || v.startsWith("+") ? v.substring(1) : v;
+        if (unsigned.equals("nan")) {
+            return Double.NaN;
+        }
+        if (unsigned.equals("inf") || unsigned.equals("infinity")) {
+            return negative ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+        }
+        return text;
     }
 
     private static ServerError cannot(String table, TableSchema.Column c, int row, Object literal) {
@@ -148,7 +193,8 @@ final class SqlInsert {
             return Value.getDefaultInstance();
         }
         String text = literal instanceof SqlTokens.Token tok ? tok.text() : null;
-        BigDecimal number = literal instanceof BigDecimal n ? n : null;
+        BigDecimal number = literal instanceof BigDecimal n ? n
+                : literal instanceof Double d && Double.isFinite(d) ? BigDecimal.valueOf(d) : null;
         Value.Builder b = Value.newBuilder();
         try {
             switch (c.dataType()) {
@@ -165,8 +211,11 @@ final class SqlInsert {
                 case UInt16: return b.setU16Value(unsigned(integer(number, text), 16).intValue()).build();
                 case UInt32: return b.setU32Value(unsigned(integer(number, text), 32).intValue()).build();
                 case UInt64: return b.setU64Value(unsigned(integer(number, text), 64).longValue()).build();
-                case Float32: return b.setF32Value(decimal(number, text).floatValue()).build();
-                case Float64: return b.setF64Value(decimal(number, text).doubleValue()).build();
+                case Float32:
+                    return b.setF32Value(literal instanceof Double d ? d.floatValue() : decimal(number, text).floatValue())
+                            .build();
+                case Float64:
+                    return b.setF64Value(literal instanceof Double d ? d : decimal(number, text).doubleValue()).build();
                 case String: case Json:
                     return b.setStringValue(text != null ? text : number != null ? number.toPlainString()
                             : literal.toString()).build();

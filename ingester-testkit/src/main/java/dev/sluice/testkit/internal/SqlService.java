@@ -703,7 +703,7 @@ public final class SqlService {
                     while (rs.next()) {
                         List<Object> row = new ArrayList<>(n);
                         for (int i = 1; i <= n; i++) {
-                            Object v = rs.getObject(i);
+                            Object v = read(rs, i, md.getColumnType(i));
                             if (v instanceof BigDecimal && toDouble[i]) {
                                 v = ((BigDecimal) v).doubleValue();
                             } else if (v instanceof BigDecimal && toLong[i] && ((BigDecimal) v).toBigInteger().bitLength() < 64) {
@@ -816,16 +816,52 @@ public final class SqlService {
         } catch (ServerError unterminated) {
             // H2 reports the syntax error
         }
+        java.util.Set<String> named = referencedTables(db, sql);
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (String w : names) {
             for (String d : databases) {
                 for (String table : storage.tables(d)) {
                     if (table.equalsIgnoreCase(w) && seen.add(d + "." + table)) {
-                        copy(h2, d, table, byName);
+                        // Column types are taken from the tables the query names (in its database, or qualified),
+                        // never from a same-named table elsewhere.
+                        copy(h2, d, table, named.contains(d + "." + table) ? byName : new LinkedHashMap<>());
                     }
                 }
             }
         }
+    }
+
+    /**
+     * The tables a query names as {@code database.table}: each word of the statement as a table of the query's
+     * database, and each {@code a.b} as table b of database a (a catalog-qualified {@code greptime.a.b} included).
+     */
+    private static java.util.Set<String> referencedTables(String db, String sql) {
+        java.util.Set<String> named = new java.util.HashSet<>();
+        List<SqlTokens.Token> tokens = new ArrayList<>();
+        try {
+            for (SqlTokens t = new SqlTokens(sql); !t.done(); ) {
+                tokens.add(t.next());
+            }
+        } catch (ServerError unterminated) {
+            return named; // H2 reports the syntax error
+        }
+        for (int i = 0; i < tokens.size(); i++) {
+            if (tokens.get(i).word()) {
+                boolean qualifier = i + 1 < tokens.size() && isDot(tokens.get(i + 1));
+                boolean qualified = i > 0 && isDot(tokens.get(i - 1));
+                if (!qualifier && !qualified) {
+                    named.add(db + "." + tokens.get(i).text());
+                }
+                if (qualifier && i + 2 < tokens.size() && tokens.get(i + 2).word()) {
+                    named.add(tokens.get(i).text() + "." + tokens.get(i + 2).text());
+                }
+            }
+        }
+        return named;
+    }
+
+    private static boolean isDot(SqlTokens.Token t) {
+        return !t.word() && !t.string() && t.text().equals(".");
     }
 
     private void copy(Connection h2, String db, String table, Map<String, TableSchema.Column> byName) throws SQLException {
@@ -902,24 +938,67 @@ public final class SqlService {
         if (c.dataType() == DataType.Json && v instanceof byte[]) {
             return new String((byte[]) v, java.nio.charset.StandardCharsets.UTF_8);
         }
+        return signedZeroIn(v);
+    }
+
+    /**
+     * Reads a result value; dates and timestamps as java.time values, which keep the proleptic Gregorian calendar
+     * the server uses for every date (JDBC's java.sql.Date and Timestamp switch to the Julian calendar before
+     * 1582-10-15).
+     */
+    private static Object read(ResultSet rs, int i, int jdbcType) throws SQLException {
+        switch (jdbcType) {
+            case Types.DATE: return rs.getObject(i, LocalDate.class);
+            case Types.TIMESTAMP: return rs.getObject(i, LocalDateTime.class);
+            case Types.TIMESTAMP_WITH_TIMEZONE: {
+                java.time.OffsetDateTime at = rs.getObject(i, java.time.OffsetDateTime.class);
+                return at == null ? null : at.withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime();
+            }
+            default: return rs.getObject(i);
+        }
+    }
+
+    /**
+     * H2 folds -0.0 into 0.0 when it stores a float, where GreptimeDB keeps the sign. A -0.0 goes into H2 as the
+     * negative float nearest to zero, which orders as the server's total order of floats does (below 0.0, above
+     * every other negative), and comes back out as -0.0; a stored value of exactly that smallest negative
+     * subnormal would read back as -0.0 too.
+     */
+    private static Object signedZeroIn(Object v) {
+        if (v instanceof Double d && Double.doubleToRawLongBits(d) == Double.doubleToRawLongBits(-0.0)) {
+            return -Double.MIN_VALUE;
+        }
+        if (v instanceof Float f && Float.floatToRawIntBits(f) == Float.floatToRawIntBits(-0.0f)) {
+            return -Float.MIN_VALUE;
+        }
         return v;
     }
 
-    /** A value as GreptimeDB's JSON output gives it: timestamps as epoch numbers in the column's unit. */
+    /** Undoes {@link #signedZeroIn}. */
+    private static Object signedZeroOut(Object v) {
+        if (v instanceof Double d && d == -Double.MIN_VALUE) {
+            return -0.0;
+        }
+        if (v instanceof Float f && f == -Float.MIN_VALUE) {
+            return -0.0f;
+        }
+        return v;
+    }
+
+    /**
+     * A value as GreptimeDB's JSON output gives it: timestamps as epoch numbers in the column's unit, dates as days
+     * since 1970-01-01 ({@code Value::Date} becomes a JSON number in src/datatypes/src/value.rs).
+     */
     private static Object output(Object v, TableSchema.Column source) {
-        if (v instanceof java.sql.Timestamp || v instanceof LocalDateTime) {
-            Instant at = v instanceof LocalDateTime ? ((LocalDateTime) v).toInstant(ZoneOffset.UTC)
-                    : ((java.sql.Timestamp) v).toLocalDateTime().toInstant(ZoneOffset.UTC);
+        if (v instanceof LocalDateTime) {
+            Instant at = ((LocalDateTime) v).toInstant(ZoneOffset.UTC);
             long per = source != null && source.dataType().isTimestamp() ? source.dataType().unitsPerSecond() : 1000;
             return at.getEpochSecond() * per + at.getNano() / (1_000_000_000L / per);
         }
-        if (v instanceof java.sql.Date) {
-            return ((java.sql.Date) v).toLocalDate().toString();
-        }
         if (v instanceof LocalDate) {
-            return v.toString();
+            return ((LocalDate) v).toEpochDay();
         }
-        return v;
+        return signedZeroOut(v);
     }
 
     private static String jdbcTypeName(int type) {

@@ -175,6 +175,14 @@ public final class Storage {
             }
             throw e.error;
         }
+        String refusal = timeRefusal(requestColumns, decoded);
+        if (refusal != null) {
+            // The region's memtable refuses the write after the frontend created the table (as above).
+            if (stored == null) {
+                tables.put(table, new StoredTable(nextTableId++, table, requestColumns, createOptions, retainRows));
+            }
+            throw new ServerError(StatusCode.InvalidArguments, prefix + refusal);
+        }
         if (stored == null) {
             stored = new StoredTable(nextTableId++, table, requestColumns, createOptions, retainRows);
             tables.put(table, stored);
@@ -193,6 +201,57 @@ public final class Storage {
             stored.put(row);
         }
         return decoded.size();
+    }
+
+    /** Why the region refuses these decoded rows for their time index ({@link TimeBuckets}), or null. */
+    private static String timeRefusal(List<TableSchema.Column> columns, List<Object[]> decoded) {
+        int ts = -1;
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).semanticType() == SemanticType.Timestamp) {
+                ts = i;
+            }
+        }
+        if (ts < 0 || !columns.get(ts).dataType().isTimestamp()) {
+            return null;
+        }
+        long[] times = new long[decoded.size()];
+        for (int r = 0; r < times.length; r++) {
+            times[r] = (Long) decoded.get(r)[ts];
+        }
+        return TimeBuckets.rowWriteRefusal(columns.get(ts).dataType(), times);
+    }
+
+    /**
+     * Tells whether a table's rows in a write hold a time the region cannot hold ({@link TimeBuckets}) or do not
+     * decode: a request writing to several tables checks every table this way before storing any, so that such a
+     * request fails whole.
+     *
+     * @param table the table name
+     * @param rows the rows with their schema
+     * @return true when {@link #insert} would refuse these rows for their values
+     */
+    public synchronized boolean refusesValues(String table, Rows rows) {
+        try {
+            List<TableSchema.Column> columns = requestColumns(table, rows.getSchemaList());
+            return timeRefusal(columns, decodeRows(table, "", columns, rows.getRowsList())) != null;
+        } catch (RuntimeException refused) {
+            return true;
+        }
+    }
+
+    /**
+     * The region error prefix of an existing table.
+     *
+     * @param db the database
+     * @param table the table
+     * @return {@code Invalid request to region ..., reason: }
+     */
+    public synchronized String regionPrefix(String db, String table) {
+        StoredTable stored = database(db).get(table);
+        if (stored == null) {
+            throw new ServerError(StatusCode.TableNotFound, "Table not found: greptime." + db + "." + table);
+        }
+        return stored.regionPrefix();
     }
 
     /**
