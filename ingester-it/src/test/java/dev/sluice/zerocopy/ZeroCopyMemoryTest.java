@@ -27,12 +27,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Off-heap memory of large bulk batches stays bounded and returns to zero; oversized batches fail cleanly. */
-@Timeout(60)
+// A guard against a hang, not a schedule: under load this work takes minutes.
+@Timeout(600)
 class ZeroCopyMemoryTest {
     static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
-    @Timeout(120) // many open-write-close cycles: the class's 60 s is too short on a loaded machine
     void repeatedOpenWriteCloseCyclesReturnOffHeapMemoryToZeroEveryTime() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_cycles";

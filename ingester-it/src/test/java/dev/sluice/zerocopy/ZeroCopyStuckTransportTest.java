@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
  * Large batches whose buffers sit in the transport for long: the client talks through a proxy that stops reading
  * (so handed-off Arrow buffers stay queued in netty) or cuts connections mid-transfer.
  */
-@Timeout(60)
+// A guard against a hang, not a schedule: under load this work takes minutes.
+@Timeout(600)
 class ZeroCopyStuckTransportTest {
     static final Duration BOUND = Duration.ofSeconds(30);
 
@@ -165,7 +166,6 @@ class ZeroCopyStuckTransportTest {
      * closed but for unknown reason") is resent like any broken stream, never failed for good.
      */
     @Test
-    @Timeout(120) // fifteen rounds of 8 MB batches: the class's 60 s is too short on a loaded machine
     void connectionsCutMidTransferGetLargeBatchesResentByteForByte() {
         try (ZcKit kit = proxied()) {
             String table = "zc_cut";
