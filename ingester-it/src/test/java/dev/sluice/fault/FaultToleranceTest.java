@@ -284,7 +284,14 @@ class FaultToleranceTest {
                     "stored", server.rowCount("cpu"), "maxBytesInFlight", maxBytes.get(), "budget", budget,
                     "heapGrowthMiB", (maxHeap.get() - heapBase) >> 20);
             assertEquals(sent.get(), acked.get() + failed.get());
-            assertEquals(acked.get(), server.rowCount("cpu"));
+            // Nothing acknowledged is lost. A request that timed out on a loaded machine (5 s) may have been stored
+            // and is resent (the table is not in append mode): a server deduplicates such copies by key, this one
+            // only counts rows, so each resend may add one request's rows and nothing else may.
+            long stored = server.rowCount("cpu");
+            long retries = db.stats().retries();
+            assertTrue(stored >= acked.get(), "stored " + stored + " of " + acked.get() + " acknowledged rows");
+            assertTrue(stored <= acked.get() + 2_000 * retries, "stored " + stored + " rows for " + acked.get()
+                    + " acknowledged and " + retries + " resent requests of 2,000 rows");
             assertTrue(maxBytes.get() <= budget, "in flight " + maxBytes.get());
             db.shutdownGracefully();
         }
