@@ -93,7 +93,9 @@ class DeliveryUnderRateLimitsAndTightBudgetsTest extends DeliveryUnderFaultsKit 
             }
             Tally rt = new Tally(BOUND_S);
             fs.forEach(f -> rt.regular(f, 10_000));
-            assertContract("regular/tiny-budget", rsent, rt, server.rowCount("tiny_regular"));
+            // A write its short deadline failed on a loaded machine may have been stored meanwhile (as the bulk and
+            // stream parts below allow too): what is acknowledged is stored, and nothing beyond what was sent.
+            assertAbortContract("regular/tiny-budget", rsent, rt, server.rowCount("tiny_regular"));
             // bulk
             long ksent = 0;
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
