@@ -8,6 +8,7 @@ import dev.sluice.BatchingWriter;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.StreamWriter;
+import dev.sluice.Warm;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;
@@ -174,10 +175,13 @@ class RetryPolicyOnEveryPathTest {
     @EnumSource(Path.class)
     void theDeliveryDeadlineEndsAWriteWithNoAttemptCapOnEveryPath(Path path) throws Exception {
         TableSchema s = createTable("deadline_" + path.name().toLowerCase());
+        // The deadline leaves a loaded machine room for several refused attempts; the client is connected and its
+        // paths loaded first, so the deadline is spent on attempts, not on a first connection.
         Context ctx = Context.newBuilder().retryPolicy(RetryPolicy.newBuilder()
-                .backoff(Duration.ofMillis(20), Duration.ofMillis(100)).deliveryTimeout(Duration.ofMillis(1_500))
+                .backoff(Duration.ofMillis(20), Duration.ofMillis(100)).deliveryTimeout(Duration.ofSeconds(4))
                 .build()).build();
         try (GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build())) {
+            Warm.bulk(db);
             Err err = writeOne(db, path, s, ctx,
                     () -> server.faults().failEvery(1, StatusCode.RateLimited, "slow down"));
             server.faults().reset();
