@@ -93,10 +93,12 @@ class DeliveryToADownOrHungServerTest extends DeliveryUnderFaultsKit {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = shortClient(server);
             TableSchema s = schema("down_bulk");
+            createTable(server, s);
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
             long sent = 0;
             BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(4)
-                    .requestTimeout(java.time.Duration.ofMillis(1_000)).build(), Context.newBuilder().build());
+                    .createTable(false).requestTimeout(java.time.Duration.ofMillis(1_000)).build(),
+                    Context.newBuilder().build());
             TableBufferRoot root = w.tableBufferRoot(500);
             for (int b = 0; b < 12; b++) {
                 if (b == 3) {

@@ -99,8 +99,9 @@ class DeliveryUnderRateLimitsAndTightBudgetsTest extends DeliveryUnderFaultsKit 
             // bulk
             long ksent = 0;
             List<CompletableFuture<Integer>> acks = new ArrayList<>();
+            createTable(server, ks);
             try (BulkStreamWriter w = db.bulkStreamWriter(ks, BulkWrite.Config.newBuilder().maxInFlightRequests(4)
-                    .build(), Context.newBuilder().build())) {
+                    .createTable(false).build(), Context.newBuilder().build())) {
                 TableBufferRoot root = w.tableBufferRoot(10_000);
                 for (int b = 0; b < 6; b++) {
                     root.addTable(table(ks, b * 10_000L, 10_000, 300));
