@@ -15,6 +15,7 @@ import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
+import dev.sluice.internal.send.ManualTime;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
@@ -299,32 +300,49 @@ class BulkWriteTest extends DefaultTestkitTest {
             batch.addRow("h", "m", 3.0, 3L);
             CompletableFuture<Integer> later = w.writeNext();
             assertTrue(later.isCompletedExceptionally(), "after the stream failed, later batches fail fast");
-            long start = System.nanoTime();
+            // completed() returns once every batch has failed (it does not wait out a longer bound of its own)
             assertThrows(BulkWriteException.class, w::completed);
-            assertTrue((System.nanoTime() - start) / 1_000_000 < 3_000, "completed() returned about when the 500 ms timeout allows");
             assertEquals(3, w.failedBatches());
         } finally {
             server.faults().reset();
         }
     }
 
+    /**
+     * On a manual clock (the client's test hook): every attempt waits exactly its 300 ms timeout and every backoff
+     * exactly its draw, however slow the machine, so the batch is resent on new streams until its 2 s delivery
+     * deadline and fails at that deadline, not before and not an attempt later.
+     */
     @Test
     void withRetriesWithheldAnswersAreResentUntilTheDeliveryDeadlineThenFail() {
         server.faults().bulkNeverAck(true);
+        ManualTime time = new ManualTime();
+        GreptimeDB manual = ManualTimeClients.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build(),
+                time);
         BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxInFlightRequests(4).requestTimeout(Duration.ofMillis(300)).build();
         Context ctx = Context.newBuilder().retryPolicy(RetryPolicy.newBuilder()
                 .backoff(Duration.ofMillis(10), Duration.ofMillis(50)).deliveryTimeout(Duration.ofSeconds(2)).build()).build();
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, ctx)) {
+        try (BulkStreamWriter w = manual.bulkStreamWriter(LOGS, cfg, ctx)) {
             w.tableBufferRoot(10).addRow("h", "m", 1.0, 1L);
+            long start = time.getAsLong();
             CompletableFuture<Integer> first = w.writeNext();
-            long start = System.nanoTime();
-            CompletionException e = assertThrows(CompletionException.class, () -> first.orTimeout(10, TimeUnit.SECONDS).join());
-            long ms = (System.nanoTime() - start) / 1_000_000;
+            // The clock moves only while the writer waits on a timer of it (a sent batch's timeout, a reopening's
+            // backoff), never while a stream opens or a batch is on its way.
+            while (!first.isDone()) {
+                Await.until("the bulk writer waits on a timer or has ended the batch", Duration.ofSeconds(60),
+                        () -> time.scheduled() > 0 || first.isDone());
+                time.advance(Duration.ofMillis(5));
+            }
+            long elapsedMs = (time.getAsLong() - start) / 1_000_000;
+            CompletionException e = assertThrows(CompletionException.class, first::join);
             assertTrue(e.getCause().getMessage().contains("no answer within 300 ms"), e.getCause().getMessage());
             assertTrue(w.replays() >= 2, "the batch was resent on new streams before its deadline: " + w.replays());
-            assertTrue(ms >= 1_000 && ms < 6_000, "failed by its 2 s delivery deadline, took " + ms + " ms");
+            assertTrue(elapsedMs >= 2_000, "failed at its 2 s delivery deadline, not before: " + elapsedMs + " ms");
+            assertTrue(elapsedMs <= 2_000 + 300, "failed at its 2 s delivery deadline, not an attempt later: "
+                    + elapsedMs + " ms on the clock");
         } finally {
             server.faults().reset();
+            manual.shutdownNow();
         }
     }
 

@@ -37,6 +37,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 
 /**
  * The Sluice client: writes tables to GreptimeDB. Thread-safe; create one per process and share it.
@@ -99,6 +100,19 @@ public final class GreptimeDB implements AutoCloseable {
     private boolean exitHookRetired;
 
     private GreptimeDB(GreptimeOptions options) {
+        this(options, null, System::nanoTime);
+    }
+
+    /**
+     * Creates a client whose bulk writers' deadlines, timeouts and backoff run on the given timer and clock: a test
+     * hook (not API), reached from tests in this package, so that tests of deadlines move a manual clock instead of
+     * waiting on the real one. Everything else runs on the client's own timer.
+     *
+     * @param options the options
+     * @param bulkTimer the timer of bulk batches' deadlines and stream reopenings, or null for the client's own
+     * @param bulkClock the time {@code bulkTimer} runs on, in nanoseconds
+     */
+    GreptimeDB(GreptimeOptions options, ScheduledExecutorService bulkTimer, LongSupplier bulkClock) {
         this.options = options;
         this.metrics = options.metrics().forClient(options.endpoints().get(0));
         Executor executor = options.callbackExecutor();
@@ -117,8 +131,8 @@ public final class GreptimeDB implements AutoCloseable {
         this.limiter = new InFlightLimiter(options);
         this.endpoints = new Endpoints(options, executor, timer, TransportSecurity.setup(options.tls()));
         this.regular = new RegularWriter(options, endpoints, limiter, timer, metrics);
-        this.bulk = new BulkConnector(regular, endpoints, executor, timer, limiter, metrics, options.bufferCache(),
-                options.retryPolicy(), options.requestTimeout().toMillis());
+        this.bulk = new BulkConnector(regular, endpoints, executor, bulkTimer != null ? bulkTimer : timer, bulkClock,
+                limiter, metrics, options.bufferCache(), options.retryPolicy(), options.requestTimeout().toMillis());
         this.lifecycle = new ClientLifecycle(regular, endpoints, limiter, bulk, batchingWriters, timer, metrics,
                 ownExecutor);
         metrics.gauge("sluice.inflight.requests", "regular writes sent or waiting to retry", regular::inFlight);

@@ -69,7 +69,7 @@ class BatchingWriterCloseRaceTest {
             }));
         }
         go.countDown();
-        Thread.sleep(ThreadLocalRandom.current().nextInt(3));
+        Thread.sleep(ThreadLocalRandom.current().nextInt(3)); // scenario timing: close lands at varied points, not a wait
         w.close();
         for (Future<?> f : running) {
             f.get(30, TimeUnit.SECONDS);

@@ -443,11 +443,7 @@ class RegularWriteSemanticsTest {
         Context ctx = Context.newBuilder().retryPolicy(RetryPolicy.newBuilder().maxAttempts(3)
                 .backoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()).build();
         CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(cpu("a", 1.0, 1L)), WriteOp.Insert, ctx);
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (db.stats().retries() == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertTrue(db.stats().retries() >= 1, "a retry is waiting on its backoff");
+        Await.until("a retry is waiting on its backoff", Duration.ofSeconds(60), () -> db.stats().retries() >= 1);
         db.shutdownNow();
         Err e = f.get(10, java.util.concurrent.TimeUnit.SECONDS).getErr();
         server.faults().reset();

@@ -55,7 +55,7 @@ class StreamWriterTest {
             s.write(cpu(b * 100, 100));
             s.write(Table.from(MEM).addRow("h", (long) b, (long) b));
         }
-        WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
+        WriteOk ok = s.completed().orTimeout(60, TimeUnit.SECONDS).join();
         assertEquals(5_050, ok.affectedRows());
         assertEquals(List.of("cpu", "mem"), ok.tables());
         assertEquals(5_000, KIT.server().rowCount("cpu"));
@@ -75,7 +75,7 @@ class StreamWriterTest {
         StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
         s.write(t).write(cpu(0, 10));
         assertEquals(2, s.sentMessages(), "counted per table");
-        WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
+        WriteOk ok = s.completed().orTimeout(60, TimeUnit.SECONDS).join();
         assertEquals(6_010, ok.affectedRows());
         assertEquals(6_000, KIT.server().rowCount("big_logs"));
         List<RecordedRequest> parts = KIT.server().requests().stream()
@@ -97,8 +97,9 @@ class StreamWriterTest {
         KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
         StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().replay(true).build(), Context.newBuilder().build());
         s.write(t);
-        WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
-        assertEquals(1, s.replays());
+        WriteOk ok = s.completed().orTimeout(60, TimeUnit.SECONDS).join();
+        // the client's 2 s answer timeout may replay once more on a loaded machine; each replay carries every message
+        assertTrue(s.replays() >= 1, "replayed: " + s.replays());
         assertEquals(6_000, ok.affectedRows(), "the reopened stream carried every part once");
         assertEquals(6_000, KIT.server().rowCount("big_replay"));
     }
@@ -132,16 +133,14 @@ class StreamWriterTest {
     void aReplayingStreamSurvivesAFailureAndDeliversEverythingOnce() throws Exception {
         StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().replay(true).build(), Context.newBuilder().build());
         s.write(cpu(0, 100));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (KIT.server().rowCount("cpu") < 100 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        Await.until("the first message stored", Duration.ofSeconds(60), () -> KIT.server().rowCount("cpu") >= 100);
         KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
         s.write(cpu(100, 100));
         s.write(cpu(200, 100));
-        WriteOk ok = s.completed().orTimeout(10, TimeUnit.SECONDS).join();
+        WriteOk ok = s.completed().orTimeout(60, TimeUnit.SECONDS).join();
         assertEquals(300, ok.affectedRows(), "the replayed stream carries all three messages");
-        assertEquals(1, s.replays());
+        // the client's 2 s answer timeout may replay once more on a loaded machine; each replay carries every message
+        assertTrue(s.replays() >= 1, "replayed: " + s.replays());
         assertEquals(3, s.sentMessages());
         assertEquals(300, KIT.server().rowCount("cpu"), "the first message, written twice, is stored once");
     }
@@ -160,8 +159,9 @@ class StreamWriterTest {
         StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
         KIT.server().faults().failNext(1, StatusCode.StorageUnavailable, "write buffer full");
         s.write(cpu(0, 10)).write(cpu(10, 10));
-        assertEquals(20, s.completed().orTimeout(10, TimeUnit.SECONDS).join().affectedRows());
-        assertEquals(1, s.replays());
+        assertEquals(20, s.completed().orTimeout(60, TimeUnit.SECONDS).join().affectedRows());
+        // the client's 2 s answer timeout may replay once more on a loaded machine; each replay carries every message
+        assertTrue(s.replays() >= 1, "replayed: " + s.replays());
         assertEquals(20, KIT.server().rowCount("cpu"));
     }
 
@@ -185,11 +185,7 @@ class StreamWriterTest {
         try {
             s.write(cpu(0, 10));
             CompletableFuture<WriteOk> done = s.completed();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (s.replays() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertTrue(s.replays() >= 1, "a replay was scheduled");
+            Await.until("a replay was scheduled", Duration.ofSeconds(60), () -> s.replays() >= 1);
             s.cancel();
             assertThrows(CompletionException.class, () -> done.orTimeout(1, TimeUnit.SECONDS).join());
         } finally {

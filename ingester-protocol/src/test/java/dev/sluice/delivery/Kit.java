@@ -50,18 +50,7 @@ final class Kit implements AutoCloseable {
     }
 
     static void await(String what, Duration bound, BooleanSupplier condition) {
-        long end = System.nanoTime() + bound.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                fail("not within " + bound + ": " + what);
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail("interrupted waiting for " + what);
-            }
-        }
+        dev.sluice.Await.until(what, bound, condition);
     }
 
     /**
@@ -122,7 +111,7 @@ final class Kit implements AutoCloseable {
 
     static void sleep(long ms) {
         try {
-            Thread.sleep(ms);
+            Thread.sleep(ms); // scenario timing for the callers (see each call), not a wait
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

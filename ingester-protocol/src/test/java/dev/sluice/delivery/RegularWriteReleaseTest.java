@@ -48,13 +48,7 @@ class RegularWriteReleaseTest {
     }
 
     static void eventually(String what, java.util.function.BooleanSupplier c, long millis) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (!c.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("never: " + what);
-            }
-            Thread.sleep(5);
-        }
+        dev.sluice.Await.until(what, Duration.ofMillis(millis), c);
     }
 
     /** Writer threads that keep writing {@code rows}-row tables, each recording when it entered write() and its future. */

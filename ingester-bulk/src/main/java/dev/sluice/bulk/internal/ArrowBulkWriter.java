@@ -168,7 +168,8 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         SendEngine.Settings<Object> settings = new SendEngine.Settings<>(host.timer(), policy,
                 appendMode, config.requestTimeout(), null,
                 FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.fields(schema)),
-                policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", host::stopped, "batch");
+                policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", host::stopped, "batch",
+                host.clock());
         io.grpc.CallOptions options = compression == Compression.Gzip
                 ? io.grpc.CallOptions.DEFAULT.withCompression("gzip") : io.grpc.CallOptions.DEFAULT;
         this.engine = new SendEngine<>(settings, host.route(),
@@ -312,7 +313,8 @@ final class ArrowBulkWriter implements BulkStreamWriter {
             return CompletableFuture.failedFuture(new BulkWriteException("batch " + id + " of '" + schema.tableName()
                     + "' (" + size + " bytes) got no room in the client's memory budget: " + e.getMessage(), null, e));
         }
-        Batch p = new Batch(id, rows, size, System.nanoTime() + policy.deliveryTimeout().toNanos(), copy, message, budget);
+        Batch p = new Batch(id, rows, size, host.clock().getAsLong() + policy.deliveryTimeout().toNanos(), copy, message,
+                budget);
         BulkWriteException refused = closed ? closedError() : failure;
         try {
             if (refused == null && !engine.submit(p)) {
@@ -393,7 +395,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
             slots.release();
             acked.incrementAndGet();
             ackedRows.addAndGet(a.affectedRows());
-            host.acked(schema.tableName(), a.affectedRows(), p.size(), System.nanoTime() - p.sentAt());
+            host.acked(schema.tableName(), a.affectedRows(), p.size(), host.clock().getAsLong() - p.sentAt());
             p.future.complete((int) a.affectedRows());
         }
 
@@ -470,7 +472,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                     + " last batch", schema.tableName(), root.rowCount());
             writeNext();
         }
-        long now = System.nanoTime();
+        long now = host.clock().getAsLong();
         long waitNanos = Math.max(config.requestTimeout().toNanos(), engine.lastDeadline(now) - now);
         if (!completing) {
             completing = true;

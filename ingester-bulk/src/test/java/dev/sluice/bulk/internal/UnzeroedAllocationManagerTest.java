@@ -136,9 +136,7 @@ class UnzeroedAllocationManagerTest {
             a.buffer(16 * MIB).close();
             assertEquals(24 * MIB, f.cachedBytes());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (f.cachedBytes() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            dev.sluice.Await.happensBy(deadline, () -> f.cachedBytes() == 0);
             assertEquals(0, f.cachedBytes(), "the sweeper freed both buffers after their idle time");
         } finally {
             f.trim();

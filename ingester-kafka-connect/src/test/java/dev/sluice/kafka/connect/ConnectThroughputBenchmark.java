@@ -27,6 +27,10 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  *   dev.sluice.kafka.connect.ConnectThroughputBenchmark 1000000 4
  * </pre>
  * Arguments: records (default 1,000,000), tasks (default 4), batch rows (default 10,000).
+ *
+ * <p>A program, not a test (surefire runs no class of this name). It lives in the test sources because it runs on
+ * {@code EmbeddedConnectCluster} from connect-runtime's test jar, with a broker and the sink's own classes: moving it to
+ * ingester-bench would put Kafka's broker, Connect runtime and their test jars on the benchmark module's class path.
  */
 public final class ConnectThroughputBenchmark {
     private ConnectThroughputBenchmark() {
@@ -90,9 +94,7 @@ public final class ConnectThroughputBenchmark {
                 long t0 = System.nanoTime();
                 connect.configureConnector("bench-sink", c);
                 long deadline = t0 + 10L * 60 * 1_000_000_000L;
-                while (server.rowCount("metrics") < n && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
+                dev.sluice.Await.happensBy(deadline, () -> server.rowCount("metrics") >= n);
                 if (server.rowCount("metrics") < n) {
                     throw new IllegalStateException("only " + server.rowCount("metrics") + " of " + n
                             + " rows arrived within 10 minutes");

@@ -132,7 +132,7 @@ class EmbeddedConnectTest {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("timed out waiting for " + what + ": " + last + " of " + expected);
             }
-            Thread.sleep(50);
+            Thread.sleep(50); // a poll of the condition, bounded by the deadline
         }
     }
 
@@ -181,15 +181,11 @@ class EmbeddedConnectTest {
         connect.configureConnector("restart-sink", cfg);
         int restarts = 0;
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (server.rowCount(topic) < n / 4 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        dev.sluice.Await.happensBy(deadline, () -> server.rowCount(topic) >= n / 4);
         connect.restartConnectorAndTasks("restart-sink", false, true, false);
         restarts++;
         produce(topic, n / 2, n);
-        while (server.rowCount(topic) < 3 * n / 4 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        dev.sluice.Await.happensBy(deadline, () -> server.rowCount(topic) >= 3 * n / 4);
         connect.restartTask("restart-sink", 0);
         restarts++;
         // Every committed offset's record (and all before it) is stored, at any moment.
@@ -218,9 +214,7 @@ class EmbeddedConnectTest {
         produce(topic, 0, n / 2);
         WorkerHandle extra = connect.addWorker();
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (connect.healthyWorkers().size() < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
+        dev.sluice.Await.happensBy(deadline, () -> connect.healthyWorkers().size() >= 2);
         Map<String, String> cfg = connector(topic, PARTITIONS);
         cfg.put(GreptimeSinkConfig.BATCH_ROWS, "500");
         cfg.put(GreptimeSinkConfig.BUFFER_ROWS, "1000");
@@ -230,20 +224,14 @@ class EmbeddedConnectTest {
         // group: when it left instead, the remaining worker kept forwarding REST requests to it (connection refused),
         // which failed this test's cleanup and the next tests' connector configuration.
         WorkerHandle victim = extra;
-        while (!runsATask("abrupt-sink", victim) && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
+        dev.sluice.Await.happensBy(deadline, () -> runsATask("abrupt-sink", victim));
         assertTrue(runsATask("abrupt-sink", victim), "the second worker runs a share of the connector's tasks");
-        while (server.rowCount(topic) < n / 4 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        dev.sluice.Await.happensBy(deadline, () -> server.rowCount(topic) >= n / 4);
         // The server stops answering, so the tasks hang in put (buffer full) or in a commit's flush: the leaving
         // worker's tasks cannot stop within the 1 ms graceful timeout and are cancelled (no final commit).
         server.faults().neverRespond(true);
-        while (server.requests().stream().noneMatch(r -> r.tables().contains(topic) && r.outcome() == null)
-                && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        dev.sluice.Await.happensBy(deadline,
+                () -> server.requests().stream().anyMatch(r -> r.tables().contains(topic) && r.outcome() == null));
         long storedBefore = server.rowCount(topic);
         connect.removeWorker(victim);
         server.faults().neverRespond(false); // held requests time out (5 s) and are retried
@@ -312,7 +300,7 @@ class EmbeddedConnectTest {
             } catch (org.apache.kafka.connect.runtime.rest.errors.ConnectRestException notYet) {
                 // the worker has not published the connector's status yet
             }
-            Thread.sleep(50);
+            Thread.sleep(50); // a poll of the task's status, bounded by the deadline
         }
         assertTrue(trace != null && trace.contains("record topic=failing partition=0 offset=1000 table=failing"),
                 "the failed task names the record: " + trace);

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.Await;
 import dev.sluice.write.StatusCode;
+import dev.sluice.testkit.Faults;
 import dev.sluice.testkit.GreptimeTestServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +17,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -85,14 +89,16 @@ class GreptimeSinkTaskTest {
         return m;
     }
 
-    private static void await(String what, BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(10);
-        }
+    private static void await(String what, BooleanSupplier cond) {
+        Await.until(what, Duration.ofSeconds(60), cond);
+    }
+
+    /** Calls put with no records, as Connect's worker does between polls, until one throws (the test fails if none does). */
+    private void putUntilOneThrows(String what) {
+        Await.until(what, Duration.ofSeconds(60), () -> {
+            task.put(List.of());
+            return false;
+        });
     }
 
     private Map<TopicPartition, OffsetAndMetadata> commit() {
@@ -105,16 +111,21 @@ class GreptimeSinkTaskTest {
     @Test
     void recordsAreStoredAndCommittedOnlyOnceAcknowledged() throws Exception {
         start(false, GreptimeSinkConfig.FLUSH_TIMEOUT, "100");
-        server.faults().latency(Duration.ofMillis(1500));
+        // The server stores each write and holds its answer until released.
+        server.faults().hold(Faults.HoldPoint.BEFORE_ANSWER);
         List<SinkRecord> batch = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             batch.add(rec(i % 2, i / 2, row("h" + i, i * 0.5)));
         }
         task.put(batch);
-        long t0 = System.nanoTime();
+        // No answer comes before release, so a preCommit that returns waited flush.timeout.ms, not for the answer
+        // (the bound is reached only if it waits for the answer).
+        Map<TopicPartition, OffsetAndMetadata> first = CompletableFuture.supplyAsync(this::commit)
+                .get(60, TimeUnit.SECONDS);
+        assertTrue(first.isEmpty(), "nothing is acknowledged while the server holds the answer");
+        server.faults().awaitHeld(1, Duration.ofSeconds(60));
         assertTrue(commit().isEmpty(), "nothing is acknowledged while the server holds the answer");
-        assertTrue(System.nanoTime() - t0 < Duration.ofMillis(1400).toNanos(), "preCommit waits flush.timeout.ms"
-                + " at most, not for the answer");
+        server.faults().release();
         await("100 rows stored", () -> server.rowCount(TOPIC) == 100);
         await("offsets committable", () -> commit().size() == 2);
         Map<TopicPartition, OffsetAndMetadata> c = commit();
@@ -182,13 +193,8 @@ class GreptimeSinkTaskTest {
         task.put(List.of(rec(1, 0, row("seed", 0.5))));
         await("table created", () -> server.rowCount(TOPIC) == 1);
         task.put(List.of(rec(1, 1, row("h", "text"))));
-        ConnectException e = assertThrows(ConnectException.class, () -> {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (System.nanoTime() < deadline) {
-                task.put(List.of());
-                Thread.sleep(10);
-            }
-        });
+        ConnectException e = assertThrows(ConnectException.class,
+                () -> putUntilOneThrows("a put reports the refused record"));
         assertTrue(e.getMessage().contains("topic=cpu partition=1 offset=1 table=cpu column=cpu"), e.getMessage());
         assertTrue(e.getMessage().contains("dead-letter"), e.getMessage());
         assertFalse(e instanceof RetriableException);
@@ -214,13 +220,8 @@ class GreptimeSinkTaskTest {
         server.faults().failNext(1, StatusCode.RateLimited, "slow down");
         task.put(first);
         // Connect keeps calling put, with no records when there are none; the failure surfaces in one of them.
-        RetriableException e = assertThrows(RetriableException.class, () -> {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (System.nanoTime() < deadline) {
-                task.put(List.of());
-                Thread.sleep(10);
-            }
-        });
+        RetriableException e = assertThrows(RetriableException.class,
+                () -> putUntilOneThrows("a put reports the failure that outlived the retries"));
         assertTrue(e.getMessage().contains("cpu-0=0"), e.getMessage());
         assertEquals(Map.of(P0, 0L), ctx.rewinds);
         assertEquals(50, ctx.timeout);

@@ -68,7 +68,7 @@ class OutageRetryTest {
 
         server.stop();
         task.put(records(100, 100)); // sent, refused (connection refused), retried
-        Thread.sleep(4_000); // the outage: longer than five attempts with the default backoff take
+        Thread.sleep(4_000); // scenario timing: the outage, longer than five attempts with the default backoff take
         server.resume();
 
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
@@ -79,7 +79,7 @@ class OutageRetryTest {
             if (committed != null && committed == 200L) {
                 break;
             }
-            Thread.sleep(50);
+            Thread.sleep(50); // the simulated worker's poll interval: the loop ends on its condition or deadline
         }
         assertEquals(200L, committed, "every record committed once the server was back");
         assertEquals(200, server.rowCount(TOPIC));

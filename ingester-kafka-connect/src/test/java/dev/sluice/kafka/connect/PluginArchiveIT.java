@@ -92,9 +92,7 @@ class PluginArchiveIT {
                 c.put("timestamp.field", "ts");
                 connect.configureConnector("plugged-sink", c);
                 long deadline = System.nanoTime() + 120_000_000_000L;
-                while (server.rowCount("plugged") < 1_000 && System.nanoTime() < deadline) {
-                    Thread.sleep(50);
-                }
+                dev.sluice.Await.happensBy(deadline, () -> server.rowCount("plugged") >= 1_000);
                 assertEquals(1_000, server.rowCount("plugged"));
             } finally {
                 connect.stop();

@@ -31,6 +31,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 
 /**
  * A client's side of bulk writes: finds the {@link BulkPlugin} of {@code ingester-bulk}, creates the table when
@@ -45,6 +46,7 @@ public final class BulkConnector implements BulkHost {
     private final Endpoints endpoints;
     private final Executor callbackExecutor;
     private final ScheduledExecutorService timer;
+    private final LongSupplier clock;
     private final InFlightLimiter limiter;
     private final MetricsSink metrics;
     private final BufferCache cache;
@@ -59,6 +61,7 @@ public final class BulkConnector implements BulkHost {
      * @param endpoints the shared channels
      * @param callbackExecutor where futures complete
      * @param timer per-batch deadlines and reopenings
+     * @param clock the time the timer's deadlines are on ({@code System::nanoTime}, or a test's manual clock)
      * @param limiter the client-wide byte budget every batch takes from until answered
      * @param metrics where batch outcomes are reported
      * @param cache how much released memory the client keeps
@@ -66,12 +69,13 @@ public final class BulkConnector implements BulkHost {
      * @param timeoutMs how long table creation may take
      */
     public BulkConnector(RegularWriter regular, Endpoints endpoints, Executor callbackExecutor,
-                         ScheduledExecutorService timer, InFlightLimiter limiter, MetricsSink metrics,
-                         BufferCache cache, RetryPolicy policy, long timeoutMs) {
+                         ScheduledExecutorService timer, LongSupplier clock, InFlightLimiter limiter,
+                         MetricsSink metrics, BufferCache cache, RetryPolicy policy, long timeoutMs) {
         this.regular = regular;
         this.endpoints = endpoints;
         this.callbackExecutor = callbackExecutor;
         this.timer = timer;
+        this.clock = clock;
         this.limiter = limiter;
         this.metrics = metrics;
         this.cache = cache;
@@ -223,6 +227,11 @@ public final class BulkConnector implements BulkHost {
     @Override
     public ScheduledExecutorService timer() {
         return timer;
+    }
+
+    @Override
+    public LongSupplier clock() {
+        return clock;
     }
 
     @Override

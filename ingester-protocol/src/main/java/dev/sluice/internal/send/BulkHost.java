@@ -6,6 +6,7 @@ import dev.sluice.internal.send.Route;
 import dev.sluice.write.Err;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.LongSupplier;
 
 /**
  * Everything a bulk writer borrows from its client, in one place: endpoint choice, the client-wide byte budget,
@@ -32,6 +33,16 @@ public interface BulkHost {
      * @return the timer
      */
     ScheduledExecutorService timer();
+
+    /**
+     * Returns the time the timer's deadlines are on, in nanoseconds: {@code System.nanoTime()} unless a test gave
+     * the client a manual clock and timer.
+     *
+     * @return the clock
+     */
+    default LongSupplier clock() {
+        return System::nanoTime;
+    }
 
     /**
      * Takes room for a batch from the client-wide byte budget, waiting as the client's limit policy says (bounded).

@@ -14,9 +14,10 @@ import java.util.function.LongSupplier;
 
 /**
  * A clock and a timer that move only when a test says so: {@link #advance} runs, on the test's thread, every task
- * that falls due, in order. Tests of deadlines and backoff then need no sleeps and no margins.
+ * that falls due, in order. Tests of deadlines and backoff then need no sleeps and no margins. Send engines take it
+ * directly; a client takes it through {@code dev.sluice.ManualTimeClients} (this module's test jar).
  */
-final class ManualTime extends AbstractExecutorService implements ScheduledExecutorService, LongSupplier {
+public final class ManualTime extends AbstractExecutorService implements ScheduledExecutorService, LongSupplier {
     private long now = 1_000_000_000L;
     private long seq;
     private final PriorityQueue<Task<?>> tasks = new PriorityQueue<>();
@@ -31,7 +32,7 @@ final class ManualTime extends AbstractExecutorService implements ScheduledExecu
      *
      * @param d how far
      */
-    void advance(Duration d) {
+    public void advance(Duration d) {
         long target;
         synchronized (this) {
             target = now + d.toNanos();
@@ -54,11 +55,16 @@ final class ManualTime extends AbstractExecutorService implements ScheduledExecu
     }
 
     /** Runs the tasks due now, without moving the clock. */
-    void runDue() {
+    public void runDue() {
         advance(Duration.ZERO);
     }
 
-    synchronized int scheduled() {
+    /**
+     * Counts the tasks waiting for their time.
+     *
+     * @return tasks scheduled and not cancelled
+     */
+    public synchronized int scheduled() {
         return (int) tasks.stream().filter(t -> !t.isCancelled()).count();
     }
 

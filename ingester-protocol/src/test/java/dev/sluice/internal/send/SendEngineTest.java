@@ -234,13 +234,7 @@ class SendEngineTest {
     }
 
     private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 10 s");
-            }
-            Thread.sleep(2);
-        }
+        dev.sluice.Await.until("the condition", Duration.ofSeconds(10), condition);
     }
 
     @Test

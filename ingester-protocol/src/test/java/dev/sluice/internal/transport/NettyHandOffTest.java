@@ -231,7 +231,7 @@ class NettyHandOffTest {
         expected.write(suffix);
         assertArrayEquals(expected.toByteArray(), got);
         assertTrue(released.await(10, TimeUnit.SECONDS), "the memory is given back once written");
-        Thread.sleep(100);
+        Thread.sleep(100); // a window in which a second release does not come
         assertEquals(1, releases.get(), "given back exactly once");
         assertTrue(allocator.direct.sum() < MIB, "the transport allocated " + allocator.direct.sum()
                 + " direct bytes for a 16 MiB message: it copied the handed-off memory");
@@ -276,16 +276,13 @@ class NettyHandOffTest {
                 }, taken), CallOptions.DEFAULT);
         assertTrue(serverCallStarted.await(10, TimeUnit.SECONDS));
         // A new channel's first message waits for the connection, so it may be drained after the call started.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (taken.get() == null && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        dev.sluice.Await.until("the first message drained", java.time.Duration.ofSeconds(10), () -> taken.get() != null);
         assertEquals(Boolean.TRUE, taken.get());
         // The server never reads, so at most its flow-control window of the 32 MiB has been written.
         assertFalse(released.await(500, TimeUnit.MILLISECONDS), "the transport still holds the unwritten memory");
         call.cancel("test cancels", null);
         assertTrue(released.await(10, TimeUnit.SECONDS), "a cancelled call gives the memory back");
-        Thread.sleep(100);
+        Thread.sleep(100); // a window in which a second release does not come
         assertEquals(1, releases.get());
     }
 }

@@ -215,13 +215,7 @@ class SinkTaskDeliveryTest {
     }
 
     private static void await(String what, java.util.function.BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(10);
-        }
+        dev.sluice.Await.until(what, Duration.ofSeconds(60), cond);
     }
 
     @Test
@@ -273,7 +267,7 @@ class SinkTaskDeliveryTest {
             } catch (RetriableException e) {
                 seen = e;
             }
-            Thread.sleep(20);
+            Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
         }
         assertNotNull(seen, "a failure outliving retries must surface as RetriableException");
         assertEquals(0, server.rowCount(TOPIC));
@@ -301,7 +295,7 @@ class SinkTaskDeliveryTest {
             while (System.nanoTime() < deadline) {
                 commit(P0, P1);
                 task.put(List.of());
-                Thread.sleep(20);
+                Thread.sleep(20); // the simulated worker's poll interval: the loop ends on its condition or deadline
             }
         } catch (ConnectException e) {
             failure = e;
@@ -719,7 +713,7 @@ class SinkTaskDeliveryTest {
                 assertEquals(1L, from, "rewound to the first unstored record");
                 pending = new ArrayList<>(all.subList(from.intValue(), 20));
             }
-            Thread.sleep(50);
+            Thread.sleep(50); // the simulated worker's poll interval: the loop ends on its condition or deadline
         }
         assertTrue(done, "all 20 committed after the server came back");
         assertTrue(retriables > 0, "the outage outlived retry.delivery.timeout.ms and surfaced as retriable");
@@ -799,7 +793,7 @@ class SinkTaskDeliveryTest {
                 assertTrue(!c.containsKey(P0) || c.get(P0).offset() <= 1,
                         "the offset passed a record the DLQ did not take: " + c);
                 task.put(List.of());
-                Thread.sleep(50);
+                Thread.sleep(50); // the simulated worker's poll interval: the loop ends on its condition or deadline
             }
         } catch (RuntimeException e) {
             failure = e;
