@@ -1,5 +1,6 @@
 package dev.sluice.importer;
 
+import dev.sluice.importer.internal.HadoopFreeReadOptions;
 import dev.sluice.importer.internal.ParquetCodecs;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
@@ -8,7 +9,6 @@ import java.lang.invoke.MethodType;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Consumer;
-import org.apache.parquet.HadoopFreeReadOptions;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.conf.ParquetConfiguration;
