@@ -359,7 +359,7 @@ public final class GreptimeSink<T> implements Sink<T> {
             return new GreptimeSink<>(new SinkSettings(endpoints, database, username, password, tls, tlsCa, tlsCert,
                     tlsKey, tlsServerName, timezone, requestTimeout, retryAttempts, retryBackoff, retryMaxBackoff,
                     deliveryTimeout, path, batchRows, batchBytes, flushInterval, maxInFlightRequests, bufferRows,
-                    compression, hints, httpEndpoint), enc);
+                    compression, hints, httpEndpoint, ""), enc);
         }
     }
 }

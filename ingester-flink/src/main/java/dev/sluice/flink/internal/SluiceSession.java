@@ -510,7 +510,7 @@ public final class SluiceSession implements AutoCloseable {
         return r.isOk() ? null : r.getErr();
     }
 
-    private static IOException describe(Throwable t) {
+    private IOException describe(Throwable t) {
         Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
         if (c instanceof BatchWriteException b && b.err() != null) {
             return describe(b.err(), b.rows());
@@ -518,12 +518,39 @@ public final class SluiceSession implements AutoCloseable {
         return new IOException("writing to GreptimeDB failed: " + c, c);
     }
 
-    private static IOException describe(Err err, int rows) {
+    private IOException describe(Err err, int rows) {
         String tables = err.tables() == null || err.tables().isEmpty() ? "?" : String.join(", ", err.tables());
+        if (err.grpcCode() == StatusCode.Grpc.DEADLINE_EXCEEDED) {
+            return new IOException("no answer within " + seconds(settings.requestTimeout()) + " from "
+                    + String.join(" or ", settings.endpoints()) + " to a batch of " + rows + " rows for table "
+                    + tables + ", retried until sink.retry.timeout (" + seconds(settings.deliveryTimeout())
+                    + ") ran out (gRPC DEADLINE_EXCEEDED: " + err.message() + "). GreptimeDB may be overloaded or"
+                    + " unreachable, and the batch may or may not have been stored. " + whatTheJobDoesNext());
+        }
         return new IOException("GreptimeDB refused a batch of " + rows + " rows for table " + tables + ": code "
                 + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): " + err.message()
-                + (err.retryable() ? " (retryable, but the retries ran out: the job restarts from its last checkpoint)"
+                + (err.retryable() ? " (retryable, but the retries ran out). " + whatTheJobDoesNext()
                         : " (not retryable: fix the data or the table, then restart the job)"));
+    }
+
+    /** What Flink does after this failure, as far as the sink knows the job's restart strategy. */
+    private String whatTheJobDoesNext() {
+        String strategy = settings.restartStrategy().toLowerCase(Locale.ROOT);
+        if (strategy.isEmpty()) {
+            return "Flink restarts the job from its last checkpoint if its restart strategy allows"
+                    + " (restart-strategy.type); otherwise the job stays failed: start it again once the server"
+                    + " answers";
+        }
+        if (strategy.equals("none") || strategy.equals("off") || strategy.equals("disable")) {
+            return "restart-strategy.type is " + strategy + ": the job stays failed; start it again (from its last"
+                    + " checkpoint or a savepoint) once the server answers";
+        }
+        return "Flink restarts the job from its last checkpoint while its restart strategy (restart-strategy.type "
+                + strategy + ") allows";
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
     }
 
     /** @return rows buffered or in flight */
