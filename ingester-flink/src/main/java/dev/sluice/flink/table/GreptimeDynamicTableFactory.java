@@ -131,7 +131,9 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
                     o.get(FLUSH_INTERVAL), o.get(MAX_IN_FLIGHT), o.get(BUFFER_ROWS), o.get(COMPRESSION), hints,
                     o.getOptional(HTTP_ENDPOINT).orElse(""),
                     context.getConfiguration().getOptional(RestartStrategyOptions.RESTART_STRATEGY).orElse(""));
-            return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, !pk.isEmpty(),
+            // Upserts by the Flink key overwrite GreptimeDB's row only when that key holds the row's whole identity.
+            boolean keyHoldsRowIdentity = !pk.isEmpty() && pk.contains(timeIndex) && pk.containsAll(tags);
+            return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, keyHoldsRowIdentity,
                     o.getOptional(SINK_PARALLELISM).orElse(null));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("table " + flinkTable + " ('connector'='greptimedb'): " + e.getMessage(), e);
