@@ -1,6 +1,7 @@
 package dev.sluice.importer.internal;
 
 import dev.sluice.AuthInfo;
+import dev.sluice.ConnectionConfig;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.TlsConfig;
@@ -43,9 +44,10 @@ public final class Client implements AutoCloseable {
      * @param tlsCa a CA certificate (PEM), or null for the system's trust
      * @param timeout the deadline of one call and of one bulk batch's answer
      * @param retryDeadline how long a write is retried before it fails
+     * @param connection the connection string's settings ({@code --connection}), applied over the others, or null
      */
     public record Target(List<String> endpoints, String database, String user, String password, boolean tls, Path tlsCa,
-            Duration timeout, Duration retryDeadline) {
+            Duration timeout, Duration retryDeadline, ConnectionConfig connection) {
     }
 
     /** A writer of batches of one table: fill {@link #appender()}, then {@link #send()}. */
@@ -118,6 +120,9 @@ public final class Client implements AutoCloseable {
         if (target.tls()) {
             b.tls(target.tlsCa() != null ? TlsConfig.newBuilder().trustCertificates(target.tlsCa()).build() : TlsConfig.newBuilder().build());
         }
+        if (target.connection() != null) {
+            target.connection().applyTo(b);
+        }
         this.db = GreptimeDB.create(b.build());
     }
 
@@ -160,7 +165,8 @@ public final class Client implements AutoCloseable {
      * @throws ImportFailure when the server refuses
      */
     public void createTable(TableSchema schema, Context ctx) {
-        Result<WriteOk, Err> r = join(db.createTable(schema, ctx), "creating table '" + schema.tableName() + "'");
+        Result<WriteOk, Err> r = join(db.createTable(schema, withConnection(ctx)), "creating table '"
+                + schema.tableName() + "'");
         if (!r.isOk()) {
             throw new ImportFailure("creating table '" + schema.tableName() + "' failed: " + r.getErr(), null);
         }
@@ -174,13 +180,18 @@ public final class Client implements AutoCloseable {
      * @return the acknowledged rows, or exceptionally with an {@link ImportFailure}
      */
     public CompletableFuture<Long> write(List<Table> tables, Context ctx) {
-        return db.write(tables, WriteOp.Insert, ctx).thenApply(r -> {
+        return db.write(tables, WriteOp.Insert, withConnection(ctx)).thenApply(r -> {
             if (!r.isOk()) {
                 throw new CompletionException(new ImportFailure("write of " + tableNames(tables) + " failed: " + r.getErr(),
                         null));
             }
             return r.getOk().affectedRows();
         });
+    }
+
+    /** The context with the connection string's compression, when {@code --connection} names one. */
+    private Context withConnection(Context ctx) {
+        return target.connection() == null ? ctx : target.connection().applyTo(ctx.toBuilder()).build();
     }
 
     private static String tableNames(List<Table> tables) {
@@ -227,7 +238,7 @@ public final class Client implements AutoCloseable {
             BulkWrite.Config config = BulkWrite.Config.newBuilder().maxInFlightRequests(Math.min(31, inFlight + 1))
                     .requestTimeout(target.timeout()).allocatorMaxAllocation(4L << 30).createTable(false).build();
             try {
-                this.writer = db.bulkStreamWriter(schema, config, ctx);
+                this.writer = db.bulkStreamWriter(schema, config, withConnection(ctx));
             } catch (RuntimeException e) {
                 throw new ImportFailure("opening the bulk writer of '" + schema.tableName() + "' failed: " + e.getMessage(), e);
             }

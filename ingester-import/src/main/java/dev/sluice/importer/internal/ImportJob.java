@@ -1,5 +1,6 @@
 package dev.sluice.importer.internal;
 
+import dev.sluice.BatchingWriter;
 import dev.sluice.data.ColumnVector;
 import dev.sluice.data.DataType;
 import dev.sluice.data.InvalidDataException;
@@ -80,6 +81,8 @@ public final class ImportJob {
     private Context ctx;
     private boolean bulk;
     private boolean appendMode;
+    /** The {@code --connection} settings, or null. */
+    private dev.sluice.ConnectionConfig connection;
 
     /** Counters shown by progress and summary. */
     static final class Stats {
@@ -247,7 +250,7 @@ public final class ImportJob {
         boolean regular = o.path.equalsIgnoreCase("regular");
         plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular, declared);
         for (TableSchema.Column c : plan.schema().columns()) {
-            if (!regular && (c.dataType() == DataType.Json || c.dataType() == DataType.Vector)) {
+            if (!regular && !BatchingWriter.Path.Bulk.carries(c.dataType())) {
                 regular = true;
                 if (!o.quiet) {
                     err.println("note: column '" + c.name() + "' is " + c.dataType() + ", which the bulk path cannot"
@@ -360,6 +363,7 @@ public final class ImportJob {
     // ------------------------------------------------------------------ options
 
     private void validate() {
+        connection = o.resolveConnection();
         if (o.timeoutSeconds <= 0) {
             throw new UsageException("--timeout must be 1 second or more, not " + o.timeoutSeconds);
         }
@@ -624,7 +628,7 @@ public final class ImportJob {
 
     Client.Target target() {
         return new Client.Target(o.endpoints, o.database, o.user, password(), o.tls || o.tlsCa != null, o.tlsCa,
-                Duration.ofSeconds(o.timeoutSeconds), Duration.ofSeconds(o.retryDeadlineSeconds));
+                Duration.ofSeconds(o.timeoutSeconds), Duration.ofSeconds(o.retryDeadlineSeconds), connection);
     }
 
     private TableSchema describe(ServerSql sql, String table) {

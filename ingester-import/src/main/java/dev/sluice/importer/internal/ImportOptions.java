@@ -1,10 +1,14 @@
 package dev.sluice.importer.internal;
 
+import dev.sluice.ConnectionConfig;
+import dev.sluice.GreptimeOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** The command line of {@code sluice import}, as picocli fills it. */
 public final class ImportOptions {
@@ -179,6 +183,12 @@ public final class ImportOptions {
     public int progressInterval;
 
     // ---- target
+    /** The client's connection string. */
+    @Option(names = "--connection", paramLabel = "URL", description = "The client's connection string,"
+            + " greptimedb://[user[:password]@]host[:port][,host...][/database][?key=value&...], instead of -e, -d,"
+            + " -u, -p, --tls and --tls-ca (given together they are refused); its keys (request_timeout, retry_*,"
+            + " tls_*, compression...) are the client's, see the user's guide; table options go in --with.")
+    public String connection;
     /** gRPC endpoints. */
     @Option(names = {"-e", "--endpoint"}, split = ",", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:4001",
             description = "GreptimeDB gRPC endpoints (default: ${DEFAULT-VALUE}).")
@@ -211,4 +221,91 @@ public final class ImportOptions {
     @Option(names = "--retry-deadline", paramLabel = "SECONDS", defaultValue = "120", description = "How long a failed"
             + " write is retried (server restarts, failover) before the import stops (default: ${DEFAULT-VALUE}).")
     public int retryDeadlineSeconds;
+
+    /** The command line as picocli parsed it (null when the options are filled by other code). */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
+
+    /** The options a connection string replaces, each with the string part that replaces it. */
+    private static final String[][] REPLACED = {{"--endpoint", "its hosts"}, {"--database", "its /database"},
+        {"--user", "its user@"}, {"--password", "its user:password@"}, {"--tls", "tls"}, {"--tls-ca", "tls_ca"}};
+    /** Connection string keys of a batching writer, which the import does not use. */
+    private static final List<String> BATCHING_KEYS = List.of("write_path", "batch_rows", "batch_bytes",
+            "flush_interval", "batch_in_flight", "buffer_rows", "ordered_per_table");
+
+    /**
+     * Reads {@code --connection} and puts its hosts, database, credentials and TLS into the target options, so the
+     * rest of the import reads them as if given one by one.
+     *
+     * @return the connection string's settings (for the client's other keys), or null without {@code --connection}
+     * @throws UsageException for a string the client refuses, a target option given too, or a batching writer's key
+     */
+    public ConnectionConfig resolveConnection() {
+        if (connection == null) {
+            return null;
+        }
+        ConnectionConfig c;
+        try {
+            c = ConnectionConfig.parse(connection);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--connection: " + e.getMessage());
+        }
+        for (String[] r : REPLACED) {
+            if (given(r[0])) {
+                throw new UsageException(r[0] + " is given, and --connection sets it too (" + r[1] + "): keep one");
+            }
+        }
+        for (String k : BATCHING_KEYS) {
+            if (c.has(k)) {
+                throw new UsageException("--connection key '" + k + "' sets a batching writer, which sluice import does"
+                        + " not use: use --batch, --in-flight and --path");
+            }
+        }
+        if (c.context().hints().size() > 0) {
+            throw new UsageException("--connection sets hints (hint.<name>): give table options with --with, and"
+                    + " --append-mode for an existing append-mode table, so the import knows them");
+        }
+        if (c.has("request_timeout") && given("--timeout")) {
+            throw new UsageException("--timeout is given, and --connection sets it too (request_timeout): keep one");
+        }
+        if (c.has("retry_timeout") && given("--retry-deadline")) {
+            throw new UsageException("--retry-deadline is given, and --connection sets it too (retry_timeout): keep"
+                    + " one");
+        }
+        GreptimeOptions options = c.options();
+        endpoints = c.endpoints();
+        database = c.database();
+        if (options.authInfo() != null) {
+            user = options.authInfo().username();
+            password = options.authInfo().password();
+        }
+        tls = options.tls() != null;
+        tlsCa = options.tls() == null ? null : options.tls().trustCertificates();
+        return c;
+    }
+
+    /** Whether an option was on the command line (or, without picocli, differs from its default). */
+    private boolean given(String name) {
+        if (spec != null && spec.commandLine() != null && spec.commandLine().getParseResult() != null) {
+            return spec.commandLine().getParseResult().hasMatchedOption(name);
+        }
+        switch (name) {
+            case "--endpoint":
+                return !List.of("127.0.0.1:4001").equals(endpoints);
+            case "--database":
+                return !"public".equals(database);
+            case "--user":
+                return user != null;
+            case "--password":
+                return password != null;
+            case "--tls":
+                return tls;
+            case "--tls-ca":
+                return tlsCa != null;
+            case "--timeout":
+                return timeoutSeconds != 60;
+            default:
+                return retryDeadlineSeconds != 120;
+        }
+    }
 }

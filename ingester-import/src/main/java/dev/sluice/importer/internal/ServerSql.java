@@ -39,30 +39,15 @@ public final class ServerSql {
     }
 
     /**
-     * Whether an existing table keeps every row ({@code append_mode = 'true'} in its {@code SHOW CREATE TABLE}).
+     * Whether an existing table keeps every row ({@link HttpSql#appendMode(String)}).
      *
      * @param table the table
      * @return true for an append-mode table
      * @throws IOException when the server cannot be asked or answers with an error
      */
     public boolean appendMode(String table) throws IOException {
-        dev.sluice.sql.SqlAnswer a = sql.execute("SHOW CREATE TABLE " + HttpSql.quote(table));
-        for (java.util.List<String> row : a.rows()) {
-            for (String cell : row) {
-                if (cell != null && APPEND_MODE.matcher(cell).find()) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return sql.appendMode(table).orElse(false);
     }
-
-    /**
-     * The option as {@code SHOW CREATE TABLE} renders it in its {@code WITH(...)} clause ({@code append_mode = 'true'};
-     * see GreptimeTeam/greptimedb tests/cases/standalone/common/show/show_create.result), its key quoted or not.
-     */
-    private static final java.util.regex.Pattern APPEND_MODE = java.util.regex.Pattern.compile(
-            "(?i)['\"`]?\\bappend_mode['\"`]?\\s*=\\s*'true'");
 
     /**
      * Counts a table's rows.
