@@ -60,7 +60,7 @@ public final class TypeMapping {
             default -> throw new IllegalArgumentException("column " + column + " has Flink type " + t
                     + ", which GreptimeDB cannot hold; cast it (e.g. to STRING) in the INSERT's SELECT");
         };
-        if (!SluiceSession.pathCarries(path, d)) {
+        if (!SluiceSession.clientPath(path).carries(d)) {
             throw new IllegalArgumentException("column " + column + " has Flink type " + t + ", written as "
                     + d + ", which 'write.path'='bulk' cannot carry: use 'write.path'='regular' for this table");
         }
