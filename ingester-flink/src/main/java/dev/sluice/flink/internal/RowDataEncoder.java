@@ -22,7 +22,6 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
     private transient TableSchema keySchema;
     private transient int[] keyFields;
     private transient TypeMapping.Setter[] setters;
-    private transient RowData.FieldGetter[] keyGetters;
 
     /**
      * Creates the encoder.
@@ -48,10 +47,6 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
             }
         }
         keyFields = keys.stream().mapToInt(Integer::intValue).toArray();
-        keyGetters = new RowData.FieldGetter[keyFields.length];
-        for (int k = 0; k < keyFields.length; k++) {
-            keyGetters[k] = RowData.createFieldGetter(types.get(keyFields[k]), keyFields[k]);
-        }
         setters = new TypeMapping.Setter[types.size()];
         for (int i = 0; i < setters.length; i++) {
             setters[i] = TypeMapping.setter(types.get(i));
@@ -73,7 +68,7 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
                         setters[i].set(row, i, out, i);
                     }
                 }
-            }, key(row));
+            });
             // UPDATE_BEFORE retracts a row like DELETE does: the planner does not promise that an UPDATE_AFTER
             // follows (a filter or HAVING after an aggregate may drop it), and when one does, it writes the key back
             // after the delete, in stream order.
@@ -84,18 +79,9 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
                         setters[f].set(row, f, out, k);
                     }
                 }
-            }, key(row));
+            });
             default -> throw new IllegalStateException("unknown row kind " + kind);
         }
-    }
-
-    /** The row's tags and time index, equal for the same GreptimeDB row. */
-    private List<Object> key(RowData row) {
-        Object[] k = new Object[keyFields.length];
-        for (int i = 0; i < keyFields.length; i++) {
-            k[i] = keyGetters[i].getFieldOrNull(row);
-        }
-        return java.util.Arrays.asList(k);
     }
 
     @Override

@@ -47,10 +47,8 @@ import java.util.function.Consumer;
  *
  * <p>Used by one Flink writer thread. Inserts and upserts go through the batching writer (ordered per table when
  * asked, so a later write of a key never lands before an earlier one); deletes are collected per table and sent as
- * one request when they fill a batch, when the first of them is a flush interval old, or at a flush or checkpoint.
- * The stream's order of writes and deletes of one row (its tags and time index) is kept without waiting on every
- * delete: a delete waits for the writer's batches only when the row it deletes was written since the writer's
- * last flush, and a write waits for the deletes only when one of them addresses its row.
+ * one request when the next insert, a flush, or a checkpoint comes, after everything written before them is
+ * acknowledged, so the stream's order of writes and deletes of one key is kept.
  *
  * <p>Each row written stays known (its element, its position in the writer's input, and how it fills its row)
  * until its batch is acknowledged. When GreptimeDB refuses a batch on the regular path for its data (not for
@@ -66,15 +64,6 @@ public final class SluiceSession implements AutoCloseable {
     private final AtomicReference<IOException> failure = new AtomicReference<>();
     private final SinkMetrics metrics;
     private final Map<String, Table> deletes = new LinkedHashMap<>();
-    /** Rows (table and key) handed to the batching writer since its last flush. */
-    private final java.util.Set<Object> written = new java.util.HashSet<>();
-    /** Rows (table and key) of the deletes buffered or sent and not yet waited for. */
-    private final java.util.Set<Object> deleted = new java.util.HashSet<>();
-    /** Delete requests sent and not yet waited for, with their row counts. */
-    private final Map<CompletableFuture<Result<WriteOk, Err>>, Table> deletesSent = new LinkedHashMap<>();
-    private long firstDeleteNanos;
-    /** Stands for a row whose key was not given: it may be any row. */
-    private static final Object ANY_ROW = new Object();
     private final Map<CompletableFuture<Void>, List<Sent>> unanswered = new ConcurrentHashMap<>();
     private final AtomicReference<CompletableFuture<Void>> failedBatch = new AtomicReference<>();
     private final AtomicReference<Throwable> failedCause = new AtomicReference<>();
@@ -214,27 +203,9 @@ public final class SluiceSession implements AutoCloseable {
      */
     public void insert(TableSchema schema, Consumer<RowAppender> fill)
             throws IOException, BadRowException, InterruptedException {
-        insert(schema, fill, null);
-    }
-
-    /**
-     * Writes (inserts or overwrites) a row whose tags and time index are known.
-     *
-     * @param schema the row's table
-     * @param fill sets the row's values
-     * @param key the row's tags and time index (equal for the same row), or null when unknown
-     * @throws IOException when an earlier batch failed for good, or the buffer stayed full for the delivery timeout
-     * @throws BadRowException when a value does not fit its column (nothing of the row is kept)
-     * @throws InterruptedException when interrupted while waiting for deletes
-     */
-    public void insert(TableSchema schema, Consumer<RowAppender> fill, Object key)
-            throws IOException, BadRowException, InterruptedException {
         rethrow();
-        Object row = key == null ? null : List.of(schema.tableName(), key);
-        if (!deleted.isEmpty() && (row == null || deleted.contains(row) || deleted.contains(ANY_ROW))) {
-            sendDeletes(); // a delete of this row goes first
-        } else if (!deletes.isEmpty() && System.nanoTime() - firstDeleteNanos > settings.flushInterval().toNanos()) {
-            sendDeletesLater();
+        if (!deletes.isEmpty()) {
+            sendDeletes();
         }
         long deadline = System.nanoTime() + settings.flushBound().toNanos();
         while (true) {
@@ -256,7 +227,6 @@ public final class SluiceSession implements AutoCloseable {
             }
             track(f, schema, fill);
             insertsSinceFlush = true;
-            written.add(row == null ? ANY_ROW : row);
             return;
         }
     }
@@ -326,25 +296,9 @@ public final class SluiceSession implements AutoCloseable {
      */
     public void delete(TableSchema keySchema, Consumer<RowAppender> fill)
             throws IOException, BadRowException, InterruptedException {
-        delete(keySchema, fill, null);
-    }
-
-    /**
-     * Deletes a row whose tags and time index are known.
-     *
-     * @param keySchema the table's tags and time index
-     * @param fill sets the key's values
-     * @param key the row's tags and time index as {@link #insert(TableSchema, Consumer, Object)} got them, or null
-     * @throws IOException when an earlier write failed for good
-     * @throws BadRowException when a value does not fit its column
-     * @throws InterruptedException when interrupted while waiting for earlier writes
-     */
-    public void delete(TableSchema keySchema, Consumer<RowAppender> fill, Object key)
-            throws IOException, BadRowException, InterruptedException {
         rethrow();
-        Object row = key == null ? null : List.of(keySchema.tableName(), key);
-        if (insertsSinceFlush && (row == null || written.contains(row) || written.contains(ANY_ROW))) {
-            flushWriter(); // a delete must not overtake an earlier write of its row
+        if (insertsSinceFlush) {
+            flushWriter(); // a delete must not overtake an earlier write of its key
         }
         Table t = deletes.get(keySchema.tableName());
         if (t != null && !t.schema().equals(keySchema)) {
@@ -353,9 +307,6 @@ public final class SluiceSession implements AutoCloseable {
         }
         if (t == null) {
             t = Table.from(keySchema, 256);
-            if (deletes.isEmpty()) {
-                firstDeleteNanos = System.nanoTime();
-            }
             deletes.put(keySchema.tableName(), t);
         }
         RowAppender a = t.appender();
@@ -366,10 +317,8 @@ public final class SluiceSession implements AutoCloseable {
             a.cancelRow();
             throw new BadRowException(e);
         }
-        deleted.add(row == null ? ANY_ROW : row);
-        if (t.rowCount() >= settings.batchRows()
-                || System.nanoTime() - firstDeleteNanos > settings.flushInterval().toNanos()) {
-            sendDeletesLater();
+        if (t.rowCount() >= settings.batchRows()) {
+            sendDeletes();
         }
     }
 
@@ -398,7 +347,6 @@ public final class SluiceSession implements AutoCloseable {
             rethrow();
         }
         insertsSinceFlush = false;
-        written.clear();
         rethrow();
     }
 
@@ -424,24 +372,15 @@ public final class SluiceSession implements AutoCloseable {
         }
     }
 
-    /** Sends the deletes buffered, without waiting for their answers. */
-    private void sendDeletesLater() {
-        for (Table t : deletes.values()) {
-            t.complete();
-            deletesSent.put(db.write(List.of(t), WriteOp.Delete, context), t);
-        }
-        deletes.clear();
-    }
-
-    /** Sends the deletes buffered and waits until every delete sent is acknowledged. */
     private void sendDeletes() throws IOException, InterruptedException {
-        sendDeletesLater();
-        List<Map.Entry<CompletableFuture<Result<WriteOk, Err>>, Table>> sent = new ArrayList<>(deletesSent.entrySet());
-        deletesSent.clear();
-        deleted.clear();
-        for (Map.Entry<CompletableFuture<Result<WriteOk, Err>>, Table> request : sent) {
-            Table t = request.getValue();
-            CompletableFuture<Result<WriteOk, Err>> f = request.getKey();
+        if (deletes.isEmpty()) {
+            return;
+        }
+        List<Table> tables = new ArrayList<>(deletes.values());
+        deletes.clear();
+        for (Table t : tables) {
+            t.complete();
+            CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(t), WriteOp.Delete, context);
             Result<WriteOk, Err> r;
             try {
                 r = f.get(settings.flushBound().toMillis(), TimeUnit.MILLISECONDS);
@@ -610,8 +549,7 @@ public final class SluiceSession implements AutoCloseable {
 
     /** @return rows buffered or in flight */
     public long pendingRows() {
-        return writer.pendingRows() + deletes.values().stream().mapToLong(Table::rowCount).sum()
-                + deletesSent.values().stream().mapToLong(Table::rowCount).sum();
+        return writer.pendingRows() + deletes.values().stream().mapToLong(Table::rowCount).sum();
     }
 
     /**
