@@ -134,6 +134,41 @@ public final class ConnectionConfig {
     }
 
     private static ConnectionConfig parse(String connection, String separatePassword, String passwordSource) {
+        try {
+            return read(connection, separatePassword, passwordSource);
+        } catch (IllegalArgumentException e) {
+            if (mayShowPassword(connection, e.getMessage())) {
+                throw new IllegalArgumentException("the connection string is malformed (details left out: they would"
+                        + " show part of the password); percent-encode @ : / ? # % & in the user and password, and"
+                        + " check it reads " + FORM);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Whether a message quotes a piece of what may be the password: the text between the first ':' after the
+     * scheme and the last '@' (a password holding an unencoded '/', '?' or '#' is cut there by the parser).
+     */
+    private static boolean mayShowPassword(String connection, String message) {
+        int at = connection == null ? -1 : connection.lastIndexOf('@');
+        int start = connection == null ? -1 : connection.indexOf("://");
+        if (at < 0 || start < 0 || message == null) {
+            return false;
+        }
+        int colon = connection.indexOf(':', start + 3);
+        if (colon < 0 || colon > at) {
+            return false;
+        }
+        for (String piece : connection.substring(colon + 1, at).split("[/?#&=]")) {
+            if (piece.length() >= 2 && message.contains(piece)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static ConnectionConfig read(String connection, String separatePassword, String passwordSource) {
         if (connection == null || connection.isBlank()) {
             throw new IllegalArgumentException("the connection string is empty: expected " + FORM);
         }
