@@ -8,6 +8,7 @@ import dev.sluice.data.TableSchema;
 import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkConnector;
 import dev.sluice.internal.client.ClientLifecycle;
+import dev.sluice.internal.client.OwnedThreads;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
@@ -63,7 +64,7 @@ import java.util.function.LongSupplier;
  * without {@code append_mode} (the last write of a row wins) and duplicates rows on append-mode tables.
  *
  * <p>Shutting down. The client's threads are daemon threads: they do not keep the JVM alive, so shut the client
- * down ({@link #shutdownGracefully()}, or {@link #close()} in a try-with-resources block) before the program
+ * down (a shutdown returns once every thread the client started, its gRPC event loops included, has ended) ({@link #shutdownGracefully()}, or {@link #close()} in a try-with-resources block) before the program
  * ends, after closing its writers. A shut-down client cannot be reused: every write fails with an {@link Err}
  * saying "the client is shut down", and every writer factory throws. As a safety net for rows a program
  * forgot, a client with open {@linkplain #batchingWriter batching writers} registers a JVM shutdown hook while
@@ -115,26 +116,24 @@ public final class GreptimeDB implements AutoCloseable {
     GreptimeDB(GreptimeOptions options, ScheduledExecutorService bulkTimer, LongSupplier bulkClock) {
         this.options = options;
         this.metrics = options.metrics().forClient(options.endpoints().get(0));
+        OwnedThreads threads = new OwnedThreads();
         Executor executor = options.callbackExecutor();
         if (executor == null) {
-            ownExecutor = callbackPool();
+            ownExecutor = callbackPool(threads);
             executor = ownExecutor;
         } else {
             ownExecutor = null;
         }
         this.callbackExecutor = executor;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "sluice-timer");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(threads.factory("sluice-timer-"));
         this.limiter = new InFlightLimiter(options);
-        this.endpoints = new Endpoints(options, executor, timer, TransportSecurity.setup(options.tls()));
+        this.endpoints = new Endpoints(options, executor, timer, TransportSecurity.setup(options.tls()),
+                threads.factory("sluice-grpc-io-"));
         this.regular = new RegularWriter(options, endpoints, limiter, timer, metrics);
         this.bulk = new BulkConnector(regular, endpoints, executor, bulkTimer != null ? bulkTimer : timer, bulkClock,
                 limiter, metrics, options.bufferCache(), options.retryPolicy(), options.requestTimeout().toMillis());
         this.lifecycle = new ClientLifecycle(regular, endpoints, limiter, bulk, batchingWriters, timer, metrics,
-                ownExecutor);
+                ownExecutor, threads);
         metrics.gauge("sluice.inflight.requests", "regular writes sent or waiting to retry", regular::inFlight);
         metrics.gauge("sluice.inflight.bytes", "bytes of the client-wide budget in use", limiter::bytesInUse);
         metrics.gauge("sluice.bulk.allocated.bytes", "off-heap bytes held by this client's bulk writers",
@@ -143,13 +142,8 @@ public final class GreptimeDB implements AutoCloseable {
                 () -> batchingWriters.stream().mapToLong(BatchingWriter::pendingRows).sum());
     }
 
-    private static ExecutorService callbackPool() {
-        AtomicInteger n = new AtomicInteger();
-        ThreadFactory f = r -> {
-            Thread t = new Thread(r, "sluice-callback-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
+    private static ExecutorService callbackPool(OwnedThreads owned) {
+        ThreadFactory f = owned.factory("sluice-callback-");
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), f);

@@ -350,7 +350,7 @@ public final class GreptimeSink<T> implements Sink<T> {
             }
             SchemaSpec spec = encoder instanceof MapperEncoder<T> m ? m.spec() : ((AnnotatedEncoder<T>) encoder).spec();
             for (SchemaSpec.Col c : spec.columns()) {
-                if (!SluiceSession.pathCarries(path, c.type())) {
+                if (!SluiceSession.clientPath(path).carries(c.type())) {
                     throw new IllegalArgumentException("table " + spec.table() + ", column " + c.name() + ": "
                             + c.type() + " columns cannot go over WritePath.BULK; use WritePath.REGULAR");
                 }
@@ -359,7 +359,7 @@ public final class GreptimeSink<T> implements Sink<T> {
             return new GreptimeSink<>(new SinkSettings(endpoints, database, username, password, tls, tlsCa, tlsCert,
                     tlsKey, tlsServerName, timezone, requestTimeout, retryAttempts, retryBackoff, retryMaxBackoff,
                     deliveryTimeout, path, batchRows, batchBytes, flushInterval, maxInFlightRequests, bufferRows,
-                    compression, hints, httpEndpoint), enc);
+                    compression, hints, httpEndpoint, ""), enc);
         }
     }
 }

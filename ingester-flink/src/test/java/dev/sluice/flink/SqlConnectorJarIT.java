@@ -48,6 +48,53 @@ class SqlConnectorJarIT {
         }
     }
 
+    /**
+     * Flink closes a job's class loader when the job ends: a thread the connector started that outlives the job
+     * (a gRPC event loop, a timer, a buffer sweeper) then fails loading classes from the closed jar. Each writer's
+     * close ends and joins every thread its client started, on both write paths.
+     */
+    @Test
+    void noThreadTheConnectorStartedOutlivesTheJobOnEitherPath() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.builder().start()) {
+            for (String path : List.of("REGULAR", "BULK")) {
+                TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+                t.executeSql("ADD JAR '" + jar().toAbsolutePath() + "'");
+                String table = "threads_" + path.toLowerCase(java.util.Locale.ROOT);
+                t.executeSql("CREATE TABLE " + table + " (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY"
+                        + " (host) NOT ENFORCED) WITH ('connector'='greptimedb', 'endpoints'='" + server.endpoint()
+                        + "', 'write.path'='" + path + "')");
+                t.executeSql("INSERT INTO " + table + " VALUES ('a', 0.5, TIMESTAMP '2024-01-01 00:00:00'), ('b',"
+                        + " 1.5, TIMESTAMP '2024-01-01 00:00:00')").await();
+                assertEquals(2, server.rows(table).size());
+                List<String> left = new ArrayList<>();
+                for (Thread th : Thread.getAllStackTraces().keySet()) {
+                    if (th.isAlive() && startedForTheJob(th)) {
+                        left.add(th.getName() + " (context class loader " + th.getContextClassLoader() + ")");
+                    }
+                }
+                assertTrue(left.isEmpty(), "threads alive after the " + path + " job ended: " + left);
+            }
+        }
+    }
+
+    /** A thread of the connector's client, or one running with a job's class loader as its context. */
+    private static boolean startedForTheJob(Thread th) {
+        String n = th.getName();
+        if (n.startsWith("sluice-") || n.startsWith("grpc-")) {
+            return true;
+        }
+        ClassLoader ccl = th.getContextClassLoader();
+        if (ccl == null) {
+            return false;
+        }
+        for (ClassLoader l = ClassLoader.getSystemClassLoader(); l != null; l = l.getParent()) {
+            if (l == ccl) {
+                return false;
+            }
+        }
+        return ccl.getClass().getName().contains("UserCodeClassLoader");
+    }
+
     @Test
     void theClientsDependenciesAreRelocatedAndFlinkIsNotBundled() throws Exception {
         List<String> unrelocated = new ArrayList<>();

@@ -40,7 +40,8 @@ public final class ArrowBulkPlugin implements BulkPlugin {
 
         ClientWriters(BulkHost host) {
             this.host = host;
-            this.root = ArrowSupport.clientRoot(host.bufferCache().bulkBytes(), host.bufferCache().idle().toNanos());
+            this.root = ArrowSupport.clientRoot(host.bufferCache().bulkBytes(), host.bufferCache().idle().toNanos(),
+                    host.timer());
         }
 
         @Override

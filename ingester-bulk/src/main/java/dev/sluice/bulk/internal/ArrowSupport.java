@@ -2,6 +2,7 @@ package dev.sluice.bulk.internal;
 
 import dev.sluice.internal.send.ReuseCache;
 import java.nio.ByteBuffer;
+import java.util.concurrent.ScheduledExecutorService;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -64,9 +65,22 @@ public final class ArrowSupport {
      * @return a new root allocator
      */
     public static BufferAllocator clientRoot(long cacheBytes, long idleNanos) {
+        return clientRoot(cacheBytes, idleNanos, ReuseCache.sharedSweeper());
+    }
+
+    /**
+     * Creates a client's root allocator whose released buffers are freed by the client's own timer, so no thread
+     * outlives the client.
+     *
+     * @param cacheBytes bytes of released large buffers kept for reuse (0 keeps none)
+     * @param idleNanos how long a released buffer is kept unused
+     * @param sweeper the client's timer
+     * @return a new root allocator
+     */
+    public static BufferAllocator clientRoot(long cacheBytes, long idleNanos, ScheduledExecutorService sweeper) {
         check();
         return new CachingRoot(Long.MAX_VALUE, new UnzeroedAllocationManager.Factory(cacheBytes, idleNanos,
-                System::nanoTime, ReuseCache.sharedSweeper()));
+                System::nanoTime, sweeper));
     }
 
     /**

@@ -243,7 +243,21 @@ public final class Coercion {
             }
             return Math.addExact(Math.multiplyExact(seconds, perSecond), fraction);
         } catch (ArithmeticException e) {
-            throw new Rejection(instant + " does not fit a " + type + " column");
+            throw new Rejection(instant + " does not fit a " + type + " column" + range(perSecond));
+        }
+    }
+
+    /** The instants a timestamp column holds (int64 units since 1970), for a refusal's message. */
+    private static String range(long perSecond) {
+        long nanosPerUnit = 1_000_000_000L / perSecond;
+        try {
+            Instant min = Instant.ofEpochSecond(Math.floorDiv(Long.MIN_VALUE, perSecond),
+                    Math.floorMod(Long.MIN_VALUE, perSecond) * nanosPerUnit);
+            Instant max = Instant.ofEpochSecond(Math.floorDiv(Long.MAX_VALUE, perSecond),
+                    Math.floorMod(Long.MAX_VALUE, perSecond) * nanosPerUnit);
+            return " (it holds " + min + " to " + max + ")";
+        } catch (java.time.DateTimeException e) {
+            return "";
         }
     }
 

@@ -13,8 +13,11 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.RowKind;
 
 /**
- * The planned {@code greptimedb} table sink: accepts inserts, updates and deletes (as upserts when the table has a
- * primary key), and runs {@link GreptimeSinkWriter}s over {@link RowDataEncoder}.
+ * The planned {@code greptimedb} table sink: accepts inserts, updates and deletes, and runs
+ * {@link GreptimeSinkWriter}s over {@link RowDataEncoder}. GreptimeDB keys a row by its tags and time index; when
+ * the Flink table's primary key holds all of those, an update overwrites the key's row and the sink takes the
+ * planner's upsert stream. Otherwise an update may move the row (a new time index is a new row), so the sink asks
+ * for the full changelog: each {@code UPDATE_BEFORE} carries the old row's tags and time index and deletes it.
  */
 public final class GreptimeTableSink implements DynamicTableSink {
     private final SinkSettings settings;
@@ -29,7 +32,7 @@ public final class GreptimeTableSink implements DynamicTableSink {
      * @param settings connection and batching
      * @param spec the GreptimeDB table
      * @param types the physical fields' types
-     * @param upsert the Flink table has a primary key
+     * @param upsert the Flink table's primary key holds every tag and the time index (updates overwrite in place)
      * @param parallelism the sink's parallelism, or null for the planner's
      */
     public GreptimeTableSink(SinkSettings settings, SchemaSpec spec, List<LogicalType> types, boolean upsert,
@@ -50,11 +53,9 @@ public final class GreptimeTableSink implements DynamicTableSink {
             // Deletes with every column: the delete needs the time index, which may lie outside the primary key.
             return ChangelogMode.upsert(false);
         }
-        ChangelogMode.Builder b = ChangelogMode.newBuilder();
-        for (RowKind k : requested.getContainedKinds()) {
-            b.addContainedKind(k);
-        }
-        return b.build();
+        // Every kind, UPDATE_BEFORE included even when the query could send upserts: an update that changes the
+        // time index or a tag must delete the row it replaces, and only UPDATE_BEFORE says which row that is.
+        return ChangelogMode.all();
     }
 
     @Override

@@ -35,13 +35,16 @@ import java.util.Map;
  * @param hints hints of every write ({@code ttl}, {@code append_mode}, {@code merge_mode}...)
  * @param httpEndpoint GreptimeDB's HTTP API ({@code host:port} or a URL) where a writer reads an existing table's
  *     columns when it starts; empty for the first endpoint's host at port 4000, {@code none} to not read them
+ * @param restartStrategy the job's {@code restart-strategy.type} when the sink could read it where it was planned,
+ *     else empty (a failure then says what happens conditionally)
  */
 public record SinkSettings(List<String> endpoints, String database, String username, String password, boolean tls,
                            String tlsCa, String tlsCert, String tlsKey, String tlsServerName, String timezone,
                            Duration requestTimeout, int retryAttempts, Duration retryBackoff, Duration retryMaxBackoff,
                            Duration deliveryTimeout, WritePath path, int batchRows, long batchBytes,
                            Duration flushInterval, int maxInFlightRequests, long bufferRows, String compression,
-                           Map<String, String> hints, String httpEndpoint) implements Serializable {
+                           Map<String, String> hints, String httpEndpoint, String restartStrategy)
+        implements Serializable {
     private static final long serialVersionUID = 1L;
 
     /** Checks the settings. */
@@ -49,6 +52,7 @@ public record SinkSettings(List<String> endpoints, String database, String usern
         endpoints = List.copyOf(endpoints);
         hints = Map.copyOf(hints);
         httpEndpoint = httpEndpoint == null ? "" : httpEndpoint.strip();
+        restartStrategy = restartStrategy == null ? "" : restartStrategy.strip();
         if (endpoints.isEmpty()) {
             throw new IllegalArgumentException("at least one endpoint (host:port) is required");
         }

@@ -7,7 +7,6 @@ import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.LimitExceededException;
 import dev.sluice.TlsConfig;
-import dev.sluice.data.DataType;
 import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
@@ -17,6 +16,7 @@ import dev.sluice.metrics.MetricsSink;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
+import dev.sluice.write.ErrorKind;
 import dev.sluice.write.Result;
 import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.StatusCode;
@@ -38,8 +38,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The connector's only contact with the Sluice client: builds the client and its batching writer from
@@ -77,7 +75,6 @@ public final class SluiceSession implements AutoCloseable {
     private Object element;
     private String input = "this writer";
     private java.util.function.Function<Object, String> describer = String::valueOf;
-    private static final Pattern COLUMN = Pattern.compile("(?i)\\bcolumns?\\s+[`'\"]?([^\\s,:;()`'\"]+)");
 
     /** A row handed to the batching writer and not yet acknowledged. */
     private record Sent(TableSchema schema, Consumer<RowAppender> fill, long position, Object element) {
@@ -133,7 +130,7 @@ public final class SluiceSession implements AutoCloseable {
             }
             b.tls(t.serverNameOverride(s.tlsServerName().isEmpty() ? null : s.tlsServerName()).build());
         }
-        Context.Builder cb = Context.newBuilder().compression(compression(s.compression()));
+        Context.Builder cb = Context.newBuilder().compression(Compression.parse(s.compression()));
         for (Map.Entry<String, String> h : s.hints().entrySet()) {
             cb.hint(h.getKey(), h.getValue());
         }
@@ -144,7 +141,7 @@ public final class SluiceSession implements AutoCloseable {
                     .maxBatchRows(s.batchRows()).maxBatchBytes(s.batchBytes()).flushInterval(s.flushInterval())
                     .maxInFlightRequests(s.maxInFlightRequests()).maxBufferedRows(s.bufferRows())
                     .maxBlock(s.requestTimeout())
-                    .path(s.path() == WritePath.BULK ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular)
+                    .path(clientPath(s.path()))
                     .orderedPerTable(orderedPerTable).build(), ctx);
             SluiceSession session = new SluiceSession(s, db, w, ctx, metrics);
             metrics.inFlight(w::pendingRows);
@@ -155,16 +152,6 @@ public final class SluiceSession implements AutoCloseable {
         }
     }
 
-    private static Compression compression(String name) {
-        return switch (name.toLowerCase(Locale.ROOT)) {
-            case "gzip" -> Compression.Gzip;
-            case "zstd" -> Compression.Zstd;
-            case "lz4" -> Compression.Lz4;
-            case "none", "" -> Compression.None;
-            default -> throw new IllegalArgumentException("unknown compression '" + name
-                    + "' (use none, gzip, zstd or lz4)");
-        };
-    }
 
     /**
      * Creates a table unless it exists (with the hints as table options), and waits for the answer: credentials,
@@ -196,14 +183,13 @@ public final class SluiceSession implements AutoCloseable {
     }
 
     /**
-     * Whether a write path can carry a column type.
+     * The client's write path for a connector's, which also says which column types it carries.
      *
      * @param path the write path
-     * @param type the column's type
-     * @return false for JSON and vector columns on the bulk path
+     * @return the client's
      */
-    public static boolean pathCarries(WritePath path, DataType type) {
-        return path == WritePath.REGULAR || type != DataType.Json && type != DataType.Vector;
+    public static BatchingWriter.Path clientPath(WritePath path) {
+        return path == WritePath.BULK ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular;
     }
 
     /**
@@ -349,26 +335,41 @@ public final class SluiceSession implements AutoCloseable {
     }
 
     private void flushWriter() throws IOException, InterruptedException {
-        boolean allAcknowledged;
         try {
-            allAcknowledged = writer.flush(settings.flushBound());
+            writer.flushOrThrow(settings.flushBound());
         } catch (LimitExceededException e) {
             throw new IOException("rows written to GreptimeDB were not acknowledged within "
                     + settings.flushBound().toSeconds() + " s: " + e.getMessage(), e);
-        }
-        if (!allAcknowledged) {
-            // A batch failed; its future's callback, which records the server's answer, may still be running on
-            // the client's thread. Wait for it: a failed flush must never pass as a checkpoint.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (failure.get() == null && System.nanoTime() < deadline) {
-                Thread.sleep(1);
-            }
+        } catch (BatchWriteException e) {
+            // A failed flush must never pass as a checkpoint: record the failed batch here, as its future's
+            // callback may not have run yet.
+            failed(e.getCause() != null ? e.getCause() : e);
             rethrow();
-            throw new IOException("some rows written to GreptimeDB were not acknowledged (the batching writer"
-                    + " reported a failed batch)");
         }
         insertsSinceFlush = false;
         rethrow();
+    }
+
+    /** Records the first failed batch (its rows are found by the exception its future failed with). */
+    private void failed(Throwable cause) {
+        for (CompletableFuture<Void> f : unanswered.keySet()) {
+            if (f.isCompletedExceptionally() && failureOf(f) == cause) {
+                if (failedBatch.compareAndSet(null, f)) {
+                    failedCause.set(cause);
+                }
+                break;
+            }
+        }
+        failure.compareAndSet(null, describe(cause));
+    }
+
+    private static Throwable failureOf(CompletableFuture<Void> f) {
+        try {
+            f.getNow(null);
+            return null;
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            return e.getCause() != null ? e.getCause() : e;
+        }
     }
 
     private void sendDeletes() throws IOException, InterruptedException {
@@ -464,8 +465,7 @@ public final class SluiceSession implements AutoCloseable {
             return null;
         }
         Sent bad = part.get(0);
-        Matcher m = COLUMN.matcher(refusal.message() == null ? "" : refusal.message());
-        String column = m.find() ? "column " + m.group(1) : "a column the server's answer does not name";
+        String column = refusal.column().map(name -> "column " + name).orElse("a column the server's answer does not name");
         return new IOException("GreptimeDB refused element " + bad.position() + " of " + input + " since it started: "
                 + describer.apply(bad.element()) + " (table "
                 + bad.schema().tableName() + ", " + column + "): code " + refusal.code() + " ("
@@ -477,13 +477,7 @@ public final class SluiceSession implements AutoCloseable {
 
     /** Whether a refusal is about the rows sent, not about credentials, rights, the database or the transport. */
     private static boolean aboutTheData(Err err) {
-        if (err.retryable() || err.statusCode() == null) {
-            return false;
-        }
-        return switch (err.statusCode()) {
-            case Unknown, Unexpected, Internal, InvalidArguments, IllegalState, InvalidSyntax, TableColumnNotFound -> true;
-            default -> false;
-        };
+        return err.kind() == ErrorKind.Data;
     }
 
     /** Sends rows as one request and waits: null when stored, else the server's refusal. */
@@ -510,7 +504,7 @@ public final class SluiceSession implements AutoCloseable {
         return r.isOk() ? null : r.getErr();
     }
 
-    private static IOException describe(Throwable t) {
+    private IOException describe(Throwable t) {
         Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
         if (c instanceof BatchWriteException b && b.err() != null) {
             return describe(b.err(), b.rows());
@@ -518,12 +512,39 @@ public final class SluiceSession implements AutoCloseable {
         return new IOException("writing to GreptimeDB failed: " + c, c);
     }
 
-    private static IOException describe(Err err, int rows) {
+    private IOException describe(Err err, int rows) {
         String tables = err.tables() == null || err.tables().isEmpty() ? "?" : String.join(", ", err.tables());
+        if (err.grpcCode() == StatusCode.Grpc.DEADLINE_EXCEEDED) {
+            return new IOException("no answer within " + seconds(settings.requestTimeout()) + " from "
+                    + String.join(" or ", settings.endpoints()) + " to a batch of " + rows + " rows for table "
+                    + tables + ", retried until sink.retry.timeout (" + seconds(settings.deliveryTimeout())
+                    + ") ran out (gRPC DEADLINE_EXCEEDED: " + err.message() + "). GreptimeDB may be overloaded or"
+                    + " unreachable, and the batch may or may not have been stored. " + whatTheJobDoesNext());
+        }
         return new IOException("GreptimeDB refused a batch of " + rows + " rows for table " + tables + ": code "
                 + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): " + err.message()
-                + (err.retryable() ? " (retryable, but the retries ran out: the job restarts from its last checkpoint)"
+                + (err.retryable() ? " (retryable, but the retries ran out). " + whatTheJobDoesNext()
                         : " (not retryable: fix the data or the table, then restart the job)"));
+    }
+
+    /** What Flink does after this failure, as far as the sink knows the job's restart strategy. */
+    private String whatTheJobDoesNext() {
+        String strategy = settings.restartStrategy().toLowerCase(Locale.ROOT);
+        if (strategy.isEmpty()) {
+            return "Flink restarts the job from its last checkpoint if its restart strategy allows"
+                    + " (restart-strategy.type); otherwise the job stays failed: start it again once the server"
+                    + " answers";
+        }
+        if (strategy.equals("none") || strategy.equals("off") || strategy.equals("disable")) {
+            return "restart-strategy.type is " + strategy + ": the job stays failed; start it again (from its last"
+                    + " checkpoint or a savepoint) once the server answers";
+        }
+        return "Flink restarts the job from its last checkpoint while its restart strategy (restart-strategy.type "
+                + strategy + ") allows";
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
     }
 
     /** @return rows buffered or in flight */

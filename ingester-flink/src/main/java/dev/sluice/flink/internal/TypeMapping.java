@@ -60,7 +60,7 @@ public final class TypeMapping {
             default -> throw new IllegalArgumentException("column " + column + " has Flink type " + t
                     + ", which GreptimeDB cannot hold; cast it (e.g. to STRING) in the INSERT's SELECT");
         };
-        if (!SluiceSession.pathCarries(path, d)) {
+        if (!SluiceSession.clientPath(path).carries(d)) {
             throw new IllegalArgumentException("column " + column + " has Flink type " + t + ", written as "
                     + d + ", which 'write.path'='bulk' cannot carry: use 'write.path'='regular' for this table");
         }
@@ -168,7 +168,21 @@ public final class TypeMapping {
         }
         return (r, p, o, c) -> {
             TimestampData ts = r.getTimestamp(p, precision);
-            o.setLong(c, Math.addExact(Math.multiplyExact(ts.getMillisecond(), 1_000_000L), ts.getNanoOfMillisecond()));
+            long ms = ts.getMillisecond();
+            int nanos = ts.getNanoOfMillisecond();
+            long value;
+            try {
+                // Borrowing a millisecond keeps the product in range down to the int64 minimum,
+                // 1677-09-21T00:12:43.145224192.
+                value = ms < 0 && nanos > 0
+                        ? Math.addExact(Math.multiplyExact(ms + 1, 1_000_000L), nanos - 1_000_000L)
+                        : Math.addExact(Math.multiplyExact(ms, 1_000_000L), nanos);
+            } catch (ArithmeticException e) {
+                // Outside int64 nanoseconds: the client refuses the instant naming table, column, row and range.
+                o.setTimestamp(c, ts.toInstant());
+                throw new IllegalStateException("the client took " + ts + " for a nanosecond column", e);
+            }
+            o.setLong(c, value);
         };
     }
 

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
@@ -128,8 +129,11 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
                     o.get(REQUEST_TIMEOUT), o.get(RETRY_ATTEMPTS), o.get(RETRY_BACKOFF), o.get(RETRY_MAX_BACKOFF),
                     o.get(RETRY_TIMEOUT), path, o.get(BATCH_ROWS), o.get(BATCH_BYTES).getBytes(),
                     o.get(FLUSH_INTERVAL), o.get(MAX_IN_FLIGHT), o.get(BUFFER_ROWS), o.get(COMPRESSION), hints,
-                    o.getOptional(HTTP_ENDPOINT).orElse(""));
-            return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, !pk.isEmpty(),
+                    o.getOptional(HTTP_ENDPOINT).orElse(""),
+                    context.getConfiguration().getOptional(RestartStrategyOptions.RESTART_STRATEGY).orElse(""));
+            // Upserts by the Flink key overwrite GreptimeDB's row only when that key holds the row's whole identity.
+            boolean keyHoldsRowIdentity = !pk.isEmpty() && pk.contains(timeIndex) && pk.containsAll(tags);
+            return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, keyHoldsRowIdentity,
                     o.getOptional(SINK_PARALLELISM).orElse(null));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("table " + flinkTable + " ('connector'='greptimedb'): " + e.getMessage(), e);

@@ -80,6 +80,6 @@ class SchemaCheckTest {
     private static SinkSettings settings(boolean tls, String http) {
         return new SinkSettings(List.of("greptime-1:4001", "greptime-2:4001"), "public", "", "", tls, "", "", "", "",
                 "UTC", Duration.ofSeconds(1), 0, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1),
-                WritePath.REGULAR, 10, 100, Duration.ofMillis(1), 1, 10, "none", Map.of(), http);
+                WritePath.REGULAR, 10, 100, Duration.ofMillis(1), 1, 10, "none", Map.of(), http, "");
     }
 }

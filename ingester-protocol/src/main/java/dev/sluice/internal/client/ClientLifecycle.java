@@ -28,6 +28,10 @@ public final class ClientLifecycle {
     private final ScheduledExecutorService timer;
     private final MetricsSink metrics;
     private final ExecutorService ownExecutor;
+    private final OwnedThreads threads;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClientLifecycle.class);
+    /** The longest a shutdown waits for the client's own threads to end once their work is done. */
+    private static final Duration THREADS_END = Duration.ofSeconds(10);
 
     /**
      * Creates the client's lifecycle.
@@ -40,10 +44,11 @@ public final class ClientLifecycle {
      * @param timer the client's timer
      * @param metrics the client's metrics
      * @param ownExecutor the callback pool the client created, or null when the caller gave one
+     * @param threads every thread the client starts, waited for at the end of a shutdown
      */
     public ClientLifecycle(RegularWriter regular, Endpoints endpoints, InFlightLimiter limiter, BulkConnector bulk,
                            Set<BatchingWriter> batchingWriters, ScheduledExecutorService timer, MetricsSink metrics,
-                           ExecutorService ownExecutor) {
+                           ExecutorService ownExecutor, OwnedThreads threads) {
         this.regular = regular;
         this.endpoints = endpoints;
         this.limiter = limiter;
@@ -52,6 +57,7 @@ public final class ClientLifecycle {
         this.timer = timer;
         this.metrics = metrics;
         this.ownExecutor = ownExecutor;
+        this.threads = threads;
     }
 
     /**
@@ -143,6 +149,29 @@ public final class ClientLifecycle {
         metrics.close();
         if (ownExecutor != null) {
             ownExecutor.shutdown();
+        }
+        endThreads();
+    }
+
+    /**
+     * Ends the event loops and waits until every thread the client started has ended, so none outlives the
+     * shutdown (unless the shutdown runs on one of them, which cannot wait for itself).
+     */
+    private void endThreads() {
+        if (threads.isOwn()) {
+            endpoints.stopEventLoopsLater();
+            return;
+        }
+        try {
+            long deadline = System.nanoTime() + THREADS_END.toNanos();
+            boolean ended = endpoints.stopEventLoops(THREADS_END)
+                    && threads.join(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            if (!ended) {
+                LOG.warn("some of the client's threads were still running {} s after its shutdown",
+                        THREADS_END.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

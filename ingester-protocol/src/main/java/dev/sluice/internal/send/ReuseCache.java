@@ -168,7 +168,7 @@ public final class ReuseCache<T> {
             sweeper.schedule(this::expire, delayNanos, TimeUnit.NANOSECONDS);
             sweepPending = true;
         } catch (RejectedExecutionException e) {
-            // The sweeper is shut down: only when the JVM is going down, and the memory goes with the process.
+            // The sweeper (a client's timer) is shut down: the client's shutdown empties the cache itself.
         }
     }
 

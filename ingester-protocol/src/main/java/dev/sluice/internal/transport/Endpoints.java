@@ -15,6 +15,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.buffer.PooledByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,6 +99,7 @@ public final class Endpoints implements Route {
     /** This client's channels' buffer allocator: keeps released large buffers for the next messages. */
     private final ReusingDirectAllocator allocator;
     private final Duration checkTimeout;
+    private final NioEventLoopGroup eventLoops;
     private ScheduledFuture<?> checks;
     /** Set when the client shuts down: checks cancelled by the shutdown say nothing about the endpoints. */
     private volatile boolean shutDown;
@@ -108,9 +111,11 @@ public final class Endpoints implements Route {
      * @param executor where gRPC runs call callbacks (never its I/O threads)
      * @param timer runs the health checks
      * @param channelSetup adds transport security to each channel builder
+     * @param ioThreads makes the threads of the client's own event loops
      */
     public Endpoints(GreptimeOptions options, Executor executor, ScheduledExecutorService timer,
-                     java.util.function.Consumer<NettyChannelBuilder> channelSetup) {
+                     java.util.function.Consumer<NettyChannelBuilder> channelSetup,
+                     java.util.concurrent.ThreadFactory ioThreads) {
         CompressorRegistry compressors = CompressorRegistry.newEmptyInstance();
         compressors.register(io.grpc.Codec.Identity.NONE);
         compressors.register(new io.grpc.Codec.Gzip());
@@ -118,9 +123,17 @@ public final class Endpoints implements Route {
         DecompressorRegistry decompressors = DecompressorRegistry.getDefaultInstance().with(ZstdGrpcCodec.INSTANCE, true);
         HeaderInterceptor headers = new HeaderInterceptor(options.database(), options.authInfo());
         this.allocator = new ReusingDirectAllocator(PooledByteBufAllocator.DEFAULT, options.bufferCache().transportBytes(),
-                options.bufferCache().idle().toNanos(), System::nanoTime, ReuseCache.sharedSweeper());
+                options.bufferCache().idle().toNanos(), System::nanoTime, timer);
+        // The client's own event loops, timer and offload executor instead of gRPC's process-wide shared ones,
+        // whose threads outlive the channels by a second: its shutdown ends them all (a Flink job's class loader
+        // is closed right after the job).
+        this.eventLoops = new NioEventLoopGroup(Math.min(options.endpoints().size(),
+                2 * Runtime.getRuntime().availableProcessors()), ioThreads);
         for (String address : options.endpoints()) {
             NettyChannelBuilder b = NettyChannelBuilder.forTarget(address)
+                    .eventLoopGroup(eventLoops)
+                    .channelType(NioSocketChannel.class)
+                    .offloadExecutor(executor)
                     .executor(executor)
                     .compressorRegistry(compressors)
                     .decompressorRegistry(decompressors)
@@ -313,6 +326,27 @@ public final class Endpoints implements Route {
      * @throws InterruptedException when interrupted
      */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        return awaitChannels(timeout);
+    }
+
+    /**
+     * Ends the client's event loops once the channels have terminated, and waits for them.
+     *
+     * @param timeout the longest wait
+     * @return true when they ended in time
+     * @throws InterruptedException when interrupted
+     */
+    public boolean stopEventLoops(Duration timeout) throws InterruptedException {
+        return eventLoops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
+                .await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Ends the client's event loops without waiting (for a shutdown that runs on one of the client's threads). */
+    public void stopEventLoopsLater() {
+        eventLoops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+    }
+
+    private boolean awaitChannels(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         for (Endpoint e : endpoints) {
             long left = deadline - System.nanoTime();

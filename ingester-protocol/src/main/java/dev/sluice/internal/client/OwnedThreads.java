@@ -1,0 +1,68 @@
+package dev.sluice.internal.client;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Every thread one client starts (its timer, its callback pool, its gRPC event loops), so that its shutdown can
+ * wait until each has ended. A client loaded by a class loader that is closed after use (a Flink job's) must leave
+ * no thread behind that could load a class from it later.
+ */
+public final class OwnedThreads {
+    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+
+    /**
+     * A factory of daemon threads named {@code prefix} plus a number, each recorded here.
+     *
+     * @param prefix the threads' name, e.g. {@code sluice-timer-}
+     * @return the factory
+     */
+    public ThreadFactory factory(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(() -> {
+                try {
+                    r.run();
+                } finally {
+                    threads.remove(Thread.currentThread());
+                }
+            }, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            threads.add(t);
+            return t;
+        };
+    }
+
+    /**
+     * Waits until every recorded thread but the caller's own has ended (their executors must be shut down first).
+     *
+     * @param timeout the longest wait
+     * @return true when all ended in time
+     * @throws InterruptedException when interrupted
+     */
+    public boolean join(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (Thread t : threads.toArray(Thread[]::new)) {
+            if (t == Thread.currentThread()) {
+                continue;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            t.join(Math.max(1, left / 1_000_000));
+            if (t.isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return whether the calling thread is one of these (a shutdown from a callback cannot wait for itself) */
+    public boolean isOwn() {
+        return threads.contains(Thread.currentThread());
+    }
+}
