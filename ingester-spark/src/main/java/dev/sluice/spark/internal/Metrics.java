@@ -1,0 +1,158 @@
+package dev.sluice.spark.internal;
+
+import dev.sluice.flink.internal.SluiceSession;
+import dev.sluice.metrics.MetricsSink;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomSumMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+
+/**
+ * The write's Spark custom metrics, shown per write in the SQL tab of Spark's UI and summed over tasks: rows and
+ * bytes GreptimeDB acknowledged, batches acknowledged, retries, and batches that failed for good.
+ */
+public final class Metrics implements SluiceSession.SinkMetrics {
+    private final LongAdder rows = new LongAdder();
+    private final LongAdder bytes = new LongAdder();
+    private final LongAdder batches = new LongAdder();
+    private final LongAdder retries = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+
+    /** @return the metrics Spark sums over a write's tasks */
+    public static CustomMetric[] supported() {
+        return new CustomMetric[] {new RowsWritten(), new BytesWritten(), new Batches(), new Retries(),
+            new Failures()};
+    }
+
+    @Override
+    public MetricsSink clientSink() {
+        return new MetricsSink() {
+            @Override
+            public void rows(String path, String table, long n) {
+                rows.add(n);
+            }
+
+            @Override
+            public void bytes(String path, long n) {
+                bytes.add(n);
+            }
+
+            @Override
+            public void retry(String path) {
+                retries.increment();
+            }
+        };
+    }
+
+    @Override
+    public void batch() {
+        batches.increment();
+    }
+
+    @Override
+    public void failure() {
+        failures.increment();
+    }
+
+    @Override
+    public void inFlight(LongSupplier rowsInFlight) {
+        // Spark has no gauges for a task; its metrics are read when the task ends.
+    }
+
+    /** @return the task's current values */
+    CustomTaskMetric[] values() {
+        return new CustomTaskMetric[] {task(RowsWritten.NAME, rows), task(BytesWritten.NAME, bytes),
+            task(Batches.NAME, batches), task(Retries.NAME, retries), task(Failures.NAME, failures)};
+    }
+
+    private static CustomTaskMetric task(String name, LongAdder v) {
+        long value = v.sum();
+        return new CustomTaskMetric() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public long value() {
+                return value;
+            }
+        };
+    }
+
+    /** Rows GreptimeDB acknowledged. */
+    public static final class RowsWritten extends CustomSumMetric {
+        static final String NAME = "greptimeRowsWritten";
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public String description() {
+            return "rows acknowledged by GreptimeDB";
+        }
+    }
+
+    /** Encoded bytes of the requests GreptimeDB answered. */
+    public static final class BytesWritten extends CustomSumMetric {
+        static final String NAME = "greptimeBytesWritten";
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public String description() {
+            return "bytes sent to GreptimeDB and acknowledged";
+        }
+    }
+
+    /** Batches GreptimeDB acknowledged. */
+    public static final class Batches extends CustomSumMetric {
+        static final String NAME = "greptimeBatches";
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public String description() {
+            return "batches acknowledged by GreptimeDB";
+        }
+    }
+
+    /** Attempts the client sent again. */
+    public static final class Retries extends CustomSumMetric {
+        static final String NAME = "greptimeRetries";
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public String description() {
+            return "GreptimeDB requests retried";
+        }
+    }
+
+    /** Batches that failed for good. */
+    public static final class Failures extends CustomSumMetric {
+        static final String NAME = "greptimeFailures";
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public String description() {
+            return "GreptimeDB batches failed after retries";
+        }
+    }
+}
