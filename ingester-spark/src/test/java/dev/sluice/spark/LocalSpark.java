@@ -27,6 +27,7 @@ final class LocalSpark {
                     .config("spark.default.parallelism", "2")
                     .config("spark.ui.enabled", "false")
                     .config("spark.sql.session.timeZone", "UTC")
+                    .config("spark.sql.datetime.java8API.enabled", "true")
                     .config("spark.driver.host", "127.0.0.1")
                     .getOrCreate();
         }

@@ -62,7 +62,7 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while " + task + " waited for GreptimeDB's acknowledgements", e);
         }
-        return new Committed(task, rows);
+        return new Committed(task, rows, metrics.snapshot());
     }
 
     @Override
@@ -77,7 +77,7 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
 
     @Override
     public CustomTaskMetric[] currentMetricsValues() {
-        return metrics.values();
+        return Metrics.of(metrics.snapshot());
     }
 
     private String describe(InternalRow row) {
@@ -95,8 +95,9 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
      *
      * @param task the task
      * @param rows rows written
+     * @param metrics the task's metric values after its last acknowledgement ({@link Metrics#snapshot()})
      */
-    record Committed(String task, long rows) implements WriterCommitMessage {
+    record Committed(String task, long rows, long[] metrics) implements WriterCommitMessage {
         private static final long serialVersionUID = 1L;
     }
 }

@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
@@ -27,6 +28,7 @@ import org.apache.spark.sql.types.StructType;
 public final class GreptimeWrite implements Write, BatchWrite, StreamingWrite {
     private final WriteSpec spec;
     private final String deleteFirst;
+    private volatile long[] committedMetrics;
 
     /**
      * Plans a write.
@@ -94,7 +96,22 @@ public final class GreptimeWrite implements Write, BatchWrite, StreamingWrite {
 
     @Override
     public void commit(WriterCommitMessage[] messages) {
-        // Every task's rows are acknowledged by the time it committed.
+        // Every task's rows are acknowledged by the time it committed; add up what the tasks counted until then.
+        long[] sum = new long[5];
+        for (WriterCommitMessage m : messages) {
+            if (m instanceof GreptimeDataWriter.Committed c) {
+                for (int i = 0; i < sum.length; i++) {
+                    sum[i] += c.metrics()[i];
+                }
+            }
+        }
+        committedMetrics = sum;
+    }
+
+    @Override
+    public CustomTaskMetric[] reportDriverMetrics() {
+        long[] m = committedMetrics;
+        return m == null ? new CustomTaskMetric[0] : Metrics.of(m);
     }
 
     @Override

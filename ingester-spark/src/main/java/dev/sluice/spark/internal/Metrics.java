@@ -9,8 +9,11 @@ import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**
- * The write's Spark custom metrics, shown per write in the SQL tab of Spark's UI and summed over tasks: rows and
- * bytes GreptimeDB acknowledged, batches acknowledged, retries, and batches that failed for good.
+ * The write's Spark custom metrics, shown per write in the SQL tab of Spark's UI: rows and bytes GreptimeDB
+ * acknowledged, batches acknowledged, retries, and batches that failed for good. Spark reads a task's metrics before
+ * the task commits, while its last batches are still unanswered; so each task also sends its final values with its
+ * commit message, and a batch write reports their sum from the driver when it commits, which replaces the tasks'
+ * partial values.
  */
 public final class Metrics implements SluiceSession.SinkMetrics {
     private final LongAdder rows = new LongAdder();
@@ -60,14 +63,23 @@ public final class Metrics implements SluiceSession.SinkMetrics {
         // Spark has no gauges for a task; its metrics are read when the task ends.
     }
 
-    /** @return the task's current values */
-    CustomTaskMetric[] values() {
-        return new CustomTaskMetric[] {task(RowsWritten.NAME, rows), task(BytesWritten.NAME, bytes),
-            task(Batches.NAME, batches), task(Retries.NAME, retries), task(Failures.NAME, failures)};
+    /** @return the current values: rows, bytes, batches, retries, failures */
+    long[] snapshot() {
+        return new long[] {rows.sum(), bytes.sum(), batches.sum(), retries.sum(), failures.sum()};
     }
 
-    private static CustomTaskMetric task(String name, LongAdder v) {
-        long value = v.sum();
+    /**
+     * Names values as Spark's task metrics.
+     *
+     * @param v values in the order of {@link #snapshot()}
+     * @return the metrics
+     */
+    static CustomTaskMetric[] of(long[] v) {
+        return new CustomTaskMetric[] {task(RowsWritten.NAME, v[0]), task(BytesWritten.NAME, v[1]),
+            task(Batches.NAME, v[2]), task(Retries.NAME, v[3]), task(Failures.NAME, v[4])};
+    }
+
+    private static CustomTaskMetric task(String name, long value) {
         return new CustomTaskMetric() {
             @Override
             public String name() {
