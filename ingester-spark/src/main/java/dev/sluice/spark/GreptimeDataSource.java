@@ -46,6 +46,6 @@ public final class GreptimeDataSource implements TableProvider, DataSourceRegist
     @Override
     public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
         WriteOptions o = WriteOptions.parse(properties, null);
-        return new GreptimeTable(o.table(), schema, properties);
+        return new GreptimeTable(o.table(), schema, properties, true);
     }
 }

@@ -27,7 +27,7 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
     GreptimeDataWriter(WriteSpec spec, int partition, long taskId, long epoch) {
         this.spec = spec;
         this.schema = spec.table().toSchema();
-        this.setters = SparkTypes.setters(spec.struct());
+        this.setters = SparkTypes.setters(spec.struct(), schema);
         this.task = "task " + taskId + " (partition " + partition + (epoch >= 0 ? ", epoch " + epoch : "") + ")";
         this.session = SluiceSession.open(spec.options().sink(), metrics, false);
         session.naming(task, r -> describe((InternalRow) r));
@@ -48,6 +48,10 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
             throw new IOException("GreptimeDB cannot take row " + rows + " of " + task + " for table "
                     + schema.tableName() + ", column " + e.column() + ": " + e.getMessage() + ". The row: "
                     + describe(row), e);
+        } catch (ArithmeticException e) {
+            throw new IOException("GreptimeDB cannot take row " + rows + " of " + task + " for table "
+                    + schema.tableName() + ": a timestamp does not fit the column's nanoseconds (years 1677 to 2262)."
+                    + " The row: " + describe(row), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while writing row " + rows + " of " + task, e);

@@ -1,6 +1,5 @@
 package dev.sluice.spark.internal;
 
-import dev.sluice.sql.HttpSql;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -8,18 +7,22 @@ import java.util.Set;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
-import org.apache.spark.sql.connector.write.SupportsTruncate;
+import org.apache.spark.sql.connector.expressions.filter.AlwaysTrue;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.write.SupportsOverwriteV2;
 import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * A GreptimeDB table as Spark writes it: appends (batch and micro-batch) and truncation ({@code mode("overwrite")}).
+ * A GreptimeDB table as Spark writes it: appends (batch and micro-batch), truncation ({@code mode("overwrite")}) and
+ * overwriting the rows a filter on tags and the time index matches (delete, then write).
  */
-public class GreptimeTable implements SupportsWrite {
+public final class GreptimeTable implements SupportsWrite {
     private final String table;
     private final StructType schema;
     private final Map<String, String> options;
+    private final boolean anySchema;
 
     /**
      * Describes a table.
@@ -27,11 +30,14 @@ public class GreptimeTable implements SupportsWrite {
      * @param table the GreptimeDB table's name
      * @param schema the schema Spark sees (the DataFrame's, or the table's columns for the catalog)
      * @param options the options (connection and write settings)
+     * @param anySchema whether a write may bring columns the schema lacks (the data source's table, whose schema
+     *     is the DataFrame's); a catalog's table makes Spark match and cast a query to its columns
      */
-    public GreptimeTable(String table, StructType schema, Map<String, String> options) {
+    public GreptimeTable(String table, StructType schema, Map<String, String> options, boolean anySchema) {
         this.table = table;
         this.schema = schema;
         this.options = Map.copyOf(options);
+        this.anySchema = anySchema;
     }
 
     @Override
@@ -47,19 +53,14 @@ public class GreptimeTable implements SupportsWrite {
 
     @Override
     public Set<TableCapability> capabilities() {
-        return EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE, TableCapability.TRUNCATE,
-                TableCapability.ACCEPT_ANY_SCHEMA);
+        EnumSet<TableCapability> c = EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE,
+                TableCapability.TRUNCATE, TableCapability.OVERWRITE_BY_FILTER);
+        if (anySchema) {
+            c.add(TableCapability.ACCEPT_ANY_SCHEMA);
+        }
+        return c;
     }
 
-    /** @return the options of this table */
-    protected Map<String, String> options() {
-        return options;
-    }
-
-    /** @return the GreptimeDB table's name */
-    protected String table() {
-        return table;
-    }
 
     @Override
     public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
@@ -68,12 +69,12 @@ public class GreptimeTable implements SupportsWrite {
         return new Builder(merged, table, info.schema());
     }
 
-    /** Builds a write; truncates first when Spark asks to overwrite everything. */
-    private static final class Builder implements SupportsTruncate {
+    /** Builds a write; deletes the rows to overwrite first (all of them: truncation). */
+    private static final class Builder implements SupportsOverwriteV2 {
         private final Map<String, String> options;
         private final String table;
         private final StructType struct;
-        private boolean truncate;
+        private Predicate[] overwrite;
 
         Builder(Map<String, String> options, String table, StructType struct) {
             this.options = options;
@@ -83,14 +84,24 @@ public class GreptimeTable implements SupportsWrite {
 
         @Override
         public WriteBuilder truncate() {
-            truncate = true;
+            overwrite = new Predicate[] {new AlwaysTrue()};
+            return this;
+        }
+
+        @Override
+        public boolean canOverwrite(Predicate[] predicates) {
+            return RowDeleter.translatable(WriteOptions.parse(options, table), predicates);
+        }
+
+        @Override
+        public WriteBuilder overwrite(Predicate[] predicates) {
+            overwrite = predicates;
             return this;
         }
 
         @Override
         public Write build() {
-            return new GreptimeWrite(options, table, struct,
-                    truncate ? "TRUNCATE TABLE " + HttpSql.quote(table) : null);
+            return new GreptimeWrite(options, table, struct, overwrite);
         }
     }
 }

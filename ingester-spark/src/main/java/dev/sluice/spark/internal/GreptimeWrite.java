@@ -2,13 +2,11 @@ package dev.sluice.spark.internal;
 
 import dev.sluice.flink.internal.SchemaSpec;
 import dev.sluice.data.TableSchema;
-import dev.sluice.sql.HttpSql;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
@@ -27,7 +25,7 @@ import org.apache.spark.sql.types.StructType;
  */
 public final class GreptimeWrite implements Write, BatchWrite, StreamingWrite {
     private final WriteSpec spec;
-    private final String deleteFirst;
+    private final Predicate[] deleteFirst;
     private volatile long[] committedMetrics;
 
     /**
@@ -36,10 +34,9 @@ public final class GreptimeWrite implements Write, BatchWrite, StreamingWrite {
      * @param options the options
      * @param table the table's name, or null to take it from the options
      * @param struct the DataFrame's schema
-     * @param deleteFirst a statement to run over the HTTP SQL API before any row is written ({@code TRUNCATE} or
-     *     {@code DELETE}), or null
+     * @param deleteFirst rows to delete before any row is written (an always-true predicate truncates), or null
      */
-    public GreptimeWrite(Map<String, String> options, String table, StructType struct, String deleteFirst) {
+    public GreptimeWrite(Map<String, String> options, String table, StructType struct, Predicate[] deleteFirst) {
         WriteOptions o = WriteOptions.parse(options, table);
         TableSchema schema = TablePlanner.plan(o, struct);
         this.spec = new WriteSpec(o, SchemaSpec.of(schema), struct);
@@ -72,13 +69,7 @@ public final class GreptimeWrite implements Write, BatchWrite, StreamingWrite {
     @Override
     public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
         if (deleteFirst != null) {
-            try {
-                HttpSql sql = TablePlanner.http(spec.options());
-                sql.execute(deleteFirst);
-            } catch (IOException e) {
-                throw new UncheckedIOException("GreptimeDB refused '" + deleteFirst + "' before the write to table "
-                        + spec.options().table() + ": " + e.getMessage() + "; nothing was written", e);
-            }
+            RowDeleter.delete(spec.options(), deleteFirst);
         }
         return new Factory(spec);
     }

@@ -28,6 +28,7 @@ import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DoubleType;
@@ -78,7 +79,9 @@ public final class SparkTypes {
                             + "): add the column, or rename the DataFrame's timestamp to " + c.name());
                 }
             }
-            return build(struct, o, f -> roles.getOrDefault(f, SemanticType.Field));
+            Map<String, dev.sluice.data.DataType> types = new HashMap<>();
+            existing.forEach(c -> types.put(c.name(), c.type()));
+            return build(struct, o, f -> roles.getOrDefault(f, SemanticType.Field), types);
         }
         for (String tag : o.tags()) {
             if (!names.contains(tag)) {
@@ -108,13 +111,23 @@ public final class SparkTypes {
         }
         String timeIndex = time;
         return build(struct, o, f -> f.equals(timeIndex) ? SemanticType.Timestamp
-                : o.tags().contains(f) ? SemanticType.Tag : SemanticType.Field);
+                : o.tags().contains(f) ? SemanticType.Tag : SemanticType.Field, Map.of());
     }
 
-    private static TableSchema build(StructType struct, WriteOptions o, Function<String, SemanticType> role) {
+    /**
+     * Builds the schema. A Spark timestamp written to an existing timestamp column takes that column's unit
+     * (seconds, milliseconds or nanoseconds too), and a string written to an existing JSON column stays JSON text.
+     */
+    private static TableSchema build(StructType struct, WriteOptions o, Function<String, SemanticType> role,
+                                     Map<String, dev.sluice.data.DataType> existing) {
         TableSchema.Builder b = TableSchema.newBuilder(o.table());
         for (StructField f : struct.fields()) {
             dev.sluice.data.DataType t = columnType(o.table(), f, o.sink().path());
+            dev.sluice.data.DataType there = existing.get(f.name());
+            if (there != null && (t.isTimestamp() && there.isTimestamp()
+                    || t == dev.sluice.data.DataType.String && there == dev.sluice.data.DataType.Json)) {
+                t = there;
+            }
             SemanticType sem = role.apply(f.name());
             if (sem == SemanticType.Timestamp && !t.isTimestamp()) {
                 throw new IllegalArgumentException("table " + o.table() + ": the time index " + f.name() + " is "
@@ -186,13 +199,16 @@ public final class SparkTypes {
      * Builds one setter per column, in the DataFrame's order.
      *
      * @param struct the DataFrame's schema
+     * @param table the columns written, in the DataFrame's order
      * @return the setters
      */
-    static Setter[] setters(StructType struct) {
+    static Setter[] setters(StructType struct, TableSchema table) {
         StructField[] fields = struct.fields();
         Setter[] out = new Setter[fields.length];
         for (int i = 0; i < fields.length; i++) {
-            Setter s = setter(fields[i].dataType());
+            dev.sluice.data.DataType to = table.column(i).dataType();
+            Setter s = to.isTimestamp() && to != dev.sluice.data.DataType.TimestampMicrosecond
+                    ? timestampIn(to.unitsPerSecond()) : setter(fields[i].dataType());
             out[i] = (row, c, a) -> {
                 if (row.isNullAt(c)) {
                     a.setNull(c);
@@ -202,6 +218,16 @@ public final class SparkTypes {
             };
         }
         return out;
+    }
+
+    /** Spark's microseconds in another unit: finer parts dropped (floor), as Sluice drops them from instants. */
+    private static Setter timestampIn(long unitsPerSecond) {
+        if (unitsPerSecond > 1_000_000L) {
+            long factor = unitsPerSecond / 1_000_000L;
+            return (r, i, a) -> a.setLong(i, Math.multiplyExact(r.getLong(i), factor));
+        }
+        long divisor = 1_000_000L / unitsPerSecond;
+        return (r, i, a) -> a.setLong(i, Math.floorDiv(r.getLong(i), divisor));
     }
 
     private static Setter setter(DataType t) {
@@ -304,4 +330,34 @@ public final class SparkTypes {
         return struct.fields()[i].dataType().sql() + " in the DataFrame";
     }
 
+
+    /**
+     * The Spark type an existing GreptimeDB column is read as (for the catalog): the narrowest Spark type that holds
+     * every value of the column. Timestamps of any unit are Spark timestamps; JSON is text.
+     *
+     * @param c the column
+     * @return the Spark type
+     */
+    static DataType sparkType(ServerColumn c) {
+        if (c.type() == null) {
+            return DataTypes.StringType;
+        }
+        return switch (c.type()) {
+            case Bool -> DataTypes.BooleanType;
+            case Int8 -> DataTypes.ByteType;
+            case Int16, UInt8 -> DataTypes.ShortType;
+            case Int32, UInt16 -> DataTypes.IntegerType;
+            case Int64, UInt32 -> DataTypes.LongType;
+            case UInt64 -> DataTypes.createDecimalType(20, 0);
+            case Float32 -> DataTypes.FloatType;
+            case Float64 -> DataTypes.DoubleType;
+            case Decimal128 -> c.decimal() == null ? DataTypes.createDecimalType(38, 10)
+                    : DataTypes.createDecimalType(c.decimal().precision(), c.decimal().scale());
+            case Binary, Vector -> DataTypes.BinaryType;
+            case Date -> DataTypes.DateType;
+            case TimestampSecond, TimestampMillisecond, TimestampMicrosecond, TimestampNanosecond ->
+                    DataTypes.TimestampType;
+            default -> DataTypes.StringType;
+        };
+    }
 }
