@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.data.DataType;
 import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.Table;
 import dev.sluice.data.RowAppender;
@@ -84,6 +85,20 @@ public interface BatchingWriter extends AutoCloseable {
     boolean flush(Duration timeout);
 
     /**
+     * Sends everything buffered now, waits until every row written before this call is answered, and throws the
+     * first batch failure since the previous {@code flushOrThrow} (or since the writer opened). Use it where a
+     * program must know that what it wrote is stored (a checkpoint, a commit of offsets): it returns only when
+     * every row is acknowledged, with no need to watch the batch futures for their failures.
+     *
+     * @param timeout the longest wait
+     * @throws BatchWriteException the first batch that failed (its {@link BatchWriteException#err()} says why;
+     *     later failures are counted in {@link #failedRows()} and failed their own futures); it is reported once
+     * @throws LimitExceededException when the wait timed out (nothing is reported then: a later call reports the
+     *     failure)
+     */
+    void flushOrThrow(Duration timeout);
+
+    /**
      * Counts rows buffered or in flight.
      *
      * @return rows not yet acknowledged or failed
@@ -111,12 +126,63 @@ public interface BatchingWriter extends AutoCloseable {
     @Override
     void close();
 
-    /** Which path batches travel on. */
+    /**
+     * Which path batches travel on, and the one rule of which columns each path can carry: every writer that
+     * chooses a path asks {@link #firstUncarried(TableSchema)} or {@link #check(TableSchema)}, and the bulk
+     * writers refuse with {@link #check(TableSchema)} themselves.
+     */
     enum Path {
-        /** Request-response {@code Handle} calls; several tables may share one request. */
+        /** Request-response {@code Handle} calls; several tables may share one request. Carries every type. */
         Regular,
-        /** One Arrow Flight bulk stream per table (the table is created first if missing). */
-        Bulk
+        /**
+         * One Arrow Flight bulk stream per table (the table is created first if missing). Carries no
+         * {@link DataType#Json} column (the open-source server stores the bytes unconverted) and no
+         * {@link DataType#Vector} column (Sluice has no tested Arrow mapping for them).
+         */
+        Bulk;
+
+        /**
+         * Tells whether this path can carry a column type.
+         *
+         * @param type the column's type
+         * @return false for JSON and Vector on {@link #Bulk}, true otherwise
+         */
+        public boolean carries(DataType type) {
+            return this == Regular || type != DataType.Json && type != DataType.Vector;
+        }
+
+        /**
+         * Finds the first column, in schema order, this path cannot carry.
+         *
+         * @param schema the table's schema
+         * @return that column, or empty when the path carries every column
+         */
+        public java.util.Optional<TableSchema.Column> firstUncarried(TableSchema schema) {
+            for (TableSchema.Column c : schema.columns()) {
+                if (!carries(c.dataType())) {
+                    return java.util.Optional.of(c);
+                }
+            }
+            return java.util.Optional.empty();
+        }
+
+        /**
+         * Refuses a schema this path cannot carry, before anything is created or sent.
+         *
+         * @param schema the table's schema
+         * @throws IllegalArgumentException naming the table, the first column this path cannot carry, its type
+         *     and the path that can
+         */
+        public void check(TableSchema schema) {
+            java.util.Optional<TableSchema.Column> c = firstUncarried(schema);
+            if (c.isPresent()) {
+                DataType t = c.get().dataType();
+                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.get().name()
+                        + "': " + t + " columns cannot be bulk written (" + (t == DataType.Json ? "the open-source server stores the bytes unconverted"
+                        : "Sluice has no tested Arrow mapping for them") + "); write this table over the regular"
+                        + " path (GreptimeDB.write(), or a batching writer with Path.Regular)");
+            }
+        }
     }
 
     /**

@@ -403,6 +403,16 @@ public final class GreptimeOptions {
             return this;
         }
 
+        /** The retry policy set so far, for {@link ConnectionConfig} to change single values of. */
+        RetryPolicy currentRetryPolicy() {
+            return retryPolicy;
+        }
+
+        /** The TLS settings so far, or null, for {@link ConnectionConfig} to change single values of. */
+        TlsConfig currentTls() {
+            return tls;
+        }
+
         /**
          * Sets the client-wide byte budget for data waiting to be sent or in flight (every path together).
          *

@@ -1,6 +1,7 @@
 package dev.sluice.write;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A write that failed, with what the server (or the transport) said.
@@ -29,6 +30,27 @@ public record Err(int code, StatusCode.Grpc grpcCode, String message, boolean re
      */
     public StatusCode statusCode() {
         return StatusCode.of(code);
+    }
+
+    /**
+     * Tells what the failure is about: the rows ({@link ErrorKind#Data}), the settings ({@link ErrorKind#Setup})
+     * or a passing condition ({@link ErrorKind#Transient}). See {@link ErrorKind#of(int, StatusCode.Grpc, boolean,
+     * String)} for the decision per code.
+     *
+     * @return the kind
+     */
+    public ErrorKind kind() {
+        return ErrorKind.of(code, grpcCode, retryable, message);
+    }
+
+    /**
+     * Returns the column the server's message names, when it names one (for example {@code f0} in
+     * "column f0 expect type Float64(Float64Type), given: INT64(4)").
+     *
+     * @return the column, or empty when the message names none
+     */
+    public Optional<String> column() {
+        return RefusalColumn.in(message);
     }
 
     /**

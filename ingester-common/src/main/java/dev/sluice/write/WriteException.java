@@ -44,6 +44,15 @@ public abstract class WriteException extends RuntimeException {
     }
 
     /**
+     * Tells what the failure is about: the rows, the settings, or a passing condition.
+     *
+     * @return {@code err().kind()}
+     */
+    public ErrorKind kind() {
+        return err.kind();
+    }
+
+    /**
      * Tells whether sending the same data again may succeed.
      *
      * @return {@code err().retryable()}

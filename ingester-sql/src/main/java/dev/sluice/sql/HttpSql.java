@@ -141,6 +141,46 @@ public final class HttpSql {
     }
 
     /**
+     * Tells whether an existing table keeps every row written to it ({@code append_mode = 'true'}), where a row
+     * sent twice is stored twice, or keeps the last write of a row (tags and time index). Asked with
+     * {@code SHOW CREATE TABLE}.
+     *
+     * @param table the table's name
+     * @return true for an append-mode table, false for a last-write-wins one, empty when the table does not exist
+     * @throws SqlException when the endpoint cannot be reached or answers with another error
+     */
+    public Optional<Boolean> appendMode(String table) throws SqlException {
+        SqlAnswer a;
+        try {
+            a = execute("SHOW CREATE TABLE " + quote(table));
+        } catch (SqlException e) {
+            if (missingTable(e)) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+        for (List<String> row : a.rows()) {
+            for (String cell : row) {
+                if (cell != null && APPEND_MODE.matcher(cell).find()) {
+                    return Optional.of(true);
+                }
+            }
+        }
+        return Optional.of(false);
+    }
+
+    /**
+     * The option as {@code SHOW CREATE TABLE} renders it in its {@code WITH(...)} clause ({@code append_mode = 'true'};
+     * see GreptimeTeam/greptimedb tests/cases/standalone/common/show/show_create.result), its key quoted or not.
+     */
+    private static final java.util.regex.Pattern APPEND_MODE = java.util.regex.Pattern.compile(
+            "(?i)['\"`]?\\bappend_mode['\"`]?\\s*=\\s*'true'");
+
+    private static boolean missingTable(SqlException e) {
+        return e.code() == 4001 || e.getMessage().contains("not found") || e.getMessage().contains("not exist");
+    }
+
+    /**
      * Reads an existing table's columns.
      *
      * @param table the table's name
@@ -152,7 +192,7 @@ public final class HttpSql {
         try {
             a = execute("DESC TABLE " + quote(table));
         } catch (SqlException e) {
-            if (e.code() == 4001 || e.getMessage().contains("not found") || e.getMessage().contains("not exist")) {
+            if (missingTable(e)) {
                 return Optional.empty();
             }
             throw e;

@@ -74,7 +74,7 @@ public final class ArrowBulkPlugin implements BulkPlugin {
             TableSchema.Builder b = TableSchema.newBuilder("prepare").addTag("tag", DataType.String)
                     .addTimestamp("ts", DataType.TimestampMillisecond);
             for (DataType t : DataType.values()) {
-                if (t != DataType.Json && t != DataType.Vector) {
+                if (dev.sluice.BatchingWriter.Path.Bulk.carries(t)) {
                     b.addColumn("f_" + t.name(), SemanticType.Field, t);
                 }
             }

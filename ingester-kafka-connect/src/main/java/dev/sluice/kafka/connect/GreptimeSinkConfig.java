@@ -1,6 +1,11 @@
 package dev.sluice.kafka.connect;
 
+import dev.sluice.BatchingWriter;
+import dev.sluice.ConnectionConfig;
 import dev.sluice.kafka.connect.internal.ColumnTypeOverrides;
+import dev.sluice.write.Compression;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,6 +30,8 @@ public final class GreptimeSinkConfig extends AbstractConfig {
     private static final String MAPPING = "Mapping";
     private static final String ERRORS = "Errors";
 
+    /** The client's connection string, beside or instead of the separate connection and writing keys. */
+    public static final String CONNECTION_STRING = "greptimedb.connection";
     /** gRPC endpoints. */
     public static final String ENDPOINTS = "greptimedb.endpoints";
     /** Database. */
@@ -85,6 +92,8 @@ public final class GreptimeSinkConfig extends AbstractConfig {
     /** The Kafka producer's own default {@code max.request.size}. */
     static final long PRODUCER_DEFAULT_MAX_REQUEST = 1_048_576L;
 
+    private final ConnectionConfig connection;
+
     /** Table name template. */
     public static final String TABLE_FORMAT = "table.name.format";
     /** Topic rename pattern. */
@@ -111,12 +120,71 @@ public final class GreptimeSinkConfig extends AbstractConfig {
     /** Every key, with type, default, validator, importance and documentation. */
     public static final ConfigDef CONFIG_DEF = build();
 
+    /**
+     * The keys a connection string also sets, and what it calls them (the string's host list, database and
+     * credentials are its location part; the rest are its keys). A key set both ways is refused.
+     */
+    static final Map<String, String> IN_CONNECTION_STRING = inConnectionString();
+
+    private static Map<String, String> inConnectionString() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(ENDPOINTS, "its hosts");
+        m.put(DATABASE, "its /database");
+        m.put(USERNAME, "its user@");
+        m.put(PASSWORD, "its user:password@");
+        m.put(TLS_ENABLED, "tls");
+        m.put(TLS_CA, "tls_ca");
+        m.put(TLS_CERT, "tls_cert");
+        m.put(TLS_KEY, "tls_key");
+        m.put(TLS_SERVER_NAME, "tls_server_name");
+        m.put(TIMEZONE, "timezone");
+        m.put(REQUEST_TIMEOUT, "request_timeout");
+        m.put(WRITE_PATH, "write_path");
+        m.put(COMPRESSION, "compression");
+        m.put(BATCH_ROWS, "batch_rows");
+        m.put(BATCH_BYTES, "batch_bytes");
+        m.put(FLUSH_INTERVAL, "flush_interval");
+        m.put(IN_FLIGHT, "batch_in_flight");
+        m.put(BUFFER_ROWS, "buffer_rows");
+        m.put(BUFFER_TIMEOUT, "max_block");
+        m.put(RETRY_ATTEMPTS, "retry_attempts");
+        m.put(RETRY_BACKOFF, "retry_backoff");
+        m.put(RETRY_BACKOFF_MAX, "retry_backoff_max");
+        m.put(RETRY_DELIVERY, "retry_timeout");
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
     private static ConfigDef build() {
-        ConfigDef d = new ConfigDef();
+        // Endpoints are required unless the connection string names the hosts: validate() says so, as it says of a
+        // key without a default.
+        ConfigDef d = new ConfigDef() {
+            @Override
+            public List<org.apache.kafka.common.config.ConfigValue> validate(Map<String, String> props) {
+                List<org.apache.kafka.common.config.ConfigValue> values = super.validate(props);
+                String endpoints = props.get(ENDPOINTS);
+                String connection = props.get(CONNECTION_STRING);
+                if ((endpoints == null || endpoints.isBlank()) && (connection == null || connection.isBlank())) {
+                    for (org.apache.kafka.common.config.ConfigValue v : values) {
+                        if (v.name().equals(ENDPOINTS)) {
+                            v.addErrorMessage("Missing required configuration \"" + ENDPOINTS + "\": give the"
+                                    + " endpoints, or " + CONNECTION_STRING);
+                        }
+                    }
+                }
+                return values;
+            }
+        };
         int o = 0;
-        d.define(ENDPOINTS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, new EndpointsValidator(), Importance.HIGH,
+        d.define(CONNECTION_STRING, Type.PASSWORD, "", Importance.HIGH,
+                "The client's connection string, greptimedb://[user[:password]@]host[:port][,host...][/database]"
+                        + "[?key=value&...] (its keys are listed in the user's guide), beside or instead of the keys"
+                        + " of the Connection and Writing groups it also covers. It is masked like a password. Its"
+                        + " settings win over the connector's defaults; a setting given both here and as its own"
+                        + " key is refused, naming both.", CONNECTION, ++o, Width.LONG, "Connection string");
+        d.define(ENDPOINTS, Type.LIST, "", new EndpointsValidator(), Importance.HIGH,
                 "GreptimeDB gRPC endpoints as host:port (port 4001 by default), comma-separated; writes go round-robin"
-                        + " over the healthy ones.", CONNECTION, ++o, Width.LONG, "Endpoints");
+                        + " over the healthy ones. Required unless " + CONNECTION_STRING + " names the hosts.",
+                CONNECTION, ++o, Width.LONG, "Endpoints");
         d.define(DATABASE, Type.STRING, "public", new ConfigDef.NonEmptyString(), Importance.HIGH,
                 "Database to write to, or catalog-schema.", CONNECTION, ++o, Width.MEDIUM, "Database");
         d.define(USERNAME, Type.STRING, "", Importance.HIGH,
@@ -276,6 +344,7 @@ public final class GreptimeSinkConfig extends AbstractConfig {
                         + " (the batching writer's vocabulary)");
             }
         });
+        this.connection = connection(props);
         if (getInt(BATCH_ROWS) > getLong(BUFFER_ROWS)) {
             throw new ConfigException(BUFFER_ROWS, getLong(BUFFER_ROWS), "must be at least " + BATCH_ROWS + " ("
                     + getInt(BATCH_ROWS) + ")");
@@ -288,7 +357,7 @@ public final class GreptimeSinkConfig extends AbstractConfig {
             throw new ConfigException(TLS_CERT, getString(TLS_CERT), "mutual TLS needs both " + TLS_CERT + " and "
                     + TLS_KEY);
         }
-        if ("lz4".equals(getString(COMPRESSION)) && !"bulk".equals(getString(WRITE_PATH))) {
+        if (compression() == Compression.Lz4 && path() != BatchingWriter.Path.Bulk) {
             throw new ConfigException(COMPRESSION, "lz4", "lz4 is only offered on the bulk write path");
         }
         if (!getString(TABLE_REGEX).isEmpty() && getString(TABLE_REPLACEMENT).isEmpty()) {
@@ -296,9 +365,79 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         }
     }
 
-    /** @return the endpoints */
+    /**
+     * Reads the connection string and refuses a setting it gives that its own key gives too.
+     *
+     * @return the string's settings, or null when none is set
+     */
+    private ConnectionConfig connection(Map<String, String> props) {
+        Password p = getPassword(CONNECTION_STRING);
+        String text = p == null ? "" : p.value();
+        if (text.isBlank()) {
+            if (getList(ENDPOINTS).isEmpty()) {
+                throw new ConfigException(ENDPOINTS, "", "at least one host:port is required (or set "
+                        + CONNECTION_STRING + ")");
+            }
+            return null;
+        }
+        ConnectionConfig c;
+        try {
+            c = ConnectionConfig.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(CONNECTION_STRING, "[hidden]", e.getMessage());
+        }
+        for (Map.Entry<String, String> e : IN_CONNECTION_STRING.entrySet()) {
+            String key = e.getKey();
+            boolean inString = !e.getValue().startsWith("its ") ? c.has(e.getValue())
+                    : !key.equals(USERNAME) && !key.equals(PASSWORD) || c.hasUser();
+            if (props.containsKey(key) && inString && !(key.equals(PASSWORD) && props.get(key).isEmpty())) {
+                throw new ConfigException(key, key.equals(PASSWORD) ? "[hidden]" : props.get(key), "is set, and "
+                        + CONNECTION_STRING + " sets it too (" + e.getValue() + "): keep one of them");
+            }
+        }
+        for (String h : getList(HINTS)) {
+            String name = h.substring(0, h.indexOf('=')).trim();
+            if (c.has("hint." + name)) {
+                throw new ConfigException(HINTS, getList(HINTS), "hint '" + name + "' is set, and " + CONNECTION_STRING
+                        + " sets it too (hint." + name + "): keep one of them");
+            }
+        }
+        return c;
+    }
+
+    /** @return the connection string's settings, or null when {@value #CONNECTION_STRING} is not set */
+    public ConnectionConfig connection() {
+        return connection;
+    }
+
+    /** @return the endpoints: the connection string's hosts, or {@value #ENDPOINTS} */
     public List<String> endpoints() {
-        return getList(ENDPOINTS);
+        return connection != null ? connection.endpoints() : getList(ENDPOINTS);
+    }
+
+    /** @return the database: the connection string's, or {@value #DATABASE} */
+    public String database() {
+        return connection != null ? connection.database() : getString(DATABASE);
+    }
+
+    /** @return the user: the connection string's, or {@value #USERNAME}; empty for none */
+    public String username() {
+        if (connection != null && connection.hasUser()) {
+            return connection.options().authInfo().username();
+        }
+        return getString(USERNAME);
+    }
+
+    /** @return the compression: the connection string's when it names one, else {@value #COMPRESSION} */
+    public Compression compression() {
+        return connection != null && connection.has("compression") ? connection.context().compression()
+                : Compression.parse(getString(COMPRESSION));
+    }
+
+    /** @return the write path: the connection string's when it names one, else {@value #WRITE_PATH} */
+    public BatchingWriter.Path path() {
+        return connection != null && connection.has("write_path") ? connection.batching().path()
+                : "bulk".equals(getString(WRITE_PATH)) ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular;
     }
 
     /**
@@ -335,15 +474,22 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         return v != null && Boolean.parseBoolean(v.toString().trim());
     }
 
-    /** @return the password, or "" */
+    /** @return the password: the connection string's when it names a user, else {@value #PASSWORD}; or "" */
     public String password() {
+        if (connection != null && connection.hasUser()) {
+            return connection.options().authInfo().password();
+        }
         Password p = getPassword(PASSWORD);
         return p == null ? "" : p.value();
     }
 
-    /** @return the hints as key=value entries */
+    /** @return the hints as key=value entries: {@value #HINTS}, then the connection string's {@code hint.*} */
     public List<String> hints() {
-        return getList(HINTS);
+        List<String> out = new ArrayList<>(getList(HINTS));
+        if (connection != null) {
+            connection.context().hints().forEach((k, v) -> out.add(k + "=" + v));
+        }
+        return out;
     }
 
     /** @return true when the hints ask for append-mode tables */
@@ -364,7 +510,7 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         public void ensureValid(String name, Object value) {
             @SuppressWarnings("unchecked")
             List<String> list = (List<String>) value;
-            if (list == null || list.isEmpty()) {
+            if (list == null) {
                 throw new ConfigException(name, value, "at least one host:port is required");
             }
             for (String e : list) {

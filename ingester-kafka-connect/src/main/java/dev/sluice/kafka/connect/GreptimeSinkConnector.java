@@ -51,8 +51,8 @@ public final class GreptimeSinkConnector extends SinkConnector {
                 tables.add(namer.tableFor(t.trim()));
             }
         }
-        List<String> append = new AppendModeCheck(url, cfg.getString(GreptimeSinkConfig.DATABASE),
-                cfg.getString(GreptimeSinkConfig.USERNAME), cfg.password()).appendModeTables(tables);
+        List<String> append = new AppendModeCheck(url, cfg.database(), cfg.username(),
+                cfg.password()).appendModeTables(tables);
         for (String t : append) {
             LOG.warn("GreptimeDB sink: table '{}' is in append mode. Delivery is at least once: records written again"
                     + " after a crash, rebalance or retry are stored twice in it.", t);

@@ -65,7 +65,7 @@ public final class GreptimeSinkTask extends SinkTask {
         metrics.bind(session);
         LOG.info("GreptimeDB sink task started: write path {} ({}), endpoints {}, database {}, dead-letter queue {}",
                 client.bulk() ? "bulk" : "regular", client.bulk() ? "Arrow Flight DoPut" : "gRPC row inserts",
-                cfg.endpoints(), cfg.getString(GreptimeSinkConfig.DATABASE), reporter == null ? "none"
+                cfg.endpoints(), cfg.database(), reporter == null ? "none"
                         : "configured (records up to " + cfg.dlqMaxRecordBytes() + " bytes)");
     }
 

@@ -40,9 +40,9 @@ class AppendModeWarningTest {
             auth.add(String.valueOf(ex.getRequestHeaders().getFirst("Authorization")));
             String out;
             int code = 200;
-            if (body.contains("\"logs\"")) {
+            if (body.contains("`logs`")) {
                 out = answer("logs", "WITH(\\n  append_mode = 'true'\\n)");
-            } else if (body.contains("\"metrics\"")) {
+            } else if (body.contains("`metrics`")) {
                 out = answer("metrics", "");
             } else {
                 code = 400;
@@ -74,7 +74,7 @@ class AppendModeWarningTest {
                 "topics", "logs, metrics,missing"));
         assertEquals(List.of("logs"), c.appendModeTables());
         assertEquals(3, queries.size());
-        assertEquals("db=obs sql=SHOW CREATE TABLE \"logs\"", queries.get(0));
+        assertEquals("db=obs sql=SHOW CREATE TABLE `logs`", queries.get(0));
         assertEquals("Basic dTpw", auth.get(0));
     }
 

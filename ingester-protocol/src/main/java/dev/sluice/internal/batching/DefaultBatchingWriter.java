@@ -73,6 +73,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     private final Semaphore inFlight;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    /** The first batch failure not yet reported by {@link #flushOrThrow(Duration)}. */
+    private final java.util.concurrent.atomic.AtomicReference<BatchWriteException> unreported =
+            new java.util.concurrent.atomic.AtomicReference<>();
     private final LongAdder pending = new LongAdder();
     private final Map<TableSchema, BulkStreamWriter> bulkWriters = new HashMap<>();
     /**
@@ -342,6 +345,16 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         return true;
     }
 
+    @Override
+    public void flushOrThrow(Duration timeout) {
+        flush(timeout);
+        BatchWriteException first = unreported.getAndSet(null);
+        if (first != null) {
+            throw new BatchWriteException("a batch written before this flush failed: " + first.getMessage(),
+                    first.err(), first.rows(), first);
+        }
+    }
+
     private void sendLoop() {
         while (true) {
             Batch first;
@@ -531,6 +544,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                 b.future.complete(null);
             } else {
                 failed.addAndGet(rows);
+                if (error instanceof BatchWriteException e) {
+                    unreported.compareAndSet(null, e); // before the future: whoever it wakes finds it recorded
+                }
                 b.future.completeExceptionally(error);
             }
         }

@@ -4,7 +4,6 @@ import dev.sluice.BufferCache;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
-import dev.sluice.data.DataType;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
@@ -110,27 +109,6 @@ public final class BulkConnector implements BulkHost {
     }
 
     /**
-     * Refuses a schema the bulk path cannot write, before anything is created or sent.
-     *
-     * @param schema the table's schema
-     * @throws IllegalArgumentException naming the table and column of a JSON or Vector column
-     */
-    static void checkBulkWritable(TableSchema schema) {
-        for (TableSchema.Column c : schema.columns()) {
-            if (c.dataType() == DataType.Json) {
-                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
-                        + "': JSON columns cannot be bulk written (the open-source server stores the bytes unconverted);"
-                        + " write tables with JSON columns through GreptimeDB.write()");
-            }
-            if (c.dataType() == DataType.Vector) {
-                throw new IllegalArgumentException("table '" + schema.tableName() + "', column '" + c.name()
-                        + "': Vector columns cannot be bulk written (Sluice has no tested Arrow mapping for them);"
-                        + " write tables with Vector columns through GreptimeDB.write()");
-            }
-        }
-    }
-
-    /**
      * Creates the table when the config asks, then opens the writer's DoPut stream on the next endpoint.
      *
      * @param schema the table
@@ -142,7 +120,8 @@ public final class BulkConnector implements BulkHost {
         BulkPlugin plugin = plugin();
         plugin.check();
         // Refused before the table is created: a writer that cannot write must leave nothing behind.
-        checkBulkWritable(schema);
+        // The one rule of which columns a path carries (JSON and Vector are refused here, naming the column).
+        dev.sluice.BatchingWriter.Path.Bulk.check(schema);
         if (config.createTable()) {
             createTable(schema, ctx);
         }

@@ -20,8 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -56,7 +54,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class SinkSession {
     private static final Logger LOG = LoggerFactory.getLogger(SinkSession.class);
-    private static final Pattern COLUMN = Pattern.compile("\\bcolumn ([^\\s,:;()]+)");
 
     private final SluiceClient client;
     private final RecordMapper mapper;
@@ -345,11 +342,11 @@ public final class SinkSession {
             misconfigured(List.of(pe), SluiceClient.describe(o.getErr()));
         } else {
             Err failed = o.getErr();
-            if (failed.retryable()) {
+            if (client.passing(failed)) {
                 pe.state = State.RETRY;
                 retryNeeded = true;
             } else {
-                reject(pe, schema.tableName(), columnIn(failed.message()), "GreptimeDB refused the row: "
+                reject(pe, schema.tableName(), failed.column().orElse(null), "GreptimeDB refused the row: "
                         + SluiceClient.describe(failed), null);
             }
         }
@@ -392,11 +389,11 @@ public final class SinkSession {
             throwIfFatal();
         } else if (!o.isOk()) {
             Err failed = o.getErr();
-            if (failed.retryable()) {
+            if (client.passing(failed)) {
                 pe.state = State.RETRY;
                 retryNeeded = true;
             } else {
-                reject(pe, key.schema().tableName(), columnIn(failed.message()), "GreptimeDB refused the delete: "
+                reject(pe, key.schema().tableName(), failed.column().orElse(null), "GreptimeDB refused the delete: "
                         + SluiceClient.describe(failed), null);
             }
         } else {
@@ -443,7 +440,7 @@ public final class SinkSession {
                 misconfigured(members, SluiceClient.describe(o));
                 continue;
             }
-            if (o.retryable()) {
+            if (client.passing(o)) {
                 LOG.warn("GreptimeDB sink: a batch of {} rows for table {} failed after the client's retries: {}",
                         members.size(), table, SluiceClient.describe(o));
                 markRetry(members);
@@ -474,7 +471,7 @@ public final class SinkSession {
             String table = members.isEmpty() || members.get(0).row == null ? "?" : members.get(0).row.schema().tableName();
             fatal = new ConnectException("GreptimeDB refused the task's writes (table " + table + ") for a reason no"
                     + " record causes: " + message + ". Check greptimedb.database, username, password and"
-                    + " table.hints; no record was dead-lettered and the offsets of the unwritten records are not"
+                    + " table.hints (and, with auto_create_table=false, that the tables exist); no record was dead-lettered and the offsets of the unwritten records are not"
                     + " committed");
             LOG.error("GreptimeDB sink: {}", fatal.getMessage());
         }
@@ -520,21 +517,16 @@ public final class SinkSession {
             misconfigured(part, SluiceClient.describe(failed));
             return;
         }
-        if (failed.retryable()) {
+        if (client.passing(failed)) {
             markRetry(part);
         } else if (part.size() == 1) {
-            reject(part.get(0), schema.tableName(), columnIn(failed.message()), "GreptimeDB refused the row: "
+            reject(part.get(0), schema.tableName(), failed.column().orElse(null), "GreptimeDB refused the row: "
                     + SluiceClient.describe(failed), null);
         } else {
             int half = part.size() / 2;
             bisect(schema, new ArrayList<>(part.subList(0, half)));
             bisect(schema, new ArrayList<>(part.subList(half, part.size())));
         }
-    }
-
-    private static String columnIn(String message) {
-        Matcher m = COLUMN.matcher(message == null ? "" : message);
-        return m.find() ? m.group(1) : null;
     }
 
     /** Sends a record that can never be written to the dead-letter queue, or fails the task. */

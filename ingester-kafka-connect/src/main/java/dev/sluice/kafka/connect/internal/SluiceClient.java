@@ -3,9 +3,11 @@ package dev.sluice.kafka.connect.internal;
 import dev.sluice.AuthInfo;
 import dev.sluice.BatchWriteException;
 import dev.sluice.BatchingWriter;
+import dev.sluice.ConnectionConfig;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
+import dev.sluice.write.ErrorKind;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.data.InvalidDataException;
@@ -25,7 +27,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -36,9 +37,9 @@ import java.util.concurrent.TimeoutException;
  * The sink's only contact with the Sluice client API: builds the client and its batching writer from the
  * connector's settings, hands rows to the writer, writes rows directly (to single out bad records), and turns
  * reads the client's outcomes ({@link Result} of {@link WriteOk} or {@link Err}, the types every client call
- * answers with). On top of the client's own "retryable", the sink tells apart one distinction the client has no
- * reason to make: a failure no record causes ({@link #misconfigured(Err)}: credentials, rights, a missing
- * database), which fails the task instead of dead-lettering records. Keeping every client call here lets the rest
+ * answers with). What a failure is about comes from the client ({@link Err#kind()}): a failure no record causes
+ * ({@link #misconfigured(Err)}) fails the task instead of dead-lettering records, a passing one
+ * ({@link #passing(Err)}) has its records sent again. Keeping every client call here lets the rest
  * of the sink stay as it is when the client's API changes.
  */
 public final class SluiceClient implements AutoCloseable {
@@ -78,10 +79,8 @@ public final class SluiceClient implements AutoCloseable {
                 .backoff(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF)),
                         Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF_MAX)))
                 .deliveryTimeout(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_DELIVERY))).build();
-        Duration callTimeout = Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.REQUEST_TIMEOUT));
-        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(cfg.endpoints(),
-                        cfg.getString(GreptimeSinkConfig.DATABASE))
-                .requestTimeout(callTimeout)
+        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(cfg.endpoints(), cfg.database())
+                .requestTimeout(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.REQUEST_TIMEOUT)))
                 .retryPolicy(retry)
                 .timezone(cfg.getString(GreptimeSinkConfig.TIMEZONE))
                 .metrics(meterRegistry == null ? MetricsSink.NONE : MicrometerMetricsSink.of(meterRegistry));
@@ -93,29 +92,36 @@ public final class SluiceClient implements AutoCloseable {
         if (tls != null) {
             b.tls(tls);
         }
-        Context.Builder cb = Context.newBuilder().compression(compression(cfg.getString(GreptimeSinkConfig.COMPRESSION)));
-        for (String h : cfg.hints()) {
+        Context.Builder cb = Context.newBuilder().compression(Compression.parse(cfg.getString(GreptimeSinkConfig.COMPRESSION)));
+        for (String h : cfg.getList(GreptimeSinkConfig.HINTS)) {
             int eq = h.indexOf('=');
             cb.hint(h.substring(0, eq).trim(), h.substring(eq + 1).trim());
         }
+        BatchingWriter.Config.Builder wb = BatchingWriter.Config.newBuilder()
+                .maxBatchRows(cfg.getInt(GreptimeSinkConfig.BATCH_ROWS))
+                .maxBatchBytes(cfg.getLong(GreptimeSinkConfig.BATCH_BYTES))
+                .flushInterval(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.FLUSH_INTERVAL)))
+                .maxInFlightRequests(cfg.getInt(GreptimeSinkConfig.IN_FLIGHT))
+                .maxBufferedRows(cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS))
+                .maxBlock(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)))
+                .path(cfg.path());
+        ConnectionConfig connection = cfg.connection();
+        if (connection != null) {
+            // The string's settings over the connector's (a setting given both ways was refused by the config).
+            connection.applyTo(b);
+            connection.applyTo(cb);
+            connection.applyTo(wb);
+        }
+        // Kafka's order per partition must survive retries for last-write-wins: one batch of a table in flight at
+        // a time, so a retried batch never lands after a later one of its table.
+        BatchingWriter.Config writerConfig = wb.orderedPerTable(true).build();
+        GreptimeOptions options = b.build();
         Context ctx = cb.build();
-        BatchingWriter.Path path = "bulk".equals(cfg.getString(GreptimeSinkConfig.WRITE_PATH))
-                ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular;
-        GreptimeDB db = GreptimeDB.create(b.build());
+        GreptimeDB db = GreptimeDB.create(options);
         try {
-            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder()
-                    .maxBatchRows(cfg.getInt(GreptimeSinkConfig.BATCH_ROWS))
-                    .maxBatchBytes(cfg.getLong(GreptimeSinkConfig.BATCH_BYTES))
-                    .flushInterval(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.FLUSH_INTERVAL)))
-                    .maxInFlightRequests(cfg.getInt(GreptimeSinkConfig.IN_FLIGHT))
-                    .maxBufferedRows(cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS))
-                    .maxBlock(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)))
-                    .path(path)
-                    // Kafka's order per partition must survive retries for last-write-wins: one batch of a table
-                    // in flight at a time, so a retried batch never lands after a later one of its table.
-                    .orderedPerTable(true)
-                    .build(), ctx);
-            return new SluiceClient(db, w, ctx, path == BatchingWriter.Path.Bulk, retry.deliveryTimeout().plus(callTimeout));
+            BatchingWriter w = db.batchingWriter(writerConfig, ctx);
+            return new SluiceClient(db, w, ctx, writerConfig.path() == BatchingWriter.Path.Bulk,
+                    options.retryPolicy().deliveryTimeout().plus(options.requestTimeout()));
         } catch (RuntimeException e) {
             db.shutdownNow();
             throw e;
@@ -136,24 +142,15 @@ public final class SluiceClient implements AutoCloseable {
         return t.serverNameOverride(name.isEmpty() ? null : name).build();
     }
 
-    private static Compression compression(String name) {
-        return switch (name.toLowerCase(Locale.ROOT)) {
-            case "gzip" -> Compression.Gzip;
-            case "zstd" -> Compression.Zstd;
-            case "lz4" -> Compression.Lz4;
-            default -> Compression.None;
-        };
-    }
-
     /** @return true when the batching writer sends batches over the bulk path (Arrow Flight) */
     public boolean bulk() {
         return bulk;
     }
 
     /**
-     * Refuses, on the bulk path, a row schema that path can never carry: JSON and Vector columns (the rule of
-     * the client's bulk writers, checked here per row so that the record is refused alone
-     * instead of failing its whole batch when the writer opens the table's stream).
+     * Refuses, on the bulk path, a row schema that path can never carry (the client's rule,
+     * {@link BatchingWriter.Path#firstUncarried}: JSON and Vector columns), checked here per row so that the record
+     * is refused alone instead of failing its whole batch when the writer opens the table's stream.
      *
      * @param schema the row's schema
      * @throws MappingException naming the table and column
@@ -162,13 +159,11 @@ public final class SluiceClient implements AutoCloseable {
         if (!bulk) {
             return;
         }
-        for (TableSchema.Column c : schema.columns()) {
-            if (c.dataType() == dev.sluice.data.DataType.Json || c.dataType() == dev.sluice.data.DataType.Vector) {
-                throw new MappingException(schema.tableName(), c.name(), "column " + c.name() + " is "
-                        + c.dataType() + ", which write.path=bulk cannot carry (use write.path=regular for"
-                        + " records with nested values)", null);
-            }
-        }
+        BatchingWriter.Path.Bulk.firstUncarried(schema).ifPresent(c -> {
+            throw new MappingException(schema.tableName(), c.name(), "column " + c.name() + " is " + c.dataType()
+                    + ", which write.path=bulk cannot carry (use write.path=regular for records with nested values)",
+                    null);
+        });
     }
 
     /**
@@ -239,44 +234,26 @@ public final class SluiceClient implements AutoCloseable {
     }
 
     /**
-     * Tells whether a failure comes from the task's settings rather than from its records (see
-     * {@link #configurationError(Err)}).
+     * Tells whether a failure comes from the task's settings rather than from its records: the client's
+     * classification, {@link Err#kind()} {@link ErrorKind#Setup} (credentials, rights, a missing database or
+     * table, a table option from table.hints the server cannot parse).
      *
      * @param err the failure
      * @return true when no record is to blame
      */
     public boolean misconfigured(Err err) {
-        return configurationError(err);
+        return err.kind() == ErrorKind.Setup;
     }
 
     /**
-     * Whether a failure comes from the task's settings rather than from the rows: authentication, access
-     * rights, a missing database, a table option (table.hints) the server cannot parse. GreptimeDB answers a missing database on a row insert with 1004
-     * InvalidArguments ("Failed to find schema, schema info: ...", as GreptimeDB 1.2 answers), the code of
-     * a bad row, so only its message tells it apart; DoPut answers a wrong password or unknown user with
-     * UNAUTHENTICATED and no code trailer.
+     * Tells whether the same records may pass later: the client's classification, {@link Err#kind()}
+     * {@link ErrorKind#Transient} (every failure the client marks retryable, and the server's passing conditions).
      *
      * @param err the failure
-     * @return true when no record is to blame
+     * @return true when the records are to be sent again rather than dead-lettered
      */
-    static boolean configurationError(Err err) {
-        StatusCode c = err.statusCode();
-        if (c != null) {
-            switch (c) {
-                case UserNotFound, UnsupportedPasswordType, UserPasswordMismatch, AuthHeaderNotFound,
-                     InvalidAuthHeader, AccessDenied, PermissionDenied, DatabaseNotFound:
-                    return true;
-                case InvalidArguments:
-                    // A missing database, or a table option from table.hints the server cannot parse (it refuses
-                    // every write creating the table: "Failed to parse table option, key: ttl, value: ...").
-                    return err.message() != null && (err.message().contains("Failed to find schema")
-                            || err.message().contains("Failed to parse table option"));
-                default:
-                    return false;
-            }
-        }
-        return err.code() == -1 && (err.grpcCode() == dev.sluice.write.StatusCode.Grpc.UNAUTHENTICATED
-                || err.grpcCode() == dev.sluice.write.StatusCode.Grpc.PERMISSION_DENIED);
+    public boolean passing(Err err) {
+        return err.kind() == ErrorKind.Transient;
     }
 
     /**
