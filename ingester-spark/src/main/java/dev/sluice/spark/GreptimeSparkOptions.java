@@ -36,7 +36,13 @@ public final class GreptimeSparkOptions {
     /** gRPC endpoints. */
     public static final Option ENDPOINTS = new Option("endpoints", "", true,
             "GreptimeDB gRPC endpoints, host:port separated by ',' or ';' (4001 is the server's gRPC port); writes go"
-                    + " round-robin over the healthy ones.");
+                    + " round-robin over the healthy ones. Not needed with connection.");
+    /** Connection string. */
+    public static final Option CONNECTION = new Option("connection", "", false,
+            "A greptimedb://[user[:password]@]host[:port][,host...][/database][?key=value...] connection string:"
+                    + " its hosts, database, credentials and its tls, timezone and request_timeout keys are used where"
+                    + " the options beside it do not set them (it replaces endpoints); batching keys in it are not"
+                    + " applied (use this table's options).");
     /** Database. */
     public static final Option DATABASE = new Option("database", "public", false,
             "Database to write to, or catalog-schema.");
@@ -116,7 +122,7 @@ public final class GreptimeSparkOptions {
      * @return the options
      */
     public static List<Option> all() {
-        return List.of(ENDPOINTS, DATABASE, TABLE, TAGS, TIME_INDEX, WRITE_PATH, BATCH_ROWS, BATCH_BYTES,
+        return List.of(ENDPOINTS, CONNECTION, DATABASE, TABLE, TAGS, TIME_INDEX, WRITE_PATH, BATCH_ROWS, BATCH_BYTES,
                 FLUSH_INTERVAL, MAX_IN_FLIGHT, BUFFER_ROWS, RETRY_TIMEOUT, REQUEST_TIMEOUT, USER, PASSWORD, TLS, TLS_CA,
                 HTTP_ENDPOINT, TTL, APPEND_MODE, MERGE_MODE, COMPRESSION, TIMEZONE);
     }

@@ -106,6 +106,17 @@ class TablePlanningTest {
         assertEquals(requests, server.requestCount());
     }
 
+    @Test
+    void aConnectionStringNamesHostsAndDatabaseInsteadOfEndpoints(GreptimeTestServer server) {
+        server.createDatabase("metrics");
+        sql("SELECT 'a' AS host, 0.5D AS v, TIMESTAMP'2024-01-01 00:00:00' AS ts").write().format("greptimedb")
+                .option("connection", "greptimedb://" + server.endpoint() + "/metrics")
+                .option("httpEndpoint", server.httpEndpoint()).option("table", "by_connection")
+                .option("tags", "host").mode("append").save();
+        assertEquals(1, server.rowCount("metrics", "by_connection"));
+        assertEquals(0.5, server.rows("metrics", "by_connection").get(0).get("v"));
+    }
+
     static String rootMessage(Throwable t) {
         StringBuilder b = new StringBuilder();
         for (Throwable c = t; c != null; c = c.getCause()) {

@@ -2,6 +2,8 @@ package dev.sluice.spark.internal;
 
 import static dev.sluice.spark.GreptimeSparkOptions.*;
 
+import dev.sluice.ConnectionConfig;
+import dev.sluice.GreptimeOptions;
 import dev.sluice.flink.WritePath;
 import dev.sluice.flink.internal.SinkSettings;
 import dev.sluice.spark.GreptimeSparkOptions;
@@ -42,10 +44,13 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
     public static WriteOptions parse(Map<String, String> given, String table) {
         Map<String, String> o = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         o.putAll(given);
+        if (!CONNECTION.get(o).isEmpty()) {
+            fromConnection(o);
+        }
         List<String> endpoints = list(ENDPOINTS.get(o));
         if (endpoints.isEmpty()) {
-            throw new IllegalArgumentException("option 'endpoints' is required: GreptimeDB's gRPC host:port, e.g."
-                    + " .option(\"endpoints\", \"greptime:4001\")");
+            throw new IllegalArgumentException("option 'endpoints' (or 'connection') is required: GreptimeDB's gRPC"
+                    + " host:port, e.g. .option(\"endpoints\", \"greptime:4001\")");
         }
         String t = table != null ? table : TABLE.get(o);
         if (t.isEmpty()) {
@@ -72,6 +77,36 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
                 duration(o, FLUSH_INTERVAL), integer(o, MAX_IN_FLIGHT), buffer, COMPRESSION.get(o), hints,
                 HTTP_ENDPOINT.get(o));
         return new WriteOptions(s, t, list(TAGS.get(o)), TIME_INDEX.get(o));
+    }
+
+    /**
+     * Fills the options a connection string sets and the given options do not.
+     *
+     * @param o the options, changed in place
+     */
+    private static void fromConnection(Map<String, String> o) {
+        ConnectionConfig c;
+        try {
+            c = ConnectionConfig.parse(CONNECTION.get(o));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("option 'connection': " + e.getMessage(), e);
+        }
+        GreptimeOptions g = c.options();
+        o.putIfAbsent(ENDPOINTS.name(), String.join(",", g.endpoints()));
+        o.putIfAbsent(DATABASE.name(), g.database());
+        if (g.authInfo() != null) {
+            o.putIfAbsent(USER.name(), g.authInfo().username());
+            o.putIfAbsent(PASSWORD.name(), g.authInfo().password());
+        }
+        if (g.tls() != null) {
+            o.putIfAbsent(TLS.name(), "true");
+        }
+        if (c.has("timezone")) {
+            o.putIfAbsent(TIMEZONE.name(), g.timezone());
+        }
+        if (c.has("request_timeout")) {
+            o.putIfAbsent(REQUEST_TIMEOUT.name(), g.requestTimeout().toMillis() + "ms");
+        }
     }
 
     private static List<String> list(String v) {
