@@ -3,6 +3,8 @@ package dev.sluice.spark;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.sql.HttpSql;
 import dev.sluice.testkit.GreptimeTestServer;
@@ -17,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The {@code greptime} catalog: {@code writeTo(...).append()}, {@code INSERT INTO ... SELECT} and overwriting a time
- * range, on a table created in GreptimeDB with millisecond timestamps.
+ * The {@code greptime} catalog: {@code writeTo(...).append()}, {@code INSERT INTO ... SELECT}, overwriting a time
+ * range and {@code DELETE FROM}, on tables created in GreptimeDB with millisecond timestamps.
  */
 class CatalogTest {
     @RegisterExtension
@@ -72,5 +74,28 @@ class CatalogTest {
         }
         expected.put("a@5500", 99.0);
         assertEquals(expected, stored(server, "ranged"));
+    }
+
+    @Test
+    void deleteFromRemovesTheRowsItsWhereMatchesOnTagsAndTimeIndex(GreptimeTestServer server) throws Exception {
+        create(server, "pruned");
+        SparkSession s = LocalSpark.session();
+        s.range(0, 6).selectExpr("IF(id % 2 = 0, 'a', 'b') AS host", "CAST(id AS DOUBLE) AS usage",
+                "timestamp_millis(" + T0 + " + id * 1000) AS ts").writeTo("greptime.public.pruned").append();
+        s.sql("DELETE FROM greptime.public.pruned WHERE host = 'a' AND ts < TIMESTAMP'2024-01-01 00:00:04'");
+        assertEquals(Map.of("a@4000", 4.0, "b@1000", 1.0, "b@3000", 3.0, "b@5000", 5.0), stored(server, "pruned"));
+    }
+
+    @Test
+    void deleteFromOnAFieldIsRefusedAndDeletesNothing(GreptimeTestServer server) throws Exception {
+        create(server, "kept");
+        SparkSession s = LocalSpark.session();
+        s.range(0, 3).selectExpr("'a' AS host", "CAST(id AS DOUBLE) AS usage",
+                "timestamp_millis(" + T0 + " + id * 1000) AS ts").writeTo("greptime.public.kept").append();
+        Exception e = assertThrows(Exception.class,
+                () -> s.sql("DELETE FROM greptime.public.kept WHERE usage > 1.0"));
+        assertTrue(TablePlanningTest.rootMessage(e).toLowerCase(java.util.Locale.ROOT).contains("delete"),
+                TablePlanningTest.rootMessage(e));
+        assertEquals(3, server.rowCount("kept"));
     }
 }

@@ -4,7 +4,13 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.expressions.filter.AlwaysTrue;
@@ -16,9 +22,10 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * A GreptimeDB table as Spark writes it: appends (batch and micro-batch), truncation ({@code mode("overwrite")}) and
- * overwriting the rows a filter on tags and the time index matches (delete, then write).
+ * overwriting the rows a filter on tags and the time index matches (delete, then write), and deleting the rows such a
+ * filter matches ({@code DELETE FROM}, for the catalog's tables).
  */
-public final class GreptimeTable implements SupportsWrite {
+public final class GreptimeTable implements SupportsWrite, SupportsRead, SupportsDeleteV2 {
     private final String table;
     private final StructType schema;
     private final Map<String, String> options;
@@ -57,10 +64,47 @@ public final class GreptimeTable implements SupportsWrite {
                 TableCapability.TRUNCATE, TableCapability.OVERWRITE_BY_FILTER);
         if (anySchema) {
             c.add(TableCapability.ACCEPT_ANY_SCHEMA);
+        } else {
+            c.add(TableCapability.BATCH_READ); // see newScanBuilder
         }
         return c;
     }
 
+
+    /**
+     * Rows are not read through Spark; the catalog's tables declare batch reads only because Spark plans
+     * {@code DELETE FROM} over a readable table (the delete itself reads nothing through Spark). A query fails
+     * when it would run.
+     *
+     * @param options the scan's options
+     * @return a scan that refuses to run
+     */
+    @Override
+    public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+        return () -> new Scan() {
+            @Override
+            public StructType readSchema() {
+                return schema;
+            }
+
+            @Override
+            public Batch toBatch() {
+                throw new UnsupportedOperationException("reading GreptimeDB table " + table + " through Spark is not"
+                        + " offered: query it through GreptimeDB's MySQL or PostgreSQL protocol with Spark's jdbc"
+                        + " source");
+            }
+        };
+    }
+
+    @Override
+    public boolean canDeleteWhere(Predicate[] predicates) {
+        return RowDeleter.translatable(WriteOptions.parse(options, table), predicates);
+    }
+
+    @Override
+    public void deleteWhere(Predicate[] predicates) {
+        RowDeleter.delete(WriteOptions.parse(options, table), predicates);
+    }
 
     @Override
     public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {

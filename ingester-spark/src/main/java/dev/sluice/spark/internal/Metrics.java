@@ -93,78 +93,74 @@ public final class Metrics implements SluiceSession.SinkMetrics {
         };
     }
 
-    /** Rows GreptimeDB acknowledged. */
-    public static final class RowsWritten extends CustomSumMetric {
-        static final String NAME = "greptimeRowsWritten";
+    /** A summed metric with its name and description; Spark creates each subclass by its no-argument constructor. */
+    abstract static class Sum extends CustomSumMetric {
+        private final String name;
+        private final String description;
+
+        Sum(String name, String description) {
+            this.name = name;
+            this.description = description;
+        }
 
         @Override
         public String name() {
-            return NAME;
+            return name;
         }
 
         @Override
         public String description() {
-            return "rows acknowledged by GreptimeDB";
+            return description;
+        }
+    }
+
+    /** Rows GreptimeDB acknowledged. */
+    public static final class RowsWritten extends Sum {
+        static final String NAME = "greptimeRowsWritten";
+
+        /** Creates the metric. */
+        public RowsWritten() {
+            super(NAME, "rows acknowledged by GreptimeDB");
         }
     }
 
     /** Encoded bytes of the requests GreptimeDB answered. */
-    public static final class BytesWritten extends CustomSumMetric {
+    public static final class BytesWritten extends Sum {
         static final String NAME = "greptimeBytesWritten";
 
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String description() {
-            return "bytes sent to GreptimeDB and acknowledged";
+        /** Creates the metric. */
+        public BytesWritten() {
+            super(NAME, "bytes sent to GreptimeDB and acknowledged");
         }
     }
 
     /** Batches GreptimeDB acknowledged. */
-    public static final class Batches extends CustomSumMetric {
+    public static final class Batches extends Sum {
         static final String NAME = "greptimeBatches";
 
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String description() {
-            return "batches acknowledged by GreptimeDB";
+        /** Creates the metric. */
+        public Batches() {
+            super(NAME, "batches acknowledged by GreptimeDB");
         }
     }
 
     /** Attempts the client sent again. */
-    public static final class Retries extends CustomSumMetric {
+    public static final class Retries extends Sum {
         static final String NAME = "greptimeRetries";
 
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String description() {
-            return "GreptimeDB requests retried";
+        /** Creates the metric. */
+        public Retries() {
+            super(NAME, "GreptimeDB requests retried");
         }
     }
 
     /** Batches that failed for good. */
-    public static final class Failures extends CustomSumMetric {
+    public static final class Failures extends Sum {
         static final String NAME = "greptimeFailures";
 
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String description() {
-            return "GreptimeDB batches failed after retries";
+        /** Creates the metric. */
+        public Failures() {
+            super(NAME, "GreptimeDB batches failed after retries");
         }
     }
 }

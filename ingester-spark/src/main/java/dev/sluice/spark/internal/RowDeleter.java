@@ -24,7 +24,8 @@ import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 
 /**
- * Deletes the rows a Spark predicate on tags and the time index matches (overwriting a range): the keys of the matching rows are read with a {@code SELECT} over GreptimeDB's HTTP SQL API and deleted
+ * Deletes the rows a Spark predicate on tags and the time index matches ({@code DELETE FROM}, and overwriting a
+ * range): the keys of the matching rows are read with a {@code SELECT} over GreptimeDB's HTTP SQL API and deleted
  * by key over gRPC (GreptimeDB deletes rows by tags and time index). A predicate that is always true truncates the
  * table. Comparisons ({@code = <> < <= > >=}), {@code IN}, {@code IS [NOT] NULL}, {@code AND}, {@code OR} and
  * {@code NOT} over tags and the time index are translated; anything else is refused when the statement is planned.
