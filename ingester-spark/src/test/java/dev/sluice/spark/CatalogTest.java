@@ -40,6 +40,12 @@ class CatalogTest {
                 + " (host STRING, usage DOUBLE, ts TIMESTAMP(3) TIME INDEX, PRIMARY KEY (host))");
     }
 
+    /** Appends rows 0..n-1, one a second from {@link #T0}, with usage = the row's number. */
+    static void appendSeconds(String table, int n, String hostExpression) throws Exception {
+        LocalSpark.session().range(0, n).selectExpr(hostExpression + " AS host", "CAST(id AS DOUBLE) AS usage",
+                "timestamp_millis(" + T0 + " + id * 1000) AS ts").writeTo("greptime.public." + table).append();
+    }
+
     static Map<String, Double> stored(GreptimeTestServer server, String table) {
         Map<String, Double> out = new TreeMap<>();
         for (Map<String, Object> r : server.rows(table)) {
@@ -62,8 +68,7 @@ class CatalogTest {
     void overwritingATimeRangeReplacesOnlyThatRange(GreptimeTestServer server) throws Exception {
         create(server, "ranged");
         SparkSession s = LocalSpark.session();
-        s.range(0, 10).selectExpr("'a' AS host", "CAST(id AS DOUBLE) AS usage",
-                "timestamp_millis(" + T0 + " + id * 1000) AS ts").writeTo("greptime.public.ranged").append();
+        appendSeconds("ranged", 10, "'a'");
         s.sql("SELECT 'a' AS host, 99.0D AS usage, timestamp_millis(" + (T0 + 5500) + ") AS ts")
                 .writeTo("greptime.public.ranged")
                 .overwrite(col("ts").geq(lit(Timestamp.from(Instant.ofEpochMilli(T0 + 5000))))
@@ -80,8 +85,7 @@ class CatalogTest {
     void deleteFromRemovesTheRowsItsWhereMatchesOnTagsAndTimeIndex(GreptimeTestServer server) throws Exception {
         create(server, "pruned");
         SparkSession s = LocalSpark.session();
-        s.range(0, 6).selectExpr("IF(id % 2 = 0, 'a', 'b') AS host", "CAST(id AS DOUBLE) AS usage",
-                "timestamp_millis(" + T0 + " + id * 1000) AS ts").writeTo("greptime.public.pruned").append();
+        appendSeconds("pruned", 6, "IF(id % 2 = 0, 'a', 'b')");
         s.sql("DELETE FROM greptime.public.pruned WHERE host = 'a' AND ts < TIMESTAMP'2024-01-01 00:00:04'");
         assertEquals(Map.of("a@4000", 4.0, "b@1000", 1.0, "b@3000", 3.0, "b@5000", 5.0), stored(server, "pruned"));
     }
@@ -90,8 +94,7 @@ class CatalogTest {
     void deleteFromOnAFieldIsRefusedAndDeletesNothing(GreptimeTestServer server) throws Exception {
         create(server, "kept");
         SparkSession s = LocalSpark.session();
-        s.range(0, 3).selectExpr("'a' AS host", "CAST(id AS DOUBLE) AS usage",
-                "timestamp_millis(" + T0 + " + id * 1000) AS ts").writeTo("greptime.public.kept").append();
+        appendSeconds("kept", 3, "'a'");
         Exception e = assertThrows(Exception.class,
                 () -> s.sql("DELETE FROM greptime.public.kept WHERE usage > 1.0"));
         assertTrue(TablePlanningTest.rootMessage(e).toLowerCase(java.util.Locale.ROOT).contains("delete"),
