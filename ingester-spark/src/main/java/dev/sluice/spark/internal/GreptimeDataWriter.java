@@ -1,0 +1,107 @@
+package dev.sluice.spark.internal;
+
+import dev.sluice.data.TableSchema;
+import dev.sluice.flink.internal.SluiceSession;
+import java.io.IOException;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.write.DataWriter;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.types.StructField;
+
+/**
+ * Writes one task's rows through Sluice's batching writer. {@link #commit()} returns only when GreptimeDB has
+ * acknowledged every row the task took (waiting at most the retry timeout plus one request), and otherwise fails
+ * the task with the server's answer; {@link #abort()} stops without waiting. A row the client refuses (a NULL time
+ * index, a decimal that does not fit) fails the task at once, naming task, partition, row and column.
+ */
+final class GreptimeDataWriter implements DataWriter<InternalRow> {
+    private final WriteSpec spec;
+    private final TableSchema schema;
+    private final SparkTypes.Setter[] setters;
+    private final Metrics metrics = new Metrics();
+    private final SluiceSession session;
+    private final String task;
+    private long rows;
+
+    GreptimeDataWriter(WriteSpec spec, int partition, long taskId, long epoch) {
+        this.spec = spec;
+        this.schema = spec.table().toSchema();
+        this.setters = SparkTypes.setters(spec.struct(), schema);
+        this.task = "task " + taskId + " (partition " + partition + (epoch >= 0 ? ", epoch " + epoch : "") + ")";
+        this.session = SluiceSession.open(spec.options().sink(), metrics, false);
+        session.naming(task, r -> describe((InternalRow) r));
+    }
+
+    @Override
+    public void write(InternalRow record) throws IOException {
+        rows++;
+        InternalRow row = record.copy(); // Spark reuses its rows; this one is kept until its batch is answered
+        session.element(rows, row);
+        try {
+            session.insert(schema, a -> {
+                for (int i = 0; i < setters.length; i++) {
+                    setters[i].set(row, i, a);
+                }
+            });
+        } catch (SluiceSession.BadRowException e) {
+            throw new IOException("GreptimeDB cannot take row " + rows + " of " + task + " for table "
+                    + schema.tableName() + ", column " + e.column() + ": " + e.getMessage() + ". The row: "
+                    + describe(row), e);
+        } catch (ArithmeticException e) {
+            throw new IOException("GreptimeDB cannot take row " + rows + " of " + task + " for table "
+                    + schema.tableName() + ": a timestamp does not fit the column's nanoseconds (years 1677 to 2262)."
+                    + " The row: " + describe(row), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while writing row " + rows + " of " + task, e);
+        }
+    }
+
+    @Override
+    public WriterCommitMessage commit() throws IOException {
+        try {
+            session.flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while " + task + " waited for GreptimeDB's acknowledgements", e);
+        }
+        return new Committed(task, rows, metrics.snapshot());
+    }
+
+    @Override
+    public void abort() {
+        session.close();
+    }
+
+    @Override
+    public void close() {
+        session.close();
+    }
+
+    @Override
+    public CustomTaskMetric[] currentMetricsValues() {
+        return Metrics.of(metrics.snapshot());
+    }
+
+    private String describe(InternalRow row) {
+        StringBuilder b = new StringBuilder("[");
+        StructField[] fs = spec.struct().fields();
+        for (int i = 0; i < fs.length; i++) {
+            b.append(i == 0 ? "" : ", ").append(fs[i].name()).append('=')
+                    .append(row.isNullAt(i) ? "null" : SparkTypes.json(row.get(i, fs[i].dataType()), fs[i].dataType()));
+        }
+        return b.append(']').toString();
+    }
+
+    /**
+     * A task's rows, all acknowledged.
+     *
+     * @param task the task
+     * @param rows rows written
+     * @param metrics the task's metric values after its last acknowledgement ({@link Metrics#snapshot()})
+     */
+    record Committed(String task, long rows, long[] metrics) implements WriterCommitMessage {
+        private static final long serialVersionUID = 1L;
+    }
+}

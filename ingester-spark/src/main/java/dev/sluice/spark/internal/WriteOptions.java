@@ -1,0 +1,158 @@
+package dev.sluice.spark.internal;
+
+import static dev.sluice.spark.GreptimeSparkOptions.*;
+
+import dev.sluice.ConnectionConfig;
+import dev.sluice.GreptimeOptions;
+import dev.sluice.flink.WritePath;
+import dev.sluice.flink.internal.SinkSettings;
+import dev.sluice.spark.GreptimeSparkOptions;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The options of one write, checked: how to reach GreptimeDB and batch rows ({@link SinkSettings}, shared with the
+ * Sluice client session), and which table, tags and time index to write.
+ *
+ * @param sink connection, batching and retry settings
+ * @param table the table's name
+ * @param tags tag columns named by the options
+ * @param timeIndex the time index column named by the options, or empty
+ */
+public record WriteOptions(SinkSettings sink, String table, List<String> tags, String timeIndex)
+        implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private static final Pattern DURATION = Pattern.compile("(?i)\\s*(\\d+)\\s*(ms|s|sec|m|min|h)?\\s*");
+
+    /**
+     * Reads and checks the options.
+     *
+     * @param given the options (any case of keys)
+     * @param table the table's name, or null to read it from {@code table}
+     * @return the checked options
+     * @throws IllegalArgumentException naming the option that is missing or wrong
+     */
+    public static WriteOptions parse(Map<String, String> given, String table) {
+        Map<String, String> o = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        o.putAll(given);
+        if (!CONNECTION.get(o).isEmpty()) {
+            fromConnection(o);
+        }
+        List<String> endpoints = list(ENDPOINTS.get(o));
+        if (endpoints.isEmpty()) {
+            throw new IllegalArgumentException("option 'endpoints' (or 'connection') is required: GreptimeDB's gRPC"
+                    + " host:port, e.g. .option(\"endpoints\", \"greptime:4001\")");
+        }
+        String t = table != null ? table : TABLE.get(o);
+        if (t.isEmpty()) {
+            throw new IllegalArgumentException("option 'table' is required: the GreptimeDB table to write");
+        }
+        WritePath path = switch (WRITE_PATH.get(o).toLowerCase(Locale.ROOT)) {
+            case "regular" -> WritePath.REGULAR;
+            case "bulk" -> WritePath.BULK;
+            default -> throw new IllegalArgumentException("option 'writePath' is '" + WRITE_PATH.get(o)
+                    + "': use regular or bulk");
+        };
+        Map<String, String> hints = new LinkedHashMap<>();
+        for (GreptimeSparkOptions.Option h : List.of(TTL, APPEND_MODE, MERGE_MODE)) {
+            if (!h.get(o).isEmpty()) {
+                hints.put(h.name(), h.get(o));
+            }
+        }
+        int batchRows = integer(o, BATCH_ROWS);
+        long buffer = Math.max(integer(o, BUFFER_ROWS), batchRows);
+        boolean tls = Boolean.parseBoolean(TLS.get(o));
+        SinkSettings s = new SinkSettings(endpoints, DATABASE.get(o), USER.get(o), PASSWORD.get(o), tls,
+                TLS_CA.get(o), "", "", "", TIMEZONE.get(o), duration(o, REQUEST_TIMEOUT), 0, Duration.ofMillis(100),
+                Duration.ofSeconds(5), duration(o, RETRY_TIMEOUT), path, batchRows, Long.parseLong(BATCH_BYTES.get(o)),
+                duration(o, FLUSH_INTERVAL), integer(o, MAX_IN_FLIGHT), buffer, COMPRESSION.get(o), hints,
+                HTTP_ENDPOINT.get(o));
+        return new WriteOptions(s, t, list(TAGS.get(o)), TIME_INDEX.get(o));
+    }
+
+    /**
+     * Fills the options a connection string sets and the given options do not.
+     *
+     * @param o the options, changed in place
+     */
+    private static void fromConnection(Map<String, String> o) {
+        ConnectionConfig c;
+        try {
+            c = ConnectionConfig.parse(CONNECTION.get(o));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("option 'connection': " + e.getMessage(), e);
+        }
+        GreptimeOptions g = c.options();
+        o.putIfAbsent(ENDPOINTS.name(), String.join(",", g.endpoints()));
+        o.putIfAbsent(DATABASE.name(), g.database());
+        if (g.authInfo() != null) {
+            o.putIfAbsent(USER.name(), g.authInfo().username());
+            o.putIfAbsent(PASSWORD.name(), g.authInfo().password());
+        }
+        if (g.tls() != null) {
+            o.putIfAbsent(TLS.name(), "true");
+        }
+        if (c.has("timezone")) {
+            o.putIfAbsent(TIMEZONE.name(), g.timezone());
+        }
+        if (c.has("request_timeout")) {
+            o.putIfAbsent(REQUEST_TIMEOUT.name(), g.requestTimeout().toMillis() + "ms");
+        }
+    }
+
+    private static List<String> list(String v) {
+        List<String> out = new ArrayList<>();
+        for (String p : v.split("[,;]")) {
+            if (!p.isBlank()) {
+                out.add(p.strip());
+            }
+        }
+        return out;
+    }
+
+    private static int integer(Map<String, String> o, GreptimeSparkOptions.Option opt) {
+        try {
+            return Integer.parseInt(opt.get(o).replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("option '" + opt.name() + "' is '" + opt.get(o)
+                    + "': give a whole number", e);
+        }
+    }
+
+    /**
+     * Reads a duration such as {@code 200ms}, {@code 30s}, {@code 2min}, {@code 1h} or ISO-8601 {@code PT30S}.
+     *
+     * @param o the options
+     * @param opt the option
+     * @return the duration
+     */
+    static Duration duration(Map<String, String> o, GreptimeSparkOptions.Option opt) {
+        String v = opt.get(o);
+        Matcher m = DURATION.matcher(v);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "ms" : m.group(2).toLowerCase(Locale.ROOT);
+            return switch (unit) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s", "sec" -> Duration.ofSeconds(n);
+                case "m", "min" -> Duration.ofMinutes(n);
+                default -> Duration.ofHours(n);
+            };
+        }
+        try {
+            return Duration.parse(v);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("option '" + opt.name() + "' is '" + v + "': give a duration such as "
+                    + Arrays.asList("200ms", "30s", "2min", "1h"), e);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package dev.sluice.spark;
+
+import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.GreptimeTestkitExtension;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * One local Spark session for the test JVM: two cores, up to three attempts per task ({@code local[2,3]}), two
+ * shuffle partitions, no UI.
+ */
+final class LocalSpark {
+    private static SparkSession session;
+
+    private LocalSpark() {
+    }
+
+    static synchronized SparkSession session() {
+        if (session == null) {
+            session = SparkSession.builder().appName("sluice-spark-tests").master("local[2,3]")
+                    .config("spark.sql.shuffle.partitions", "2")
+                    .config("spark.default.parallelism", "2")
+                    .config("spark.ui.enabled", "false")
+                    .config("spark.sql.session.timeZone", "UTC")
+                    .config("spark.sql.datetime.java8API.enabled", "true")
+                    .config("spark.driver.host", "127.0.0.1")
+                    .getOrCreate();
+        }
+        return session;
+    }
+
+    /** @return a testkit serving gRPC and GreptimeDB's HTTP SQL API, started once per test class */
+    static GreptimeTestkitExtension testkit() {
+        return new GreptimeTestkitExtension(GreptimeTestServer.builder().httpPort(0));
+    }
+
+    /** Writes a DataFrame to the testkit through the greptimedb source. */
+    static void write(Dataset<Row> df, GreptimeTestServer server, String table, String mode, String... options) {
+        var w = df.write().format("greptimedb").option("endpoints", server.endpoint())
+                .option("httpEndpoint", server.httpEndpoint()).option("table", table);
+        for (int i = 0; i < options.length; i += 2) {
+            w = w.option(options[i], options[i + 1]);
+        }
+        w.mode(mode).save();
+    }
+
+    /** The stored rows of a table, by the value of one column. */
+    static Map<Object, Map<String, Object>> byKey(List<Map<String, Object>> rows, String column) {
+        Map<Object, Map<String, Object>> out = new HashMap<>();
+        for (Map<String, Object> r : rows) {
+            if (out.put(r.get(column), r) != null) {
+                throw new AssertionError("two stored rows have " + column + " = " + r.get(column));
+            }
+        }
+        return out;
+    }
+
+    static List<String> names(List<Map<String, Object>> rows) {
+        return rows.isEmpty() ? List.of() : new ArrayList<>(rows.get(0).keySet());
+    }
+}
