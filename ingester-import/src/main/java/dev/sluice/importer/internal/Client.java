@@ -11,6 +11,7 @@ import dev.sluice.bulk.TableBufferRoot;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
+import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
 import dev.sluice.write.Result;
@@ -106,11 +107,13 @@ public final class Client implements AutoCloseable {
         void finish();
     }
 
+    private final SinkClients clients;
     private final GreptimeDB db;
     private final Target target;
 
     /**
-     * Connects (lazily: the first call opens the channel).
+     * Connects (lazily: the first call opens the channel). The import writes its batches through its own writers:
+     * the shared clients are opened for direct writes only.
      *
      * @param target the connection settings
      */
@@ -122,13 +125,26 @@ public final class Client implements AutoCloseable {
         if (target.user() != null) {
             b.authInfo(new AuthInfo(target.user(), target.password() == null ? "" : target.password()));
         }
-        if (target.tls()) {
-            b.tls(target.tlsCa() != null ? TlsConfig.newBuilder().trustCertificates(target.tlsCa()).build() : TlsConfig.newBuilder().build());
+        TlsConfig tls = SinkClients.tls(target.tls(), target.tlsCa() == null ? null : target.tlsCa().toString(),
+                null, null, null);
+        if (tls != null) {
+            b.tls(tls);
         }
         if (target.connection() != null) {
             target.connection().applyTo(b);
         }
-        this.db = GreptimeDB.create(b.build());
+        this.clients = SinkClients.openDirect(b.build(), withConnection(Context.newBuilder().build()));
+        this.db = clients.db();
+    }
+
+    /**
+     * Narrows requests the server refuses because of their data down to the refused rows, writing directly.
+     *
+     * @param ctx the write context of the import's requests
+     * @return the narrowing
+     */
+    RefusedRows refusedRows(Context ctx) {
+        return new RefusedRows(clients, withConnection(ctx));
     }
 
     /**
@@ -492,6 +508,6 @@ public final class Client implements AutoCloseable {
 
     @Override
     public void close() {
-        db.shutdownGracefully(Duration.ofSeconds(10));
+        clients.close(Duration.ofSeconds(10));
     }
 }

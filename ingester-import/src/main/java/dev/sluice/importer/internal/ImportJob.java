@@ -398,7 +398,7 @@ public final class ImportJob {
             t.setDaemon(true);
             return t;
         });
-        narrower = new RefusedRows(client, ctx, (o.retryDeadlineSeconds + o.timeoutSeconds) * 1000L);
+        narrower = client.refusedRows(ctx);
     }
 
     /**

@@ -5,22 +5,26 @@ import dev.sluice.data.DataType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
+import dev.sluice.sink.internal.RefusedRowIsolator;
+import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.write.Err;
+import dev.sluice.write.ErrorKind;
 import dev.sluice.write.StatusCode;
+import dev.sluice.write.WriteOp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
- * Narrows a write the server refused because of its data down to the rows it refuses: each table of the request is
- * written on its own, and a table the server refuses is split in halves, each written again, until every refused
- * row stands alone. The rows of the parts the server accepts are written; the refused ones are returned with the
- * server's message. A failure that is not about the rows (no answer, unavailable, credentials, a missing
- * database) ends the narrowing: it is the import's to report.
+ * Narrows a write the server refused because of its data down to the rows it refuses, with the integrations'
+ * {@link RefusedRowIsolator}: each table of the request is written directly, and a part the server refuses is split
+ * in halves, each written again, until every refused row stands alone. The rows of the parts the server accepts are
+ * written; the refused ones are returned with the server's message. A failure that is not about the rows (no
+ * answer, unavailable, credentials, a missing database) ends the narrowing: it is the import's to report. What stays
+ * here is the import's own: which refusals are narrowed, and where a refused row came from (its line and text) for
+ * the rejects file.
  */
 final class RefusedRows {
     /**
@@ -106,29 +110,45 @@ final class RefusedRows {
         };
     }
 
-    private final Client client;
-    private final dev.sluice.write.Context ctx;
-    private final long waitMillis;
+    /** A row of a refused request: its table's index in the request, the table, and its row in that table. */
+    private record Row(int index, Table table, int row) {
+    }
+
+    /** Copies a row of a refused request's table into the table of a direct write. */
+    private static final RefusedRowIsolator.Rows<Row> ROWS = new RefusedRowIsolator.Rows<>() {
+        @Override
+        public TableSchema schema(Row r) {
+            return r.table().schema();
+        }
+
+        @Override
+        public void append(Row r, Table into) {
+            TableSchema s = r.table().schema();
+            RowAppender a = into.appender();
+            for (int c = 0; c < s.columnCount(); c++) {
+                copy(r.table().column(c), r.row(), a, c);
+            }
+            a.endRow();
+        }
+    };
+
+    private final RefusedRowIsolator<Row> isolator;
 
     /**
      * Creates the narrowing.
      *
-     * @param client the client whose direct (regular path) writes it makes
+     * @param clients the client whose direct (regular path) writes it makes
      * @param ctx the write context
-     * @param waitMillis the longest one write is waited for
      */
-    RefusedRows(Client client, dev.sluice.write.Context ctx, long waitMillis) {
-        this.client = client;
-        this.ctx = ctx;
-        this.waitMillis = waitMillis;
+    RefusedRows(SinkClients clients, dev.sluice.write.Context ctx) {
+        this.isolator = new RefusedRowIsolator<>(clients, ctx, ROWS);
     }
 
     /**
-     * Whether a failure is the server refusing the data of the write: an answer with a code (not a transport
-     * failure or a missing answer), not retryable, and not about the settings. GreptimeDB answers a bad value, a
-     * time its partitions cannot hold, a type it cannot take with InvalidArguments (1004) or Unsupported (1001);
-     * it answers a missing database and a table option it cannot parse with 1004 too, told apart by their
-     * messages ("Failed to find schema", "Failed to parse table option").
+     * Whether a failure is the server refusing the data of the write: an InvalidArguments (1004) answer (not a
+     * transport failure or a missing answer) that {@link ErrorKind} counts as about the rows, not the settings
+     * (GreptimeDB answers a missing database or a table option it cannot parse with 1004 too). Every part the
+     * narrowing writes is judged the same way ({@link RefusedRowIsolator}).
      *
      * @param t the failure of a write
      * @return the refusal, or null when the failure is of another kind
@@ -141,67 +161,36 @@ final class RefusedRows {
             return null;
         }
         Err e = w.err();
-        StatusCode c = e.statusCode();
-        if (e.retryable() || c == null || (c != StatusCode.InvalidArguments && c != StatusCode.Unsupported)) {
-            return null;
-        }
-        String m = e.message() == null ? "" : e.message();
-        return m.contains("Failed to find schema") || m.contains("Failed to parse table option") ? null : w;
+        return e.statusCode() == StatusCode.InvalidArguments && e.kind() == ErrorKind.Data ? w : null;
     }
 
     /**
-     * Writes the refused request's tables, each on its own and halved where refused.
+     * Writes the refused request's rows directly, each table's on their own and halved where refused
+     * ({@link RefusedRowIsolator}).
      *
      * @param tables the tables of the refused request
      * @return what was written and refused
      * @throws ImportFailure when a write fails for another reason than its rows
      */
     Outcome narrow(List<Table> tables) {
-        List<Refused> refused = new ArrayList<>();
-        long written = 0;
+        List<Row> rows = new ArrayList<>();
         for (int i = 0; i < tables.size(); i++) {
             Table t = tables.get(i);
-            written += split(i, t, 0, t.rowCount(), refused);
-        }
-        return new Outcome(written, refused);
-    }
-
-    private long split(int index, Table t, int from, int to, List<Refused> refused) {
-        Table part = from == 0 && to == t.rowCount() ? t : rows(t, from, to);
-        try {
-            return client.write(List.of(part), ctx).get(waitMillis, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            WriteRefused w = aboutTheData(e);
-            if (w == null) {
-                throw new ImportFailure("writing the parts of a refused request: " + ImportJob.message(e), e);
+            for (int r = 0; r < t.rowCount(); r++) {
+                rows.add(new Row(i, t, r));
             }
-            if (to - from == 1) {
-                refused.add(new Refused(index, from, w.err().message() + " (code " + w.err().code() + ")"));
-                return 0;
-            }
-            int mid = from + (to - from) / 2;
-            return split(index, t, from, mid, refused) + split(index, t, mid, to, refused);
-        } catch (TimeoutException e) {
-            throw new ImportFailure("no answer within " + waitMillis + " ms while writing the parts of a refused"
-                    + " request", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ImportFailure("interrupted while writing the parts of a refused request", e);
         }
-    }
-
-    /** A table of rows {@code from..to-1} of another. */
-    static Table rows(Table t, int from, int to) {
-        TableSchema s = t.schema();
-        Table out = Table.from(s, to - from);
-        RowAppender a = out.appender();
-        for (int r = from; r < to; r++) {
-            for (int c = 0; c < s.columnCount(); c++) {
-                copy(t.column(c), r, a, c);
-            }
-            a.endRow();
+        RefusedRowIsolator.Report<Row> report = isolator.isolate(rows, WriteOp.Insert);
+        if (report.stoppedBy() != null) {
+            Err e = report.stoppedBy();
+            throw new ImportFailure("writing the parts of a refused request: " + SinkClients.describe(e)
+                    + (e.retryable() ? "; run the import again to resume" : ""), e.cause());
         }
-        return out.complete();
+        List<Refused> refused = new ArrayList<>();
+        for (RefusedRowIsolator.Refused<Row> r : report.refused()) {
+            refused.add(new Refused(r.row().index(), r.row().row(), r.err().message() + " (code " + r.err().code() + ")"));
+        }
+        return new Outcome(report.stored().size(), refused);
     }
 
     private static void copy(ColumnVector v, int r, RowAppender a, int c) {

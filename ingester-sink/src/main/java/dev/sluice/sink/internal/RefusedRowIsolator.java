@@ -3,6 +3,7 @@ package dev.sluice.sink.internal;
 import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
+import dev.sluice.write.Context;
 import dev.sluice.write.Err;
 import dev.sluice.write.ErrorKind;
 import dev.sluice.write.Result;
@@ -31,6 +32,7 @@ import java.util.Optional;
  */
 public final class RefusedRowIsolator<R> {
     private final SinkClients clients;
+    private final Context context;
     private final Rows<R> rows;
 
     /**
@@ -93,7 +95,20 @@ public final class RefusedRowIsolator<R> {
      * @param rows how rows become a table's rows
      */
     public RefusedRowIsolator(SinkClients clients, Rows<R> rows) {
+        this(clients, clients.context(), rows);
+    }
+
+    /**
+     * Creates an isolator whose direct writes carry a context of the integration's own (for example table options
+     * as hints, used when a write creates the table).
+     *
+     * @param clients the client its direct writes go through
+     * @param context the per-call context of its direct writes
+     * @param rows how rows become a table's rows
+     */
+    public RefusedRowIsolator(SinkClients clients, Context context, Rows<R> rows) {
         this.clients = clients;
+        this.context = context;
         this.rows = rows;
     }
 
@@ -158,6 +173,6 @@ public final class RefusedRowIsolator<R> {
             String message = e.column() == null ? e.reason() : "column " + e.column() + ": " + e.reason();
             return Result.err(SinkClients.localErr(StatusCode.Grpc.INVALID_ARGUMENT, false, schema.tableName(), message, e));
         }
-        return clients.writeDirect(t, op);
+        return clients.writeDirect(t, op, context);
     }
 }

@@ -24,8 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * An integration's client: the {@link GreptimeDB} client, its batching writer and the per-call context, opened
- * together from settings and closed together within a deadline. Direct writes (outside the batching writer) wait
+ * An integration's client: the {@link GreptimeDB} client, its batching writer (unless opened for direct writes only)
+ * and the per-call context, opened together from settings and closed together within a deadline. Direct writes (outside the batching writer) wait
  * at most {@link #directWriteBound()}: the client's delivery budget plus one request's timeout.
  */
 public final class SinkClients implements AutoCloseable {
@@ -102,6 +102,18 @@ public final class SinkClients implements AutoCloseable {
     }
 
     /**
+     * Opens the client for direct writes only, with no batching writer: for an integration that writes its batches
+     * itself (over its own writers) and needs {@link #writeDirect} and {@link RefusedRowIsolator}.
+     *
+     * @param options the client's settings
+     * @param context the per-call context of direct writes
+     * @return the opened clients; {@link #writer()} throws
+     */
+    public static SinkClients openDirect(GreptimeOptions options, Context context) {
+        return new SinkClients(GreptimeDB.create(options), null, context, false);
+    }
+
+    /**
      * Builds TLS settings from an integration's separate settings.
      *
      * @param enabled whether TLS was asked for
@@ -130,8 +142,15 @@ public final class SinkClients implements AutoCloseable {
         return db;
     }
 
-    /** @return the batching writer */
+    /**
+     * @return the batching writer
+     * @throws IllegalStateException when the clients were opened for direct writes only
+     */
     public BatchingWriter writer() {
+        if (writer == null) {
+            throw new IllegalStateException("these clients were opened for direct writes only (openDirect): open them"
+                    + " with a batching writer's settings to write through one");
+        }
         return writer;
     }
 
@@ -160,6 +179,19 @@ public final class SinkClients implements AutoCloseable {
      *     retryable error made here
      */
     public Result<WriteOk, Err> writeDirect(Table table, WriteOp op) {
+        return writeDirect(table, op, context);
+    }
+
+    /**
+     * Writes one table's rows now with a context of the caller's own (for example table options as hints), as
+     * {@link #writeDirect(Table, WriteOp)} does with the clients' context.
+     *
+     * @param table the rows (completed by this call)
+     * @param op insert, or delete (rows addressed by their tags and time index)
+     * @param context the per-call context
+     * @return the client's answer, as {@link #writeDirect(Table, WriteOp)} gives it
+     */
+    public Result<WriteOk, Err> writeDirect(Table table, WriteOp op, Context context) {
         String name = table.tableName();
         CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(table), op, context);
         try {
@@ -227,6 +259,9 @@ public final class SinkClients implements AutoCloseable {
      * @return true when every buffered row was answered within the wait (acknowledged or failed)
      */
     public boolean flush(Duration timeout) {
+        if (writer == null) {
+            return true;
+        }
         try {
             writer.flush(timeout);
             return true;
@@ -248,7 +283,9 @@ public final class SinkClients implements AutoCloseable {
             db.shutdownNow();
         }
         try {
-            writer.close();
+            if (writer != null) {
+                writer.close();
+            }
         } finally {
             if (!db.shutdownGracefully(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
                 db.shutdownNow();

@@ -10,10 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sluice.BatchingWriter;
 import dev.sluice.ConnectionConfig;
 import dev.sluice.GreptimeOptions;
+import dev.sluice.data.Table;
 import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import dev.sluice.write.Context;
+import dev.sluice.write.WriteOp;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,6 +45,19 @@ class ClientsOpenFromSettingsAndCloseWithinADeadlineTest {
             clients.writer().flushOrThrow(Duration.ofSeconds(30));
         }
         assertEquals(List.of("h0", "h1"), storedHosts(server));
+    }
+
+    @Test
+    void clientsOpenedForDirectWritesOnlyStoreDirectWritesAndHaveNoBatchingWriter() {
+        try (SinkClients clients = SinkClients.openDirect(GreptimeOptions.newBuilder(server.endpoint(), "public").build(),
+                Context.newBuilder().build())) {
+            Table t = Table.from(CPU, 1);
+            t.addRow("h0", 1.0, 1_000L);
+            assertTrue(clients.writeDirect(t, WriteOp.Insert).isOk());
+            assertThrows(IllegalStateException.class, clients::writer);
+            assertTrue(clients.flush(Duration.ofSeconds(1)));
+        }
+        assertEquals(List.of("h0"), storedHosts(server));
     }
 
     @Test
