@@ -2,12 +2,13 @@ package dev.sluice.flink;
 
 import dev.sluice.data.TableSchema;
 import dev.sluice.flink.internal.AnnotatedEncoder;
+import dev.sluice.flink.internal.FlinkWording;
 import dev.sluice.flink.internal.GreptimeSinkWriter;
 import dev.sluice.flink.internal.MapperEncoder;
 import dev.sluice.flink.internal.RowEncoder;
-import dev.sluice.flink.internal.SchemaSpec;
-import dev.sluice.flink.internal.SinkSettings;
-import dev.sluice.flink.internal.SluiceSession;
+import dev.sluice.flink.internal.TypeMapping;
+import dev.sluice.sink.internal.SchemaSpec;
+import dev.sluice.sink.internal.SinkSettings;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
@@ -350,7 +351,7 @@ public final class GreptimeSink<T> implements Sink<T> {
             }
             SchemaSpec spec = encoder instanceof MapperEncoder<T> m ? m.spec() : ((AnnotatedEncoder<T>) encoder).spec();
             for (SchemaSpec.Col c : spec.columns()) {
-                if (!SluiceSession.clientPath(path).carries(c.type())) {
+                if (!TypeMapping.clientPath(path).carries(c.type())) {
                     throw new IllegalArgumentException("table " + spec.table() + ", column " + c.name() + ": "
                             + c.type() + " columns cannot go over WritePath.BULK; use WritePath.REGULAR");
                 }
@@ -358,8 +359,8 @@ public final class GreptimeSink<T> implements Sink<T> {
             RowEncoder<T> enc = encoder instanceof MapperEncoder<T> m && ordered ? m.withOrdered(true) : encoder;
             return new GreptimeSink<>(new SinkSettings(endpoints, database, username, password, tls, tlsCa, tlsCert,
                     tlsKey, tlsServerName, timezone, requestTimeout, retryAttempts, retryBackoff, retryMaxBackoff,
-                    deliveryTimeout, path, batchRows, batchBytes, flushInterval, maxInFlightRequests, bufferRows,
-                    compression, hints, httpEndpoint, ""), enc);
+                    deliveryTimeout, TypeMapping.clientPath(path), batchRows, batchBytes, flushInterval, maxInFlightRequests, bufferRows,
+                    compression, hints, httpEndpoint, FlinkWording.of("")), enc);
         }
     }
 }

@@ -2,6 +2,9 @@ package dev.sluice.flink.internal;
 
 import dev.sluice.data.TableSchema;
 import dev.sluice.mapping.TableMapping;
+import dev.sluice.sink.internal.ClientSession;
+import dev.sluice.sink.internal.SchemaCheck;
+import dev.sluice.sink.internal.SchemaSpec;
 
 /**
  * Writes records and classes annotated with Sluice's mapping annotations ({@link dev.sluice.mapping.Table},
@@ -50,7 +53,7 @@ public final class AnnotatedEncoder<T> implements RowEncoder<T> {
     }
 
     @Override
-    public void encode(T element, SluiceSession session) throws Exception {
+    public void encode(T element, ClientSession session) throws Exception {
         Object[] values = new Object[schema.columnCount()];
         mapping.values(element, values);
         session.insert(schema, row -> {

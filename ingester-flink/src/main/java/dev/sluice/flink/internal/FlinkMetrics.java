@@ -1,6 +1,7 @@
 package dev.sluice.flink.internal;
 
 import dev.sluice.metrics.MetricsSink;
+import dev.sluice.sink.internal.ClientSession;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -17,7 +18,7 @@ import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
  * standard {@code numRecordsSend} and {@code numBytesSend} follow the same two counts. The client's own
  * gauges appear beside them, each under its own name.
  */
-public final class FlinkMetrics implements SluiceSession.SinkMetrics {
+public final class FlinkMetrics implements ClientSession.SinkMetrics {
     private final MetricGroup group;
     private final SafeCounter rows;
     private final SafeCounter bytes;

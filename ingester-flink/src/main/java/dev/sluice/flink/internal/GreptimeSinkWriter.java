@@ -1,6 +1,11 @@
 package dev.sluice.flink.internal;
 
 import dev.sluice.data.TableSchema;
+import dev.sluice.sink.internal.ClientSession;
+import dev.sluice.sink.internal.SchemaCheck;
+import dev.sluice.sink.internal.SchemaSpec;
+import dev.sluice.sink.internal.ServerTable;
+import dev.sluice.sink.internal.SinkSettings;
 import java.io.IOException;
 import java.util.List;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -21,7 +26,7 @@ import org.slf4j.LoggerFactory;
 public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
     private static final Logger LOG = LoggerFactory.getLogger(GreptimeSinkWriter.class);
     private final RowEncoder<T> encoder;
-    private final SluiceSession session;
+    private final ClientSession session;
     private final int subtask;
     private final org.apache.flink.api.common.typeutils.TypeSerializer<T> copier;
     private long elements;
@@ -38,7 +43,7 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
         this.encoder = encoder;
         this.subtask = context.getTaskInfo().getIndexOfThisSubtask();
         encoder.open();
-        this.session = SluiceSession.open(settings, new FlinkMetrics(context.metricGroup()), encoder.ordered());
+        this.session = ClientSession.open(settings, new FlinkMetrics(context.metricGroup()), encoder.ordered());
         this.copier = context.isObjectReuseEnabled() ? context.createInputSerializer() : null;
         session.naming("subtask " + subtask, e -> {
             @SuppressWarnings("unchecked")
@@ -110,7 +115,7 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
         session.element(elements, kept);
         try {
             encoder.encode(kept, session);
-        } catch (SluiceSession.BadRowException e) {
+        } catch (ClientSession.BadRowException e) {
             throw new IOException("GreptimeDB sink (subtask " + subtask + ") refused element " + elements
                     + " of this subtask " + (e.column() == null ? "" : "in column " + e.column() + " ") + "before"
                     + " sending: " + e.getMessage() + "; element: " + encoder.describe(element), e);

@@ -1,5 +1,7 @@
 package dev.sluice.flink.internal;
 
+import dev.sluice.sink.internal.SchemaSpec;
+import dev.sluice.sink.internal.SinkSettings;
 import java.io.IOException;
 import java.util.List;
 import org.apache.flink.api.connector.sink2.Sink;

@@ -2,6 +2,8 @@ package dev.sluice.flink.internal;
 
 import dev.sluice.data.TableSchema;
 import dev.sluice.flink.RowMapper;
+import dev.sluice.sink.internal.ClientSession;
+import dev.sluice.sink.internal.SchemaSpec;
 
 /**
  * Writes each element as one row of a fixed table through a user's {@link RowMapper}.
@@ -44,7 +46,7 @@ public final class MapperEncoder<T> implements RowEncoder<T> {
     }
 
     @Override
-    public void encode(T element, SluiceSession session) throws Exception {
+    public void encode(T element, ClientSession session) throws Exception {
         session.insert(schema, row -> mapper.map(element, row));
     }
 

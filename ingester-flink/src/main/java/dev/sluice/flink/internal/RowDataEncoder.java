@@ -2,6 +2,8 @@ package dev.sluice.flink.internal;
 
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
+import dev.sluice.sink.internal.ClientSession;
+import dev.sluice.sink.internal.SchemaSpec;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.table.data.RowData;
@@ -59,7 +61,7 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
     }
 
     @Override
-    public void encode(RowData row, SluiceSession session) throws Exception {
+    public void encode(RowData row, ClientSession session) throws Exception {
         RowKind kind = row.getRowKind();
         switch (kind) {
             case INSERT, UPDATE_AFTER -> session.insert(schema, out -> {

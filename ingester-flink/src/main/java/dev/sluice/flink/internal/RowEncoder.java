@@ -1,10 +1,13 @@
 package dev.sluice.flink.internal;
 
+import dev.sluice.sink.internal.ClientSession;
+import dev.sluice.sink.internal.SchemaCheck;
+import dev.sluice.sink.internal.SchemaSpec;
 import java.io.IOException;
 import java.io.Serializable;
 
 /**
- * Turns one stream element into writes and deletes on a {@link SluiceSession}.
+ * Turns one stream element into writes and deletes on a {@link ClientSession}.
  *
  * @param <T> the element type
  */
@@ -18,11 +21,11 @@ public interface RowEncoder<T> extends Serializable {
      * @param element the element
      * @param session where rows go
      * @throws IOException when the session failed
-     * @throws SluiceSession.BadRowException when a value does not fit its column
+     * @throws ClientSession.BadRowException when a value does not fit its column
      * @throws InterruptedException when interrupted
      * @throws Exception from a user's mapper
      */
-    void encode(T element, SluiceSession session) throws Exception;
+    void encode(T element, ClientSession session) throws Exception;
 
     /**
      * Describes an element for an error message.

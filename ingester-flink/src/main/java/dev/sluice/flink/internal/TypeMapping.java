@@ -1,5 +1,6 @@
 package dev.sluice.flink.internal;
 
+import dev.sluice.BatchingWriter;
 import dev.sluice.data.DataType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.flink.WritePath;
@@ -60,7 +61,7 @@ public final class TypeMapping {
             default -> throw new IllegalArgumentException("column " + column + " has Flink type " + t
                     + ", which GreptimeDB cannot hold; cast it (e.g. to STRING) in the INSERT's SELECT");
         };
-        if (!SluiceSession.clientPath(path).carries(d)) {
+        if (!clientPath(path).carries(d)) {
             throw new IllegalArgumentException("column " + column + " has Flink type " + t + ", written as "
                     + d + ", which 'write.path'='bulk' cannot carry: use 'write.path'='regular' for this table");
         }
@@ -332,5 +333,15 @@ public final class TypeMapping {
             case BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, DOUBLE -> internal;
             default -> scalarReader(ft).read(r, i);
         };
+    }
+
+    /**
+     * The client's write path for the connector's, which also says which column types it carries.
+     *
+     * @param path the connector's write path
+     * @return the client's
+     */
+    public static BatchingWriter.Path clientPath(WritePath path) {
+        return path == WritePath.BULK ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular;
     }
 }

@@ -6,10 +6,11 @@ import dev.sluice.data.DataType;
 import dev.sluice.data.DecimalType;
 import dev.sluice.data.SemanticType;
 import dev.sluice.flink.WritePath;
+import dev.sluice.flink.internal.FlinkWording;
 import dev.sluice.flink.internal.GreptimeTableSink;
-import dev.sluice.flink.internal.SchemaSpec;
-import dev.sluice.flink.internal.SinkSettings;
 import dev.sluice.flink.internal.TypeMapping;
+import dev.sluice.sink.internal.SchemaSpec;
+import dev.sluice.sink.internal.SinkSettings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -127,10 +128,11 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
                     o.get(TLS_ENABLED), o.getOptional(TLS_CA).orElse(""), o.getOptional(TLS_CERT).orElse(""),
                     o.getOptional(TLS_KEY).orElse(""), o.getOptional(TLS_SERVER_NAME).orElse(""), o.get(TIMEZONE),
                     o.get(REQUEST_TIMEOUT), o.get(RETRY_ATTEMPTS), o.get(RETRY_BACKOFF), o.get(RETRY_MAX_BACKOFF),
-                    o.get(RETRY_TIMEOUT), path, o.get(BATCH_ROWS), o.get(BATCH_BYTES).getBytes(),
+                    o.get(RETRY_TIMEOUT), TypeMapping.clientPath(path), o.get(BATCH_ROWS), o.get(BATCH_BYTES).getBytes(),
                     o.get(FLUSH_INTERVAL), o.get(MAX_IN_FLIGHT), o.get(BUFFER_ROWS), o.get(COMPRESSION), hints,
                     o.getOptional(HTTP_ENDPOINT).orElse(""),
-                    context.getConfiguration().getOptional(RestartStrategyOptions.RESTART_STRATEGY).orElse(""));
+                    FlinkWording.of(context.getConfiguration().getOptional(RestartStrategyOptions.RESTART_STRATEGY)
+                            .orElse("")));
             // Upserts by the Flink key overwrite GreptimeDB's row only when that key holds the row's whole identity.
             boolean keyHoldsRowIdentity = !pk.isEmpty() && pk.contains(timeIndex) && pk.containsAll(tags);
             return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, keyHoldsRowIdentity,

@@ -1,4 +1,4 @@
-package dev.sluice.flink.internal;
+package dev.sluice.sink.internal;
 
 import dev.sluice.AuthInfo;
 import dev.sluice.BatchWriteException;
@@ -11,7 +11,6 @@ import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
-import dev.sluice.flink.WritePath;
 import dev.sluice.metrics.MetricsSink;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
@@ -45,10 +44,12 @@ import java.util.function.Consumer;
  * {@link IOException}s carrying the server's answer. Keeping every client call here lets the rest of the connector
  * stay as it is when the client's API moves.
  *
- * <p>Used by one Flink writer thread. Inserts and upserts go through the batching writer (ordered per table when
- * asked, so a later write of a key never lands before an earlier one); deletes are collected per table and sent as
- * one request when the next insert, a flush, or a checkpoint comes, after everything written before them is
- * acknowledged, so the stream's order of writes and deletes of one key is kept.
+ * <p>Used by one writer thread of an integration (a Flink sink writer, a Spark data writer). Inserts and upserts go
+ * through the batching writer (ordered per table when asked, so a later write of a key never lands before an earlier
+ * one); deletes are collected per table and sent as one request when the next insert, a flush, a checkpoint or a
+ * commit comes, after everything written before them is acknowledged, so the stream's order of writes and deletes of
+ * one key is kept. Failures name the integration's options and say what its job does next in the words of
+ * {@link SinkSettings#wording()}.
  *
  * <p>Each row written stays known (its element, its position in the writer's input, and how it fills its row)
  * until its batch is acknowledged. When GreptimeDB refuses a batch on the regular path for its data (not for
@@ -56,7 +57,7 @@ import java.util.function.Consumer;
  * until the first row the server refuses on its own is found, and the failure names that row and the column the
  * server's answer names.
  */
-public final class SluiceSession implements AutoCloseable {
+public final class ClientSession implements AutoCloseable {
     private final SinkSettings settings;
     private final GreptimeDB db;
     private final BatchingWriter writer;
@@ -96,7 +97,7 @@ public final class SluiceSession implements AutoCloseable {
         }
     }
 
-    private SluiceSession(SinkSettings settings, GreptimeDB db, BatchingWriter writer, Context context,
+    private ClientSession(SinkSettings settings, GreptimeDB db, BatchingWriter writer, Context context,
                           SinkMetrics metrics) {
         this.settings = settings;
         this.db = db;
@@ -113,7 +114,7 @@ public final class SluiceSession implements AutoCloseable {
      * @param orderedPerTable at most one batch of a table in flight (keeps the order of writes of one key)
      * @return the session
      */
-    public static SluiceSession open(SinkSettings s, SinkMetrics metrics, boolean orderedPerTable) {
+    public static ClientSession open(SinkSettings s, SinkMetrics metrics, boolean orderedPerTable) {
         RetryPolicy retry = RetryPolicy.newBuilder().maxAttempts(s.retryAttempts() == 0 ? Integer.MAX_VALUE : s.retryAttempts()).backoff(s.retryBackoff(), s.retryMaxBackoff()).multiplier(2.0).deliveryTimeout(s.deliveryTimeout()).build();
         GreptimeOptions.Builder b = GreptimeOptions.newBuilder(s.endpoints(), s.database())
                 .requestTimeout(s.requestTimeout())
@@ -141,9 +142,9 @@ public final class SluiceSession implements AutoCloseable {
                     .maxBatchRows(s.batchRows()).maxBatchBytes(s.batchBytes()).flushInterval(s.flushInterval())
                     .maxInFlightRequests(s.maxInFlightRequests()).maxBufferedRows(s.bufferRows())
                     .maxBlock(s.requestTimeout())
-                    .path(clientPath(s.path()))
+                    .path(s.path())
                     .orderedPerTable(orderedPerTable).build(), ctx);
-            SluiceSession session = new SluiceSession(s, db, w, ctx, metrics);
+            ClientSession session = new ClientSession(s, db, w, ctx, metrics);
             metrics.inFlight(w::pendingRows);
             return session;
         } catch (RuntimeException e) {
@@ -183,16 +184,6 @@ public final class SluiceSession implements AutoCloseable {
     }
 
     /**
-     * The client's write path for a connector's, which also says which column types it carries.
-     *
-     * @param path the write path
-     * @return the client's
-     */
-    public static BatchingWriter.Path clientPath(WritePath path) {
-        return path == WritePath.BULK ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular;
-    }
-
-    /**
      * Writes (inserts or overwrites) a row.
      *
      * @param schema the row's table
@@ -221,7 +212,7 @@ public final class SluiceSession implements AutoCloseable {
                 if (System.nanoTime() > deadline) {
                     throw new IOException("GreptimeDB did not take rows for " + settings.flushBound().toSeconds()
                             + " s (the buffer of " + settings.bufferRows() + " rows stayed full): " + e.getMessage()
-                            + ". Check that the server is reachable, or raise sink.retry.timeout", e);
+                            + ". Check that the server is reachable, or raise " + settings.wording().retryTimeoutOption(), e);
                 }
                 continue;
             }
@@ -341,7 +332,7 @@ public final class SluiceSession implements AutoCloseable {
             throw new IOException("rows written to GreptimeDB were not acknowledged within "
                     + settings.flushBound().toSeconds() + " s: " + e.getMessage(), e);
         } catch (BatchWriteException e) {
-            // A failed flush must never pass as a checkpoint: record the failed batch here, as its future's
+            // A failed flush must never pass as a checkpoint or commit: record the failed batch here, as its future's
             // callback may not have run yet.
             failed(e.getCause() != null ? e.getCause() : e);
             rethrow();
@@ -432,7 +423,7 @@ public final class SluiceSession implements AutoCloseable {
         CompletableFuture<Void> f = failedBatch.get();
         Throwable t = failedCause.get();
         Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-        if (f == null || settings.path() != WritePath.REGULAR || !(c instanceof BatchWriteException b)
+        if (f == null || settings.path() != BatchingWriter.Path.Regular || !(c instanceof BatchWriteException b)
                 || b.err() == null || !aboutTheData(b.err())) {
             return null;
         }
@@ -472,7 +463,7 @@ public final class SluiceSession implements AutoCloseable {
                 + refusal.statusCode() + ", gRPC " + refusal.grpcCode() + "): " + refusal.message()
                 + ". It was in a batch of " + rows.size() + " rows the server refused; sending the batch again in"
                 + " parts singled it out (the parts before it were stored). Fix or filter this value upstream, or"
-                + " change the table's column, then restart the job: it resumes from its last checkpoint");
+                + " change the table's column, then " + settings.wording().rerunAfterFix());
     }
 
     /** Whether a refusal is about the rows sent, not about credentials, rights, the database or the transport. */
@@ -517,30 +508,19 @@ public final class SluiceSession implements AutoCloseable {
         if (err.grpcCode() == StatusCode.Grpc.DEADLINE_EXCEEDED) {
             return new IOException("no answer within " + seconds(settings.requestTimeout()) + " from "
                     + String.join(" or ", settings.endpoints()) + " to a batch of " + rows + " rows for table "
-                    + tables + ", retried until sink.retry.timeout (" + seconds(settings.deliveryTimeout())
+                    + tables + ", retried until " + settings.wording().retryTimeoutOption() + " (" + seconds(settings.deliveryTimeout())
                     + ") ran out (gRPC DEADLINE_EXCEEDED: " + err.message() + "). GreptimeDB may be overloaded or"
                     + " unreachable, and the batch may or may not have been stored. " + whatTheJobDoesNext());
         }
         return new IOException("GreptimeDB refused a batch of " + rows + " rows for table " + tables + ": code "
                 + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): " + err.message()
                 + (err.retryable() ? " (retryable, but the retries ran out). " + whatTheJobDoesNext()
-                        : " (not retryable: fix the data or the table, then restart the job)"));
+                        : " (not retryable: fix the data or the table, then " + settings.wording().rerunAfterFix() + ")"));
     }
 
-    /** What Flink does after this failure, as far as the sink knows the job's restart strategy. */
+    /** What the job does after this failure, in the words of the integration that runs it. */
     private String whatTheJobDoesNext() {
-        String strategy = settings.restartStrategy().toLowerCase(Locale.ROOT);
-        if (strategy.isEmpty()) {
-            return "Flink restarts the job from its last checkpoint if its restart strategy allows"
-                    + " (restart-strategy.type); otherwise the job stays failed: start it again once the server"
-                    + " answers";
-        }
-        if (strategy.equals("none") || strategy.equals("off") || strategy.equals("disable")) {
-            return "restart-strategy.type is " + strategy + ": the job stays failed; start it again (from its last"
-                    + " checkpoint or a savepoint) once the server answers";
-        }
-        return "Flink restarts the job from its last checkpoint while its restart strategy (restart-strategy.type "
-                + strategy + ") allows";
+        return settings.wording().afterFailure();
     }
 
     private static String seconds(Duration d) {
@@ -553,8 +533,8 @@ public final class SluiceSession implements AutoCloseable {
     }
 
     /**
-     * Closes the writer and the client. Rows not flushed before are not waited for (Flink replays them after a
-     * restart from the last checkpoint).
+     * Closes the writer and the client. Rows not flushed before are not waited for (the integration replays them:
+     * Flink after a restart from the last checkpoint, Spark by retrying the task).
      */
     @Override
     public void close() {
@@ -572,7 +552,7 @@ public final class SluiceSession implements AutoCloseable {
         return metrics;
     }
 
-    /** Bridges the client's metrics to whatever holds them (Flink's metric group). */
+    /** Bridges the client's metrics to whatever holds them (Flink's metric group, Spark's task metrics). */
     public interface SinkMetrics {
         /** @return the client's metrics sink */
         MetricsSink clientSink();

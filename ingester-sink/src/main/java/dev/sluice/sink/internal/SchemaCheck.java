@@ -1,10 +1,9 @@
-package dev.sluice.flink.internal;
+package dev.sluice.sink.internal;
 
-import dev.sluice.sql.ServerColumn;
-
+import dev.sluice.BatchingWriter;
 import dev.sluice.data.DataType;
 import dev.sluice.data.SemanticType;
-import dev.sluice.flink.WritePath;
+import dev.sluice.sql.ServerColumn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
@@ -29,7 +28,7 @@ public final class SchemaCheck {
      * @return one line per disagreement, empty when none
      */
     public static List<String> disagreements(SchemaSpec written, IntFunction<String> declared,
-                                             List<ServerColumn> existing, WritePath path) {
+                                             List<ServerColumn> existing, BatchingWriter.Path path) {
         List<String> out = new ArrayList<>();
         ServerColumn serverTime = existing.stream().filter(c -> c.semantic() == SemanticType.Timestamp)
                 .findFirst().orElse(null);
@@ -41,7 +40,7 @@ public final class SchemaCheck {
                 if (w.semantic() == SemanticType.Timestamp && serverTime != null) {
                     out.add("column " + w.name() + " is the time index of the sink, but the table's time index is "
                             + serverTime.name() + ": write the time index into " + serverTime.name());
-                } else if (path == WritePath.BULK) {
+                } else if (path == BatchingWriter.Path.Bulk) {
                     out.add("column " + w.name() + " (" + source + ", written as " + typeName(w)
                             + ") is missing from GreptimeDB's table, and the bulk path does not add columns: add it"
                             + " (ALTER TABLE ... ADD COLUMN " + w.name() + " ...) or write over the regular path");
@@ -80,7 +79,7 @@ public final class SchemaCheck {
      * @param c the column
      * @return {@code Float64}, {@code Decimal(10, 2)}, {@code Vector(3)}...
      */
-    static String typeName(SchemaSpec.Col c) {
+    public static String typeName(SchemaSpec.Col c) {
         return switch (c.type()) {
             case Bool -> "Boolean";
             case Decimal128 -> "Decimal(" + c.precision() + ", " + c.scale() + ")";

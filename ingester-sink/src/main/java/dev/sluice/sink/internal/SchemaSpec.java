@@ -1,4 +1,4 @@
-package dev.sluice.flink.internal;
+package dev.sluice.sink.internal;
 
 import dev.sluice.data.DataType;
 import dev.sluice.data.DecimalType;
@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A {@link TableSchema} in a form Flink can serialize into the job graph; each writer builds the schema again.
+ * A {@link TableSchema} in a form an engine can serialize into its job (Flink's job graph, Spark's tasks); each writer builds the schema again.
  *
  * @param table the table name
  * @param columns the columns in order

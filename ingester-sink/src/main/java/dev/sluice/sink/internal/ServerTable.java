@@ -1,4 +1,4 @@
-package dev.sluice.flink.internal;
+package dev.sluice.sink.internal;
 
 import dev.sluice.sql.HttpSql;
 import dev.sluice.sql.ServerColumn;

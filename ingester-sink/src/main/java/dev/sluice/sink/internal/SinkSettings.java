@@ -1,14 +1,15 @@
-package dev.sluice.flink.internal;
+package dev.sluice.sink.internal;
 
-import dev.sluice.flink.WritePath;
+import dev.sluice.BatchingWriter;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Everything a sink writer needs to reach GreptimeDB and batch rows, in a form Flink can serialize into the job
- * graph. Both the DataStream builder and the SQL factory produce one; {@link SluiceSession} is the only reader.
+ * Everything a sink writer needs to reach GreptimeDB and batch rows, in a form an engine can serialize into its job
+ * (Flink's job graph, Spark's tasks). Flink's DataStream builder and SQL factory and Spark's write options produce
+ * one; {@link ClientSession} is the only reader.
  *
  * @param endpoints gRPC endpoints, {@code host:port}
  * @param database database name
@@ -35,15 +36,14 @@ import java.util.Map;
  * @param hints hints of every write ({@code ttl}, {@code append_mode}, {@code merge_mode}...)
  * @param httpEndpoint GreptimeDB's HTTP API ({@code host:port} or a URL) where a writer reads an existing table's
  *     columns when it starts; empty for the first endpoint's host at port 4000, {@code none} to not read them
- * @param restartStrategy the job's {@code restart-strategy.type} when the sink could read it where it was planned,
- *     else empty (a failure then says what happens conditionally)
+ * @param wording the integration's words in failures: its option names and what its job does next
  */
 public record SinkSettings(List<String> endpoints, String database, String username, String password, boolean tls,
                            String tlsCa, String tlsCert, String tlsKey, String tlsServerName, String timezone,
                            Duration requestTimeout, int retryAttempts, Duration retryBackoff, Duration retryMaxBackoff,
-                           Duration deliveryTimeout, WritePath path, int batchRows, long batchBytes,
+                           Duration deliveryTimeout, BatchingWriter.Path path, int batchRows, long batchBytes,
                            Duration flushInterval, int maxInFlightRequests, long bufferRows, String compression,
-                           Map<String, String> hints, String httpEndpoint, String restartStrategy)
+                           Map<String, String> hints, String httpEndpoint, Wording wording)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -52,7 +52,9 @@ public record SinkSettings(List<String> endpoints, String database, String usern
         endpoints = List.copyOf(endpoints);
         hints = Map.copyOf(hints);
         httpEndpoint = httpEndpoint == null ? "" : httpEndpoint.strip();
-        restartStrategy = restartStrategy == null ? "" : restartStrategy.strip();
+        if (wording == null) {
+            throw new IllegalArgumentException("the integration's wording of failures is required");
+        }
         if (endpoints.isEmpty()) {
             throw new IllegalArgumentException("at least one endpoint (host:port) is required");
         }
@@ -87,5 +89,29 @@ public record SinkSettings(List<String> endpoints, String database, String usern
     /** @return how long a flush may wait: every batch's full delivery budget plus one call */
     public Duration flushBound() {
         return deliveryTimeout.plus(requestTimeout).plus(Duration.ofSeconds(30));
+    }
+
+    /**
+     * The words of the integration running the session, so that a failure names options the user can set and says
+     * what the user's job does next.
+     *
+     * @param retryTimeoutOption the option that bounds how long a batch is retried, e.g. {@code sink.retry.timeout}
+     * @param afterFailure the sentence saying what the job does after a write failed for good, e.g. that the engine
+     *     restarts it from its last checkpoint
+     * @param rerunAfterFix what to do once the data or the table is fixed, completing "fix the data or the table,
+     *     then ...", e.g. {@code restart the job}
+     */
+    public record Wording(String retryTimeoutOption, String afterFailure, String rerunAfterFix)
+            implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        /** Checks that every word is given. */
+        public Wording {
+            if (retryTimeoutOption == null || retryTimeoutOption.isBlank() || afterFailure == null
+                    || afterFailure.isBlank() || rerunAfterFix == null || rerunAfterFix.isBlank()) {
+                throw new IllegalArgumentException("the retry timeout option, the sentence after a failure and the"
+                        + " step after a fix must all be given");
+            }
+        }
     }
 }

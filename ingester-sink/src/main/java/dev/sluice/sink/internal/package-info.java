@@ -1,6 +1,8 @@
 /**
- * Internals shared by Sluice's integrations (the Kafka Connect sink, the Flink connector, {@code sluice import}):
- * opening the client from settings ({@link dev.sluice.sink.internal.SinkClients}), finding the rows of a refused
+ * Internals shared by Sluice's integrations (the Kafka Connect sink, the Flink and Spark connectors,
+ * {@code sluice import}): the client session of the Flink and Spark writers with its settings and its start-up check
+ * of an existing table ({@link dev.sluice.sink.internal.ClientSession}, {@link dev.sluice.sink.internal.SinkSettings},
+ * {@link dev.sluice.sink.internal.SchemaCheck}), opening the client from settings ({@link dev.sluice.sink.internal.SinkClients}), finding the rows of a refused
  * batch ({@link dev.sluice.sink.internal.RefusedRowIsolator}), sending deletes after the writes before them
  * ({@link dev.sluice.sink.internal.OrderedDeletes}) and waiting on a full buffer
  * ({@link dev.sluice.sink.internal.Backpressure}).

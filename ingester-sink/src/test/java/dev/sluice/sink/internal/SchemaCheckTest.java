@@ -1,13 +1,13 @@
-package dev.sluice.flink.internal;
+package dev.sluice.sink.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.sluice.BatchingWriter;
 import dev.sluice.data.DataType;
 import dev.sluice.data.DecimalType;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
-import dev.sluice.flink.WritePath;
 import dev.sluice.sql.ServerColumn;
 import java.io.IOException;
 import java.time.Duration;
@@ -25,7 +25,7 @@ class SchemaCheckTest {
             ServerColumn.of("emb", "Vector(3)", "FIELD"),
             ServerColumn.of("ts", "TimestampMillisecond", "TIMESTAMP"));
 
-    private static List<String> check(TableSchema written, WritePath path) throws IOException {
+    private static List<String> check(TableSchema written, BatchingWriter.Path path) throws IOException {
         return SchemaCheck.disagreements(SchemaSpec.of(written), i -> "a type", DESC, path);
     }
 
@@ -37,7 +37,8 @@ class SchemaCheckTest {
 
     @Test
     void theSameColumnsAsTheTableRaiseNothing() throws IOException {
-        assertEquals(List.of(), check(base().addTimestamp("ts", DataType.TimestampMillisecond).build(), WritePath.BULK));
+        assertEquals(List.of(),
+                check(base().addTimestamp("ts", DataType.TimestampMillisecond).build(), BatchingWriter.Path.Bulk));
     }
 
     @Test
@@ -51,7 +52,7 @@ class SchemaCheckTest {
                         + " is Decimal(12, 2)",
                 "column ts is a type, written as TimestampMicrosecond, but TimestampMillisecond in GreptimeDB's table:"
                         + " give the sink's column a type written as TimestampMillisecond (cast it), or write to a"
-                        + " table whose column is TimestampMicrosecond"), check(w, WritePath.REGULAR));
+                        + " table whose column is TimestampMicrosecond"), check(w, BatchingWriter.Path.Regular));
     }
 
     @Test
@@ -59,14 +60,14 @@ class SchemaCheckTest {
         TableSchema w = TableSchema.newBuilder("t").addTag("host", DataType.String)
                 .addTimestamp("event_time", DataType.TimestampMillisecond).build();
         assertEquals(List.of("column event_time is the time index of the sink, but the table's time index is ts:"
-                + " write the time index into ts"), check(w, WritePath.REGULAR));
+                + " write the time index into ts"), check(w, BatchingWriter.Path.Regular));
     }
 
     @Test
     void aMissingFieldIsAddedOnTheRegularPathButRefusedOnTheBulkPath() throws IOException {
         TableSchema w = base().addField("extra", DataType.Int64).addTimestamp("ts", DataType.TimestampMillisecond).build();
-        assertEquals(List.of(), check(w, WritePath.REGULAR));
-        assertEquals(1, check(w, WritePath.BULK).size());
+        assertEquals(List.of(), check(w, BatchingWriter.Path.Regular));
+        assertEquals(1, check(w, BatchingWriter.Path.Bulk).size());
     }
 
     @Test
@@ -80,6 +81,7 @@ class SchemaCheckTest {
     private static SinkSettings settings(boolean tls, String http) {
         return new SinkSettings(List.of("greptime-1:4001", "greptime-2:4001"), "public", "", "", tls, "", "", "", "",
                 "UTC", Duration.ofSeconds(1), 0, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1),
-                WritePath.REGULAR, 10, 100, Duration.ofMillis(1), 1, 10, "none", Map.of(), http, "");
+                BatchingWriter.Path.Regular, 10, 100, Duration.ofMillis(1), 1, 10, "none", Map.of(), http,
+                new SinkSettings.Wording("retry.timeout", "the job fails", "run it again"));
     }
 }

@@ -1,7 +1,7 @@
 package dev.sluice.spark.internal;
 
 import dev.sluice.data.TableSchema;
-import dev.sluice.flink.internal.SluiceSession;
+import dev.sluice.sink.internal.ClientSession;
 import java.io.IOException;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -20,7 +20,7 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
     private final TableSchema schema;
     private final SparkTypes.Setter[] setters;
     private final Metrics metrics = new Metrics();
-    private final SluiceSession session;
+    private final ClientSession session;
     private final String task;
     private long rows;
 
@@ -29,7 +29,7 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
         this.schema = spec.table().toSchema();
         this.setters = SparkTypes.setters(spec.struct(), schema);
         this.task = "task " + taskId + " (partition " + partition + (epoch >= 0 ? ", epoch " + epoch : "") + ")";
-        this.session = SluiceSession.open(spec.options().sink(), metrics, false);
+        this.session = ClientSession.open(spec.options().sink(), metrics, false);
         session.naming(task, r -> describe((InternalRow) r));
     }
 
@@ -44,7 +44,7 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
                     setters[i].set(row, i, a);
                 }
             });
-        } catch (SluiceSession.BadRowException e) {
+        } catch (ClientSession.BadRowException e) {
             throw new IOException("GreptimeDB cannot take row " + rows + " of " + task + " for table "
                     + schema.tableName() + ", column " + e.column() + ": " + e.getMessage() + ". The row: "
                     + describe(row), e);

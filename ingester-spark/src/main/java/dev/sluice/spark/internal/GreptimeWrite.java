@@ -1,6 +1,6 @@
 package dev.sluice.spark.internal;
 
-import dev.sluice.flink.internal.SchemaSpec;
+import dev.sluice.sink.internal.SchemaSpec;
 import dev.sluice.data.TableSchema;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;

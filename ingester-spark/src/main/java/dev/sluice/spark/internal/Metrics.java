@@ -1,6 +1,6 @@
 package dev.sluice.spark.internal;
 
-import dev.sluice.flink.internal.SluiceSession;
+import dev.sluice.sink.internal.ClientSession;
 import dev.sluice.metrics.MetricsSink;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -15,7 +15,7 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
  * commit message, and a batch write reports their sum from the driver when it commits, which replaces the tasks'
  * partial values.
  */
-public final class Metrics implements SluiceSession.SinkMetrics {
+public final class Metrics implements ClientSession.SinkMetrics {
     private final LongAdder rows = new LongAdder();
     private final LongAdder bytes = new LongAdder();
     private final LongAdder batches = new LongAdder();

@@ -3,7 +3,7 @@ package dev.sluice.spark.internal;
 import dev.sluice.data.DataType;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
-import dev.sluice.flink.internal.SluiceSession;
+import dev.sluice.sink.internal.ClientSession;
 import dev.sluice.sql.HttpSql;
 import dev.sluice.sql.SqlAnswer;
 import dev.sluice.sql.ServerColumn;
@@ -96,7 +96,7 @@ public final class RowDeleter {
                 }
             }
             TableSchema keySchema = kb.build();
-            try (SluiceSession s = SluiceSession.open(o.sink(), new Metrics(), true)) {
+            try (ClientSession s = ClientSession.open(o.sink(), new Metrics(), true)) {
                 for (List<String> row : found.rows()) {
                     s.delete(keySchema, a -> {
                         for (int i = 0; i < row.size(); i++) {
@@ -110,7 +110,7 @@ public final class RowDeleter {
         } catch (IOException e) {
             throw new UncheckedIOException("deleting from GreptimeDB table " + o.table() + " failed: "
                     + e.getMessage(), e);
-        } catch (SluiceSession.BadRowException e) {
+        } catch (ClientSession.BadRowException e) {
             throw new IllegalStateException("a key read from table " + o.table() + " could not be deleted: "
                     + e.getMessage(), e);
         } catch (InterruptedException e) {

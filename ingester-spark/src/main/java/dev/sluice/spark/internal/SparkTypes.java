@@ -1,10 +1,10 @@
 package dev.sluice.spark.internal;
 
+import dev.sluice.BatchingWriter;
 import dev.sluice.data.DecimalType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
-import dev.sluice.flink.WritePath;
 import java.io.Serializable;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -151,7 +151,7 @@ public final class SparkTypes {
      * @return the type
      * @throws IllegalArgumentException for a type with no GreptimeDB column
      */
-    static dev.sluice.data.DataType columnType(String table, StructField f, WritePath path) {
+    static dev.sluice.data.DataType columnType(String table, StructField f, BatchingWriter.Path path) {
         DataType t = f.dataType();
         if (t instanceof BooleanType) {
             return dev.sluice.data.DataType.Bool;
@@ -178,7 +178,7 @@ public final class SparkTypes {
         } else if (t instanceof TimestampType || t instanceof TimestampNTZType) {
             return dev.sluice.data.DataType.TimestampMicrosecond;
         } else if (t instanceof ArrayType || t instanceof MapType || t instanceof StructType) {
-            if (path == WritePath.BULK) {
+            if (path == BatchingWriter.Path.Bulk) {
                 throw new IllegalArgumentException("table " + table + ", column " + f.name() + ": " + t.sql()
                         + " is written as JSON, which the bulk path does not carry: write over the regular path"
                         + " (writePath=regular) or drop the column");

@@ -1,10 +1,10 @@
 package dev.sluice.spark.internal;
 
 import dev.sluice.data.TableSchema;
-import dev.sluice.flink.internal.SchemaCheck;
-import dev.sluice.flink.internal.SchemaSpec;
-import dev.sluice.flink.internal.ServerTable;
-import dev.sluice.flink.internal.SluiceSession;
+import dev.sluice.sink.internal.SchemaCheck;
+import dev.sluice.sink.internal.SchemaSpec;
+import dev.sluice.sink.internal.ServerTable;
+import dev.sluice.sink.internal.ClientSession;
 import dev.sluice.sql.HttpSql;
 import dev.sluice.sql.ServerColumn;
 import java.io.IOException;
@@ -50,7 +50,7 @@ public final class TablePlanner {
             }
             return schema;
         }
-        try (SluiceSession s = SluiceSession.open(o.sink(), new Metrics(), false)) {
+        try (ClientSession s = ClientSession.open(o.sink(), new Metrics(), false)) {
             s.prepare(schema);
         } catch (IOException e) {
             throw new UncheckedIOException(e.getMessage(), e);

@@ -2,10 +2,10 @@ package dev.sluice.spark.internal;
 
 import static dev.sluice.spark.GreptimeSparkOptions.*;
 
+import dev.sluice.BatchingWriter;
 import dev.sluice.ConnectionConfig;
 import dev.sluice.GreptimeOptions;
-import dev.sluice.flink.WritePath;
-import dev.sluice.flink.internal.SinkSettings;
+import dev.sluice.sink.internal.SinkSettings;
 import dev.sluice.spark.GreptimeSparkOptions;
 import java.io.Serializable;
 import java.time.Duration;
@@ -31,6 +31,11 @@ import java.util.regex.Pattern;
 public record WriteOptions(SinkSettings sink, String table, List<String> tags, String timeIndex)
         implements Serializable {
     private static final long serialVersionUID = 1L;
+    /** The connector's words in the client session's failures: its option names and what Spark does next. */
+    static final SinkSettings.Wording WORDING = new SinkSettings.Wording(RETRY_TIMEOUT.name(),
+            "Spark retries the task up to spark.task.maxFailures times in all (once in local mode unless the master"
+                    + " is local[n,f]); when the tries are used up the write fails: run it again once the server answers",
+            "run the write again");
     private static final Pattern DURATION = Pattern.compile("(?i)\\s*(\\d+)\\s*(ms|s|sec|m|min|h)?\\s*");
 
     /**
@@ -56,9 +61,9 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
         if (t.isEmpty()) {
             throw new IllegalArgumentException("option 'table' is required: the GreptimeDB table to write");
         }
-        WritePath path = switch (WRITE_PATH.get(o).toLowerCase(Locale.ROOT)) {
-            case "regular" -> WritePath.REGULAR;
-            case "bulk" -> WritePath.BULK;
+        BatchingWriter.Path path = switch (WRITE_PATH.get(o).toLowerCase(Locale.ROOT)) {
+            case "regular" -> BatchingWriter.Path.Regular;
+            case "bulk" -> BatchingWriter.Path.Bulk;
             default -> throw new IllegalArgumentException("option 'writePath' is '" + WRITE_PATH.get(o)
                     + "': use regular or bulk");
         };
@@ -75,7 +80,7 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
                 TLS_CA.get(o), "", "", "", TIMEZONE.get(o), duration(o, REQUEST_TIMEOUT), 0, Duration.ofMillis(100),
                 Duration.ofSeconds(5), duration(o, RETRY_TIMEOUT), path, batchRows, Long.parseLong(BATCH_BYTES.get(o)),
                 duration(o, FLUSH_INTERVAL), integer(o, MAX_IN_FLIGHT), buffer, COMPRESSION.get(o), hints,
-                HTTP_ENDPOINT.get(o), "");
+                HTTP_ENDPOINT.get(o), WORDING);
         return new WriteOptions(s, t, list(TAGS.get(o)), TIME_INDEX.get(o));
     }
 

@@ -1,6 +1,6 @@
 package dev.sluice.spark.internal;
 
-import dev.sluice.flink.internal.SchemaSpec;
+import dev.sluice.sink.internal.SchemaSpec;
 import java.io.Serializable;
 import org.apache.spark.sql.types.StructType;
 
