@@ -1,7 +1,7 @@
 package dev.sluice.importer;
 
-import dev.sluice.importer.internal.HadoopFreeReadOptions;
-import dev.sluice.importer.internal.ParquetCodecs;
+import dev.sluice.importer.internal.source.HadoopFreeReadOptions;
+import dev.sluice.importer.internal.source.ParquetCodecs;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;

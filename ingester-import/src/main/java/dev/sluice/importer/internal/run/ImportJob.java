@@ -1,0 +1,2086 @@
+package dev.sluice.importer.internal.run;
+
+import dev.sluice.BatchingWriter;
+import dev.sluice.data.ColumnVector;
+import dev.sluice.data.DataType;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.importer.internal.cli.ImportOptions;
+import dev.sluice.importer.internal.cli.UsageException;
+import dev.sluice.importer.internal.plan.Mapping;
+import dev.sluice.importer.internal.plan.Plan;
+import dev.sluice.importer.internal.plan.SampledCollisions;
+import dev.sluice.importer.internal.plan.TypeNames;
+import dev.sluice.importer.internal.report.Progress;
+import dev.sluice.importer.internal.report.Rejects;
+import dev.sluice.importer.internal.report.Stats;
+import dev.sluice.importer.internal.report.Summary;
+import dev.sluice.importer.internal.source.CsvSource;
+import dev.sluice.importer.internal.source.Format;
+import dev.sluice.importer.internal.source.Inputs;
+import dev.sluice.importer.internal.source.JsonLinesSource;
+import dev.sluice.importer.internal.source.LineProtocol;
+import dev.sluice.importer.internal.source.LineProtocolTables;
+import dev.sluice.importer.internal.source.ParquetSource;
+import dev.sluice.importer.internal.source.RecordSource;
+import dev.sluice.importer.internal.source.Sampled;
+import dev.sluice.importer.internal.state.InDoubt;
+import dev.sluice.importer.internal.state.State;
+import dev.sluice.importer.internal.target.Client;
+import dev.sluice.importer.internal.target.RefusedRows;
+import dev.sluice.importer.internal.target.ServerSql;
+import dev.sluice.importer.internal.target.WriteRefused;
+import dev.sluice.write.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+/** Runs one {@code sluice import} of tabular inputs (CSV, TSV, JSON Lines, Parquet) into one table. */
+public final class ImportJob {
+    /** Exit code: everything written. */
+    public static final int OK = 0;
+    /** Exit code: rows rejected (skipped, or the import stopped at one). */
+    public static final int REJECTED = 1;
+    /** Exit code: usage error. */
+    public static final int USAGE = 2;
+    /** Exit code: failed. */
+    public static final int FAILED = 3;
+
+    private final ImportOptions o;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    final Stats stats = new Stats();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    /** The lock of the state file, held from the state's first reading to the end of the run. */
+    private java.nio.channels.FileLock stateLock;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** Batches whose answer has not been handled yet (acknowledgement recorded, or failure noted). */
+    private final java.util.concurrent.Phaser answers = new java.util.concurrent.Phaser(1);
+    private volatile String stoppedAt;
+    private Rejects rejects;
+    private State state;
+    private Plan plan;
+    private Mapping mapping;
+    private Client client;
+    /**
+     * The client, created on a thread of its own while the inputs are sampled and the table is looked up over
+     * HTTP: loading gRPC, Netty and Arrow takes a few hundred milliseconds that need not wait for them.
+     */
+    private CompletableFuture<Client> early;
+    /** Completes once the early client's bulk writers are ready ({@code GreptimeDB.prepareBulk}); null if not started. */
+    private CompletableFuture<Void> prepared;
+    /** The input whose records were sampled (read through the sample, not opened again). */
+    private int sampledInput;
+    /** The name of the input whose first rows gave the types. */
+    private String sampledName;
+    private Context ctx;
+    /**
+     * Under {@code --on-error skip} on a table that is not append-mode: narrows a request the server refuses down to
+     * its refused rows; null otherwise.
+     */
+    private RefusedRows narrower;
+    /** The thread the narrowing's direct writes wait on (not the client's, which answers them). */
+    private java.util.concurrent.ExecutorService narrowing;
+    private boolean bulk;
+    private boolean appendMode;
+    /** The {@code --connection} settings, or null. */
+    private dev.sluice.ConnectionConfig connection;
+
+    /**
+     * Creates the job.
+     *
+     * @param options the parsed command line
+     * @param out where the summary and dry runs go
+     * @param err where progress and errors go
+     */
+    public ImportJob(ImportOptions options, PrintStream out, PrintStream err) {
+        this.o = options;
+        this.out = out;
+        this.err = err;
+    }
+
+    /**
+     * Runs the import.
+     *
+     * @return the exit code
+     */
+    public int run() {
+        Summary summary = new Summary();
+        int code;
+        try {
+            code = doRun(summary);
+        } catch (UsageException e) {
+            err.println("error: " + e.getMessage());
+            return USAGE;
+        } catch (ImportFailure e) {
+            err.println("error: " + e.getMessage());
+            summary.error = e.getMessage();
+            code = FAILED;
+        } finally {
+            if (narrowing != null) {
+                narrowing.shutdownNow();
+            }
+            if (client != null) {
+                client.close();
+            } else if (early != null) {
+                early.thenAccept(Client::close);
+            }
+            if (rejects != null) {
+                rejects.close();
+            }
+            if (stateLock != null) {
+                try {
+                    stateLock.channel().close();
+                } catch (IOException ignored) {
+                    // the lock goes with the process anyway
+                }
+            }
+        }
+        summary.exitCode = code;
+        if (!o.dryRun && summary.started) {
+            summary.fill(stats);
+            if (!o.quiet) {
+                out.print(summary.text());
+            }
+            if (o.summaryJson != null) {
+                summary.writeJson(o.summaryJson, out, err);
+            }
+        }
+        return code;
+    }
+
+    private int doRun(Summary summary) {
+        // Logging starts here, on one thread: when the client's and the lookup's threads are the first to log, at
+        // once, SLF4J prints a warning about the calls it held back while it started.
+        org.slf4j.LoggerFactory.getILoggerFactory();
+        validate();
+        Format forced = o.format == null ? null : Format.parse(o.format);
+        List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced, summary.skipped);
+        for (Inputs.Skipped sk : summary.skipped) {
+            err.println("warning: not read: '" + sk.file() + "': " + sk.reason());
+        }
+        if (inputs.stream().filter(in -> in.path() == null).count() > 1) {
+            throw new UsageException("standard input ('-') is named more than once: it is one stream, read once");
+        }
+        checkRejectsFile(inputs);
+        for (Inputs.Input in : inputs) {
+            if (in.format() == Format.CSV || in.format() == Format.TSV) {
+                checkCsvCharacters(in.format() == Format.TSV ? '\t' : ',');
+            }
+        }
+        if (inputs.stream().anyMatch(in -> in.format() == Format.PARQUET)) {
+            Thread prepare = new Thread(ParquetSource::prepare, "sluice-import-parquet");
+            prepare.setDaemon(true);
+            prepare.start();
+        }
+        for (Inputs.Input in : inputs) {
+            if (in.format() == Format.PARQUET && (in.path() == null || in.compression() != null)) {
+                throw new UsageException("'" + in.name() + "': Parquet is read by row group from a file: give the file"
+                        + " itself, not standard input or a compressed copy (Parquet compresses its pages already)");
+            }
+        }
+        long lp = inputs.stream().filter(i -> i.format() == Format.LP).count();
+        if (lp > 0) {
+            if (lp != inputs.size()) {
+                throw new UsageException("line protocol inputs cannot be mixed with CSV or JSON inputs in one import");
+            }
+            return runLineProtocol(inputs, summary);
+        }
+        Set<Format> formats = new HashSet<>();
+        inputs.forEach(i -> formats.add(i.format() == Format.TSV ? Format.CSV : i.format()));
+        if (formats.size() > 1) {
+            throw new UsageException("inputs of different formats (" + formats + ") go to one table each: import them"
+                    + " separately");
+        }
+        ZoneId zone = zone();
+        String table = tableName(inputs);
+        if (!o.dryRun && somethingToSend(inputs, table)) {
+            startConnecting();
+        }
+        Map<String, String> with = keyValues(o.with, "--with");
+        appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
+        Mapping m = new Mapping(table, o.timeIndex, o.timeFormat, o.tags, types(), new LinkedHashSet<>(o.skip),
+                keyValues(o.rename, "--rename"), zone, with);
+        mapping = m;
+
+        // The table is looked up over HTTP while the first input is sampled: neither needs the other.
+        CompletableFuture<TableLookup> lookup = inBackground("sluice-import-lookup", () -> {
+            ServerSql q = new ServerSql(httpEndpoint(), o.database, o.user, password());
+            return new TableLookup(q, describe(q, table));
+        });
+        // Sample the first input that holds rows (an input of only a header says nothing of the types); its records
+        // are replayed when it is imported.
+        Inputs.Input first = null;
+        Sampled sampled = null;
+        Map<String, TypeNames.Type> declared = null;
+        for (int k = 0; k < inputs.size() && (sampled == null || sampled.rows().isEmpty()); k++) {
+            if (sampled != null) {
+                closeQuietly(sampled);
+            }
+            first = inputs.get(k);
+            try {
+                RecordSource src = openSource(first);
+                declared = src instanceof ParquetSource ps ? ps.types() : null;
+                sampled = new Sampled(src, o.sample);
+            } catch (IOException e) {
+                throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
+            }
+            sampledInput = k;
+            sampledName = first.name();
+        }
+        boolean json = first.format() == Format.JSONL;
+        TableLookup looked = await(lookup, "looking the table up over HTTP");
+        ServerSql sql = looked.sql();
+        TableSchema existing = looked.existing();
+        boolean regular = o.path.equalsIgnoreCase("regular");
+        plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular, declared);
+        for (TableSchema.Column c : plan.schema().columns()) {
+            if (!regular && !BatchingWriter.Path.Bulk.carries(c.dataType())) {
+                regular = true;
+                if (!o.quiet) {
+                    err.println("note: column '" + c.name() + "' is " + c.dataType() + ", which the bulk path cannot"
+                            + " write: using the regular path");
+                }
+            }
+        }
+        bulk = !regular;
+        checkColumnsOfEveryInput(inputs);
+        if (o.dryRun) {
+            warnOfCollisions(appendMode || existing != null && keepsEveryRow(sql, table), sampled, summary);
+            dryRun(sampled);
+            return OK;
+        }
+        if (o.rejects != null) {
+            rejects = new Rejects(o.rejects);
+        }
+        state = loadState(inputs, table);
+        if (state.countBefore < 0) {
+            state.countBefore = existing == null ? 0 : countOrMinusOne(sql, table);
+        }
+        appendMode |= state.appendMode;
+        if (!appendMode && existing != null) {
+            appendMode = keepsEveryRow(sql, table);
+        }
+        state.appendMode = appendMode;
+        warnOfCollisions(appendMode, sampled, summary);
+        resolveInDoubt(inputs, sql);
+        state.save();
+        summary.started = true;
+        summary.collapsible = !appendMode;
+        summary.table = table;
+        summary.path = bulk ? "bulk" : "regular";
+        summary.stateFile = state.file().toString();
+
+        if (inputs.stream().allMatch(in -> state.entry(in.name()).done)) {
+            // Nothing left to send: do not even connect.
+            err.println("note: every input is recorded as imported in " + state.file() + "; nothing to send (--restart"
+                    + " imports everything again)");
+            stats.inputs = inputs.size();
+            stats.inputsDone.set(inputs.size());
+            if (o.verify) {
+                verify(sql, table, summary);
+                if (summary.verifyOk != null && !summary.verifyOk) {
+                    return FAILED;
+                }
+            }
+            return OK;
+        }
+        ctx = Client.context(plan.tableExists() ? Map.of() : with, appendMode);
+        client = connect();
+        startNarrowing();
+        if (!plan.tableExists()) {
+            client.createTable(plan.schema(), ctx);
+        }
+        stats.inputs = inputs.size();
+        for (Inputs.Input in : inputs) {
+            stats.totalBytes += Math.max(0, in.size());
+            if (state.entry(in.name()).done) {
+                stats.inputsDone.incrementAndGet();
+                stats.rawBytes.addAndGet(Math.max(0, in.size()));
+            }
+        }
+        Thread hook = new Thread(() -> {
+            stop.set(true);
+            state.save();
+        }, "sluice-import-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
+        try {
+            awaitPrepared();
+            stats.readingFrom = System.nanoTime();
+            runWorkers(inputs, sampled);
+            awaitAnswers();
+            stats.answeredAt = System.nanoTime();
+        } finally {
+            if (progress != null) {
+                progress.stop();
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
+        }
+        state.save();
+        Throwable f = failure.get();
+        if (f != null) {
+            throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
+                    + ": run the same command again to continue from there.", f);
+        }
+        if (o.verify) {
+            verify(sql, table, summary);
+        }
+        if (stoppedAt != null) {
+            summary.error = stoppedAt;
+            err.println("error: " + stoppedAt);
+            return REJECTED;
+        }
+        if (summary.verifyOk != null && !summary.verifyOk) {
+            return FAILED;
+        }
+        return stats.rejected.get() > 0 ? REJECTED : OK;
+    }
+
+    /**
+     * Warns (standard error and the summary) when the sampled rows hold rows of equal tags and time index, which a
+     * table that keeps the last row of each key stores as one.
+     */
+    private void warnOfCollisions(boolean keepsEveryRow, Sampled sampled, Summary summary) {
+        if (keepsEveryRow) {
+            return;
+        }
+        String w = SampledCollisions.check(plan, sampled.columns(), sampled.rows(), sampledName);
+        if (w != null) {
+            err.println("warning: " + w);
+            summary.warnings.add(w);
+        }
+    }
+
+    /**
+     * Readies the narrowing of refused requests: under {@code --on-error skip}, for tables that are not append-mode
+     * (the parts of a refused request are written again, and a refused request may have stored some of its rows:
+     * harmless where the last write of a key wins, a duplicate where every row is kept).
+     */
+    private void startNarrowing() {
+        if (!o.onError.equals("skip") || appendMode) {
+            return;
+        }
+        narrowing = java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
+            Thread t = new Thread(task, "sluice-import-refused-rows");
+            t.setDaemon(true);
+            return t;
+        });
+        narrower = client.refusedRows(ctx);
+    }
+
+    /**
+     * When a batch's write is refused because of its data (and the refusal can be narrowed), writes its parts on
+     * their own, rejects the rows the server refuses and completes with the rows written; any other failure is
+     * passed on.
+     *
+     * @param f the batch's answer
+     * @param in its input
+     * @param origin where its rows came from, or null when they are not narrowed
+     * @param p the batch's tracker entry (its rejected count grows by the refused rows)
+     * @param perTable rows per table of a line protocol request (less the refused rows), or null
+     * @return the answer, narrowed
+     */
+    private CompletableFuture<Long> narrowRefused(CompletableFuture<Long> f, Inputs.Input in, RefusedRows.Origin origin,
+            long[][] p, Map<String, Long> perTable) {
+        if (origin == null || narrower == null) {
+            return f;
+        }
+        return f.exceptionallyComposeAsync(ex -> {
+            WriteRefused w = RefusedRows.aboutTheData(ex);
+            if (w == null || stop.get()) {
+                return CompletableFuture.failedFuture(ex);
+            }
+            if (!o.quiet) {
+                err.println("note: the server refused a request of '" + in.name() + "' (" + w.err().message()
+                        + "): writing its parts on their own to find the rows it refuses (--on-error skip)");
+            }
+            RefusedRows.Outcome out = narrower.narrow(w.tables());
+            for (RefusedRows.Refused r : out.refused()) {
+                Table t = w.tables().get(r.table());
+                long line = origin.line(r.table(), r.row());
+                String where = in.format() == Format.PARQUET ? "row " + line + " of the file" : "line " + line;
+                reject(in, line, null, where + ", table '" + t.tableName() + "': the server refused the row: "
+                        + r.reason(), origin.raw(t, r.table(), r.row()));
+                p[0][1]++;
+                if (perTable != null) {
+                    perTable.merge(t.tableName(), -1L, Long::sum);
+                }
+            }
+            return CompletableFuture.completedFuture(out.written());
+        }, narrowing);
+    }
+
+    static String message(Throwable t) {
+        while ((t instanceof java.util.concurrent.CompletionException || t instanceof java.util.concurrent.ExecutionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
+
+    // ------------------------------------------------------------------ options
+
+    private void validate() {
+        connection = o.resolveConnection();
+        if (o.timeoutSeconds <= 0) {
+            throw new UsageException("--timeout must be 1 second or more, not " + o.timeoutSeconds);
+        }
+        if (o.retryDeadlineSeconds <= 0) {
+            throw new UsageException("--retry-deadline must be 1 second or more, not " + o.retryDeadlineSeconds);
+        }
+        if (o.maxErrors != null && !o.onError.equals("skip")) {
+            throw new UsageException("--max-errors applies with --on-error skip (the default, abort, stops at the first"
+                    + " bad row): add --on-error skip, or leave --max-errors out");
+        }
+        if (o.maxErrors != null && o.maxErrors < 0) {
+            throw new UsageException("--max-errors must be 0 or more, not " + o.maxErrors + " (leave it out for no"
+                    + " limit)");
+        }
+        if (!o.onError.equals("abort") && !o.onError.equals("skip")) {
+            throw new UsageException("--on-error must be abort or skip, not '" + o.onError + "'");
+        }
+        if (!o.path.equalsIgnoreCase("bulk") && !o.path.equalsIgnoreCase("regular")) {
+            throw new UsageException("--path must be bulk or regular, not '" + o.path + "'");
+        }
+        if (!Set.of("fail", "check", "resend", "skip").contains(o.inDoubt)) {
+            throw new UsageException("--in-doubt must be fail, check, resend or skip, not '" + o.inDoubt + "'");
+        }
+        if (o.batch < 1 || o.parallelism < 1 || o.sample < 1 || o.inFlight < 1 || o.inFlight > 31) {
+            throw new UsageException("--batch, --parallelism and --sample must be at least 1, --in-flight 1..31");
+        }
+        if (o.rejects != null && o.onError.equals("abort")) {
+            // a rejects file still records the row the import stopped at
+            return;
+        }
+    }
+
+    ZoneId zone() {
+        try {
+            return ZoneId.of(o.timezone);
+        } catch (DateTimeException e) {
+            throw new UsageException("--timezone '" + o.timezone + "' is not a zone: use an offset such as +08:00 or a"
+                    + " name such as Asia/Shanghai");
+        }
+    }
+
+    private String tableName(List<Inputs.Input> inputs) {
+        if (o.table != null) {
+            return o.table;
+        }
+        Inputs.Input first = inputs.get(0);
+        if (first.path() == null) {
+            throw new UsageException("standard input needs --table");
+        }
+        String n = first.path().getFileName().toString();
+        n = n.replaceAll("(?i)\\.(gz|zst|zstd)$", "").replaceAll("\\.[^.]*$", "");
+        n = n.replaceAll("[^A-Za-z0-9_]", "_");
+        return n.isEmpty() || Character.isDigit(n.charAt(0)) ? "t_" + n : n;
+    }
+
+    static Map<String, String> keyValues(List<String> items, String option) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String kv : items) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new UsageException(option + " takes name=value items, not '" + kv + "'");
+            }
+            out.put(kv.substring(0, eq).strip(), kv.substring(eq + 1).strip());
+        }
+        return out;
+    }
+
+    private Map<String, TypeNames.Type> types() {
+        Map<String, TypeNames.Type> out = new LinkedHashMap<>();
+        for (String item : o.types) {
+            for (String one : splitOutsideParens(item)) {
+                int colon = one.lastIndexOf(':');
+                if (colon <= 0) {
+                    throw new UsageException("--types takes column:Type items, not '" + one + "'");
+                }
+                try {
+                    out.put(one.substring(0, colon).strip(), TypeNames.parse(one.substring(colon + 1)));
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--types " + one + ": " + e.getMessage());
+                }
+            }
+        }
+        return out;
+    }
+
+    static List<String> splitOutsideParens(String s) {
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        int start = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                out.add(s.substring(start, i));
+                start = i + 1;
+            }
+        }
+        out.add(s.substring(start));
+        out.removeIf(String::isBlank);
+        return out;
+    }
+
+    String password() {
+        return o.password != null ? o.password : System.getenv("SLUICE_PASSWORD");
+    }
+
+    String httpEndpoint() {
+        if (o.httpEndpoint != null) {
+            return o.httpEndpoint;
+        }
+        String e = o.endpoints.get(0);
+        int colon = e.lastIndexOf(':');
+        return (colon > 0 ? e.substring(0, colon) : e) + ":4000";
+    }
+
+    /** The HTTP SQL client and the table as the server describes it (null when it does not exist). */
+    private record TableLookup(ServerSql sql, TableSchema existing) {
+    }
+
+    /**
+     * Runs a task on a daemon thread of its own.
+     *
+     * @param name the thread's name
+     * @param task what it computes
+     * @return completes with the task's result or failure
+     */
+    private static <T> CompletableFuture<T> inBackground(String name, java.util.function.Supplier<T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(task.get());
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        }, name);
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    /**
+     * Waits for a background task, within {@code --timeout} plus a minute.
+     *
+     * @param f the task
+     * @param what what it does, for the errors ("creating the client")
+     * @return its result
+     * @throws RuntimeException the task's own failure, or an {@link ImportFailure} when it fails otherwise or runs late
+     */
+    private <T> T await(CompletableFuture<T> f, String what) {
+        long limit = o.timeoutSeconds + 60L;
+        try {
+            return f.get(limit, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new ImportFailure(what + " failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ImportFailure("interrupted while " + what, e);
+        } catch (TimeoutException e) {
+            throw new ImportFailure(what + " took over " + limit + " s", e);
+        }
+    }
+
+    /**
+     * Reads the header of every CSV, TSV and Parquet input besides the sampled one, so that a column the table's plan
+     * lacks is reported before anything is sent rather than after the inputs before it were written. (JSON Lines
+     * names its keys row by row; its new keys are handled as they come.)
+     */
+    private void checkColumnsOfEveryInput(List<Inputs.Input> inputs) {
+        for (int k = 0; k < inputs.size(); k++) {
+            Inputs.Input in = inputs.get(k);
+            if (k == sampledInput || in.format() == Format.JSONL || in.path() == null) {
+                continue;
+            }
+            try (RecordSource src = openSource(in)) {
+                List<String> columns = src.columns();
+                List<Object[]> sample = null;
+                for (int c = 0; c < columns.size(); c++) {
+                    String name = columns.get(c);
+                    if (plan.knows(name)) {
+                        continue;
+                    }
+                    if (bulk) {
+                        throw new UsageException("'" + in.name() + "': column '" + name + "' is not in the table's"
+                                + " columns (" + String.join(", ", plan.cols().stream().map(Plan.Col::name).toList())
+                                + "), taken from '" + inputs.get(sampledInput).name() + "', and the bulk path writes"
+                                + " one set of columns: rerun with --path regular (adds it), name it with --skip, or"
+                                + " import this file on its own; nothing was sent");
+                    }
+                    // The regular path adds it: its type from this input's first rows, as the first input's were.
+                    if (sample == null) {
+                        sample = new Sampled(src, o.sample).rows();
+                    }
+                    List<Object> values = new ArrayList<>();
+                    for (Object[] row : sample) {
+                        values.add(c < row.length ? row[c] : null);
+                    }
+                    plan = plan.withColumn(name, values);
+                    if (!o.quiet) {
+                        Plan.Col added = plan.cols().get(plan.cols().size() - 1);
+                        err.println("note: column '" + name + "' of '" + in.name() + "' is not in '"
+                                + inputs.get(sampledInput).name() + "': added as " + added.name() + " " + added.type());
+                    }
+                }
+            } catch (IOException e) {
+                throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Whether a state file leaves any input to import (an import with nothing to send does not connect). */
+    private boolean somethingToSend(List<Inputs.Input> inputs, String table) {
+        try {
+            State s = loadState(inputs, table);
+            return !inputs.stream().allMatch(in -> s.entry(in.name()).done);
+        } catch (UsageException e) {
+            return false; // reported where the state is loaded for the import
+        }
+    }
+
+    /** Starts creating the client on a thread of its own; {@link #connect()} takes it. */
+    private void startConnecting() {
+        Client.Target t = target();
+        early = inBackground("sluice-import-connect", () -> new Client(t));
+        if (!o.path.equalsIgnoreCase("regular")) {
+            // The bulk writers' classes load while the setup goes on; the transfer starts once they have loaded.
+            prepared = early.thenAcceptAsync(Client::prepareBulk, task -> {
+                Thread th = new Thread(task, "sluice-import-prepare");
+                th.setDaemon(true);
+                th.start();
+            });
+        }
+    }
+
+    /**
+     * Waits (up to --timeout) for the bulk writers' classes to load, so that the transfer starts with a client ready
+     * to write, as a program that prepared its client would: the workers would otherwise wait for the same loading
+     * when they open their writers. A failed preparation is left to the first writer, which reports it.
+     */
+    private void awaitPrepared() {
+        if (prepared == null) {
+            return;
+        }
+        try {
+            prepared.get(o.timeoutSeconds, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // the writers meet the same problem and report it
+        }
+    }
+
+    /** The client: the one {@link #startConnecting()} created, or a new one. */
+    private Client connect() {
+        return early == null ? new Client(target()) : await(early, "creating the client");
+    }
+
+    Client.Target target() {
+        return new Client.Target(o.endpoints, o.database, o.user, password(), o.tls || o.tlsCa != null, o.tlsCa,
+                Duration.ofSeconds(o.timeoutSeconds), Duration.ofSeconds(o.retryDeadlineSeconds), connection);
+    }
+
+    private TableSchema describe(ServerSql sql, String table) {
+        try {
+            return sql.describe(table);
+        } catch (IOException | RuntimeException e) {
+            if (o.httpEndpoint != null || o.verify) {
+                throw new ImportFailure("cannot read table '" + table + "' over HTTP SQL at " + httpEndpoint() + ": "
+                        + e.getMessage(), e);
+            }
+            if (!o.quiet) {
+                err.println("note: the HTTP API at " + httpEndpoint() + " did not answer (" + e.getMessage() + "): the"
+                        + " import assumes table '" + table + "' does not exist; give --http-endpoint to check");
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Whether an existing table is append-mode (it keeps every row, so a batch must never be resent silently). When
+     * the server cannot say, the import goes on as for an ordinary table and says so.
+     */
+    private boolean keepsEveryRow(ServerSql sql, String table) {
+        try {
+            return sql.appendMode(table);
+        } catch (IOException | RuntimeException e) {
+            err.println("warning: could not read whether table '" + table + "' is append-mode (" + e.getMessage()
+                    + "): it is treated as keeping the last write of each key; if it keeps every row, pass"
+                    + " --append-mode so that a rerun never resends a batch without being asked");
+            return false;
+        }
+    }
+
+    private static long countOrMinusOne(ServerSql sql, String table) {
+        try {
+            return sql.count(table);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private RecordSource openSource(Inputs.Input in) throws IOException {
+        if (in.format() == Format.PARQUET) {
+            return new ParquetSource(in.path(), in.name(), mapping.skip(), mapping.zone(), stats.rawBytes);
+        }
+        InputStream is = Inputs.open(in, stats.rawBytes);
+        if (in.format() == Format.JSONL) {
+            return new JsonLinesSource(is);
+        }
+        char delimiter = o.delimiter != null ? givenDelimiter() : in.format() == Format.TSV ? '\t' : ',';
+        char escape = o.escape == null || o.escape == o.quote ? 0 : o.escape;
+        CsvSource.Settings s = new CsvSource.Settings(delimiter, o.quote, o.comment == null ? 0 : o.comment, !o.noHeader,
+                o.columns, o.nullToken, escape);
+        try {
+            return new CsvSource(is, s, in.name());
+        } catch (IOException | RuntimeException e) {
+            is.close();
+            throw e;
+        }
+    }
+
+    // ------------------------------------------------------------------ state
+
+    /**
+     * The state file's own path: links followed (the state is replaced by renaming a new file over it, which would
+     * replace a link rather than the file it names) and the directory's real path, so that one file reached by two
+     * spellings has one lock.
+     */
+    static Path realStatePath(Path file) {
+        Path p = file.toAbsolutePath().normalize();
+        try {
+            for (int hops = 0; hops < 40 && Files.isSymbolicLink(p); hops++) {
+                p = p.resolveSibling(Files.readSymbolicLink(p)).normalize();
+            }
+            Path parent = p.getParent();
+            if (parent != null && Files.isDirectory(parent)) {
+                return parent.toRealPath().resolve(p.getFileName());
+            }
+        } catch (IOException e) {
+            // the path as given: creating the lock beside it reports what is wrong with it
+        }
+        return p;
+    }
+
+    /**
+     * Holds {@code <state file>.lock} for the rest of the run, so that a second import with the same state file (the
+     * same inputs, or the same {@code --state}) is refused while this one runs, instead of both writing the rows and
+     * the state. The lock is the operating system's (released when the process ends, even when killed); the file
+     * stays.
+     */
+    private void lock(Path stateFile) {
+        if (stateLock != null) {
+            return;
+        }
+        Path lockFile = stateFile.resolveSibling(stateFile.getFileName() + ".lock");
+        java.nio.channels.FileChannel ch;
+        try {
+            ch = java.nio.channels.FileChannel.open(lockFile, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new UsageException("cannot create " + lockFile + " beside the state file: " + e.getMessage()
+                    + " (pass --state with a file in a writable directory)");
+        }
+        java.nio.channels.FileLock l;
+        try {
+            l = ch.tryLock();
+        } catch (java.nio.channels.OverlappingFileLockException | IOException e) {
+            l = null;
+        }
+        if (l == null) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // the lock was not taken
+            }
+            throw new UsageException("another import is running with the state file " + stateFile + " (it holds "
+                    + lockFile + "): wait for it to end, or give this import its own --state; nothing was sent");
+        }
+        stateLock = l;
+    }
+
+    /**
+     * Refuses CSV options that give two roles one character (a quote that is also the delimiter, a comment character
+     * that is also the quote...) or a line break, before anything is read.
+     *
+     * @param formatDelimiter the delimiter of the input's format, when {@code --delimiter} is not given
+     */
+    private void checkCsvCharacters(char formatDelimiter) {
+        Map<String, Character> roles = new LinkedHashMap<>();
+        if (o.delimiter != null) {
+            roles.put("--delimiter", givenDelimiter());
+        } else {
+            roles.put("--delimiter (default)", formatDelimiter);
+        }
+        roles.put("--quote", o.quote);
+        if (o.comment != null) {
+            roles.put("--comment", o.comment);
+        }
+        if (o.escape != null && o.escape != o.quote) {
+            roles.put("--escape", o.escape);
+        }
+        List<Map.Entry<String, Character>> list = new ArrayList<>(roles.entrySet());
+        for (int i = 0; i < list.size(); i++) {
+            char c = list.get(i).getValue();
+            if (c == '\n' || c == '\r') {
+                throw new UsageException(list.get(i).getKey() + " cannot be a line break");
+            }
+            for (int j = i + 1; j < list.size(); j++) {
+                if (list.get(j).getValue() == c) {
+                    throw new UsageException(list.get(j).getKey() + " and " + list.get(i).getKey() + " are both '"
+                            + (c == '\t' ? "\\t" : String.valueOf(c)) + "': each needs a character of its own");
+                }
+            }
+        }
+    }
+
+    /** The character {@code --delimiter} gives ({@code \t} and {@code tab} for a tab). */
+    private char givenDelimiter() {
+        String d = o.delimiter.equals("\\t") || o.delimiter.equalsIgnoreCase("tab") ? "\t" : o.delimiter;
+        if (d.length() != 1) {
+            throw new UsageException("--delimiter must be one character, not '" + o.delimiter + "'");
+        }
+        return d.charAt(0);
+    }
+
+    /** The state file's real path: {@code --state}, or beside the first input. */
+    private Path stateFile(List<Inputs.Input> inputs) {
+        Path file = o.state;
+        if (file == null) {
+            Inputs.Input first = inputs.get(0);
+            file = first.path() == null ? Paths.get("stdin.import-state.json")
+                    : first.path().toAbsolutePath().resolveSibling(first.path().getFileName() + ".import-state.json");
+        }
+        return realStatePath(file);
+    }
+
+    /** Refuses a rejects file that is an input or the state file, before either is written. */
+    private void checkRejectsFile(List<Inputs.Input> inputs) {
+        if (o.rejects == null) {
+            return;
+        }
+        Path rejects = realStatePath(o.rejects);
+        for (Inputs.Input in : inputs) {
+            if (in.path() != null && rejects.equals(realStatePath(in.path()))) {
+                throw new UsageException("--rejects " + o.rejects + " is also an input: give the rejected rows a file of"
+                        + " their own; nothing was sent");
+            }
+        }
+        if (rejects.equals(stateFile(inputs))) {
+            throw new UsageException("--rejects " + o.rejects + " is the state file: give the rejected rows a file of"
+                    + " their own; nothing was sent");
+        }
+    }
+
+    private State loadState(List<Inputs.Input> inputs, String table) {
+        Path file = stateFile(inputs);
+        for (Inputs.Input in : inputs) {
+            if (in.path() != null && file.equals(realStatePath(in.path()))) {
+                throw new UsageException("the state file " + file + " is also an input: give --state a file of its own;"
+                        + " nothing was sent");
+            }
+        }
+        lock(file);
+        State s;
+        try {
+            // Read even with --restart: a file that is no state file is refused rather than written over.
+            s = State.load(file);
+        } catch (IOException e) {
+            throw new UsageException(e.getMessage());
+        }
+        if (o.restart) {
+            s = null;
+        }
+        if (s != null && !table.equals(s.table)) {
+            throw new UsageException("state file " + file + " belongs to an import into '" + s.table + "', not '" + table
+                    + "': pass --state with another file, or --restart");
+        }
+        if (s != null && s.database != null && !o.database.equals(s.database)) {
+            throw new UsageException("state file " + file + " belongs to an import into database '" + s.database
+                    + "', not '" + o.database + "': pass --state with another file, or --restart");
+        }
+        if (s == null) {
+            s = new State(file);
+            s.table = table;
+            s.database = o.database;
+            s.importTimeNanos = System.currentTimeMillis() * 1_000_000L;
+        }
+        for (Inputs.Input in : inputs) {
+            State.Entry e = s.entry(in.name());
+            if (e == null) {
+                s.entries.add(new State.Entry(in.name(), in.size(), in.modified()));
+            } else if (in.path() == null && e.done) {
+                throw new UsageException("state file " + file + " records standard input as imported to the end, and"
+                        + " a stream cannot be told apart from the one it recorded: rerun with --restart to import this"
+                        + " stream, or pass --state with another file");
+            } else if (in.path() != null && (e.size != in.size() || e.modified != in.modified())) {
+                throw new UsageException("'" + in.name() + "' changed since " + file + " recorded it (size " + e.size
+                        + " -> " + in.size() + "): rerun with --restart to import everything again, or restore the file"
+                        + (s.appendMode ? ". The table keeps every row (append mode): --restart would store the rows"
+                        + " already written twice; import the rows not yet written from a new file instead" : ""));
+            }
+        }
+        return s;
+    }
+
+    private void resolveInDoubt(List<Inputs.Input> inputs, ServerSql sql) {
+        if (!appendMode) {
+            return;
+        }
+        if (o.inDoubt.equals("check") && !checkInDoubt(sql)) {
+            return;
+        }
+        List<String> doubts = new ArrayList<>();
+        for (Inputs.Input in : inputs) {
+            State.Entry e = state.entry(in.name());
+            if (!e.done && e.sent > e.acked) {
+                doubts.add("'" + in.name() + "' records " + (e.acked + 1) + ".." + e.sent);
+            }
+        }
+        if (doubts.isEmpty()) {
+            return;
+        }
+        switch (o.inDoubt) {
+            case "fail":
+            case "check":
+                throw new ImportFailure("the previous run stopped with batches sent to append-mode table '" + state.table
+                        + "' but never answered: " + String.join(", ", doubts) + ". They may or may not be stored, and"
+                        + " the table keeps duplicates. " + (o.inDoubt.equals("check") ? ""
+                        : "Rerun with --in-doubt check to ask the server which of them arrived and send only the others;"
+                        + " or check the table, then ") + "rerun with --in-doubt resend (send them again) or --in-doubt"
+                        + " skip (continue after them). Nothing was sent.", null);
+            case "skip":
+                for (State.Entry e : state.entries) {
+                    if (!e.done && e.sent > e.acked) {
+                        e.acked = e.sent;
+                    }
+                }
+                err.println("note: continuing after the in-doubt records (" + String.join(", ", doubts) + ")");
+                break;
+            default:
+                err.println("note: sending the in-doubt records again (" + String.join(", ", doubts) + ")");
+                break;
+        }
+    }
+
+    /**
+     * {@code --in-doubt check}: asks the server which in-doubt batches arrived; when each is decided, the rerun sends
+     * only the missing ones.
+     *
+     * @return true when some batch could not be decided (the in-doubt batches stay as they are: the import stops
+     *     and names them)
+     */
+    private boolean checkInDoubt(ServerSql sql) {
+        InDoubt.Verdict v;
+        try {
+            v = InDoubt.check(state, p -> sql.countBetween(p.table(), p.timeIndex(), p.unitsPerSecond(), p.min(),
+                    p.max()));
+        } catch (IOException | RuntimeException e) {
+            err.println("error: --in-doubt check: the server could not count the in-doubt batches' rows over HTTP SQL"
+                    + " at " + httpEndpoint() + ": " + e.getMessage());
+            return true;
+        }
+        if (!v.undecided().isEmpty()) {
+            err.println("error: --in-doubt check cannot tell whether these batches arrived: "
+                    + String.join("; ", v.undecided()));
+            return true;
+        }
+        if (!v.arrived().isEmpty() || !v.missing().isEmpty()) {
+            err.println("note: --in-doubt check: stored, not sent again: " + (v.arrived().isEmpty() ? "none"
+                    : String.join(", ", v.arrived())) + "; not stored, sent again: " + (v.missing().isEmpty() ? "none"
+                    : String.join(", ", v.missing())));
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------ import
+
+    private void runWorkers(List<Inputs.Input> inputs, Sampled sampled) {
+        AtomicInteger next = new AtomicInteger();
+        int n = Math.min(o.parallelism, inputs.size());
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < n; w++) {
+            Thread t = new Thread(() -> worker(inputs, next, sampled), "sluice-import-" + w);
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stop.set(true);
+                failure.compareAndSet(null, new ImportFailure("interrupted", e));
+            }
+        }
+        if (sampled != null) {
+            closeQuietly(sampled);
+        }
+    }
+
+    private static void closeQuietly(RecordSource src) {
+        try {
+            src.close();
+        } catch (IOException ignored) {
+            // nothing more is read from it
+        }
+    }
+
+    private void worker(List<Inputs.Input> inputs, AtomicInteger next, Sampled sampled) {
+        Client.BatchSink sink = null;
+        try {
+            int i;
+            while (!stop.get() && (i = next.getAndIncrement()) < inputs.size()) {
+                Inputs.Input in = inputs.get(i);
+                State.Entry e = state.entry(in.name());
+                if (e.done) {
+                    continue;
+                }
+                if (sink == null) {
+                    // Kept rows: a refused batch is narrowed from them, an append-mode batch's time range read.
+                    sink = client.open(plan.schema(), bulk, o.batch, o.inFlight, ctx, narrower != null || appendMode);
+                }
+                RecordSource src = i == sampledInput ? sampled : openSource(in);
+                try {
+                    importInput(in, e, src, sink);
+                } catch (IOException ex) {
+                    String m = message(ex);
+                    throw m.contains(in.name()) ? ex : new IOException("'" + in.name() + "' cannot be read: " + m, ex);
+                } finally {
+                    src.close();
+                }
+            }
+            if (sink != null) {
+                sink.finish();
+            }
+        } catch (IOException e) {
+            fail(new ImportFailure(message(e), e));
+        } catch (RuntimeException e) {
+            fail(e);
+        } finally {
+            if (sink != null) {
+                try {
+                    sink.close();
+                } catch (RuntimeException ignored) {
+                    // failures were reported by the batches
+                }
+            }
+        }
+    }
+
+    private void fail(Throwable t) {
+        failure.compareAndSet(null, t);
+        stop.set(true);
+    }
+
+    /** The batches of one input in send order, for the acknowledged watermark. */
+    private final class Tracker {
+        private final State.Entry entry;
+        private final ArrayDeque<long[]> pending = new ArrayDeque<>(); // {end, rejected, last, acked}
+        private final Map<long[], Map<String, Long>> tableRows = new java.util.IdentityHashMap<>();
+        /** The last record of the last batch added. */
+        private long lastEnd;
+
+        Tracker(State.Entry entry) {
+            this.entry = entry;
+            this.lastEnd = entry.acked;
+        }
+
+        long[] add(long end, long rejected, boolean last) {
+            return add(end, rejected, last, null, List.of());
+        }
+
+        /**
+         * Adds a batch about to leave.
+         *
+         * @param end its last record
+         * @param rejected its records rejected
+         * @param last whether it ends the input
+         * @param rowsPerTable line protocol: its rows per table, else null
+         * @param parts append mode: its rows and time range per table, recorded as in doubt until acknowledged
+         * @return its tracker entry
+         */
+        long[] add(long end, long rejected, boolean last, Map<String, Long> rowsPerTable, List<State.Part> parts) {
+            long[] p = {end, rejected, last ? 1 : 0, 0};
+            synchronized (state) {
+                pending.add(p);
+                if (rowsPerTable != null) {
+                    tableRows.put(p, rowsPerTable);
+                }
+                if (appendMode) {
+                    if (!parts.isEmpty()) {
+                        entry.inDoubt.add(new State.Batch(lastEnd + 1, end, rejected, parts));
+                    }
+                    entry.sent = end;
+                    state.save();
+                }
+                lastEnd = end;
+            }
+            return p;
+        }
+
+        void acked(long[] p) {
+            synchronized (state) {
+                p[3] = 1;
+                while (!pending.isEmpty() && pending.peek()[3] == 1) {
+                    long[] h = pending.poll();
+                    Map<String, Long> perTable = tableRows.remove(h);
+                    if (perTable != null) {
+                        perTable.forEach((t, n) -> entry.tableRows.merge(t, n, Long::sum));
+                    }
+                    entry.acked = h[0];
+                    entry.rejected += h[1];
+                    entry.settled();
+                    if (h[2] == 1) {
+                        entry.done = true;
+                        stats.inputsDone.incrementAndGet();
+                    }
+                }
+                if (appendMode) {
+                    state.save();
+                } else {
+                    state.saveSoon();
+                }
+            }
+        }
+    }
+
+    private void importInput(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) throws IOException {
+        InputReader r = new InputReader(in, e, src, sink);
+        src.readValuesAtOnce(); // each record's values go into the batch before the next is read
+        if (r.skipTo > 0) {
+            // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread).
+            r.ordinal = src.skip(r.skipTo);
+        }
+        // One call per record: the loop stays small, so the JIT compiles the record's work as a method of its own
+        // rather than as one large on-stack replacement of this loop.
+        try {
+            while (!stop.get() && r.step()) {
+                // step() reads, converts and appends one record
+            }
+        } finally {
+            r.countRead();
+        }
+        if (failure.get() != null) {
+            return;
+        }
+        // Rows read before a stop (an abort point, or another input's failure) are sent; the input is done at EOF.
+        send(sink, r.tracker, r.ordinal, r.rejectedInBatch, r.eof, in, r.takeOrigin());
+    }
+
+    /** Reads one input record by record into its batch sink. */
+    private final class InputReader {
+        final Inputs.Input in;
+        final RecordSource src;
+        final Client.BatchSink sink;
+        final Tracker tracker;
+        final long skipTo;
+        final long importBase;
+        final List<String> columns;
+        long ordinal;
+        long rejectedInBatch;
+        /** Records read and not yet added to {@link Stats#rowsRead} (added once per batch, not per record). */
+        long read;
+        boolean eof;
+        Plan pl = plan;
+        TableSchema schema = pl.schema();
+        int n = schema.columnCount();
+        final int ts = schema.timestampIndex();
+        int known = -1;
+        int[] bind;
+        boolean[] unknown;
+        String badColumn;
+        /** The lines of the open batch's rows, kept while refused requests are narrowed; else null. */
+        long[] lines = narrower != null ? new long[256] : null;
+        int kept;
+
+        InputReader(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) {
+            this.in = in;
+            this.src = src;
+            this.sink = sink;
+            this.tracker = new Tracker(e);
+            this.skipTo = e.acked;
+            this.columns = src.columns();
+            this.importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
+        }
+
+        /** Whether a record is in a batch that --in-doubt check found stored. */
+        boolean storedAlready(long record) {
+            return !tracker.entry.stored.isEmpty() && tracker.entry.storedAlready(record);
+        }
+
+        void countRead() {
+            if (read > 0) {
+                stats.rowsRead.addAndGet(read);
+                read = 0;
+            }
+        }
+
+        /**
+         * Reads the next record and appends it (or rejects it).
+         *
+         * @return false when the input ends here: its end, an abort point, or a stop
+         */
+        boolean step() throws IOException {
+            boolean has;
+            try {
+                has = src.next();
+            } catch (RecordSource.BadRecord b) {
+                return badRecord(b);
+            }
+            if (!has) {
+                eof = true;
+                return false;
+            }
+            if (stop.get()) {
+                // Read after the abort point (or a failure) of another input: not sent, and not counted, so the
+                // state's position stays before it and a rerun reads it again.
+                return false;
+            }
+            ordinal++;
+            if (ordinal <= skipTo || storedAlready(ordinal)) {
+                return true;
+            }
+            read++;
+            if (columns.size() != known) {
+                columnsChanged();
+            }
+            if (!bulk && in.format() == Format.JSONL) {
+                widenForNewKeys();
+            }
+            String reason = append(sink.appender());
+            if (reason != null) {
+                String where = src.where() + (badColumn != null ? ", column '" + badColumn + "'" : "");
+                if (!reject(in, src.line(), badColumn, where + ": " + reason, src.raw())) {
+                    ordinal--;
+                    return false;
+                }
+                rejectedInBatch++;
+                return true;
+            }
+            if (lines != null) {
+                if (kept == lines.length) {
+                    lines = java.util.Arrays.copyOf(lines, kept * 2);
+                }
+                lines[kept++] = src.line();
+            }
+            if (sink.rows() >= o.batch) {
+                countRead();
+                send(sink, tracker, ordinal, rejectedInBatch, false, in, takeOrigin());
+                rejectedInBatch = 0;
+            }
+            return true;
+        }
+
+        /** Where the open batch's rows came from (null when not kept); the next batch starts afresh. */
+        RefusedRows.Origin takeOrigin() {
+            if (lines == null) {
+                return null;
+            }
+            long[] l = java.util.Arrays.copyOf(lines, kept);
+            kept = 0;
+            return new RefusedRows.Origin() {
+                @Override
+                public long line(int table, int row) {
+                    return l[row];
+                }
+
+                @Override
+                public String raw(Table t, int table, int row) {
+                    return RefusedRows.json(t, row);
+                }
+            };
+        }
+
+        private boolean badRecord(RecordSource.BadRecord b) {
+            if (stop.get()) {
+                return false; // read after another input's abort point: neither counted nor rejected
+            }
+            ordinal++;
+            if (ordinal <= skipTo || storedAlready(ordinal)) {
+                return true;
+            }
+            read++;
+            if (!reject(in, b.line(), null, "line " + b.line() + " " + b.getMessage(), b.raw())) {
+                ordinal--;
+                return false;
+            }
+            rejectedInBatch++;
+            return true;
+        }
+
+        private void columnsChanged() {
+            known = columns.size();
+            bind = pl.bind(columns);
+            unknown = new boolean[known];
+            for (int c = 0; c < known; c++) {
+                unknown[c] = !pl.knows(columns.get(c));
+            }
+            if (in.format() != Format.JSONL) {
+                for (int c = 0; c < known; c++) {
+                    if (unknown[c]) {
+                        throw new ImportFailure("'" + in.name() + "': column '" + columns.get(c) + "' is not in the"
+                                + " table's columns (" + String.join(", ", pl.cols().stream().map(Plan.Col::name)
+                                .toList()) + "): name it with --skip, or import this file on its own", null);
+                    }
+                }
+            }
+        }
+
+        /**
+         * A key first seen after the sample: the regular path adds it as a column. The rows before this one are
+         * sent with the schema they were read with, and this row starts a batch of the wider schema.
+         */
+        private void widenForNewKeys() {
+            String added = null;
+            for (int c = 0; c < known; c++) {
+                if (unknown[c] && src.value(c) != null) {
+                    if (sink.rows() > 0) {
+                        countRead();
+                        send(sink, tracker, ordinal - 1, rejectedInBatch, false, in, takeOrigin());
+                        rejectedInBatch = 0;
+                    }
+                    pl = widen(columns.get(c), src.value(c));
+                    added = columns.get(c);
+                }
+            }
+            if (added != null) {
+                sink.reschema(pl.schema());
+                schema = pl.schema();
+                n = schema.columnCount();
+                bind = pl.bind(columns);
+                for (int c = 0; c < known; c++) {
+                    unknown[c] = !pl.knows(columns.get(c));
+                }
+            }
+        }
+
+        /**
+         * Converts the current record into a row of the appender.
+         *
+         * @return null when the row was added; otherwise why not ({@link #badColumn} names the column, if one)
+         */
+        private String append(RowAppender a) {
+            badColumn = null;
+            try {
+                Plan p = pl;
+                int[] b = bind;
+                for (int c = 0; c < n; c++) {
+                    int s = b[c];
+                    if (s < 0) {
+                        if (c == ts) {
+                            if (!p.importTime()) {
+                                throw new Plan.BadValue(schema.column(c).name(), "the time index is missing");
+                            }
+                            a.setLong(c, importBase + ordinal);
+                        }
+                        continue;
+                    }
+                    Object v = src.value(s);
+                    if (v == null) {
+                        if (c == ts) {
+                            throw new Plan.BadValue(schema.column(c).name(), "the time index is empty");
+                        }
+                        continue;
+                    }
+                    p.set(a, c, v);
+                }
+                if (in.format() == Format.JSONL) { // other formats refuse unknown columns up front
+                    for (int c = 0; c < known; c++) {
+                        if (unknown[c] && src.value(c) != null) {
+                            throw new Plan.BadValue(columns.get(c), "key '" + columns.get(c) + "' is not a column of"
+                                    + " the table (it was not in the " + o.sample + " sampled rows) and the bulk path"
+                                    + " cannot add columns: rerun with --path regular (adds it), a larger --sample, or"
+                                    + " --skip it");
+                        }
+                    }
+                }
+                a.endRow();
+                return null;
+            } catch (Plan.BadValue bv) {
+                a.cancelRow();
+                badColumn = bv.column();
+                return bv.getMessage();
+            } catch (InvalidDataException ide) {
+                a.cancelRow();
+                badColumn = ide.column();
+                return ide.column() != null ? "column '" + ide.column() + "': " + ide.reason() : ide.reason();
+            } catch (IllegalArgumentException | ArithmeticException ex) {
+                a.cancelRow();
+                return ex.getMessage();
+            }
+        }
+    }
+
+    /** Adds a field for a JSON key first seen after the sample; every worker then writes the wider plan. */
+    private synchronized Plan widen(String key, Object value) {
+        if (!plan.knows(key)) {
+            plan = plan.withField(key, value);
+            if (!o.quiet) {
+                err.println("note: key '" + key + "' was not in the sampled rows: added as column '" + plan.cols()
+                        .get(plan.cols().size() - 1).name() + "' " + plan.cols().get(plan.cols().size() - 1).type()
+                        + " (the regular path's next write adds it to the table)");
+            }
+        }
+        return plan;
+    }
+
+    private void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last,
+            Inputs.Input in, RefusedRows.Origin origin) {
+        long rows = sink.rows();
+        long[][] p = new long[1][];
+        CompletableFuture<Long> f;
+        if (rows == 0) {
+            p[0] = tracker.add(end, rejectedInBatch, last);
+            f = CompletableFuture.completedFuture(0L);
+        } else {
+            // Recorded as sent (append mode) once the batch has a slot, just before it leaves.
+            List<State.Part> parts = appendMode && sink.keptRows() != null ? InDoubt.parts(List.of(sink.keptRows()))
+                    : List.of();
+            f = narrowRefused(sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last, null, parts)), in, origin,
+                    p, null);
+        }
+        answers.register();
+        f.whenComplete((acked, ex) -> {
+            try {
+                batchAnswered(acked, ex, tracker, p[0], "batch of " + rows + " rows up to record " + end);
+            } finally {
+                answers.arriveAndDeregister();
+            }
+        });
+    }
+
+    /**
+     * Waits until every answered batch's handler has run (a writer's finish() returns once each batch is answered,
+     * while the handlers that record the acknowledgement may still be running), so the state and --verify see
+     * them all. Bounded by --timeout: a batch never answered does not hold the import.
+     */
+    private void awaitAnswers() {
+        try {
+            answers.awaitAdvanceInterruptibly(answers.arrive(), o.timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.TimeoutException e) {
+            // the state records what was answered; a rerun sends the rest
+        }
+    }
+
+    private void batchAnswered(Long acked, Throwable ex, Tracker tracker, long[] p, String what) {
+        if (ex != null) {
+            fail(new ImportFailure(what + " failed: " + message(ex), ex));
+            return;
+        }
+        stats.rowsWritten.addAndGet(acked);
+        tracker.acked(p);
+    }
+
+    /**
+     * Advice for a value that does not fit a column whose type was inferred from the sample: name the type, or sample
+     * more rows. Empty for a column typed by {@code --types}, an existing table or a Parquet file.
+     */
+    private String inferredAdvice(Inputs.Input in, String column) {
+        if (column == null || in.format() == Format.PARQUET || in.format() == Format.LP || plan == null) {
+            return "";
+        }
+        for (Plan.Col c : plan.cols()) {
+            if (c.name().equals(column) && c.source() != null && !mapping.types().containsKey(c.source())
+                    && !plan.tableExists() && c.semantic() != SemanticType.Timestamp) {
+                return " Column '" + column + "' is " + c.type() + ", inferred from the first " + o.sample + " rows of '"
+                        + sampledName + "'. If it holds values of another type, the table needs that type: drop table '"
+                        + plan.schema().tableName() + "' (this import created it) and run again with --types "
+                        + c.source() + ":<Type> (or a larger --sample) and --restart.";
+            }
+        }
+        return "";
+    }
+
+    /**
+     * Handles a bad row per the policy.
+     *
+     * @return true to go on, false to stop at this row
+     */
+    private boolean reject(Inputs.Input in, long line, String column, String reason, String raw) {
+        if (rejects != null) {
+            rejects.write(in.name(), line, column, reason, raw);
+        }
+        if (o.onError.equals("abort")) {
+            synchronized (this) {
+                if (stoppedAt != null) {
+                    return false; // another input stopped the import first
+                }
+                stoppedAt = "'" + in.name() + "' " + reason + "; the import stopped there (--on-error abort): rows before it"
+                        + " are written, nothing after it was sent" + (stats.inputs > 1 ? " (other inputs stopped too; the"
+                        + " rows they had read before it are written, and the state file records where each stopped)"
+                        : "") + ". Fix the row, or rerun with --on-error skip." + inferredAdvice(in, column)
+                        + (appendMode ? " The table keeps every row: a fixed file is refused as changed, and --restart"
+                        + " would store the rows written so far twice, so put the fixed row and the rows after it in a"
+                        + " new file and import that." : "");
+                stop.set(true);
+            }
+            return false;
+        }
+        long r = stats.rejected.incrementAndGet();
+        if (!o.quiet && r <= 10) {
+            err.println("rejected: '" + in.name() + "' " + reason);
+        }
+        if (o.maxErrors != null && r > o.maxErrors) {
+            stoppedAt = "more than " + o.maxErrors + " rows rejected (--max-errors); the last: '" + in.name() + "' "
+                    + reason + ". The state file records where each input stopped: fix the rows (or allow more with a"
+                    + " larger --max-errors) and run the same command again to go on from there";
+            stop.set(true);
+            return false;
+        }
+        return true;
+    }
+
+    // ------------------------------------------------------------------ verify, dry run
+
+    private void verify(ServerSql sql, String table, Summary summary) {
+        stats.verifyFrom = System.nanoTime();
+        try {
+            verifyCount(sql, table, summary);
+        } finally {
+            stats.verifyUntil = System.nanoTime();
+        }
+    }
+
+    private void verifyCount(ServerSql sql, String table, Summary summary) {
+        long expected = state.countBefore < 0 ? -1 : state.countBefore;
+        for (State.Entry e : state.entries) {
+            expected += e.acked - e.rejected;
+        }
+        try {
+            long count = sql.count(table);
+            summary.verifyCount = count;
+            summary.verifyExpected = state.countBefore < 0 ? null : expected;
+            summary.verifyOk = state.countBefore < 0 ? null : count == expected;
+            if (summary.verifyOk != null && !summary.verifyOk) {
+                err.println("verify: table '" + table + "' holds " + count + " rows, expected " + expected + " ("
+                        + state.countBefore + " before the import + rows acknowledged). Fewer can mean rows of the input"
+                        + " share a primary key and time (the table keeps the last); more, that others write to it too.");
+            }
+        } catch (IOException e) {
+            throw new ImportFailure("--verify: " + e.getMessage(), e);
+        }
+    }
+
+    private void dryRun(Sampled sampled) {
+        if (plan.tableExists()) {
+            out.println("-- table '" + plan.schema().tableName() + "' exists; rows are converted to its column types");
+            for (Plan.Col c : plan.cols()) {
+                if (plan.newColumns().contains(c.name())) {
+                    out.println("ALTER TABLE " + Plan.quote(plan.schema().tableName()) + " ADD COLUMN " + Plan.quote(c.name())
+                            + " " + c.type().sql() + ";  -- added by the regular path's first write");
+                }
+            }
+        } else {
+            out.println(plan.createTableSql());
+        }
+        out.println("-- path: " + (bulk ? "bulk" : "regular"));
+        for (Plan.Col c : plan.cols()) {
+            if (c.semantic() == SemanticType.Timestamp) {
+                out.println("-- time index: " + c.name() + (c.source() == null ? " (the import's time)"
+                        : " from '" + c.source() + "' as " + c.timeFormat()));
+            }
+        }
+        Table t = Table.from(plan.schema());
+        RowAppender a = t.appender();
+        TableSchema schema = plan.schema();
+        int shown = 0;
+        List<String> problems = new ArrayList<>();
+        long ordinal = 0;
+        long base = System.currentTimeMillis() * 1_000_000L;
+        int[] bind = plan.bind(sampled.columns());
+        while (shown < o.dryRunRows) {
+            try {
+                if (!sampled.next()) {
+                    break;
+                }
+            } catch (RecordSource.BadRecord b) {
+                problems.add("'" + sampledName + "' line " + b.line() + " " + b.getMessage());
+                shown++;
+                continue;
+            } catch (IOException e) {
+                break;
+            }
+            ordinal++;
+            shown++;
+            try {
+                SampledCollisions.appendRow(plan, bind, a, sampled::value, base + ordinal);
+            } catch (Plan.BadValue e) {
+                a.cancelRow();
+                problems.add("'" + sampledName + "' " + sampled.where() + ", column '" + e.column() + "': " + e.getMessage());
+            } catch (RuntimeException e) {
+                a.cancelRow();
+                problems.add("'" + sampledName + "' " + sampled.where() + ": " + e.getMessage());
+            }
+        }
+        out.println("-- first rows as stored:");
+        List<String> header = new ArrayList<>();
+        for (TableSchema.Column c : schema.columns()) {
+            header.add(c.name());
+        }
+        out.println(String.join("\t", header));
+        for (int r = 0; r < t.rowCount(); r++) {
+            List<String> cells = new ArrayList<>();
+            for (int c = 0; c < schema.columnCount(); c++) {
+                cells.add(cell(t.column(c), schema.column(c), r));
+            }
+            out.println(String.join("\t", cells));
+        }
+        for (String p : problems) {
+            out.println("-- rejected: " + p);
+        }
+    }
+
+    public static String cell(ColumnVector v, TableSchema.Column c, int r) {
+        if (v.isNull(r)) {
+            return "NULL";
+        }
+        DataType t = c.dataType();
+        if (t.isTimestamp()) {
+            return Plan.instant(v.getLong(r), t.unitsPerSecond());
+        }
+        switch (t) {
+            case Bool: return Boolean.toString(v.getBool(r));
+            case Float32: case Float64: return Double.toString(v.getDouble(r));
+            case String: case Json: return v.getString(r);
+            case Date: return java.time.LocalDate.ofEpochDay(v.getLong(r)).toString();
+            case Decimal128: return v.getDecimal(r).toPlainString();
+            case Binary: return java.util.Base64.getEncoder().encodeToString(v.getBytes(r));
+            case UInt64: return Long.toUnsignedString(v.getLong(r));
+            default: return t.isLongBacked() ? Long.toString(v.getLong(r)) : String.valueOf(v.getString(r));
+        }
+    }
+
+
+    // ------------------------------------------------------------------ line protocol
+
+    private long precisionUnits() {
+        switch (o.precision.toLowerCase(Locale.ROOT)) {
+            case "ns": case "n": return 1_000_000_000L;
+            case "us": case "u": return 1_000_000L;
+            case "ms": return 1_000L;
+            case "s": return 1L;
+            default: throw new UsageException("--precision must be ns, us, ms or s, not '" + o.precision + "'");
+        }
+    }
+
+    private int runLineProtocol(List<Inputs.Input> inputs, Summary summary) {
+        long precision = precisionUnits();
+        Map<String, String> with = keyValues(o.with, "--with");
+        appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
+        ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
+        Map<String, Optional<TableSchema>> described = new java.util.concurrent.ConcurrentHashMap<>();
+        AtomicBoolean httpDown = new AtomicBoolean();
+        Function<String, TableSchema> existing = name -> described.computeIfAbsent(name, n -> {
+            if (httpDown.get()) {
+                return Optional.empty();
+            }
+            try {
+                TableSchema t = sql.describe(n);
+                if (state != null) {
+                    // The table's count before this import first writes to it, for --verify.
+                    synchronized (state) {
+                        if (!state.tableCountsBefore.containsKey(n)) {
+                            state.tableCountsBefore.put(n, t == null ? 0 : countOrMinusOne(sql, n));
+                            // On disk before any row of the table is sent: a run killed after sending must not
+                            // leave its rows to be counted as "before" by the rerun.
+                            state.save();
+                        }
+                    }
+                }
+                return Optional.ofNullable(t);
+            } catch (IOException | RuntimeException e) {
+                if (o.httpEndpoint != null) {
+                    throw new ImportFailure("cannot read table '" + n + "' over HTTP SQL at " + httpEndpoint() + ": "
+                            + e.getMessage(), e);
+                }
+                httpDown.set(true);
+                if (!o.quiet) {
+                    err.println("note: the HTTP API at " + httpEndpoint() + " did not answer (" + e.getMessage()
+                            + "): existing tables' column types are not known; new columns are added as the lines"
+                            + " bring them");
+                }
+                return Optional.empty();
+            }
+        }).orElse(null);
+        LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, existing);
+        if (o.dryRun) {
+            sampleLineProtocol(inputs, columns);
+            dryRunLineProtocol(inputs.get(0), precision, columns, with);
+            return OK;
+        }
+        if (o.rejects != null) {
+            rejects = new Rejects(o.rejects);
+        }
+        String stateTable = o.table != null ? o.table : "(line protocol measurements)";
+        state = loadState(inputs, stateTable);
+        state.countBefore = 0;
+        appendMode |= state.appendMode;
+        state.appendMode = appendMode;
+        resolveInDoubt(inputs, sql);
+        state.save();
+        summary.started = true;
+        summary.collapsible = !appendMode;
+        summary.table = o.table != null ? o.table : "one table per measurement";
+        summary.path = "regular";
+        summary.stateFile = state.file().toString();
+        if (inputs.stream().allMatch(in -> state.entry(in.name()).done)) {
+            err.println("note: every input is recorded as imported in " + state.file() + "; nothing to send (--restart"
+                    + " imports everything again)");
+            stats.inputs = inputs.size();
+            stats.inputsDone.set(inputs.size());
+            if (o.verify) {
+                verifyTables(sql, summary);
+                if (summary.verifyOk != null && !summary.verifyOk) {
+                    return FAILED;
+                }
+            }
+            return OK;
+        }
+        ctx = Client.context(with, appendMode);
+        client = connect();
+        startNarrowing();
+        stats.inputs = inputs.size();
+        for (Inputs.Input in : inputs) {
+            stats.totalBytes += Math.max(0, in.size());
+            if (state.entry(in.name()).done) {
+                stats.inputsDone.incrementAndGet();
+                stats.rawBytes.addAndGet(Math.max(0, in.size()));
+            }
+        }
+        Thread hook = new Thread(() -> {
+            stop.set(true);
+            state.save();
+        }, "sluice-import-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
+        try {
+            AtomicInteger next = new AtomicInteger();
+            stats.readingFrom = System.nanoTime();
+            sampleLineProtocol(inputs, columns);
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < Math.min(o.parallelism, inputs.size()); w++) {
+                Thread t = new Thread(() -> lineProtocolWorker(inputs, next, precision, columns), "sluice-import-" + w);
+                threads.add(t);
+                t.start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            awaitAnswers();
+            stats.answeredAt = System.nanoTime();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail(new ImportFailure("interrupted", e));
+        } finally {
+            if (progress != null) {
+                progress.stop();
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
+        }
+        state.save();
+        Throwable f = failure.get();
+        if (f != null) {
+            throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
+                    + ": run the same command again to continue from there.", f);
+        }
+        if (o.verify) {
+            verifyTables(sql, summary);
+        }
+        if (stoppedAt != null) {
+            summary.error = stoppedAt;
+            err.println("error: " + stoppedAt);
+            return REJECTED;
+        }
+        if (summary.verifyOk != null && !summary.verifyOk) {
+            return FAILED;
+        }
+        return stats.rejected.get() > 0 ? REJECTED : OK;
+    }
+
+    /** --verify of a line protocol import: each table's count(*) against its count before plus rows acknowledged. */
+    private void verifyTables(ServerSql sql, Summary summary) {
+        stats.verifyFrom = System.nanoTime();
+        try {
+            verifyCounts(sql, summary);
+        } finally {
+            stats.verifyUntil = System.nanoTime();
+        }
+    }
+
+    private void verifyCounts(ServerSql sql, Summary summary) {
+        Map<String, Long> expected = new java.util.TreeMap<>();
+        synchronized (state) {
+            for (State.Entry e : state.entries) {
+                e.tableRows.forEach((t, n) -> expected.merge(t, n, Long::sum));
+            }
+            for (String t : expected.keySet()) {
+                Long before = state.tableCountsBefore.get(t);
+                expected.merge(t, before == null ? -1 : before, (a, b) -> b < 0 ? Long.MIN_VALUE : a + b);
+            }
+        }
+        long count = 0;
+        long want = 0;
+        boolean ok = true;
+        boolean known = true;
+        for (Map.Entry<String, Long> t : expected.entrySet()) {
+            long c;
+            try {
+                c = sql.count(t.getKey());
+            } catch (IOException e) {
+                throw new ImportFailure("--verify: table '" + t.getKey() + "': " + e.getMessage(), e);
+            }
+            count += c;
+            if (t.getValue() < 0) {
+                known = false;
+                err.println("verify: table '" + t.getKey() + "' holds " + c + " rows; its count before the import is"
+                        + " not known (the HTTP API did not answer then)");
+                continue;
+            }
+            want += t.getValue();
+            if (c != t.getValue()) {
+                ok = false;
+                err.println("verify: table '" + t.getKey() + "' holds " + c + " rows, expected " + t.getValue()
+                        + " (its count before the import + rows acknowledged). Fewer can mean lines share a series and"
+                        + " time (the table keeps the last); more, that others write to it too.");
+            }
+        }
+        summary.verifyCount = count;
+        summary.verifyExpected = known ? want : null;
+        summary.verifyOk = known ? ok : null;
+    }
+
+    /** Each input's first --sample points decide the columns' types before any row is sent (not standard input). */
+    private void sampleLineProtocol(List<Inputs.Input> inputs, LineProtocolTables.Columns columns) {
+        for (Inputs.Input in : inputs) {
+            if (in.path() != null && (state == null || !state.entry(in.name()).done)) {
+                try {
+                    columns.sample(Inputs.open(in, new java.util.concurrent.atomic.AtomicLong()), o.sample);
+                } catch (IOException e) {
+                    throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    private void lineProtocolWorker(List<Inputs.Input> inputs, AtomicInteger next, long precision,
+            LineProtocolTables.Columns columns) {
+        Client.TablesSink sink = client.openTables(o.inFlight, ctx);
+        LineProtocolTables tables = new LineProtocolTables(precision, columns);
+        try {
+            int i;
+            while (!stop.get() && (i = next.getAndIncrement()) < inputs.size()) {
+                Inputs.Input in = inputs.get(i);
+                State.Entry e = state.entry(in.name());
+                if (e.done) {
+                    continue;
+                }
+                try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(in, stats.rawBytes))) {
+                    importLines(in, e, r, tables, sink);
+                }
+            }
+            sink.finish();
+        } catch (IOException e) {
+            fail(new ImportFailure(message(e), e));
+        } catch (RuntimeException e) {
+            fail(e);
+        }
+    }
+
+    private void importLines(Inputs.Input in, State.Entry e, LineProtocol.Reader r, LineProtocolTables tables,
+            Client.TablesSink sink) throws IOException {
+        Tracker tracker = new Tracker(e);
+        // The lines of the open request's rows per table, kept while refused requests are narrowed; else null.
+        Map<String, List<RefusedRows.LineText>> origins = narrower != null ? new LinkedHashMap<>() : null;
+        long skipTo = e.acked;
+        long line = 0;
+        long rejectedInBatch = 0;
+        boolean eof = false;
+        while (!stop.get()) {
+            boolean more;
+            try {
+                more = r.next();
+            } catch (IOException ex) {
+                throw new ImportFailure("'" + in.name() + "' cannot be read after line " + line + ": " + ex.getMessage(), ex);
+            }
+            if (!more) {
+                eof = true;
+                break;
+            }
+            if (stop.get()) {
+                break; // read after another input's abort point: not sent, read again by a rerun
+            }
+            line = r.lastLine();
+            if (r.firstLine() <= skipTo || r.holdsNoPoint() || !e.stored.isEmpty() && e.storedAlready(line)) {
+                continue;
+            }
+            stats.rowsRead.incrementAndGet();
+            String reason = null;
+            try {
+                LineProtocol.Point pt = r.point();
+                tables.add(pt, state.importTimeNanos);
+                if (origins != null) {
+                    origins.computeIfAbsent(o.table != null ? o.table : pt.measurement(), k -> new ArrayList<>())
+                            .add(new RefusedRows.LineText(r.firstLine(), r.text()));
+                }
+            } catch (LineProtocol.ParseException ex) {
+                reason = "line " + r.firstLine() + ", " + ex.getMessage();
+            } catch (IllegalArgumentException | ArithmeticException ex) {
+                reason = "line " + r.firstLine() + ": " + ex.getMessage();
+            }
+            if (reason != null) {
+                if (!reject(in, r.firstLine(), null, reason, r.text())) {
+                    line = r.firstLine() - 1;
+                    break;
+                }
+                rejectedInBatch++;
+                continue;
+            }
+            if (tables.rows() >= o.batch) {
+                sendTables(sink, tables, tracker, line, rejectedInBatch, false, in, origins);
+                rejectedInBatch = 0;
+            }
+        }
+        if (failure.get() != null) {
+            return;
+        }
+        sendTables(sink, tables, tracker, line, rejectedInBatch, eof, in, origins);
+    }
+
+    private void sendTables(Client.TablesSink sink, LineProtocolTables tables, Tracker tracker, long end,
+            long rejectedInBatch, boolean last, Inputs.Input in, Map<String, List<RefusedRows.LineText>> origins) {
+        long rows = tables.rows();
+        long[][] p = new long[1][];
+        CompletableFuture<Long> f;
+        if (rows == 0) {
+            p[0] = tracker.add(end, rejectedInBatch, last);
+            f = CompletableFuture.completedFuture(0L);
+        } else {
+            List<Table> drained = tables.drain();
+            Map<String, Long> perTable = new java.util.HashMap<>();
+            for (Table t : drained) {
+                perTable.merge(t.schema().tableName(), (long) t.rowCount(), Long::sum);
+            }
+            List<State.Part> parts = appendMode ? InDoubt.parts(drained) : List.of();
+            f = narrowRefused(sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable, parts)),
+                    in, RefusedRows.lineOrigins(drained, origins), p, perTable);
+        }
+        answers.register();
+        f.whenComplete((acked, ex) -> {
+            try {
+                batchAnswered(acked, ex, tracker, p[0], "request of " + rows + " rows up to line " + end);
+            } finally {
+                answers.arriveAndDeregister();
+            }
+        });
+    }
+
+    private void dryRunLineProtocol(Inputs.Input first, long precision, LineProtocolTables.Columns columns,
+            Map<String, String> with) {
+        LineProtocolTables tables = new LineProtocolTables(precision, columns);
+        List<String> problems = new ArrayList<>();
+        try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(first, stats.rawBytes))) {
+            int shown = 0;
+            while (shown < o.dryRunRows && r.next()) {
+                if (r.holdsNoPoint()) {
+                    continue;
+                }
+                shown++;
+                try {
+                    tables.add(r.point(), System.currentTimeMillis() * 1_000_000L);
+                } catch (LineProtocol.ParseException e) {
+                    problems.add("'" + first.name() + "' line " + r.firstLine() + ", " + e.getMessage());
+                } catch (IllegalArgumentException e) {
+                    problems.add("'" + first.name() + "' line " + r.firstLine() + ": " + e.getMessage());
+                }
+            }
+        } catch (IOException e) {
+            throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
+        }
+        for (TableSchema s : tables.schemas()) {
+            if (columns.existing(s.tableName()) != null) {
+                out.println("-- table '" + s.tableName() + "' exists; the regular path adds columns it lacks");
+            } else {
+                out.println(Plan.createTableSql(s, with));
+            }
+        }
+        out.println("-- path: regular");
+        out.println("-- first rows as stored:");
+        for (Table t : tables.drain()) {
+            TableSchema s = t.schema();
+            List<String> header = new ArrayList<>();
+            s.columns().forEach(c -> header.add(c.name()));
+            out.println(s.tableName() + ": " + String.join("\t", header));
+            for (int row = 0; row < t.rowCount(); row++) {
+                List<String> cells = new ArrayList<>();
+                for (int c = 0; c < s.columnCount(); c++) {
+                    cells.add(cell(t.column(c), s.column(c), row));
+                }
+                out.println(s.tableName() + ": " + String.join("\t", cells));
+            }
+        }
+        for (String p : problems) {
+            out.println("-- rejected: " + p);
+        }
+    }
+
+    // ------------------------------------------------------------------ accessors for the line protocol job
+
+    AtomicBoolean stopFlag() {
+        return stop;
+    }
+
+    static String lower(String s) {
+        return s.toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,367 @@
+package dev.sluice.importer.internal.source;
+
+import dev.sluice.data.DataType;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.importer.internal.plan.TimeFormat;
+import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Turns line protocol points into tables, one per measurement. A measurement's columns grow as lines bring new
+ * tags or fields: the rows so far are kept in a table of the old shape and the next rows go to a table of the
+ * new one, so the regular path adds the columns. Each column's kind and type is decided once for the whole import
+ * by its {@link Columns}, shared by every reader. A field whose type differs from the column's is converted when
+ * nothing is lost (an integer a float column holds exactly), else the line is rejected.
+ */
+public final class LineProtocolTables {
+    /** The name of the time index of tables the import creates, as GreptimeDB's line protocol endpoint names it. */
+    static final String TIME_COLUMN = "greptime_timestamp";
+
+    private record Col(SemanticType semantic, DataType type) {
+    }
+
+    /**
+     * The columns of the import's tables, shared by every reader of the import, so that files read side by side
+     * give a column one kind and one type: an existing table's column as it is; else the type the samples decided
+     * (taken before any row is sent: a field given as an integer in one line and as a float in another is Float64);
+     * else the type of the first line to bring the column.
+     */
+    public static final class Columns {
+        private final String tableOverride;
+        private final Function<String, TableSchema> existing;
+        private final Map<String, Map<String, Col>> sampled = new HashMap<>();
+        private final Map<String, Map<String, Col>> decided = new ConcurrentHashMap<>();
+
+        /**
+         * Creates the registry.
+         *
+         * @param tableOverride a table for every measurement, or null
+         * @param existing reads an existing table's schema (null when it does not exist)
+         */
+        public Columns(String tableOverride, Function<String, TableSchema> existing) {
+            this.tableOverride = tableOverride;
+            this.existing = existing;
+        }
+
+        String table(LineProtocol.Point pt) {
+            return tableOverride != null ? tableOverride : pt.measurement();
+        }
+
+        /**
+         * Reads up to {@code rows} points of an input, before any row is sent, to decide its columns' types. Lines
+         * that do not parse are left to the import to reject.
+         *
+         * @param in the input, closed here
+         * @param rows how many points to read
+         * @throws IOException when the input cannot be read
+         */
+        public void sample(InputStream in, int rows) throws IOException {
+            try (LineProtocol.Reader r = new LineProtocol.Reader(in)) {
+                int n = 0;
+                while (n < rows && r.next()) {
+                    if (r.holdsNoPoint()) {
+                        continue;
+                    }
+                    n++;
+                    try {
+                        sample(r.point());
+                    } catch (LineProtocol.ParseException e) {
+                        // rejected when the import reads the line
+                    }
+                }
+            }
+        }
+
+        private synchronized void sample(LineProtocol.Point pt) {
+            Map<String, Col> cols = sampled.computeIfAbsent(table(pt), t -> new HashMap<>());
+            for (String k : pt.tagKeys()) {
+                cols.putIfAbsent(k, new Col(SemanticType.Tag, DataType.String));
+            }
+            for (int i = 0; i < pt.fieldKeys().size(); i++) {
+                Col given = new Col(SemanticType.Field, typeOf(pt.fieldValues().get(i)));
+                cols.merge(pt.fieldKeys().get(i), given, Columns::wider);
+            }
+        }
+
+        /** Integers beside floats make a float column; any other disagreement keeps the first (its lines convert or are rejected). */
+        private static Col wider(Col a, Col b) {
+            boolean floatAndInteger = a.type() == DataType.Float64 && isInteger(b.type())
+                    || b.type() == DataType.Float64 && isInteger(a.type());
+            return a.semantic() == SemanticType.Field && b.semantic() == SemanticType.Field && floatAndInteger
+                    ? new Col(SemanticType.Field, DataType.Float64) : a;
+        }
+
+        private static boolean isInteger(DataType t) {
+            return t == DataType.Int64 || t == DataType.UInt64;
+        }
+
+        public TableSchema existing(String table) {
+            return existing.apply(table);
+        }
+
+        /** The column every reader uses: decided once, from the existing table, the samples or this first line. */
+        Col column(String table, String name, Col given) {
+            Map<String, Col> cols = decided.computeIfAbsent(table, t -> {
+                Map<String, Col> m = new ConcurrentHashMap<>();
+                TableSchema s = existing.apply(t);
+                if (s != null) {
+                    for (TableSchema.Column c : s.columns()) {
+                        if (c.semanticType() != SemanticType.Timestamp) {
+                            m.put(c.name(), new Col(c.semanticType(), c.dataType()));
+                        }
+                    }
+                }
+                return m;
+            });
+            return cols.computeIfAbsent(name, n -> {
+                synchronized (this) {
+                    Map<String, Col> fromSample = sampled.get(table);
+                    Col c = fromSample == null ? null : fromSample.get(n);
+                    return c != null ? c : given;
+                }
+            });
+        }
+    }
+
+    private final class Measurement {
+        final String table;
+        final LinkedHashMap<String, Col> cols = new LinkedHashMap<>();
+        String timeColumn = TIME_COLUMN;
+        DataType timeType;
+        TableSchema schema;
+        Table current;
+        RowAppender appender;
+
+        Measurement(String table, TableSchema existing) {
+            this.table = table;
+            if (existing != null) {
+                for (TableSchema.Column c : existing.columns()) {
+                    if (c.semanticType() == SemanticType.Timestamp) {
+                        timeColumn = c.name();
+                        timeType = c.dataType();
+                    } else {
+                        cols.put(c.name(), new Col(c.semanticType(), c.dataType()));
+                    }
+                }
+            } else {
+                timeType = precisionType;
+            }
+        }
+
+        void reshape() {
+            if (current != null && current.rowCount() > 0) {
+                ready.add(current.complete());
+            }
+            TableSchema.Builder b = TableSchema.newBuilder(table);
+            for (Map.Entry<String, Col> e : cols.entrySet()) {
+                b.addColumn(e.getKey(), e.getValue().semantic(), e.getValue().type());
+            }
+            b.addTimestamp(timeColumn, timeType);
+            schema = b.build();
+            current = Table.from(schema);
+            appender = current.appender();
+        }
+    }
+
+    private final Map<String, Measurement> measurements = new LinkedHashMap<>();
+    private final List<Table> ready = new ArrayList<>();
+    private final DataType precisionType;
+    private final long precisionUnits;
+    private final Columns columns;
+    private int rows;
+
+    /**
+     * Creates the converter.
+     *
+     * @param precisionUnits units per second of the lines' timestamps
+     * @param columns the import's columns, shared by every reader
+     */
+    public LineProtocolTables(long precisionUnits, Columns columns) {
+        this.precisionUnits = precisionUnits;
+        this.precisionType = precisionUnits == 1 ? DataType.TimestampSecond : precisionUnits == 1_000
+                ? DataType.TimestampMillisecond : precisionUnits == 1_000_000 ? DataType.TimestampMicrosecond
+                : DataType.TimestampNanosecond;
+        this.columns = columns;
+    }
+
+    /** @return rows added since the last {@link #drain()} */
+    public int rows() {
+        return rows;
+    }
+
+    /**
+     * Adds a point.
+     *
+     * @param pt the point
+     * @param defaultTimeNanos the time of a point without a timestamp, in nanoseconds
+     * @throws IllegalArgumentException with the reason when the point does not fit its table
+     */
+    public void add(LineProtocol.Point pt, long defaultTimeNanos) {
+        String name = columns.table(pt);
+        Measurement m = measurements.get(name);
+        if (m == null) {
+            m = new Measurement(name, columns.existing(name));
+            m.reshape(); // refuses a name that is no table name; only a measurement with a table is kept
+            measurements.put(name, m);
+        }
+        boolean grown = false;
+        for (String k : pt.tagKeys()) {
+            Col c = m.cols.get(k);
+            if (c == null) {
+                checkName(m, k);
+                c = columns.column(name, k, new Col(SemanticType.Tag, DataType.String));
+            }
+            if (c.semantic() != SemanticType.Tag) {
+                throw new IllegalArgumentException("'" + k + "' is a tag here but a field of table '" + name + "'");
+            }
+            grown |= m.cols.putIfAbsent(k, c) == null;
+        }
+        for (int i = 0; i < pt.fieldKeys().size(); i++) {
+            String k = pt.fieldKeys().get(i);
+            Col c = m.cols.get(k);
+            if (c == null) {
+                checkName(m, k);
+                c = columns.column(name, k, new Col(SemanticType.Field, typeOf(pt.fieldValues().get(i))));
+            }
+            if (c.semantic() == SemanticType.Tag) {
+                throw new IllegalArgumentException("'" + k + "' is a field here but a tag of table '" + name + "'");
+            }
+            grown |= m.cols.putIfAbsent(k, c) == null;
+        }
+        if (grown) {
+            m.reshape();
+        }
+        RowAppender a = m.appender;
+        TableSchema s = m.schema;
+        try {
+            for (int i = 0; i < pt.tagKeys().size(); i++) {
+                a.setString(s.indexOf(pt.tagKeys().get(i)), pt.tagValues().get(i));
+            }
+            for (int i = 0; i < pt.fieldKeys().size(); i++) {
+                String k = pt.fieldKeys().get(i);
+                int idx = s.indexOf(k);
+                set(a, idx, s.column(idx).dataType(), k, pt.fieldValues().get(i), name);
+            }
+            long ts = pt.timestamp() != null ? pt.timestamp()
+                    : TimeFormat.rescale(defaultTimeNanos, 1_000_000_000L, precisionUnits);
+            a.setLong(s.timestampIndex(), TimeFormat.rescale(ts, precisionUnits, m.timeType.unitsPerSecond()));
+            a.endRow();
+        } catch (RuntimeException e) {
+            a.cancelRow();
+            throw e instanceof IllegalArgumentException ? e : new IllegalArgumentException(e.getMessage(), e);
+        }
+        rows++;
+    }
+
+    private static void checkName(Measurement m, String k) {
+        if (k.equals(m.timeColumn)) {
+            throw new IllegalArgumentException("'" + k + "' is the time index of table '" + m.table + "'");
+        }
+    }
+
+    static DataType typeOf(Object v) {
+        if (v instanceof Double) {
+            return DataType.Float64;
+        }
+        if (v instanceof Long) {
+            return DataType.Int64;
+        }
+        if (v instanceof BigInteger) {
+            return DataType.UInt64;
+        }
+        if (v instanceof Boolean) {
+            return DataType.Bool;
+        }
+        return DataType.String;
+    }
+
+    private static void set(RowAppender a, int idx, DataType t, String key, Object v, String table) {
+        DataType given = typeOf(v);
+        if (given == t) {
+            switch (t) {
+                case Float64: a.setDouble(idx, (Double) v); return;
+                case Int64: a.setLong(idx, (Long) v); return;
+                case Bool: a.setBoolean(idx, (Boolean) v); return;
+                case String: a.setString(idx, (String) v); return;
+                default: a.setValue(idx, v); return;
+            }
+        }
+        if ((t == DataType.Float64 || t == DataType.Float32) && (v instanceof Long || v instanceof BigInteger)) {
+            double d = t == DataType.Float32 ? ((Number) v).floatValue() : ((Number) v).doubleValue();
+            if (!exact(d, v)) {
+                throw new IllegalArgumentException("field '" + key + "': the integer " + v + " has no exact " + t
+                        + " value (column '" + key + "' of table '" + table + "' is " + t + "; the nearest is "
+                        + new BigDecimal(d).toPlainString() + "): write it as a float if the rounding is wanted");
+            }
+            a.setDouble(idx, d);
+            return;
+        }
+        if (t.isLongBacked() && !t.isTimestamp() && (v instanceof Long || v instanceof BigInteger)) {
+            a.setValue(idx, v); // range-checked by the appender
+            return;
+        }
+        if (t == DataType.Float32 && v instanceof Double d) {
+            if ((double) (float) (double) d != d) {
+                throw new IllegalArgumentException("field '" + key + "': " + d + " has no exact Float32 value (column '"
+                        + key + "' of table '" + table + "' is Float32)");
+            }
+            a.setDouble(idx, d);
+            return;
+        }
+        throw new IllegalArgumentException("field type conflict: '" + key + "' is " + t + " in table '" + table
+                + "', this line gives " + given);
+    }
+
+    /** Whether a float holds an integer exactly. */
+    private static boolean exact(double d, Object integer) {
+        if (Double.isInfinite(d)) {
+            return false;
+        }
+        BigInteger held = new BigDecimal(d).toBigInteger();
+        return held.equals(integer instanceof BigInteger b ? b : BigInteger.valueOf((Long) integer));
+    }
+
+    /**
+     * Takes every table with rows, for one request, and starts empty ones of the same shapes.
+     *
+     * @return the tables
+     */
+    public List<Table> drain() {
+        List<Table> out = new ArrayList<>(ready);
+        ready.clear();
+        for (Measurement m : measurements.values()) {
+            if (m.current.rowCount() > 0) {
+                out.add(m.current.complete());
+                m.current = Table.from(m.schema);
+                m.appender = m.current.appender();
+            }
+        }
+        rows = 0;
+        return out;
+    }
+
+    /**
+     * The tables' schemas as they stand, for a dry run.
+     *
+     * @return schemas by table
+     */
+    public List<TableSchema> schemas() {
+        List<TableSchema> out = new ArrayList<>();
+        for (Measurement m : measurements.values()) {
+            out.add(m.schema);
+        }
+        return out;
+    }
+}
