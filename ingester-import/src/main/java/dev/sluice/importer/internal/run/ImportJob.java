@@ -301,6 +301,21 @@ public final class ImportJob {
         summary.path = bulk ? "bulk" : "regular";
         summary.stateFile = state.file().toString();
 
+        return load(inputs, summary, new OneTableLoad(sql, table, sampled, existing == null ? with : Map.of()));
+    }
+
+    /**
+     * Runs the load of every format once the setup is done: connects, creates the table the setup planned, reads the
+     * inputs on the workers, waits for the answers and reports.
+     *
+     * @return the exit code
+     */
+    private int load(List<Inputs.Input> inputs, Summary summary, Load load) {
+        summary.started = true;
+        summary.collapsible = !appendMode;
+        summary.table = load.table();
+        summary.path = bulk ? "bulk" : "regular";
+        summary.stateFile = state.file().toString();
         if (inputs.stream().allMatch(in -> state.entry(in.name()).done)) {
             // Nothing left to send: do not even connect.
             err.println("note: every input is recorded as imported in " + state.file() + "; nothing to send (--restart"
@@ -308,18 +323,18 @@ public final class ImportJob {
             stats.inputs = inputs.size();
             stats.inputsDone.set(inputs.size());
             if (o.verify) {
-                verify(sql, table, summary);
+                load.verify(summary);
                 if (summary.verifyOk != null && !summary.verifyOk) {
                     return FAILED;
                 }
             }
             return OK;
         }
-        ctx = Client.context(plan.tableExists() ? Map.of() : with, appendMode);
+        ctx = Client.context(load.tableOptions(), appendMode);
         client = connect();
         startNarrowing();
-        if (!plan.tableExists()) {
-            client.createTable(plan.schema(), ctx);
+        if (load.toCreate() != null) {
+            client.createTable(load.toCreate(), ctx);
         }
         stats.inputs = inputs.size();
         for (Inputs.Input in : inputs) {
@@ -338,7 +353,8 @@ public final class ImportJob {
         try {
             awaitPrepared();
             stats.readingFrom = System.nanoTime();
-            runWorkers(inputs, sampled);
+            load.beforeReading();
+            runWorkers(inputs, load);
             awaitAnswers();
             stats.answeredAt = System.nanoTime();
         } finally {
@@ -358,7 +374,7 @@ public final class ImportJob {
                     + ": run the same command again to continue from there.", f);
         }
         if (o.verify) {
-            verify(sql, table, summary);
+            load.verify(summary);
         }
         if (stoppedAt != null) {
             summary.error = stoppedAt;
@@ -369,6 +385,146 @@ public final class ImportJob {
             return FAILED;
         }
         return stats.rejected.get() > 0 ? REJECTED : OK;
+    }
+
+    /**
+     * What differs by format in the one load run: line protocol inputs bring rows of one table per measurement, the
+     * other formats rows of the one table the setup planned.
+     */
+    private sealed interface Load permits OneTableLoad, LineProtocolLoad {
+        /** @return the table for the summary */
+        String table();
+
+        /** @return the table options of the tables the import creates */
+        Map<String, String> tableOptions();
+
+        /** @return the table to create before the first row is sent, or null */
+        TableSchema toCreate();
+
+        /** Runs before the first input is read. */
+        void beforeReading();
+
+        /** @return what one worker reads its inputs with */
+        InputRows open();
+
+        /** Runs once every worker has ended. */
+        void afterReading();
+
+        /** {@code --verify}: compares the tables' counts with the rows acknowledged. */
+        void verify(Summary summary);
+    }
+
+    /** What one worker reads its inputs with, input after input. */
+    private interface InputRows extends AutoCloseable {
+        /** Reads an input into requests. */
+        void load(int index, Inputs.Input in, State.Entry e) throws IOException;
+
+        /** Waits for the worker's requests to be answered. */
+        void finish();
+
+        @Override
+        void close();
+    }
+
+    /** CSV, TSV, JSON Lines and Parquet: rows of one table, planned from the sample. */
+    private final class OneTableLoad implements Load {
+        private final ServerSql sql;
+        private final String table;
+        private final Sampled sampled;
+        private final Map<String, String> tableOptions;
+
+        OneTableLoad(ServerSql sql, String table, Sampled sampled, Map<String, String> tableOptions) {
+            this.sql = sql;
+            this.table = table;
+            this.sampled = sampled;
+            this.tableOptions = tableOptions;
+        }
+
+        @Override
+        public String table() {
+            return table;
+        }
+
+        @Override
+        public Map<String, String> tableOptions() {
+            return tableOptions;
+        }
+
+        @Override
+        public TableSchema toCreate() {
+            return plan.tableExists() ? null : plan.schema();
+        }
+
+        @Override
+        public void beforeReading() {
+        }
+
+        @Override
+        public InputRows open() {
+            return new OneTableRows(sampled);
+        }
+
+        @Override
+        public void afterReading() {
+            closeQuietly(sampled);
+        }
+
+        @Override
+        public void verify(Summary summary) {
+            ImportJob.this.verify(sql, table, summary);
+        }
+    }
+
+    /** Line protocol: rows of one table per measurement (or of {@code --table}), columns decided by the samples. */
+    private final class LineProtocolLoad implements Load {
+        private final ServerSql sql;
+        private final List<Inputs.Input> inputs;
+        private final long precision;
+        private final LineProtocolTables.Columns columns;
+        private final Map<String, String> with;
+
+        LineProtocolLoad(ServerSql sql, List<Inputs.Input> inputs, long precision, LineProtocolTables.Columns columns,
+                Map<String, String> with) {
+            this.sql = sql;
+            this.inputs = inputs;
+            this.precision = precision;
+            this.columns = columns;
+            this.with = with;
+        }
+
+        @Override
+        public String table() {
+            return o.table != null ? o.table : "one table per measurement";
+        }
+
+        @Override
+        public Map<String, String> tableOptions() {
+            return with;
+        }
+
+        @Override
+        public TableSchema toCreate() {
+            return null; // the regular path creates each measurement's table with its first write
+        }
+
+        @Override
+        public void beforeReading() {
+            sampleLineProtocol(inputs, columns);
+        }
+
+        @Override
+        public InputRows open() {
+            return new LineProtocolRows(new LineProtocolTables(precision, columns));
+        }
+
+        @Override
+        public void afterReading() {
+        }
+
+        @Override
+        public void verify(Summary summary) {
+            verifyTables(sql, summary);
+        }
     }
 
     /**
@@ -1039,12 +1195,12 @@ public final class ImportJob {
 
     // ------------------------------------------------------------------ import
 
-    private void runWorkers(List<Inputs.Input> inputs, Sampled sampled) {
+    private void runWorkers(List<Inputs.Input> inputs, Load load) {
         AtomicInteger next = new AtomicInteger();
         int n = Math.min(o.parallelism, inputs.size());
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < n; w++) {
-            Thread t = new Thread(() -> worker(inputs, next, sampled), "sluice-import-" + w);
+            Thread t = new Thread(() -> worker(inputs, next, load), "sluice-import-" + w);
             threads.add(t);
             t.start();
         }
@@ -1053,13 +1209,10 @@ public final class ImportJob {
                 t.join();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                stop.set(true);
-                failure.compareAndSet(null, new ImportFailure("interrupted", e));
+                fail(new ImportFailure("interrupted", e));
             }
         }
-        if (sampled != null) {
-            closeQuietly(sampled);
-        }
+        load.afterReading();
     }
 
     private static void closeQuietly(RecordSource src) {
@@ -1070,8 +1223,8 @@ public final class ImportJob {
         }
     }
 
-    private void worker(List<Inputs.Input> inputs, AtomicInteger next, Sampled sampled) {
-        Client.BatchSink sink = null;
+    private void worker(List<Inputs.Input> inputs, AtomicInteger next, Load load) {
+        InputRows rows = null;
         try {
             int i;
             while (!stop.get() && (i = next.getAndIncrement()) < inputs.size()) {
@@ -1080,28 +1233,60 @@ public final class ImportJob {
                 if (e.done) {
                     continue;
                 }
-                if (sink == null) {
-                    // Kept rows: a refused batch is narrowed from them, an append-mode batch's time range read.
-                    sink = client.open(plan.schema(), bulk, o.batch, o.inFlight, ctx, narrower != null || appendMode);
+                if (rows == null) {
+                    rows = load.open();
                 }
-                RecordSource src = i == sampledInput ? sampled : openSource(in);
-                try {
-                    importInput(in, e, src, sink);
-                } catch (IOException ex) {
-                    String m = message(ex);
-                    throw m.contains(in.name()) ? ex : new IOException("'" + in.name() + "' cannot be read: " + m, ex);
-                } finally {
-                    src.close();
-                }
+                rows.load(i, in, e);
             }
-            if (sink != null) {
-                sink.finish();
+            if (rows != null) {
+                rows.finish();
             }
         } catch (IOException e) {
             fail(new ImportFailure(message(e), e));
         } catch (RuntimeException e) {
             fail(e);
         } finally {
+            if (rows != null) {
+                rows.close();
+            }
+        }
+    }
+
+    /** Rows of one table through a batch sink of its schema, opened with the worker's first input. */
+    private final class OneTableRows implements InputRows {
+        private final Sampled sampled;
+        private Client.BatchSink sink;
+
+        OneTableRows(Sampled sampled) {
+            this.sampled = sampled;
+        }
+
+        @Override
+        public void load(int index, Inputs.Input in, State.Entry e) throws IOException {
+            if (sink == null) {
+                // Kept rows: a refused batch is narrowed from them, an append-mode batch's time range read.
+                sink = client.open(plan.schema(), bulk, o.batch, o.inFlight, ctx, narrower != null || appendMode);
+            }
+            RecordSource src = index == sampledInput ? sampled : openSource(in);
+            try {
+                importInput(in, e, src, sink);
+            } catch (IOException ex) {
+                String m = message(ex);
+                throw m.contains(in.name()) ? ex : new IOException("'" + in.name() + "' cannot be read: " + m, ex);
+            } finally {
+                src.close();
+            }
+        }
+
+        @Override
+        public void finish() {
+            if (sink != null) {
+                sink.finish();
+            }
+        }
+
+        @Override
+        public void close() {
             if (sink != null) {
                 try {
                     sink.close();
@@ -1109,6 +1294,32 @@ public final class ImportJob {
                     // failures were reported by the batches
                 }
             }
+        }
+    }
+
+    /** Line protocol rows of the tables their measurements name, several tables per request. */
+    private final class LineProtocolRows implements InputRows {
+        private final LineProtocolTables tables;
+        private final Client.TablesSink sink = client.openTables(o.inFlight, ctx);
+
+        LineProtocolRows(LineProtocolTables tables) {
+            this.tables = tables;
+        }
+
+        @Override
+        public void load(int index, Inputs.Input in, State.Entry e) throws IOException {
+            try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(in, stats.rawBytes))) {
+                importLines(in, e, r, tables, sink);
+            }
+        }
+
+        @Override
+        public void finish() {
+            sink.finish();
+        }
+
+        @Override
+        public void close() {
         }
     }
 
@@ -1484,10 +1695,15 @@ public final class ImportJob {
             f = narrowRefused(sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last, null, parts)), in, origin,
                     p, null);
         }
+        whenAnswered(f, tracker, p, "batch of " + rows + " rows up to record " + end);
+    }
+
+    /** Records a request's answer in its input's tracker (or the failure) once it comes; see {@link #awaitAnswers}. */
+    private void whenAnswered(CompletableFuture<Long> f, Tracker tracker, long[][] p, String what) {
         answers.register();
         f.whenComplete((acked, ex) -> {
             try {
-                batchAnswered(acked, ex, tracker, p[0], "batch of " + rows + " rows up to record " + end);
+                batchAnswered(acked, ex, tracker, p[0], what);
             } finally {
                 answers.arriveAndDeregister();
             }
@@ -1765,87 +1981,7 @@ public final class ImportJob {
         state.appendMode = appendMode;
         resolveInDoubt(inputs, sql);
         state.save();
-        summary.started = true;
-        summary.collapsible = !appendMode;
-        summary.table = o.table != null ? o.table : "one table per measurement";
-        summary.path = "regular";
-        summary.stateFile = state.file().toString();
-        if (inputs.stream().allMatch(in -> state.entry(in.name()).done)) {
-            err.println("note: every input is recorded as imported in " + state.file() + "; nothing to send (--restart"
-                    + " imports everything again)");
-            stats.inputs = inputs.size();
-            stats.inputsDone.set(inputs.size());
-            if (o.verify) {
-                verifyTables(sql, summary);
-                if (summary.verifyOk != null && !summary.verifyOk) {
-                    return FAILED;
-                }
-            }
-            return OK;
-        }
-        ctx = Client.context(with, appendMode);
-        client = connect();
-        startNarrowing();
-        stats.inputs = inputs.size();
-        for (Inputs.Input in : inputs) {
-            stats.totalBytes += Math.max(0, in.size());
-            if (state.entry(in.name()).done) {
-                stats.inputsDone.incrementAndGet();
-                stats.rawBytes.addAndGet(Math.max(0, in.size()));
-            }
-        }
-        Thread hook = new Thread(() -> {
-            stop.set(true);
-            state.save();
-        }, "sluice-import-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
-        try {
-            AtomicInteger next = new AtomicInteger();
-            stats.readingFrom = System.nanoTime();
-            sampleLineProtocol(inputs, columns);
-            List<Thread> threads = new ArrayList<>();
-            for (int w = 0; w < Math.min(o.parallelism, inputs.size()); w++) {
-                Thread t = new Thread(() -> lineProtocolWorker(inputs, next, precision, columns), "sluice-import-" + w);
-                threads.add(t);
-                t.start();
-            }
-            for (Thread t : threads) {
-                t.join();
-            }
-            awaitAnswers();
-            stats.answeredAt = System.nanoTime();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail(new ImportFailure("interrupted", e));
-        } finally {
-            if (progress != null) {
-                progress.stop();
-            }
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs anyway
-            }
-        }
-        state.save();
-        Throwable f = failure.get();
-        if (f != null) {
-            throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
-                    + ": run the same command again to continue from there.", f);
-        }
-        if (o.verify) {
-            verifyTables(sql, summary);
-        }
-        if (stoppedAt != null) {
-            summary.error = stoppedAt;
-            err.println("error: " + stoppedAt);
-            return REJECTED;
-        }
-        if (summary.verifyOk != null && !summary.verifyOk) {
-            return FAILED;
-        }
-        return stats.rejected.get() > 0 ? REJECTED : OK;
+        return load(inputs, summary, new LineProtocolLoad(sql, inputs, precision, columns, with));
     }
 
     /** --verify of a line protocol import: each table's count(*) against its count before plus rows acknowledged. */
@@ -1910,30 +2046,6 @@ public final class ImportJob {
                     throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
                 }
             }
-        }
-    }
-
-    private void lineProtocolWorker(List<Inputs.Input> inputs, AtomicInteger next, long precision,
-            LineProtocolTables.Columns columns) {
-        Client.TablesSink sink = client.openTables(o.inFlight, ctx);
-        LineProtocolTables tables = new LineProtocolTables(precision, columns);
-        try {
-            int i;
-            while (!stop.get() && (i = next.getAndIncrement()) < inputs.size()) {
-                Inputs.Input in = inputs.get(i);
-                State.Entry e = state.entry(in.name());
-                if (e.done) {
-                    continue;
-                }
-                try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(in, stats.rawBytes))) {
-                    importLines(in, e, r, tables, sink);
-                }
-            }
-            sink.finish();
-        } catch (IOException e) {
-            fail(new ImportFailure(message(e), e));
-        } catch (RuntimeException e) {
-            fail(e);
         }
     }
 
@@ -2015,14 +2127,7 @@ public final class ImportJob {
             f = narrowRefused(sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable, parts)),
                     in, RefusedRows.lineOrigins(drained, origins), p, perTable);
         }
-        answers.register();
-        f.whenComplete((acked, ex) -> {
-            try {
-                batchAnswered(acked, ex, tracker, p[0], "request of " + rows + " rows up to line " + end);
-            } finally {
-                answers.arriveAndDeregister();
-            }
-        });
+        whenAnswered(f, tracker, p, "request of " + rows + " rows up to line " + end);
     }
 
     private void dryRunLineProtocol(Inputs.Input first, long precision, LineProtocolTables.Columns columns,
