@@ -31,10 +31,10 @@ public final class SampledCollisions {
      * @param a the appender; the row is ended
      * @param value the source row's value by source index
      * @param importTime the time index value of a row whose time is the import's
-     * @throws Plan.BadValue when a value does not fit its column (the row is left open: cancel it)
+     * @throws BadValue when a value does not fit its column (the row is left open: cancel it)
      */
     public static void appendRow(Plan plan, int[] bind, RowAppender a, IntFunction<Object> value, long importTime)
-            throws Plan.BadValue {
+            throws BadValue {
         TableSchema schema = plan.schema();
         for (int c = 0; c < schema.columnCount(); c++) {
             if (bind[c] < 0) {
@@ -45,7 +45,7 @@ public final class SampledCollisions {
             }
             Object v = value.apply(bind[c]);
             if (v != null) {
-                plan.set(a, c, v);
+                plan.values().set(a, c, v);
             }
         }
         a.endRow();
@@ -73,7 +73,7 @@ public final class SampledCollisions {
         for (Object[] row : rows) {
             try {
                 appendRow(plan, bind, a, i -> i < row.length ? row[i] : null, 0);
-            } catch (Plan.BadValue | RuntimeException e) {
+            } catch (BadValue | RuntimeException e) {
                 a.cancelRow(); // a bad row is the import's to reject, not a key
             }
         }

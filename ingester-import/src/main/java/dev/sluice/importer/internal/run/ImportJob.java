@@ -3,17 +3,19 @@ package dev.sluice.importer.internal.run;
 import dev.sluice.BatchingWriter;
 import dev.sluice.data.ColumnVector;
 import dev.sluice.data.DataType;
-import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.importer.internal.cli.ImportOptions;
 import dev.sluice.importer.internal.cli.UsageException;
+import dev.sluice.importer.internal.plan.BadValue;
+import dev.sluice.importer.internal.plan.DdlText;
 import dev.sluice.importer.internal.plan.Mapping;
 import dev.sluice.importer.internal.plan.Plan;
 import dev.sluice.importer.internal.plan.SampledCollisions;
 import dev.sluice.importer.internal.plan.TypeNames;
+import dev.sluice.importer.internal.plan.Widening;
 import dev.sluice.importer.internal.report.Progress;
 import dev.sluice.importer.internal.report.Rejects;
 import dev.sluice.importer.internal.report.Stats;
@@ -30,21 +32,17 @@ import dev.sluice.importer.internal.source.Sampled;
 import dev.sluice.importer.internal.state.InDoubt;
 import dev.sluice.importer.internal.state.State;
 import dev.sluice.importer.internal.target.Client;
-import dev.sluice.importer.internal.target.RefusedRows;
 import dev.sluice.importer.internal.target.ServerSql;
-import dev.sluice.importer.internal.target.WriteRefused;
 import dev.sluice.write.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -59,9 +57,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /** Runs one {@code sluice import} of tabular inputs (CSV, TSV, JSON Lines, Parquet) into one table. */
@@ -80,13 +76,8 @@ public final class ImportJob {
     private final PrintStream err;
 
     final Stats stats = new Stats();
-    private final AtomicBoolean stop = new AtomicBoolean();
     /** The lock of the state file, held from the state's first reading to the end of the run. */
     private java.nio.channels.FileLock stateLock;
-    private final AtomicReference<Throwable> failure = new AtomicReference<>();
-    /** Batches whose answer has not been handled yet (acknowledgement recorded, or failure noted). */
-    private final java.util.concurrent.Phaser answers = new java.util.concurrent.Phaser(1);
-    private volatile String stoppedAt;
     private Rejects rejects;
     private State state;
     private Plan plan;
@@ -103,14 +94,8 @@ public final class ImportJob {
     private int sampledInput;
     /** The name of the input whose first rows gave the types. */
     private String sampledName;
-    private Context ctx;
-    /**
-     * Under {@code --on-error skip} on a table that is not append-mode: narrows a request the server refuses down to
-     * its refused rows; null otherwise.
-     */
-    private RefusedRows narrower;
-    /** The thread the narrowing's direct writes wait on (not the client's, which answers them). */
-    private java.util.concurrent.ExecutorService narrowing;
+    /** The load run, once the setup is done; closed with the job. */
+    private LoadRun run;
     private boolean bulk;
     private boolean appendMode;
     /** The {@code --connection} settings, or null. */
@@ -147,8 +132,8 @@ public final class ImportJob {
             summary.error = e.getMessage();
             code = FAILED;
         } finally {
-            if (narrowing != null) {
-                narrowing.shutdownNow();
+            if (run != null) {
+                run.close();
             }
             if (client != null) {
                 client.close();
@@ -301,7 +286,10 @@ public final class ImportJob {
         summary.path = bulk ? "bulk" : "regular";
         summary.stateFile = state.file().toString();
 
-        return load(inputs, summary, new OneTableLoad(sql, table, sampled, existing == null ? with : Map.of()));
+        Sampled s = sampled;
+        int k = sampledInput;
+        return load(inputs, summary, new Load(table, existing == null ? with : Map.of(), existing == null ? plan.schema()
+                : null, new RunSetup.OneTable(plan, s, k, sampledName, this::openSource), sum -> verify(sql, table, sum)));
     }
 
     /**
@@ -330,9 +318,10 @@ public final class ImportJob {
             }
             return OK;
         }
-        ctx = Client.context(load.tableOptions(), appendMode);
+        Context ctx = Client.context(load.tableOptions(), appendMode);
         client = connect();
-        startNarrowing();
+        run = new LoadRun(new RunSetup(o, inputs, state, rejects, mapping, bulk, appendMode, load.rows()), client, ctx,
+                stats, err);
         if (load.toCreate() != null) {
             client.createTable(load.toCreate(), ctx);
         }
@@ -344,8 +333,9 @@ public final class ImportJob {
                 stats.rawBytes.addAndGet(Math.max(0, in.size()));
             }
         }
+        LoadRun r = run;
         Thread hook = new Thread(() -> {
-            stop.set(true);
+            r.stop();
             state.save();
         }, "sluice-import-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -353,9 +343,7 @@ public final class ImportJob {
         try {
             awaitPrepared();
             stats.readingFrom = System.nanoTime();
-            load.beforeReading();
-            runWorkers(inputs, load);
-            awaitAnswers();
+            r.read();
             stats.answeredAt = System.nanoTime();
         } finally {
             if (progress != null) {
@@ -368,7 +356,7 @@ public final class ImportJob {
             }
         }
         state.save();
-        Throwable f = failure.get();
+        Throwable f = r.failure();
         if (f != null) {
             throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
                     + ": run the same command again to continue from there.", f);
@@ -376,6 +364,7 @@ public final class ImportJob {
         if (o.verify) {
             load.verify(summary);
         }
+        String stoppedAt = r.stoppedAt();
         if (stoppedAt != null) {
             summary.error = stoppedAt;
             err.println("error: " + stoppedAt);
@@ -388,142 +377,13 @@ public final class ImportJob {
     }
 
     /**
-     * What differs by format in the one load run: line protocol inputs bring rows of one table per measurement, the
-     * other formats rows of the one table the setup planned.
+     * What differs by format around the one load run: the table the summary names, the options of the tables the
+     * import creates, the table to create first (or null), the rows the run reads, and how {@code --verify} counts.
      */
-    private sealed interface Load permits OneTableLoad, LineProtocolLoad {
-        /** @return the table for the summary */
-        String table();
-
-        /** @return the table options of the tables the import creates */
-        Map<String, String> tableOptions();
-
-        /** @return the table to create before the first row is sent, or null */
-        TableSchema toCreate();
-
-        /** Runs before the first input is read. */
-        void beforeReading();
-
-        /** @return what one worker reads its inputs with */
-        InputRows open();
-
-        /** Runs once every worker has ended. */
-        void afterReading();
-
-        /** {@code --verify}: compares the tables' counts with the rows acknowledged. */
-        void verify(Summary summary);
-    }
-
-    /** What one worker reads its inputs with, input after input. */
-    private interface InputRows extends AutoCloseable {
-        /** Reads an input into requests. */
-        void load(int index, Inputs.Input in, State.Entry e) throws IOException;
-
-        /** Waits for the worker's requests to be answered. */
-        void finish();
-
-        @Override
-        void close();
-    }
-
-    /** CSV, TSV, JSON Lines and Parquet: rows of one table, planned from the sample. */
-    private final class OneTableLoad implements Load {
-        private final ServerSql sql;
-        private final String table;
-        private final Sampled sampled;
-        private final Map<String, String> tableOptions;
-
-        OneTableLoad(ServerSql sql, String table, Sampled sampled, Map<String, String> tableOptions) {
-            this.sql = sql;
-            this.table = table;
-            this.sampled = sampled;
-            this.tableOptions = tableOptions;
-        }
-
-        @Override
-        public String table() {
-            return table;
-        }
-
-        @Override
-        public Map<String, String> tableOptions() {
-            return tableOptions;
-        }
-
-        @Override
-        public TableSchema toCreate() {
-            return plan.tableExists() ? null : plan.schema();
-        }
-
-        @Override
-        public void beforeReading() {
-        }
-
-        @Override
-        public InputRows open() {
-            return new OneTableRows(sampled);
-        }
-
-        @Override
-        public void afterReading() {
-            closeQuietly(sampled);
-        }
-
-        @Override
-        public void verify(Summary summary) {
-            ImportJob.this.verify(sql, table, summary);
-        }
-    }
-
-    /** Line protocol: rows of one table per measurement (or of {@code --table}), columns decided by the samples. */
-    private final class LineProtocolLoad implements Load {
-        private final ServerSql sql;
-        private final List<Inputs.Input> inputs;
-        private final long precision;
-        private final LineProtocolTables.Columns columns;
-        private final Map<String, String> with;
-
-        LineProtocolLoad(ServerSql sql, List<Inputs.Input> inputs, long precision, LineProtocolTables.Columns columns,
-                Map<String, String> with) {
-            this.sql = sql;
-            this.inputs = inputs;
-            this.precision = precision;
-            this.columns = columns;
-            this.with = with;
-        }
-
-        @Override
-        public String table() {
-            return o.table != null ? o.table : "one table per measurement";
-        }
-
-        @Override
-        public Map<String, String> tableOptions() {
-            return with;
-        }
-
-        @Override
-        public TableSchema toCreate() {
-            return null; // the regular path creates each measurement's table with its first write
-        }
-
-        @Override
-        public void beforeReading() {
-            sampleLineProtocol(inputs, columns);
-        }
-
-        @Override
-        public InputRows open() {
-            return new LineProtocolRows(new LineProtocolTables(precision, columns));
-        }
-
-        @Override
-        public void afterReading() {
-        }
-
-        @Override
-        public void verify(Summary summary) {
-            verifyTables(sql, summary);
+    private record Load(String table, Map<String, String> tableOptions, TableSchema toCreate, RunSetup.Rows rows,
+            java.util.function.Consumer<Summary> verify) {
+        void verify(Summary summary) {
+            verify.accept(summary);
         }
     }
 
@@ -542,63 +402,12 @@ public final class ImportJob {
         }
     }
 
-    /**
-     * Readies the narrowing of refused requests: under {@code --on-error skip}, for tables that are not append-mode
-     * (the parts of a refused request are written again, and a refused request may have stored some of its rows:
-     * harmless where the last write of a key wins, a duplicate where every row is kept).
-     */
-    private void startNarrowing() {
-        if (!o.onError.equals("skip") || appendMode) {
-            return;
+    static void closeQuietly(RecordSource src) {
+        try {
+            src.close();
+        } catch (IOException ignored) {
+            // nothing more is read from it
         }
-        narrowing = java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
-            Thread t = new Thread(task, "sluice-import-refused-rows");
-            t.setDaemon(true);
-            return t;
-        });
-        narrower = client.refusedRows(ctx);
-    }
-
-    /**
-     * When a batch's write is refused because of its data (and the refusal can be narrowed), writes its parts on
-     * their own, rejects the rows the server refuses and completes with the rows written; any other failure is
-     * passed on.
-     *
-     * @param f the batch's answer
-     * @param in its input
-     * @param origin where its rows came from, or null when they are not narrowed
-     * @param p the batch's tracker entry (its rejected count grows by the refused rows)
-     * @param perTable rows per table of a line protocol request (less the refused rows), or null
-     * @return the answer, narrowed
-     */
-    private CompletableFuture<Long> narrowRefused(CompletableFuture<Long> f, Inputs.Input in, RefusedRows.Origin origin,
-            long[][] p, Map<String, Long> perTable) {
-        if (origin == null || narrower == null) {
-            return f;
-        }
-        return f.exceptionallyComposeAsync(ex -> {
-            WriteRefused w = RefusedRows.aboutTheData(ex);
-            if (w == null || stop.get()) {
-                return CompletableFuture.failedFuture(ex);
-            }
-            if (!o.quiet) {
-                err.println("note: the server refused a request of '" + in.name() + "' (" + w.err().message()
-                        + "): writing its parts on their own to find the rows it refuses (--on-error skip)");
-            }
-            RefusedRows.Outcome out = narrower.narrow(w.tables());
-            for (RefusedRows.Refused r : out.refused()) {
-                Table t = w.tables().get(r.table());
-                long line = origin.line(r.table(), r.row());
-                String where = in.format() == Format.PARQUET ? "row " + line + " of the file" : "line " + line;
-                reject(in, line, null, where + ", table '" + t.tableName() + "': the server refused the row: "
-                        + r.reason(), origin.raw(t, r.table(), r.row()));
-                p[0][1]++;
-                if (perTable != null) {
-                    perTable.merge(t.tableName(), -1L, Long::sum);
-                }
-            }
-            return CompletableFuture.completedFuture(out.written());
-        }, narrowing);
     }
 
     static String message(Throwable t) {
@@ -815,7 +624,7 @@ public final class ImportJob {
                     for (Object[] row : sample) {
                         values.add(c < row.length ? row[c] : null);
                     }
-                    plan = plan.withColumn(name, values);
+                    plan = Widening.withColumn(plan, name, values);
                     if (!o.quiet) {
                         Plan.Col added = plan.cols().get(plan.cols().size() - 1);
                         err.println("note: column '" + name + "' of '" + in.name() + "' is not in '"
@@ -1193,606 +1002,6 @@ public final class ImportJob {
         return false;
     }
 
-    // ------------------------------------------------------------------ import
-
-    private void runWorkers(List<Inputs.Input> inputs, Load load) {
-        AtomicInteger next = new AtomicInteger();
-        int n = Math.min(o.parallelism, inputs.size());
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < n; w++) {
-            Thread t = new Thread(() -> worker(inputs, next, load), "sluice-import-" + w);
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail(new ImportFailure("interrupted", e));
-            }
-        }
-        load.afterReading();
-    }
-
-    private static void closeQuietly(RecordSource src) {
-        try {
-            src.close();
-        } catch (IOException ignored) {
-            // nothing more is read from it
-        }
-    }
-
-    private void worker(List<Inputs.Input> inputs, AtomicInteger next, Load load) {
-        InputRows rows = null;
-        try {
-            int i;
-            while (!stop.get() && (i = next.getAndIncrement()) < inputs.size()) {
-                Inputs.Input in = inputs.get(i);
-                State.Entry e = state.entry(in.name());
-                if (e.done) {
-                    continue;
-                }
-                if (rows == null) {
-                    rows = load.open();
-                }
-                rows.load(i, in, e);
-            }
-            if (rows != null) {
-                rows.finish();
-            }
-        } catch (IOException e) {
-            fail(new ImportFailure(message(e), e));
-        } catch (RuntimeException e) {
-            fail(e);
-        } finally {
-            if (rows != null) {
-                rows.close();
-            }
-        }
-    }
-
-    /** Rows of one table through a batch sink of its schema, opened with the worker's first input. */
-    private final class OneTableRows implements InputRows {
-        private final Sampled sampled;
-        private Client.BatchSink sink;
-
-        OneTableRows(Sampled sampled) {
-            this.sampled = sampled;
-        }
-
-        @Override
-        public void load(int index, Inputs.Input in, State.Entry e) throws IOException {
-            if (sink == null) {
-                // Kept rows: a refused batch is narrowed from them, an append-mode batch's time range read.
-                sink = client.open(plan.schema(), bulk, o.batch, o.inFlight, ctx, narrower != null || appendMode);
-            }
-            RecordSource src = index == sampledInput ? sampled : openSource(in);
-            try {
-                importInput(in, e, src, sink);
-            } catch (IOException ex) {
-                String m = message(ex);
-                throw m.contains(in.name()) ? ex : new IOException("'" + in.name() + "' cannot be read: " + m, ex);
-            } finally {
-                src.close();
-            }
-        }
-
-        @Override
-        public void finish() {
-            if (sink != null) {
-                sink.finish();
-            }
-        }
-
-        @Override
-        public void close() {
-            if (sink != null) {
-                try {
-                    sink.close();
-                } catch (RuntimeException ignored) {
-                    // failures were reported by the batches
-                }
-            }
-        }
-    }
-
-    /** Line protocol rows of the tables their measurements name, several tables per request. */
-    private final class LineProtocolRows implements InputRows {
-        private final LineProtocolTables tables;
-        private final Client.TablesSink sink = client.openTables(o.inFlight, ctx);
-
-        LineProtocolRows(LineProtocolTables tables) {
-            this.tables = tables;
-        }
-
-        @Override
-        public void load(int index, Inputs.Input in, State.Entry e) throws IOException {
-            try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(in, stats.rawBytes))) {
-                importLines(in, e, r, tables, sink);
-            }
-        }
-
-        @Override
-        public void finish() {
-            sink.finish();
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
-    private void fail(Throwable t) {
-        failure.compareAndSet(null, t);
-        stop.set(true);
-    }
-
-    /** The batches of one input in send order, for the acknowledged watermark. */
-    private final class Tracker {
-        private final State.Entry entry;
-        private final ArrayDeque<long[]> pending = new ArrayDeque<>(); // {end, rejected, last, acked}
-        private final Map<long[], Map<String, Long>> tableRows = new java.util.IdentityHashMap<>();
-        /** The last record of the last batch added. */
-        private long lastEnd;
-
-        Tracker(State.Entry entry) {
-            this.entry = entry;
-            this.lastEnd = entry.acked;
-        }
-
-        long[] add(long end, long rejected, boolean last) {
-            return add(end, rejected, last, null, List.of());
-        }
-
-        /**
-         * Adds a batch about to leave.
-         *
-         * @param end its last record
-         * @param rejected its records rejected
-         * @param last whether it ends the input
-         * @param rowsPerTable line protocol: its rows per table, else null
-         * @param parts append mode: its rows and time range per table, recorded as in doubt until acknowledged
-         * @return its tracker entry
-         */
-        long[] add(long end, long rejected, boolean last, Map<String, Long> rowsPerTable, List<State.Part> parts) {
-            long[] p = {end, rejected, last ? 1 : 0, 0};
-            synchronized (state) {
-                pending.add(p);
-                if (rowsPerTable != null) {
-                    tableRows.put(p, rowsPerTable);
-                }
-                if (appendMode) {
-                    if (!parts.isEmpty()) {
-                        entry.inDoubt.add(new State.Batch(lastEnd + 1, end, rejected, parts));
-                    }
-                    entry.sent = end;
-                    state.save();
-                }
-                lastEnd = end;
-            }
-            return p;
-        }
-
-        void acked(long[] p) {
-            synchronized (state) {
-                p[3] = 1;
-                while (!pending.isEmpty() && pending.peek()[3] == 1) {
-                    long[] h = pending.poll();
-                    Map<String, Long> perTable = tableRows.remove(h);
-                    if (perTable != null) {
-                        perTable.forEach((t, n) -> entry.tableRows.merge(t, n, Long::sum));
-                    }
-                    entry.acked = h[0];
-                    entry.rejected += h[1];
-                    entry.settled();
-                    if (h[2] == 1) {
-                        entry.done = true;
-                        stats.inputsDone.incrementAndGet();
-                    }
-                }
-                if (appendMode) {
-                    state.save();
-                } else {
-                    state.saveSoon();
-                }
-            }
-        }
-    }
-
-    private void importInput(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) throws IOException {
-        InputReader r = new InputReader(in, e, src, sink);
-        src.readValuesAtOnce(); // each record's values go into the batch before the next is read
-        if (r.skipTo > 0) {
-            // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread).
-            r.ordinal = src.skip(r.skipTo);
-        }
-        // One call per record: the loop stays small, so the JIT compiles the record's work as a method of its own
-        // rather than as one large on-stack replacement of this loop.
-        try {
-            while (!stop.get() && r.step()) {
-                // step() reads, converts and appends one record
-            }
-        } finally {
-            r.countRead();
-        }
-        if (failure.get() != null) {
-            return;
-        }
-        // Rows read before a stop (an abort point, or another input's failure) are sent; the input is done at EOF.
-        send(sink, r.tracker, r.ordinal, r.rejectedInBatch, r.eof, in, r.takeOrigin());
-    }
-
-    /** Reads one input record by record into its batch sink. */
-    private final class InputReader {
-        final Inputs.Input in;
-        final RecordSource src;
-        final Client.BatchSink sink;
-        final Tracker tracker;
-        final long skipTo;
-        final long importBase;
-        final List<String> columns;
-        long ordinal;
-        long rejectedInBatch;
-        /** Records read and not yet added to {@link Stats#rowsRead} (added once per batch, not per record). */
-        long read;
-        boolean eof;
-        Plan pl = plan;
-        TableSchema schema = pl.schema();
-        int n = schema.columnCount();
-        final int ts = schema.timestampIndex();
-        int known = -1;
-        int[] bind;
-        boolean[] unknown;
-        String badColumn;
-        /** The lines of the open batch's rows, kept while refused requests are narrowed; else null. */
-        long[] lines = narrower != null ? new long[256] : null;
-        int kept;
-
-        InputReader(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) {
-            this.in = in;
-            this.src = src;
-            this.sink = sink;
-            this.tracker = new Tracker(e);
-            this.skipTo = e.acked;
-            this.columns = src.columns();
-            this.importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
-        }
-
-        /** Whether a record is in a batch that --in-doubt check found stored. */
-        boolean storedAlready(long record) {
-            return !tracker.entry.stored.isEmpty() && tracker.entry.storedAlready(record);
-        }
-
-        void countRead() {
-            if (read > 0) {
-                stats.rowsRead.addAndGet(read);
-                read = 0;
-            }
-        }
-
-        /**
-         * Reads the next record and appends it (or rejects it).
-         *
-         * @return false when the input ends here: its end, an abort point, or a stop
-         */
-        boolean step() throws IOException {
-            boolean has;
-            try {
-                has = src.next();
-            } catch (RecordSource.BadRecord b) {
-                return badRecord(b);
-            }
-            if (!has) {
-                eof = true;
-                return false;
-            }
-            if (stop.get()) {
-                // Read after the abort point (or a failure) of another input: not sent, and not counted, so the
-                // state's position stays before it and a rerun reads it again.
-                return false;
-            }
-            ordinal++;
-            if (ordinal <= skipTo || storedAlready(ordinal)) {
-                return true;
-            }
-            read++;
-            if (columns.size() != known) {
-                columnsChanged();
-            }
-            if (!bulk && in.format() == Format.JSONL) {
-                widenForNewKeys();
-            }
-            String reason = append(sink.appender());
-            if (reason != null) {
-                String where = src.where() + (badColumn != null ? ", column '" + badColumn + "'" : "");
-                if (!reject(in, src.line(), badColumn, where + ": " + reason, src.raw())) {
-                    ordinal--;
-                    return false;
-                }
-                rejectedInBatch++;
-                return true;
-            }
-            if (lines != null) {
-                if (kept == lines.length) {
-                    lines = java.util.Arrays.copyOf(lines, kept * 2);
-                }
-                lines[kept++] = src.line();
-            }
-            if (sink.rows() >= o.batch) {
-                countRead();
-                send(sink, tracker, ordinal, rejectedInBatch, false, in, takeOrigin());
-                rejectedInBatch = 0;
-            }
-            return true;
-        }
-
-        /** Where the open batch's rows came from (null when not kept); the next batch starts afresh. */
-        RefusedRows.Origin takeOrigin() {
-            if (lines == null) {
-                return null;
-            }
-            long[] l = java.util.Arrays.copyOf(lines, kept);
-            kept = 0;
-            return new RefusedRows.Origin() {
-                @Override
-                public long line(int table, int row) {
-                    return l[row];
-                }
-
-                @Override
-                public String raw(Table t, int table, int row) {
-                    return RefusedRows.json(t, row);
-                }
-            };
-        }
-
-        private boolean badRecord(RecordSource.BadRecord b) {
-            if (stop.get()) {
-                return false; // read after another input's abort point: neither counted nor rejected
-            }
-            ordinal++;
-            if (ordinal <= skipTo || storedAlready(ordinal)) {
-                return true;
-            }
-            read++;
-            if (!reject(in, b.line(), null, "line " + b.line() + " " + b.getMessage(), b.raw())) {
-                ordinal--;
-                return false;
-            }
-            rejectedInBatch++;
-            return true;
-        }
-
-        private void columnsChanged() {
-            known = columns.size();
-            bind = pl.bind(columns);
-            unknown = new boolean[known];
-            for (int c = 0; c < known; c++) {
-                unknown[c] = !pl.knows(columns.get(c));
-            }
-            if (in.format() != Format.JSONL) {
-                for (int c = 0; c < known; c++) {
-                    if (unknown[c]) {
-                        throw new ImportFailure("'" + in.name() + "': column '" + columns.get(c) + "' is not in the"
-                                + " table's columns (" + String.join(", ", pl.cols().stream().map(Plan.Col::name)
-                                .toList()) + "): name it with --skip, or import this file on its own", null);
-                    }
-                }
-            }
-        }
-
-        /**
-         * A key first seen after the sample: the regular path adds it as a column. The rows before this one are
-         * sent with the schema they were read with, and this row starts a batch of the wider schema.
-         */
-        private void widenForNewKeys() {
-            String added = null;
-            for (int c = 0; c < known; c++) {
-                if (unknown[c] && src.value(c) != null) {
-                    if (sink.rows() > 0) {
-                        countRead();
-                        send(sink, tracker, ordinal - 1, rejectedInBatch, false, in, takeOrigin());
-                        rejectedInBatch = 0;
-                    }
-                    pl = widen(columns.get(c), src.value(c));
-                    added = columns.get(c);
-                }
-            }
-            if (added != null) {
-                sink.reschema(pl.schema());
-                schema = pl.schema();
-                n = schema.columnCount();
-                bind = pl.bind(columns);
-                for (int c = 0; c < known; c++) {
-                    unknown[c] = !pl.knows(columns.get(c));
-                }
-            }
-        }
-
-        /**
-         * Converts the current record into a row of the appender.
-         *
-         * @return null when the row was added; otherwise why not ({@link #badColumn} names the column, if one)
-         */
-        private String append(RowAppender a) {
-            badColumn = null;
-            try {
-                Plan p = pl;
-                int[] b = bind;
-                for (int c = 0; c < n; c++) {
-                    int s = b[c];
-                    if (s < 0) {
-                        if (c == ts) {
-                            if (!p.importTime()) {
-                                throw new Plan.BadValue(schema.column(c).name(), "the time index is missing");
-                            }
-                            a.setLong(c, importBase + ordinal);
-                        }
-                        continue;
-                    }
-                    Object v = src.value(s);
-                    if (v == null) {
-                        if (c == ts) {
-                            throw new Plan.BadValue(schema.column(c).name(), "the time index is empty");
-                        }
-                        continue;
-                    }
-                    p.set(a, c, v);
-                }
-                if (in.format() == Format.JSONL) { // other formats refuse unknown columns up front
-                    for (int c = 0; c < known; c++) {
-                        if (unknown[c] && src.value(c) != null) {
-                            throw new Plan.BadValue(columns.get(c), "key '" + columns.get(c) + "' is not a column of"
-                                    + " the table (it was not in the " + o.sample + " sampled rows) and the bulk path"
-                                    + " cannot add columns: rerun with --path regular (adds it), a larger --sample, or"
-                                    + " --skip it");
-                        }
-                    }
-                }
-                a.endRow();
-                return null;
-            } catch (Plan.BadValue bv) {
-                a.cancelRow();
-                badColumn = bv.column();
-                return bv.getMessage();
-            } catch (InvalidDataException ide) {
-                a.cancelRow();
-                badColumn = ide.column();
-                return ide.column() != null ? "column '" + ide.column() + "': " + ide.reason() : ide.reason();
-            } catch (IllegalArgumentException | ArithmeticException ex) {
-                a.cancelRow();
-                return ex.getMessage();
-            }
-        }
-    }
-
-    /** Adds a field for a JSON key first seen after the sample; every worker then writes the wider plan. */
-    private synchronized Plan widen(String key, Object value) {
-        if (!plan.knows(key)) {
-            plan = plan.withField(key, value);
-            if (!o.quiet) {
-                err.println("note: key '" + key + "' was not in the sampled rows: added as column '" + plan.cols()
-                        .get(plan.cols().size() - 1).name() + "' " + plan.cols().get(plan.cols().size() - 1).type()
-                        + " (the regular path's next write adds it to the table)");
-            }
-        }
-        return plan;
-    }
-
-    private void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last,
-            Inputs.Input in, RefusedRows.Origin origin) {
-        long rows = sink.rows();
-        long[][] p = new long[1][];
-        CompletableFuture<Long> f;
-        if (rows == 0) {
-            p[0] = tracker.add(end, rejectedInBatch, last);
-            f = CompletableFuture.completedFuture(0L);
-        } else {
-            // Recorded as sent (append mode) once the batch has a slot, just before it leaves.
-            List<State.Part> parts = appendMode && sink.keptRows() != null ? InDoubt.parts(List.of(sink.keptRows()))
-                    : List.of();
-            f = narrowRefused(sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last, null, parts)), in, origin,
-                    p, null);
-        }
-        whenAnswered(f, tracker, p, "batch of " + rows + " rows up to record " + end);
-    }
-
-    /** Records a request's answer in its input's tracker (or the failure) once it comes; see {@link #awaitAnswers}. */
-    private void whenAnswered(CompletableFuture<Long> f, Tracker tracker, long[][] p, String what) {
-        answers.register();
-        f.whenComplete((acked, ex) -> {
-            try {
-                batchAnswered(acked, ex, tracker, p[0], what);
-            } finally {
-                answers.arriveAndDeregister();
-            }
-        });
-    }
-
-    /**
-     * Waits until every answered batch's handler has run (a writer's finish() returns once each batch is answered,
-     * while the handlers that record the acknowledgement may still be running), so the state and --verify see
-     * them all. Bounded by --timeout: a batch never answered does not hold the import.
-     */
-    private void awaitAnswers() {
-        try {
-            answers.awaitAdvanceInterruptibly(answers.arrive(), o.timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.TimeoutException e) {
-            // the state records what was answered; a rerun sends the rest
-        }
-    }
-
-    private void batchAnswered(Long acked, Throwable ex, Tracker tracker, long[] p, String what) {
-        if (ex != null) {
-            fail(new ImportFailure(what + " failed: " + message(ex), ex));
-            return;
-        }
-        stats.rowsWritten.addAndGet(acked);
-        tracker.acked(p);
-    }
-
-    /**
-     * Advice for a value that does not fit a column whose type was inferred from the sample: name the type, or sample
-     * more rows. Empty for a column typed by {@code --types}, an existing table or a Parquet file.
-     */
-    private String inferredAdvice(Inputs.Input in, String column) {
-        if (column == null || in.format() == Format.PARQUET || in.format() == Format.LP || plan == null) {
-            return "";
-        }
-        for (Plan.Col c : plan.cols()) {
-            if (c.name().equals(column) && c.source() != null && !mapping.types().containsKey(c.source())
-                    && !plan.tableExists() && c.semantic() != SemanticType.Timestamp) {
-                return " Column '" + column + "' is " + c.type() + ", inferred from the first " + o.sample + " rows of '"
-                        + sampledName + "'. If it holds values of another type, the table needs that type: drop table '"
-                        + plan.schema().tableName() + "' (this import created it) and run again with --types "
-                        + c.source() + ":<Type> (or a larger --sample) and --restart.";
-            }
-        }
-        return "";
-    }
-
-    /**
-     * Handles a bad row per the policy.
-     *
-     * @return true to go on, false to stop at this row
-     */
-    private boolean reject(Inputs.Input in, long line, String column, String reason, String raw) {
-        if (rejects != null) {
-            rejects.write(in.name(), line, column, reason, raw);
-        }
-        if (o.onError.equals("abort")) {
-            synchronized (this) {
-                if (stoppedAt != null) {
-                    return false; // another input stopped the import first
-                }
-                stoppedAt = "'" + in.name() + "' " + reason + "; the import stopped there (--on-error abort): rows before it"
-                        + " are written, nothing after it was sent" + (stats.inputs > 1 ? " (other inputs stopped too; the"
-                        + " rows they had read before it are written, and the state file records where each stopped)"
-                        : "") + ". Fix the row, or rerun with --on-error skip." + inferredAdvice(in, column)
-                        + (appendMode ? " The table keeps every row: a fixed file is refused as changed, and --restart"
-                        + " would store the rows written so far twice, so put the fixed row and the rows after it in a"
-                        + " new file and import that." : "");
-                stop.set(true);
-            }
-            return false;
-        }
-        long r = stats.rejected.incrementAndGet();
-        if (!o.quiet && r <= 10) {
-            err.println("rejected: '" + in.name() + "' " + reason);
-        }
-        if (o.maxErrors != null && r > o.maxErrors) {
-            stoppedAt = "more than " + o.maxErrors + " rows rejected (--max-errors); the last: '" + in.name() + "' "
-                    + reason + ". The state file records where each input stopped: fix the rows (or allow more with a"
-                    + " larger --max-errors) and run the same command again to go on from there";
-            stop.set(true);
-            return false;
-        }
-        return true;
-    }
-
     // ------------------------------------------------------------------ verify, dry run
 
     private void verify(ServerSql sql, String table, Summary summary) {
@@ -1829,12 +1038,12 @@ public final class ImportJob {
             out.println("-- table '" + plan.schema().tableName() + "' exists; rows are converted to its column types");
             for (Plan.Col c : plan.cols()) {
                 if (plan.newColumns().contains(c.name())) {
-                    out.println("ALTER TABLE " + Plan.quote(plan.schema().tableName()) + " ADD COLUMN " + Plan.quote(c.name())
-                            + " " + c.type().sql() + ";  -- added by the regular path's first write");
+                    out.println(DdlText.addColumn(plan.schema().tableName(), c) + "  -- added by the regular path's first"
+                            + " write");
                 }
             }
         } else {
-            out.println(plan.createTableSql());
+            out.println(DdlText.createTable(plan));
         }
         out.println("-- path: " + (bulk ? "bulk" : "regular"));
         for (Plan.Col c : plan.cols()) {
@@ -1867,7 +1076,7 @@ public final class ImportJob {
             shown++;
             try {
                 SampledCollisions.appendRow(plan, bind, a, sampled::value, base + ordinal);
-            } catch (Plan.BadValue e) {
+            } catch (BadValue e) {
                 a.cancelRow();
                 problems.add("'" + sampledName + "' " + sampled.where() + ", column '" + e.column() + "': " + e.getMessage());
             } catch (RuntimeException e) {
@@ -1967,7 +1176,7 @@ public final class ImportJob {
         }).orElse(null);
         LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, existing);
         if (o.dryRun) {
-            sampleLineProtocol(inputs, columns);
+            sampleLineProtocol(inputs, columns, null, o.sample);
             dryRunLineProtocol(inputs.get(0), precision, columns, with);
             return OK;
         }
@@ -1981,7 +1190,8 @@ public final class ImportJob {
         state.appendMode = appendMode;
         resolveInDoubt(inputs, sql);
         state.save();
-        return load(inputs, summary, new LineProtocolLoad(sql, inputs, precision, columns, with));
+        return load(inputs, summary, new Load(o.table != null ? o.table : "one table per measurement", with, null,
+                new RunSetup.Measurements(precision, columns), sum -> verifyTables(sql, sum)));
     }
 
     /** --verify of a line protocol import: each table's count(*) against its count before plus rows acknowledged. */
@@ -2037,97 +1247,17 @@ public final class ImportJob {
     }
 
     /** Each input's first --sample points decide the columns' types before any row is sent (not standard input). */
-    private void sampleLineProtocol(List<Inputs.Input> inputs, LineProtocolTables.Columns columns) {
+    static void sampleLineProtocol(List<Inputs.Input> inputs, LineProtocolTables.Columns columns, State state,
+            int sample) {
         for (Inputs.Input in : inputs) {
             if (in.path() != null && (state == null || !state.entry(in.name()).done)) {
                 try {
-                    columns.sample(Inputs.open(in, new java.util.concurrent.atomic.AtomicLong()), o.sample);
+                    columns.sample(Inputs.open(in, new java.util.concurrent.atomic.AtomicLong()), sample);
                 } catch (IOException e) {
                     throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
                 }
             }
         }
-    }
-
-    private void importLines(Inputs.Input in, State.Entry e, LineProtocol.Reader r, LineProtocolTables tables,
-            Client.TablesSink sink) throws IOException {
-        Tracker tracker = new Tracker(e);
-        // The lines of the open request's rows per table, kept while refused requests are narrowed; else null.
-        Map<String, List<RefusedRows.LineText>> origins = narrower != null ? new LinkedHashMap<>() : null;
-        long skipTo = e.acked;
-        long line = 0;
-        long rejectedInBatch = 0;
-        boolean eof = false;
-        while (!stop.get()) {
-            boolean more;
-            try {
-                more = r.next();
-            } catch (IOException ex) {
-                throw new ImportFailure("'" + in.name() + "' cannot be read after line " + line + ": " + ex.getMessage(), ex);
-            }
-            if (!more) {
-                eof = true;
-                break;
-            }
-            if (stop.get()) {
-                break; // read after another input's abort point: not sent, read again by a rerun
-            }
-            line = r.lastLine();
-            if (r.firstLine() <= skipTo || r.holdsNoPoint() || !e.stored.isEmpty() && e.storedAlready(line)) {
-                continue;
-            }
-            stats.rowsRead.incrementAndGet();
-            String reason = null;
-            try {
-                LineProtocol.Point pt = r.point();
-                tables.add(pt, state.importTimeNanos);
-                if (origins != null) {
-                    origins.computeIfAbsent(o.table != null ? o.table : pt.measurement(), k -> new ArrayList<>())
-                            .add(new RefusedRows.LineText(r.firstLine(), r.text()));
-                }
-            } catch (LineProtocol.ParseException ex) {
-                reason = "line " + r.firstLine() + ", " + ex.getMessage();
-            } catch (IllegalArgumentException | ArithmeticException ex) {
-                reason = "line " + r.firstLine() + ": " + ex.getMessage();
-            }
-            if (reason != null) {
-                if (!reject(in, r.firstLine(), null, reason, r.text())) {
-                    line = r.firstLine() - 1;
-                    break;
-                }
-                rejectedInBatch++;
-                continue;
-            }
-            if (tables.rows() >= o.batch) {
-                sendTables(sink, tables, tracker, line, rejectedInBatch, false, in, origins);
-                rejectedInBatch = 0;
-            }
-        }
-        if (failure.get() != null) {
-            return;
-        }
-        sendTables(sink, tables, tracker, line, rejectedInBatch, eof, in, origins);
-    }
-
-    private void sendTables(Client.TablesSink sink, LineProtocolTables tables, Tracker tracker, long end,
-            long rejectedInBatch, boolean last, Inputs.Input in, Map<String, List<RefusedRows.LineText>> origins) {
-        long rows = tables.rows();
-        long[][] p = new long[1][];
-        CompletableFuture<Long> f;
-        if (rows == 0) {
-            p[0] = tracker.add(end, rejectedInBatch, last);
-            f = CompletableFuture.completedFuture(0L);
-        } else {
-            List<Table> drained = tables.drain();
-            Map<String, Long> perTable = new java.util.HashMap<>();
-            for (Table t : drained) {
-                perTable.merge(t.schema().tableName(), (long) t.rowCount(), Long::sum);
-            }
-            List<State.Part> parts = appendMode ? InDoubt.parts(drained) : List.of();
-            f = narrowRefused(sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable, parts)),
-                    in, RefusedRows.lineOrigins(drained, origins), p, perTable);
-        }
-        whenAnswered(f, tracker, p, "request of " + rows + " rows up to line " + end);
     }
 
     private void dryRunLineProtocol(Inputs.Input first, long precision, LineProtocolTables.Columns columns,
@@ -2156,7 +1286,7 @@ public final class ImportJob {
             if (columns.existing(s.tableName()) != null) {
                 out.println("-- table '" + s.tableName() + "' exists; the regular path adds columns it lacks");
             } else {
-                out.println(Plan.createTableSql(s, with));
+                out.println(DdlText.createTable(s, with));
             }
         }
         out.println("-- path: regular");
@@ -2177,12 +1307,6 @@ public final class ImportJob {
         for (String p : problems) {
             out.println("-- rejected: " + p);
         }
-    }
-
-    // ------------------------------------------------------------------ accessors for the line protocol job
-
-    AtomicBoolean stopFlag() {
-        return stop;
     }
 
     static String lower(String s) {

@@ -83,7 +83,7 @@ public final class ReadCost {
                     for (int c = 0; c < bind.length; c++) {
                         Object v = src.value(bind[c]);
                         if (v != null) {
-                            plan.set(a, c, v);
+                            plan.values().set(a, c, v);
                         }
                     }
                     a.endRow();

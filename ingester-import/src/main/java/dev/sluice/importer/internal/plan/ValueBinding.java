@@ -1,0 +1,270 @@
+package dev.sluice.importer.internal.plan;
+
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import dev.sluice.data.DataType;
+import dev.sluice.data.InvalidDataException;
+import dev.sluice.data.RowAppender;
+import dev.sluice.importer.internal.source.RecordSource;
+import dev.sluice.importer.internal.source.Utf8Text;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+
+/** Value binding: converts a source value to its table column's type and sets it into a row. */
+public final class ValueBinding {
+    private final List<Plan.Col> cols;
+    /** Values come from JSON: a string is a JSON string, which a Json column stores quoted. */
+    private final boolean jsonSource;
+    private final ZoneId zone;
+
+    ValueBinding(List<Plan.Col> cols, boolean jsonSource, ZoneId zone) {
+        this.cols = cols;
+        this.jsonSource = jsonSource;
+        this.zone = zone;
+    }
+
+    /** A finite double that a Float32 column would turn into an infinity is refused. */
+    private static double inRange(Plan.Col c, DataType t, double d, Object source) throws BadValue {
+        if (t == DataType.Float32 && !Double.isInfinite(d) && Math.abs(d) > Float.MAX_VALUE) {
+            throw new BadValue(c.name(), "'" + source + "' is beyond Float32's range");
+        }
+        return d;
+    }
+
+    /**
+     * Sets one value into a row.
+     *
+     * @param a the row appender
+     * @param index the column index (schema order)
+     * @param v the source value (never null)
+     * @throws BadValue when the value does not fit
+     */
+    public void set(RowAppender a, int index, Object v) throws BadValue {
+        Plan.Col c = cols.get(index);
+        DataType t = c.type().type();
+        try {
+            if (v instanceof FieldText f) {
+                setField(a, index, c, t, f);
+            } else if (v instanceof Utf8Text u) {
+                if (t == DataType.String) {
+                    try {
+                        a.setUtf8(index, u.bytes(), u.offset(), u.byteLength());
+                    } catch (InvalidDataException e) {
+                        String r = e.reason();
+                        int from = r.indexOf("(byte ");
+                        String at = from < 0 ? "" : " " + r.substring(from, r.indexOf(')', from) + 1);
+                        throw new BadValue(c.name(), "the text is not well-formed UTF-8" + at + ", as Parquet strings"
+                                + " must be: fix the file, or --skip the column");
+                    }
+                } else {
+                    setText(a, index, c, t, u.toString());
+                }
+            } else if (v instanceof String s) {
+                if (jsonSource && t == DataType.Json) {
+                    a.setString(index, '"' + new String(JsonStringEncoder.getInstance().quoteAsString(s)) + '"');
+                } else {
+                    setText(a, index, c, t, s);
+                }
+            } else if (v instanceof Long l) {
+                if (t.isTimestamp()) {
+                    a.setLong(index, c.timeFormat() != null && c.timeFormat().kind() == TimeFormat.Kind.EPOCH
+                            ? c.timeFormat().toUnits(l, t.unitsPerSecond()) : l);
+                } else if (t == DataType.String || t == DataType.Json) {
+                    a.setString(index, Long.toString(l));
+                } else if (t == DataType.Decimal128) {
+                    a.setDecimal(index, BigDecimal.valueOf(l));
+                } else if (t == DataType.Bool) {
+                    throw new BadValue(c.name(), l + " is not a boolean");
+                } else if (l < 0 && (t == DataType.UInt8 || t == DataType.UInt16 || t == DataType.UInt32
+                        || t == DataType.UInt64)) {
+                    throw new BadValue(c.name(), l + " is negative; " + t + " takes no negative numbers");
+                } else {
+                    a.setLong(index, l);
+                }
+            } else if (v instanceof Double d) {
+                if (t == DataType.Float64 || t == DataType.Float32) {
+                    if (jsonSource && Double.isInfinite(d)) {
+                        // JSON has no infinity: the number overflowed Float64.
+                        throw new BadValue(c.name(), "a number beyond " + c.type() + "'s range");
+                    }
+                    a.setDouble(index, inRange(c, t, d, d));
+                } else if (t == DataType.String || t == DataType.Json) {
+                    a.setString(index, Double.toString(d));
+                } else if (t == DataType.Decimal128) {
+                    a.setDecimal(index, BigDecimal.valueOf(d));
+                } else if (t.isTimestamp() && c.timeFormat() != null && c.timeFormat().kind() == TimeFormat.Kind.EPOCH) {
+                    a.setLong(index, c.timeFormat().toUnits(d, t.unitsPerSecond()));
+                } else if (d == Math.rint(d) && !t.isTimestamp() && t != DataType.Bool) {
+                    a.setLong(index, d.longValue());
+                } else {
+                    throw new BadValue(c.name(), d + " does not fit " + c.type());
+                }
+            } else if (v instanceof BigDecimal bd) {
+                if (t == DataType.Decimal128) {
+                    a.setDecimal(index, bd);
+                } else if (t == DataType.UInt64) {
+                    a.setValue(index, bd.toBigIntegerExact());
+                } else {
+                    setText(a, index, c, t, bd.toPlainString());
+                }
+            } else if (v instanceof Boolean bo) {
+                if (t == DataType.Bool) {
+                    a.setBoolean(index, bo);
+                } else if (t == DataType.String || t == DataType.Json) {
+                    a.setString(index, bo.toString());
+                } else {
+                    throw new BadValue(c.name(), bo + " does not fit " + c.type());
+                }
+            } else if (v instanceof RecordSource.JsonText j) {
+                if (t == DataType.Json || t == DataType.String) {
+                    a.setString(index, j.text());
+                } else {
+                    throw new BadValue(c.name(), "a nested JSON value does not fit " + c.type());
+                }
+            } else {
+                a.setValue(index, v);
+            }
+        } catch (IllegalArgumentException | ArithmeticException | DateTimeParseException e) {
+            // The client's own message names a batch's row: the caller names the input's line instead.
+            throw new BadValue(c.name(), e instanceof InvalidDataException ide ? ide.reason() : e.getMessage());
+        }
+    }
+
+    /**
+     * Sets a CSV field: integers, decimals and epoch times are read from its characters when they are written plainly;
+     * everything else, and anything unusual (signs, spaces, exponents...), as text by {@link #setText}.
+     */
+    private void setField(RowAppender a, int index, Plan.Col c, DataType t, FieldText f) throws BadValue {
+        switch (t) {
+            case Int8: case Int16: case Int32: case Int64: case UInt8: case UInt16: case UInt32: {
+                long l = f.plainLong();
+                if (l != Long.MIN_VALUE) {
+                    a.setLong(index, l);
+                    return;
+                }
+                break;
+            }
+            case Float32: case Float64: {
+                double d;
+                try {
+                    d = f.toDouble();
+                } catch (NumberFormatException e) {
+                    break; // the text path names the value
+                }
+                if (!Double.isInfinite(d) && (t == DataType.Float64 || Math.abs(d) <= Float.MAX_VALUE)) {
+                    a.setDouble(index, d);
+                    return;
+                }
+                break;
+            }
+            case TimestampSecond: case TimestampMillisecond: case TimestampMicrosecond: case TimestampNanosecond: {
+                TimeFormat tf = c.timeFormat();
+                if (tf != null && tf.kind() == TimeFormat.Kind.EPOCH) {
+                    long l = f.plainLong();
+                    if (l != Long.MIN_VALUE) {
+                        a.setLong(index, tf.toUnits(l, t.unitsPerSecond()));
+                        return;
+                    }
+                }
+                break;
+            }
+            default:
+                break;
+        }
+        setText(a, index, c, t, f.toString());
+    }
+
+    private void setText(RowAppender a, int index, Plan.Col c, DataType t, String s) throws BadValue {
+        switch (t) {
+            case String:
+            case Json:
+                a.setString(index, s);
+                return;
+            case Int8: case Int16: case Int32: case Int64: case UInt8: case UInt16: case UInt32: {
+                String x = s.strip();
+                long l;
+                try {
+                    l = Long.parseLong(x);
+                } catch (NumberFormatException e) {
+                    throw new BadValue(c.name(), "'" + s + "' is not an integer (" + c.type() + ")");
+                }
+                a.setLong(index, l);
+                return;
+            }
+            case UInt64:
+                try {
+                    a.setValue(index, new BigInteger(s.strip()));
+                } catch (NumberFormatException e) {
+                    throw new BadValue(c.name(), "'" + s + "' is not an integer (UInt64)");
+                }
+                return;
+            case Float32: case Float64: {
+                double d;
+                try {
+                    d = Decimals.parseDouble(s);
+                } catch (NumberFormatException e) {
+                    throw new BadValue(c.name(), "'" + s + "' is not a number (" + c.type() + ")");
+                }
+                // An infinity only when the text says so: 1e400 overflows to one.
+                if (Double.isInfinite(d) && !s.toLowerCase(Locale.ROOT).contains("inf")) {
+                    throw new BadValue(c.name(), "'" + s + "' is beyond " + c.type() + "'s range");
+                }
+                a.setDouble(index, inRange(c, t, d, s));
+                return;
+            }
+            case Bool: {
+                String x = s.strip().toLowerCase(Locale.ROOT);
+                switch (x) {
+                    case "true": case "t": case "1": case "yes": case "y": a.setBoolean(index, true); return;
+                    case "false": case "f": case "0": case "no": case "n": a.setBoolean(index, false); return;
+                    default: throw new BadValue(c.name(), "'" + s + "' is not a boolean (true/false, 1/0, yes/no)");
+                }
+            }
+            case Decimal128:
+                try {
+                    a.setDecimal(index, new BigDecimal(s.strip()));
+                } catch (NumberFormatException e) {
+                    throw new BadValue(c.name(), "'" + s + "' is not a decimal number");
+                }
+                return;
+            case Date:
+                try {
+                    a.setLong(index, LocalDate.parse(s.strip()).toEpochDay());
+                } catch (DateTimeParseException e) {
+                    throw new BadValue(c.name(), "'" + s + "' is not a date (yyyy-MM-dd)");
+                }
+                return;
+            case TimeSecond: case TimeMillisecond: case TimeMicrosecond: case TimeNanosecond:
+                try {
+                    a.setValue(index, LocalTime.parse(s.strip()));
+                } catch (DateTimeParseException e) {
+                    throw new BadValue(c.name(), "'" + s + "' is not a time of day (HH:mm:ss[.fff])");
+                }
+                return;
+            case Binary:
+                try {
+                    a.setBytes(index, Base64.getDecoder().decode(s.strip()));
+                } catch (IllegalArgumentException e) {
+                    throw new BadValue(c.name(), "'" + s + "' is not base64 (Binary columns take base64 text)");
+                }
+                return;
+            case TimestampSecond: case TimestampMillisecond: case TimestampMicrosecond: case TimestampNanosecond: {
+                TimeFormat f = c.timeFormat() != null ? c.timeFormat() : TimeFormat.parse("iso", zone);
+                try {
+                    a.setLong(index, f.toUnits(s, t.unitsPerSecond()));
+                } catch (IllegalArgumentException e) {
+                    throw new BadValue(c.name(), e.getMessage());
+                }
+                return;
+            }
+            default:
+                throw new BadValue(c.name(), "type " + c.type() + " cannot be read from text");
+        }
+    }
+}
