@@ -328,17 +328,9 @@ public final class Plan {
                         + " Add them first:" + fix + "\nor leave them out with --skip, or use --path regular (adds them)");
             }
         }
-        TableSchema.Builder b = TableSchema.newBuilder(existing != null ? existing.tableName() : m.table());
-        for (Col c : cols) {
-            if (c.type().type() == DataType.Decimal128) {
-                b.addColumn(c.name(), c.semantic(), DataType.Decimal128, c.type().decimal());
-            } else {
-                b.addColumn(c.name(), c.semantic(), c.type().type());
-            }
-        }
         TableSchema schema;
         try {
-            schema = b.build();
+            schema = schemaOf(existing != null ? existing.tableName() : m.table(), cols);
         } catch (IllegalArgumentException e) {
             throw new UsageException("the table's columns do not make a valid schema: " + e.getMessage());
         }
@@ -352,6 +344,26 @@ public final class Plan {
             out.addAll(c);
         }
         return out;
+    }
+
+    /**
+     * Builds the schema of a table's columns.
+     *
+     * @param table the table
+     * @param cols its columns, in order
+     * @return the schema
+     * @throws IllegalArgumentException when the columns do not make a valid schema
+     */
+    static TableSchema schemaOf(String table, List<Col> cols) {
+        TableSchema.Builder b = TableSchema.newBuilder(table);
+        for (Col c : cols) {
+            if (c.type().type() == DataType.Decimal128) {
+                b.addColumn(c.name(), c.semantic(), DataType.Decimal128, c.type().decimal());
+            } else {
+                b.addColumn(c.name(), c.semantic(), c.type().type());
+            }
+        }
+        return b.build();
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.sluice.importer.internal.plan;
 
-import dev.sluice.data.DataType;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
 import dev.sluice.importer.internal.cli.UsageException;
@@ -58,17 +57,9 @@ public final class Widening {
         List<Plan.Col> more = new ArrayList<>(plan.cols());
         more.add(new Plan.Col(mapping.target(source), source, sem, t,
                 t.type().isTimestamp() ? TimeFormat.parse("iso", mapping.zone()) : null));
-        TableSchema.Builder b = TableSchema.newBuilder(plan.schema().tableName());
-        for (Plan.Col c : more) {
-            if (c.type().type() == DataType.Decimal128) {
-                b.addColumn(c.name(), c.semantic(), DataType.Decimal128, c.type().decimal());
-            } else {
-                b.addColumn(c.name(), c.semantic(), c.type().type());
-            }
-        }
         TableSchema extended;
         try {
-            extended = b.build();
+            extended = Plan.schemaOf(plan.schema().tableName(), more);
         } catch (IllegalArgumentException e) {
             throw new UsageException("key '" + source + "' cannot be added as a column: " + e.getMessage());
         }

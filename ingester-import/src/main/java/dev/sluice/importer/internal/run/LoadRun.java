@@ -642,23 +642,34 @@ final class LoadRun implements AutoCloseable {
     private void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last,
             Inputs.Input in, RefusedRows.Origin origin) {
         long rows = sink.rows();
+        request(rows, tracker, end, rejectedInBatch, last, p -> {
+            // Recorded as sent (append mode) once the batch has a slot, just before it leaves.
+            List<State.Part> parts = appendMode && sink.keptRows() != null ? InDoubt.parts(List.of(sink.keptRows()))
+                    : List.of();
+            return narrowRefused(sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last, null, parts)), in,
+                    origin, p, null);
+        }, "batch of " + rows + " rows up to record " + end);
+    }
+
+    /**
+     * Sends a request of an input's rows, or records at once a request without rows (its records were all rejected or
+     * skipped, or it ends the input), and records its answer in the input's tracker (or the failure) once it comes;
+     * see {@link #awaitAnswers}.
+     *
+     * @param rows the request's rows
+     * @param sendRows sends them, setting the request's tracker entry in {@code p[0]} just before it leaves
+     * @param what the request, for a failure's message
+     */
+    private void request(long rows, Tracker tracker, long end, long rejectedInBatch, boolean last,
+            java.util.function.Function<long[][], CompletableFuture<Long>> sendRows, String what) {
         long[][] p = new long[1][];
         CompletableFuture<Long> f;
         if (rows == 0) {
             p[0] = tracker.add(end, rejectedInBatch, last);
             f = CompletableFuture.completedFuture(0L);
         } else {
-            // Recorded as sent (append mode) once the batch has a slot, just before it leaves.
-            List<State.Part> parts = appendMode && sink.keptRows() != null ? InDoubt.parts(List.of(sink.keptRows()))
-                    : List.of();
-            f = narrowRefused(sink.send(() -> p[0] = tracker.add(end, rejectedInBatch, last, null, parts)), in, origin,
-                    p, null);
+            f = sendRows.apply(p);
         }
-        whenAnswered(f, tracker, p, "batch of " + rows + " rows up to record " + end);
-    }
-
-    /** Records a request's answer in its input's tracker (or the failure) once it comes; see {@link #awaitAnswers}. */
-    private void whenAnswered(CompletableFuture<Long> f, Tracker tracker, long[][] p, String what) {
         answers.register();
         f.whenComplete((acked, ex) -> {
             try {
@@ -857,21 +868,15 @@ final class LoadRun implements AutoCloseable {
     private void sendTables(Client.TablesSink sink, LineProtocolTables tables, Tracker tracker, long end,
             long rejectedInBatch, boolean last, Inputs.Input in, Map<String, List<RefusedRows.LineText>> origins) {
         long rows = tables.rows();
-        long[][] p = new long[1][];
-        CompletableFuture<Long> f;
-        if (rows == 0) {
-            p[0] = tracker.add(end, rejectedInBatch, last);
-            f = CompletableFuture.completedFuture(0L);
-        } else {
+        request(rows, tracker, end, rejectedInBatch, last, p -> {
             List<Table> drained = tables.drain();
             Map<String, Long> perTable = new java.util.HashMap<>();
             for (Table t : drained) {
                 perTable.merge(t.schema().tableName(), (long) t.rowCount(), Long::sum);
             }
             List<State.Part> parts = appendMode ? InDoubt.parts(drained) : List.of();
-            f = narrowRefused(sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable, parts)),
-                    in, RefusedRows.lineOrigins(drained, origins), p, perTable);
-        }
-        whenAnswered(f, tracker, p, "request of " + rows + " rows up to line " + end);
+            return narrowRefused(sink.send(drained, () -> p[0] = tracker.add(end, rejectedInBatch, last, perTable,
+                    parts)), in, RefusedRows.lineOrigins(drained, origins), p, perTable);
+        }, "request of " + rows + " rows up to line " + end);
     }
 }
