@@ -1,30 +1,24 @@
 package dev.sluice.importer.internal.run;
 
 import dev.sluice.BatchingWriter;
-import dev.sluice.data.ColumnVector;
-import dev.sluice.data.DataType;
-import dev.sluice.data.RowAppender;
-import dev.sluice.data.SemanticType;
-import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.importer.internal.cli.ImportOptions;
 import dev.sluice.importer.internal.cli.UsageException;
-import dev.sluice.importer.internal.plan.BadValue;
-import dev.sluice.importer.internal.plan.DdlText;
 import dev.sluice.importer.internal.plan.Mapping;
 import dev.sluice.importer.internal.plan.Plan;
 import dev.sluice.importer.internal.plan.SampledCollisions;
 import dev.sluice.importer.internal.plan.TypeNames;
 import dev.sluice.importer.internal.plan.Widening;
+import dev.sluice.importer.internal.report.DryRun;
 import dev.sluice.importer.internal.report.Progress;
 import dev.sluice.importer.internal.report.Rejects;
 import dev.sluice.importer.internal.report.Stats;
 import dev.sluice.importer.internal.report.Summary;
+import dev.sluice.importer.internal.report.Verify;
 import dev.sluice.importer.internal.source.CsvSource;
 import dev.sluice.importer.internal.source.Format;
 import dev.sluice.importer.internal.source.Inputs;
 import dev.sluice.importer.internal.source.JsonLinesSource;
-import dev.sluice.importer.internal.source.LineProtocol;
 import dev.sluice.importer.internal.source.LineProtocolTables;
 import dev.sluice.importer.internal.source.ParquetSource;
 import dev.sluice.importer.internal.source.RecordSource;
@@ -80,8 +74,6 @@ public final class ImportJob {
     private java.nio.channels.FileLock stateLock;
     private Rejects rejects;
     private State state;
-    private Plan plan;
-    private Mapping mapping;
     private Client client;
     /**
      * The client, created on a thread of its own while the inputs are sampled and the table is looked up over
@@ -90,13 +82,8 @@ public final class ImportJob {
     private CompletableFuture<Client> early;
     /** Completes once the early client's bulk writers are ready ({@code GreptimeDB.prepareBulk}); null if not started. */
     private CompletableFuture<Void> prepared;
-    /** The input whose records were sampled (read through the sample, not opened again). */
-    private int sampledInput;
-    /** The name of the input whose first rows gave the types. */
-    private String sampledName;
     /** The load run, once the setup is done; closed with the job. */
     private LoadRun run;
-    private boolean bulk;
     private boolean appendMode;
     /** The {@code --connection} settings, or null. */
     private dev.sluice.ConnectionConfig connection;
@@ -216,7 +203,6 @@ public final class ImportJob {
         appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
         Mapping m = new Mapping(table, o.timeIndex, o.timeFormat, o.tags, types(), new LinkedHashSet<>(o.skip),
                 keyValues(o.rename, "--rename"), zone, with);
-        mapping = m;
 
         // The table is looked up over HTTP while the first input is sampled: neither needs the other.
         CompletableFuture<TableLookup> lookup = inBackground("sluice-import-lookup", () -> {
@@ -227,6 +213,7 @@ public final class ImportJob {
         // are replayed when it is imported.
         Inputs.Input first = null;
         Sampled sampled = null;
+        int sampledAt = 0;
         Map<String, TypeNames.Type> declared = null;
         for (int k = 0; k < inputs.size() && (sampled == null || sampled.rows().isEmpty()); k++) {
             if (sampled != null) {
@@ -234,21 +221,21 @@ public final class ImportJob {
             }
             first = inputs.get(k);
             try {
-                RecordSource src = openSource(first);
+                RecordSource src = openSource(first, m);
                 declared = src instanceof ParquetSource ps ? ps.types() : null;
                 sampled = new Sampled(src, o.sample);
             } catch (IOException e) {
                 throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
             }
-            sampledInput = k;
-            sampledName = first.name();
+            sampledAt = k;
         }
+        String sampledName = first.name();
         boolean json = first.format() == Format.JSONL;
         TableLookup looked = await(lookup, "looking the table up over HTTP");
         ServerSql sql = looked.sql();
         TableSchema existing = looked.existing();
         boolean regular = o.path.equalsIgnoreCase("regular");
-        plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular, declared);
+        Plan plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular, declared);
         for (TableSchema.Column c : plan.schema().columns()) {
             if (!regular && !BatchingWriter.Path.Bulk.carries(c.dataType())) {
                 regular = true;
@@ -258,11 +245,12 @@ public final class ImportJob {
                 }
             }
         }
-        bulk = !regular;
-        checkColumnsOfEveryInput(inputs);
+        boolean bulk = !regular;
+        plan = checkColumnsOfEveryInput(inputs, plan, sampledAt, bulk, m);
         if (o.dryRun) {
-            warnOfCollisions(appendMode || existing != null && keepsEveryRow(sql, table), sampled, summary);
-            dryRun(sampled);
+            warnOfCollisions(appendMode || existing != null && keepsEveryRow(sql, table), plan, sampled, sampledName,
+                    summary);
+            DryRun.oneTable(out, plan, bulk, sampled, sampledName, o.dryRunRows);
             return OK;
         }
         if (o.rejects != null) {
@@ -277,19 +265,15 @@ public final class ImportJob {
             appendMode = keepsEveryRow(sql, table);
         }
         state.appendMode = appendMode;
-        warnOfCollisions(appendMode, sampled, summary);
+        warnOfCollisions(appendMode, plan, sampled, sampledName, summary);
         resolveInDoubt(inputs, sql);
         state.save();
-        summary.started = true;
-        summary.collapsible = !appendMode;
-        summary.table = table;
-        summary.path = bulk ? "bulk" : "regular";
-        summary.stateFile = state.file().toString();
-
         Sampled s = sampled;
-        int k = sampledInput;
-        return load(inputs, summary, new Load(table, existing == null ? with : Map.of(), existing == null ? plan.schema()
-                : null, new RunSetup.OneTable(plan, s, k, sampledName, this::openSource), sum -> verify(sql, table, sum)));
+        RunSetup setup = new RunSetup(o, inputs, state, rejects, m, bulk, appendMode, new RunSetup.OneTable(plan, s,
+                sampledAt, sampledName, in -> openSource(in, m)));
+        Verify verify = new Verify(state, stats, err);
+        return load(setup, summary, new Load(table, existing == null ? with : Map.of(), existing == null ? plan.schema()
+                : null, sum -> verify.oneTable(sql, table, sum)));
     }
 
     /**
@@ -298,11 +282,14 @@ public final class ImportJob {
      *
      * @return the exit code
      */
-    private int load(List<Inputs.Input> inputs, Summary summary, Load load) {
+    private int load(RunSetup setup, Summary summary, Load load) {
+        List<Inputs.Input> inputs = setup.inputs();
+        State state = setup.state();
+        boolean appendMode = setup.appendMode();
         summary.started = true;
         summary.collapsible = !appendMode;
         summary.table = load.table();
-        summary.path = bulk ? "bulk" : "regular";
+        summary.path = setup.bulk() ? "bulk" : "regular";
         summary.stateFile = state.file().toString();
         if (inputs.stream().allMatch(in -> state.entry(in.name()).done)) {
             // Nothing left to send: do not even connect.
@@ -320,8 +307,7 @@ public final class ImportJob {
         }
         Context ctx = Client.context(load.tableOptions(), appendMode);
         client = connect();
-        run = new LoadRun(new RunSetup(o, inputs, state, rejects, mapping, bulk, appendMode, load.rows()), client, ctx,
-                stats, err);
+        run = new LoadRun(setup, client, ctx, stats, err);
         if (load.toCreate() != null) {
             client.createTable(load.toCreate(), ctx);
         }
@@ -378,9 +364,9 @@ public final class ImportJob {
 
     /**
      * What differs by format around the one load run: the table the summary names, the options of the tables the
-     * import creates, the table to create first (or null), the rows the run reads, and how {@code --verify} counts.
+     * import creates, the table to create first (or null), and how {@code --verify} counts.
      */
-    private record Load(String table, Map<String, String> tableOptions, TableSchema toCreate, RunSetup.Rows rows,
+    private record Load(String table, Map<String, String> tableOptions, TableSchema toCreate,
             java.util.function.Consumer<Summary> verify) {
         void verify(Summary summary) {
             verify.accept(summary);
@@ -391,7 +377,8 @@ public final class ImportJob {
      * Warns (standard error and the summary) when the sampled rows hold rows of equal tags and time index, which a
      * table that keeps the last row of each key stores as one.
      */
-    private void warnOfCollisions(boolean keepsEveryRow, Sampled sampled, Summary summary) {
+    private void warnOfCollisions(boolean keepsEveryRow, Plan plan, Sampled sampled, String sampledName,
+            Summary summary) {
         if (keepsEveryRow) {
             return;
         }
@@ -594,14 +581,18 @@ public final class ImportJob {
      * Reads the header of every CSV, TSV and Parquet input besides the sampled one, so that a column the table's plan
      * lacks is reported before anything is sent rather than after the inputs before it were written. (JSON Lines
      * names its keys row by row; its new keys are handled as they come.)
+     *
+     * @return the plan, with the columns the regular path adds
      */
-    private void checkColumnsOfEveryInput(List<Inputs.Input> inputs) {
+    private Plan checkColumnsOfEveryInput(List<Inputs.Input> inputs, Plan planned, int sampledInput, boolean bulk,
+            Mapping m) {
+        Plan plan = planned;
         for (int k = 0; k < inputs.size(); k++) {
             Inputs.Input in = inputs.get(k);
             if (k == sampledInput || in.format() == Format.JSONL || in.path() == null) {
                 continue;
             }
-            try (RecordSource src = openSource(in)) {
+            try (RecordSource src = openSource(in, m)) {
                 List<String> columns = src.columns();
                 List<Object[]> sample = null;
                 for (int c = 0; c < columns.size(); c++) {
@@ -635,6 +626,7 @@ public final class ImportJob {
                 throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
             }
         }
+        return plan;
     }
 
     /** Whether a state file leaves any input to import (an import with nothing to send does not connect). */
@@ -728,7 +720,7 @@ public final class ImportJob {
         }
     }
 
-    private RecordSource openSource(Inputs.Input in) throws IOException {
+    private RecordSource openSource(Inputs.Input in, Mapping mapping) throws IOException {
         if (in.format() == Format.PARQUET) {
             return new ParquetSource(in.path(), in.name(), mapping.skip(), mapping.zone(), stats.rawBytes);
         }
@@ -1002,127 +994,6 @@ public final class ImportJob {
         return false;
     }
 
-    // ------------------------------------------------------------------ verify, dry run
-
-    private void verify(ServerSql sql, String table, Summary summary) {
-        stats.verifyFrom = System.nanoTime();
-        try {
-            verifyCount(sql, table, summary);
-        } finally {
-            stats.verifyUntil = System.nanoTime();
-        }
-    }
-
-    private void verifyCount(ServerSql sql, String table, Summary summary) {
-        long expected = state.countBefore < 0 ? -1 : state.countBefore;
-        for (State.Entry e : state.entries) {
-            expected += e.acked - e.rejected;
-        }
-        try {
-            long count = sql.count(table);
-            summary.verifyCount = count;
-            summary.verifyExpected = state.countBefore < 0 ? null : expected;
-            summary.verifyOk = state.countBefore < 0 ? null : count == expected;
-            if (summary.verifyOk != null && !summary.verifyOk) {
-                err.println("verify: table '" + table + "' holds " + count + " rows, expected " + expected + " ("
-                        + state.countBefore + " before the import + rows acknowledged). Fewer can mean rows of the input"
-                        + " share a primary key and time (the table keeps the last); more, that others write to it too.");
-            }
-        } catch (IOException e) {
-            throw new ImportFailure("--verify: " + e.getMessage(), e);
-        }
-    }
-
-    private void dryRun(Sampled sampled) {
-        if (plan.tableExists()) {
-            out.println("-- table '" + plan.schema().tableName() + "' exists; rows are converted to its column types");
-            for (Plan.Col c : plan.cols()) {
-                if (plan.newColumns().contains(c.name())) {
-                    out.println(DdlText.addColumn(plan.schema().tableName(), c) + "  -- added by the regular path's first"
-                            + " write");
-                }
-            }
-        } else {
-            out.println(DdlText.createTable(plan));
-        }
-        out.println("-- path: " + (bulk ? "bulk" : "regular"));
-        for (Plan.Col c : plan.cols()) {
-            if (c.semantic() == SemanticType.Timestamp) {
-                out.println("-- time index: " + c.name() + (c.source() == null ? " (the import's time)"
-                        : " from '" + c.source() + "' as " + c.timeFormat()));
-            }
-        }
-        Table t = Table.from(plan.schema());
-        RowAppender a = t.appender();
-        TableSchema schema = plan.schema();
-        int shown = 0;
-        List<String> problems = new ArrayList<>();
-        long ordinal = 0;
-        long base = System.currentTimeMillis() * 1_000_000L;
-        int[] bind = plan.bind(sampled.columns());
-        while (shown < o.dryRunRows) {
-            try {
-                if (!sampled.next()) {
-                    break;
-                }
-            } catch (RecordSource.BadRecord b) {
-                problems.add("'" + sampledName + "' line " + b.line() + " " + b.getMessage());
-                shown++;
-                continue;
-            } catch (IOException e) {
-                break;
-            }
-            ordinal++;
-            shown++;
-            try {
-                SampledCollisions.appendRow(plan, bind, a, sampled::value, base + ordinal);
-            } catch (BadValue e) {
-                a.cancelRow();
-                problems.add("'" + sampledName + "' " + sampled.where() + ", column '" + e.column() + "': " + e.getMessage());
-            } catch (RuntimeException e) {
-                a.cancelRow();
-                problems.add("'" + sampledName + "' " + sampled.where() + ": " + e.getMessage());
-            }
-        }
-        out.println("-- first rows as stored:");
-        List<String> header = new ArrayList<>();
-        for (TableSchema.Column c : schema.columns()) {
-            header.add(c.name());
-        }
-        out.println(String.join("\t", header));
-        for (int r = 0; r < t.rowCount(); r++) {
-            List<String> cells = new ArrayList<>();
-            for (int c = 0; c < schema.columnCount(); c++) {
-                cells.add(cell(t.column(c), schema.column(c), r));
-            }
-            out.println(String.join("\t", cells));
-        }
-        for (String p : problems) {
-            out.println("-- rejected: " + p);
-        }
-    }
-
-    public static String cell(ColumnVector v, TableSchema.Column c, int r) {
-        if (v.isNull(r)) {
-            return "NULL";
-        }
-        DataType t = c.dataType();
-        if (t.isTimestamp()) {
-            return Plan.instant(v.getLong(r), t.unitsPerSecond());
-        }
-        switch (t) {
-            case Bool: return Boolean.toString(v.getBool(r));
-            case Float32: case Float64: return Double.toString(v.getDouble(r));
-            case String: case Json: return v.getString(r);
-            case Date: return java.time.LocalDate.ofEpochDay(v.getLong(r)).toString();
-            case Decimal128: return v.getDecimal(r).toPlainString();
-            case Binary: return java.util.Base64.getEncoder().encodeToString(v.getBytes(r));
-            case UInt64: return Long.toUnsignedString(v.getLong(r));
-            default: return t.isLongBacked() ? Long.toString(v.getLong(r)) : String.valueOf(v.getString(r));
-        }
-    }
-
-
     // ------------------------------------------------------------------ line protocol
 
     private long precisionUnits() {
@@ -1177,7 +1048,7 @@ public final class ImportJob {
         LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, existing);
         if (o.dryRun) {
             sampleLineProtocol(inputs, columns, null, o.sample);
-            dryRunLineProtocol(inputs.get(0), precision, columns, with);
+            DryRun.lineProtocol(out, inputs.get(0), precision, columns, with, o.dryRunRows, stats.rawBytes);
             return OK;
         }
         if (o.rejects != null) {
@@ -1190,60 +1061,11 @@ public final class ImportJob {
         state.appendMode = appendMode;
         resolveInDoubt(inputs, sql);
         state.save();
-        return load(inputs, summary, new Load(o.table != null ? o.table : "one table per measurement", with, null,
-                new RunSetup.Measurements(precision, columns), sum -> verifyTables(sql, sum)));
-    }
-
-    /** --verify of a line protocol import: each table's count(*) against its count before plus rows acknowledged. */
-    private void verifyTables(ServerSql sql, Summary summary) {
-        stats.verifyFrom = System.nanoTime();
-        try {
-            verifyCounts(sql, summary);
-        } finally {
-            stats.verifyUntil = System.nanoTime();
-        }
-    }
-
-    private void verifyCounts(ServerSql sql, Summary summary) {
-        Map<String, Long> expected = new java.util.TreeMap<>();
-        synchronized (state) {
-            for (State.Entry e : state.entries) {
-                e.tableRows.forEach((t, n) -> expected.merge(t, n, Long::sum));
-            }
-            for (String t : expected.keySet()) {
-                Long before = state.tableCountsBefore.get(t);
-                expected.merge(t, before == null ? -1 : before, (a, b) -> b < 0 ? Long.MIN_VALUE : a + b);
-            }
-        }
-        long count = 0;
-        long want = 0;
-        boolean ok = true;
-        boolean known = true;
-        for (Map.Entry<String, Long> t : expected.entrySet()) {
-            long c;
-            try {
-                c = sql.count(t.getKey());
-            } catch (IOException e) {
-                throw new ImportFailure("--verify: table '" + t.getKey() + "': " + e.getMessage(), e);
-            }
-            count += c;
-            if (t.getValue() < 0) {
-                known = false;
-                err.println("verify: table '" + t.getKey() + "' holds " + c + " rows; its count before the import is"
-                        + " not known (the HTTP API did not answer then)");
-                continue;
-            }
-            want += t.getValue();
-            if (c != t.getValue()) {
-                ok = false;
-                err.println("verify: table '" + t.getKey() + "' holds " + c + " rows, expected " + t.getValue()
-                        + " (its count before the import + rows acknowledged). Fewer can mean lines share a series and"
-                        + " time (the table keeps the last); more, that others write to it too.");
-            }
-        }
-        summary.verifyCount = count;
-        summary.verifyExpected = known ? want : null;
-        summary.verifyOk = known ? ok : null;
+        RunSetup setup = new RunSetup(o, inputs, state, rejects, null, false, appendMode,
+                new RunSetup.Measurements(precision, columns));
+        Verify verify = new Verify(state, stats, err);
+        return load(setup, summary, new Load(o.table != null ? o.table : "one table per measurement", with, null,
+                sum -> verify.perTable(sql, sum)));
     }
 
     /** Each input's first --sample points decide the columns' types before any row is sent (not standard input). */
@@ -1257,55 +1079,6 @@ public final class ImportJob {
                     throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
                 }
             }
-        }
-    }
-
-    private void dryRunLineProtocol(Inputs.Input first, long precision, LineProtocolTables.Columns columns,
-            Map<String, String> with) {
-        LineProtocolTables tables = new LineProtocolTables(precision, columns);
-        List<String> problems = new ArrayList<>();
-        try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(first, stats.rawBytes))) {
-            int shown = 0;
-            while (shown < o.dryRunRows && r.next()) {
-                if (r.holdsNoPoint()) {
-                    continue;
-                }
-                shown++;
-                try {
-                    tables.add(r.point(), System.currentTimeMillis() * 1_000_000L);
-                } catch (LineProtocol.ParseException e) {
-                    problems.add("'" + first.name() + "' line " + r.firstLine() + ", " + e.getMessage());
-                } catch (IllegalArgumentException e) {
-                    problems.add("'" + first.name() + "' line " + r.firstLine() + ": " + e.getMessage());
-                }
-            }
-        } catch (IOException e) {
-            throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
-        }
-        for (TableSchema s : tables.schemas()) {
-            if (columns.existing(s.tableName()) != null) {
-                out.println("-- table '" + s.tableName() + "' exists; the regular path adds columns it lacks");
-            } else {
-                out.println(DdlText.createTable(s, with));
-            }
-        }
-        out.println("-- path: regular");
-        out.println("-- first rows as stored:");
-        for (Table t : tables.drain()) {
-            TableSchema s = t.schema();
-            List<String> header = new ArrayList<>();
-            s.columns().forEach(c -> header.add(c.name()));
-            out.println(s.tableName() + ": " + String.join("\t", header));
-            for (int row = 0; row < t.rowCount(); row++) {
-                List<String> cells = new ArrayList<>();
-                for (int c = 0; c < s.columnCount(); c++) {
-                    cells.add(cell(t.column(c), s.column(c), row));
-                }
-                out.println(s.tableName() + ": " + String.join("\t", cells));
-            }
-        }
-        for (String p : problems) {
-            out.println("-- rejected: " + p);
         }
     }
 

@@ -1,0 +1,200 @@
+package dev.sluice.importer.internal.report;
+
+import dev.sluice.data.ColumnVector;
+import dev.sluice.data.DataType;
+import dev.sluice.data.RowAppender;
+import dev.sluice.data.SemanticType;
+import dev.sluice.data.Table;
+import dev.sluice.data.TableSchema;
+import dev.sluice.importer.internal.plan.BadValue;
+import dev.sluice.importer.internal.plan.DdlText;
+import dev.sluice.importer.internal.plan.Plan;
+import dev.sluice.importer.internal.plan.SampledCollisions;
+import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.importer.internal.source.Inputs;
+import dev.sluice.importer.internal.source.LineProtocol;
+import dev.sluice.importer.internal.source.LineProtocolTables;
+import dev.sluice.importer.internal.source.RecordSource;
+import dev.sluice.importer.internal.source.Sampled;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** {@code --dry-run}: the DDL an import would run and its first rows as they would be stored; nothing is sent. */
+public final class DryRun {
+    private DryRun() {
+    }
+
+    /**
+     * Shows the table an import of CSV, TSV, JSON Lines or Parquet would create (or the columns it would add) and the
+     * sampled input's first rows as they would be stored.
+     *
+     * @param out where it goes
+     * @param plan the plan
+     * @param bulk whether the bulk path would write
+     * @param sampled the sampled input's records
+     * @param sampledName the sampled input's name
+     * @param rows how many rows to show
+     */
+    public static void oneTable(PrintStream out, Plan plan, boolean bulk, Sampled sampled, String sampledName,
+            int rows) {
+        if (plan.tableExists()) {
+            out.println("-- table '" + plan.schema().tableName() + "' exists; rows are converted to its column types");
+            for (Plan.Col c : plan.cols()) {
+                if (plan.newColumns().contains(c.name())) {
+                    out.println(DdlText.addColumn(plan.schema().tableName(), c) + "  -- added by the regular path's first"
+                            + " write");
+                }
+            }
+        } else {
+            out.println(DdlText.createTable(plan));
+        }
+        out.println("-- path: " + (bulk ? "bulk" : "regular"));
+        for (Plan.Col c : plan.cols()) {
+            if (c.semantic() == SemanticType.Timestamp) {
+                out.println("-- time index: " + c.name() + (c.source() == null ? " (the import's time)"
+                        : " from '" + c.source() + "' as " + c.timeFormat()));
+            }
+        }
+        Table t = Table.from(plan.schema());
+        RowAppender a = t.appender();
+        TableSchema schema = plan.schema();
+        int shown = 0;
+        List<String> problems = new ArrayList<>();
+        long ordinal = 0;
+        long base = System.currentTimeMillis() * 1_000_000L;
+        int[] bind = plan.bind(sampled.columns());
+        while (shown < rows) {
+            try {
+                if (!sampled.next()) {
+                    break;
+                }
+            } catch (RecordSource.BadRecord b) {
+                problems.add("'" + sampledName + "' line " + b.line() + " " + b.getMessage());
+                shown++;
+                continue;
+            } catch (IOException e) {
+                break;
+            }
+            ordinal++;
+            shown++;
+            try {
+                SampledCollisions.appendRow(plan, bind, a, sampled::value, base + ordinal);
+            } catch (BadValue e) {
+                a.cancelRow();
+                problems.add("'" + sampledName + "' " + sampled.where() + ", column '" + e.column() + "': " + e.getMessage());
+            } catch (RuntimeException e) {
+                a.cancelRow();
+                problems.add("'" + sampledName + "' " + sampled.where() + ": " + e.getMessage());
+            }
+        }
+        out.println("-- first rows as stored:");
+        List<String> header = new ArrayList<>();
+        for (TableSchema.Column c : schema.columns()) {
+            header.add(c.name());
+        }
+        out.println(String.join("\t", header));
+        for (int r = 0; r < t.rowCount(); r++) {
+            List<String> cells = new ArrayList<>();
+            for (int c = 0; c < schema.columnCount(); c++) {
+                cells.add(cell(t.column(c), schema.column(c), r));
+            }
+            out.println(String.join("\t", cells));
+        }
+        for (String p : problems) {
+            out.println("-- rejected: " + p);
+        }
+    }
+
+    /**
+     * Renders a stored value as text.
+     *
+     * @param v the column
+     * @param c its schema column
+     * @param r the row
+     * @return the value's text, {@code NULL} for a null
+     */
+    public static String cell(ColumnVector v, TableSchema.Column c, int r) {
+        if (v.isNull(r)) {
+            return "NULL";
+        }
+        DataType t = c.dataType();
+        if (t.isTimestamp()) {
+            return Plan.instant(v.getLong(r), t.unitsPerSecond());
+        }
+        switch (t) {
+            case Bool: return Boolean.toString(v.getBool(r));
+            case Float32: case Float64: return Double.toString(v.getDouble(r));
+            case String: case Json: return v.getString(r);
+            case Date: return java.time.LocalDate.ofEpochDay(v.getLong(r)).toString();
+            case Decimal128: return v.getDecimal(r).toPlainString();
+            case Binary: return java.util.Base64.getEncoder().encodeToString(v.getBytes(r));
+            case UInt64: return Long.toUnsignedString(v.getLong(r));
+            default: return t.isLongBacked() ? Long.toString(v.getLong(r)) : String.valueOf(v.getString(r));
+        }
+    }
+
+    /**
+     * Shows the tables an import of line protocol would create and the first input's first rows as they would be
+     * stored.
+     *
+     * @param out where it goes
+     * @param first the first input
+     * @param precision the timestamps' units per second
+     * @param columns the columns the samples decided
+     * @param with the options of tables the import creates
+     * @param rows how many rows to show
+     * @param rawBytes counts the bytes read
+     */
+    public static void lineProtocol(PrintStream out, Inputs.Input first, long precision,
+            LineProtocolTables.Columns columns, Map<String, String> with, int rows, AtomicLong rawBytes) {
+        LineProtocolTables tables = new LineProtocolTables(precision, columns);
+        List<String> problems = new ArrayList<>();
+        try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(first, rawBytes))) {
+            int shown = 0;
+            while (shown < rows && r.next()) {
+                if (r.holdsNoPoint()) {
+                    continue;
+                }
+                shown++;
+                try {
+                    tables.add(r.point(), System.currentTimeMillis() * 1_000_000L);
+                } catch (LineProtocol.ParseException e) {
+                    problems.add("'" + first.name() + "' line " + r.firstLine() + ", " + e.getMessage());
+                } catch (IllegalArgumentException e) {
+                    problems.add("'" + first.name() + "' line " + r.firstLine() + ": " + e.getMessage());
+                }
+            }
+        } catch (IOException e) {
+            throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
+        }
+        for (TableSchema s : tables.schemas()) {
+            if (columns.existing(s.tableName()) != null) {
+                out.println("-- table '" + s.tableName() + "' exists; the regular path adds columns it lacks");
+            } else {
+                out.println(DdlText.createTable(s, with));
+            }
+        }
+        out.println("-- path: regular");
+        out.println("-- first rows as stored:");
+        for (Table t : tables.drain()) {
+            TableSchema s = t.schema();
+            List<String> header = new ArrayList<>();
+            s.columns().forEach(c -> header.add(c.name()));
+            out.println(s.tableName() + ": " + String.join("\t", header));
+            for (int row = 0; row < t.rowCount(); row++) {
+                List<String> cells = new ArrayList<>();
+                for (int c = 0; c < s.columnCount(); c++) {
+                    cells.add(cell(t.column(c), s.column(c), row));
+                }
+                out.println(s.tableName() + ": " + String.join("\t", cells));
+            }
+        }
+        for (String p : problems) {
+            out.println("-- rejected: " + p);
+        }
+    }
+}
