@@ -10,6 +10,13 @@ public final class FieldText implements CharSequence {
     private int end;
     private String string;
 
+    /**
+     * Points at a field's characters (not copied).
+     *
+     * @param chars the characters
+     * @param start the first
+     * @param end one past the last
+     */
     public FieldText(char[] chars, int start, int end) {
         this.chars = chars;
         this.start = start;

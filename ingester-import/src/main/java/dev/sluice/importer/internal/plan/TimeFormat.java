@@ -201,6 +201,14 @@ public final class TimeFormat {
         return Math.addExact(Math.multiplyExact(i.getEpochSecond(), unitsPerSecond), i.getNano() / perUnit);
     }
 
+    /**
+     * Converts a count of one time unit to another, rounding down.
+     *
+     * @param n the count
+     * @param from its units per second
+     * @param to the wanted units per second
+     * @return the count in the wanted unit
+     */
     public static long rescale(long n, long from, long to) {
         if (from == to) {
             return n;

@@ -33,6 +33,15 @@ public final class Progress {
         thread.setDaemon(true);
     }
 
+    /**
+     * Starts printing progress on a thread of its own.
+     *
+     * @param stats the counters shown
+     * @param err where the progress line goes
+     * @param intervalSeconds seconds between lines when standard error is not a terminal (a terminal's line is
+     *     rewritten every second)
+     * @return the running progress
+     */
     public static Progress start(Stats stats, PrintStream err, int intervalSeconds) {
         Progress p = new Progress(stats, err, intervalSeconds);
         p.thread.start();
@@ -62,6 +71,7 @@ public final class Progress {
         err.flush();
     }
 
+    /** Stops printing progress; on a terminal, leaves the last line in place. */
     public void stop() {
         running = false;
         thread.interrupt();

@@ -22,6 +22,11 @@ public final class Rejects implements AutoCloseable {
     private final OutputStream out;
     private final java.util.Set<String> written = new java.util.HashSet<>();
 
+    /**
+     * Opens the rejects file.
+     *
+     * @param file the file (rows of an earlier run in it are kept)
+     */
     public Rejects(Path file) {
         this.file = file;
         if (Files.exists(file)) {
@@ -70,6 +75,15 @@ public final class Rejects implements AutoCloseable {
         return source == null || line < 0 ? null : source + '\n' + line;
     }
 
+    /**
+     * Writes a rejected row, unless the file holds it already.
+     *
+     * @param source the input
+     * @param line its line (or row of a Parquet file)
+     * @param column the column at fault, or null
+     * @param reason why the row is rejected
+     * @param raw the row as read
+     */
     public synchronized void write(String source, long line, String column, String reason, String raw) {
         if (!written.add(source + '\n' + line)) {
             return;

@@ -41,6 +41,11 @@ public final class Summary {
     /** Files of the directories given that were not read, with the reason. */
     public final java.util.List<Inputs.Skipped> skipped = new java.util.ArrayList<>();
 
+    /**
+     * Takes the counters and times of the run.
+     *
+     * @param s the run's counters
+     */
     public void fill(Stats s) {
         inputs = s.inputs;
         rowsRead = s.rowsRead.get();
@@ -60,6 +65,11 @@ public final class Summary {
         }
     }
 
+    /**
+     * Renders the summary for people.
+     *
+     * @return the text, lines ending in line breaks
+     */
     public String text() {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format("imported into %s (%s path): %,d rows read, %,d written (acknowledged), %,d rejected"
@@ -89,6 +99,13 @@ public final class Summary {
         return sb.toString();
     }
 
+    /**
+     * Writes the summary as JSON.
+     *
+     * @param where a file, or {@code -} for standard output
+     * @param out standard output
+     * @param err where a failure to write is told
+     */
     public void writeJson(String where, PrintStream out, PrintStream err) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         try (JsonGenerator g = JsonFactory.builder().build().createGenerator(buf, JsonEncoding.UTF8)) {

@@ -107,6 +107,12 @@ public final class LineProtocolTables {
             return t == DataType.Int64 || t == DataType.UInt64;
         }
 
+        /**
+         * Returns an existing table's schema.
+         *
+         * @param table the table
+         * @return its schema, or null when it does not exist
+         */
         public TableSchema existing(String table) {
             return existing.apply(table);
         }

@@ -17,6 +17,13 @@ public final class Sampled implements RecordSource {
     private int pos = -1;
     private Item current;
 
+    /**
+     * Reads the first records of a source.
+     *
+     * @param in the source, read on after the sample
+     * @param n how many records to sample
+     * @throws IOException when the source cannot be read
+     */
     public Sampled(RecordSource in, int n) throws IOException {
         this.in = in;
         while (items.size() < n) {

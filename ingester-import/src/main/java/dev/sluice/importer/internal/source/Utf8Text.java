@@ -36,14 +36,17 @@ public final class Utf8Text implements CharSequence {
         return this;
     }
 
+    /** @return the array holding the text's bytes (not copied) */
     public byte[] bytes() {
         return bytes;
     }
 
+    /** @return where the text starts in {@link #bytes()} */
     public int offset() {
         return offset;
     }
 
+    /** @return the text's length in bytes */
     public int byteLength() {
         return length;
     }

@@ -67,6 +67,13 @@ public final class State {
          */
         public final List<long[]> stored = new java.util.concurrent.CopyOnWriteArrayList<>(); // read by the input's reader
 
+        /**
+         * Creates the entry of an input not read yet.
+         *
+         * @param name the input
+         * @param size its size in bytes, or -1
+         * @param modified its modification time in milliseconds, or -1
+         */
         public Entry(String name, long size, long modified) {
             this.name = name;
             this.size = size;
@@ -127,6 +134,11 @@ public final class State {
     public final List<Entry> entries = new ArrayList<>();
     private long lastSave;
 
+    /**
+     * Creates the state of a new import, not yet saved.
+     *
+     * @param file the state file
+     */
     public State(Path file) {
         this.file = file;
     }
@@ -136,6 +148,12 @@ public final class State {
         return file;
     }
 
+    /**
+     * Returns an input's entry.
+     *
+     * @param name the input
+     * @return its entry, or null
+     */
     public Entry entry(String name) {
         for (Entry e : entries) {
             if (e.name.equals(name)) {
@@ -329,6 +347,7 @@ public final class State {
         g.writeEndObject();
     }
 
+    /** Writes the state file (a new file renamed over the old one). */
     public synchronized void save() {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (OutputStream out = Files.newOutputStream(tmp); JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
