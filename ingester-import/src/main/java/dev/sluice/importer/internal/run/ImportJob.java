@@ -54,7 +54,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
-/** Runs one {@code sluice import} of tabular inputs (CSV, TSV, JSON Lines, Parquet) into one table. */
+/**
+ * One {@code sluice import}: checks the options and inputs, plans the tables (from a sample of CSV, TSV, JSON Lines or
+ * Parquet rows, or the line protocol samples), loads the state, then hands the setup to the one {@link LoadRun} of
+ * every format and reports.
+ */
 public final class ImportJob {
     /** Exit code: everything written. */
     public static final int OK = 0;
