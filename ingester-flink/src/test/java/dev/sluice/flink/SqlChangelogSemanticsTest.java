@@ -118,9 +118,9 @@ class SqlChangelogSemanticsTest {
     }
 
     /**
-     * Many keys written, deleted and written again in interleaved rounds (deletes are sent in the background, and
-     * wait only for writes of their own row): a key written, deleted and written again ends present with its last
-     * value; a key written then deleted ends absent.
+     * Many keys written, deleted and written again in interleaved rounds (deletes are held and sent together, and a
+     * write waits only for held deletes of its own row): a key written, deleted and written again ends present with
+     * its last value; a key written then deleted ends absent.
      */
     @Test
     void interleavedWritesAndDeletesOfManyKeysEndAsTheStreamLeftThem(GreptimeTestServer server) throws Exception {

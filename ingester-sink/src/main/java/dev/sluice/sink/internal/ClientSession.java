@@ -25,10 +25,12 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -46,10 +48,14 @@ import java.util.function.Consumer;
  *
  * <p>Used by one writer thread of an integration (a Flink sink writer, a Spark data writer). Inserts and upserts go
  * through the batching writer (ordered per table when asked, so a later write of a key never lands before an earlier
- * one); deletes are collected per table and sent as one request when the next insert, a flush, a checkpoint or a
- * commit comes, after everything written before them is acknowledged, so the stream's order of writes and deletes of
- * one key is kept. Failures name the integration's options and say what its job does next in the words of
- * {@link SinkSettings#wording()}.
+ * one). Deletes are held, per table, and sent as one request per table after everything handed to the batching writer
+ * before them is acknowledged. Writes and deletes of different rows (a row being its table, tags and time index) may
+ * land in any order; those of one row land in the stream's order: a write of a row with a delete held waits, held
+ * too, until the deletes are acknowledged, and a delete of a row with such a write held first sends everything held.
+ * So a changelog of many deletes between writes costs a flush and a delete request per run of held deletes, not per
+ * delete. Held deletes are sent when a table holds {@code batchRows} of them or as many writes wait, when the oldest
+ * was held {@code flushInterval}, and at every flush (a checkpoint, a commit). Failures name the integration's options
+ * and say what its job does next in the words of {@link SinkSettings#wording()}.
  *
  * <p>Each row written stays known (its element, its position in the writer's input, and how it fills its row)
  * until its batch is acknowledged. When GreptimeDB refuses a batch on the regular path for its data (not for
@@ -64,13 +70,22 @@ public final class ClientSession implements AutoCloseable {
     private final Context context;
     private final AtomicReference<IOException> failure = new AtomicReference<>();
     private final SinkMetrics metrics;
+    /** Deletes held per table, to be sent after every write handed to the batching writer before them. */
     private final Map<String, Table> deletes = new LinkedHashMap<>();
+    /** The rows the held deletes address. */
+    private final Set<RowKeys.Key> deletedKeys = new HashSet<>();
+    /** Writes of rows with a delete held, in stream order: handed to the batching writer once the deletes landed. */
+    private final List<Sent> heldWrites = new ArrayList<>();
+    /** The rows the held writes address. */
+    private final Set<RowKeys.Key> heldWriteKeys = new HashSet<>();
+    private final RowKeys keys = new RowKeys();
+    /** When the oldest held delete was taken ({@link System#nanoTime()}). */
+    private long deletesSince;
     private final Map<CompletableFuture<Void>, List<Sent>> unanswered = new ConcurrentHashMap<>();
     private final AtomicReference<CompletableFuture<Void>> failedBatch = new AtomicReference<>();
     private final AtomicReference<Throwable> failedCause = new AtomicReference<>();
     private CompletableFuture<Void> lastBatch;
     private List<Sent> lastRows;
-    private boolean insertsSinceFlush;
     private boolean narrowed;
     private long position;
     private Object element;
@@ -190,19 +205,34 @@ public final class ClientSession implements AutoCloseable {
      * @param fill sets the row's values
      * @throws IOException when an earlier batch failed for good, or the buffer stayed full for the delivery timeout
      * @throws BadRowException when a value does not fit its column (nothing of the row is kept)
-     * @throws InterruptedException when interrupted while waiting for deletes
+     * @throws InterruptedException when interrupted while waiting for held deletes
      */
     public void insert(TableSchema schema, Consumer<RowAppender> fill)
             throws IOException, BadRowException, InterruptedException {
         rethrow();
+        sendHeldWhenDue();
+        Sent row = new Sent(schema, fill, position, element);
         if (!deletes.isEmpty()) {
-            sendDeletes();
+            RowKeys.Key key = keyOf(schema, fill);
+            if (deletedKeys.contains(key)) {
+                heldWrites.add(row); // its row has a delete held: the write lands after it
+                heldWriteKeys.add(key);
+                if (heldWrites.size() >= settings.batchRows()) {
+                    sendHeld();
+                }
+                return;
+            }
         }
+        hand(row);
+    }
+
+    /** Hands a row to the batching writer, waiting within the delivery budget while its buffer is full. */
+    private void hand(Sent row) throws IOException, BadRowException, InterruptedException {
         long deadline = System.nanoTime() + settings.flushBound().toNanos();
         while (true) {
             CompletableFuture<Void> f;
             try {
-                f = writer.write(schema, fill);
+                f = writer.write(row.schema(), row.fill());
             } catch (InvalidDataException e) {
                 throw new BadRowException(e);
             } catch (LimitExceededException e) {
@@ -216,8 +246,7 @@ public final class ClientSession implements AutoCloseable {
                 }
                 continue;
             }
-            track(f, schema, fill);
-            insertsSinceFlush = true;
+            track(f, row);
             return;
         }
     }
@@ -244,8 +273,7 @@ public final class ClientSession implements AutoCloseable {
         this.describer = describer;
     }
 
-    private void track(CompletableFuture<Void> f, TableSchema schema, Consumer<RowAppender> fill) {
-        Sent sent = new Sent(schema, fill, position, element);
+    private void track(CompletableFuture<Void> f, Sent sent) {
         if (f == lastBatch) {
             lastRows.add(sent);
             return;
@@ -283,21 +311,23 @@ public final class ClientSession implements AutoCloseable {
      * @param fill sets the key's values
      * @throws IOException when an earlier write failed for good
      * @throws BadRowException when a value does not fit its column
-     * @throws InterruptedException when interrupted while waiting for earlier writes
+     * @throws InterruptedException when interrupted while waiting for earlier writes and deletes
      */
     public void delete(TableSchema keySchema, Consumer<RowAppender> fill)
             throws IOException, BadRowException, InterruptedException {
         rethrow();
-        if (insertsSinceFlush) {
-            flushWriter(); // a delete must not overtake an earlier write of its key
-        }
+        sendHeldWhenDue();
+        RowKeys.Key key = keyOf(keySchema, fill);
         Table t = deletes.get(keySchema.tableName());
-        if (t != null && !t.schema().equals(keySchema)) {
-            sendDeletes();
+        if (heldWriteKeys.contains(key) || t != null && !t.schema().equals(keySchema)) {
+            sendHeld(); // a write of its row waits for the held deletes, and this delete must land after that write
             t = null;
         }
         if (t == null) {
             t = Table.from(keySchema, 256);
+            if (deletes.isEmpty()) {
+                deletesSince = System.nanoTime();
+            }
             deletes.put(keySchema.tableName(), t);
         }
         RowAppender a = t.appender();
@@ -308,9 +338,53 @@ public final class ClientSession implements AutoCloseable {
             a.cancelRow();
             throw new BadRowException(e);
         }
+        deletedKeys.add(key);
         if (t.rowCount() >= settings.batchRows()) {
-            sendDeletes();
+            sendHeld();
         }
+    }
+
+    private RowKeys.Key keyOf(TableSchema schema, Consumer<RowAppender> fill) throws BadRowException {
+        try {
+            return keys.of(schema, fill);
+        } catch (InvalidDataException e) {
+            throw new BadRowException(e);
+        }
+    }
+
+    /** Sends what is held once the oldest held delete waited {@code flushInterval}. */
+    private void sendHeldWhenDue() throws IOException, InterruptedException {
+        if (!deletes.isEmpty() && System.nanoTime() - deletesSince >= settings.flushInterval().toNanos()) {
+            sendHeld();
+        }
+    }
+
+    /**
+     * Sends what is held, in stream order: waits until the batching writer acknowledged every write handed to it,
+     * then sends the held deletes and waits for their acknowledgement, then hands the writes that waited for them to
+     * the batching writer.
+     *
+     * @return whether writes were handed to the batching writer
+     */
+    private boolean sendHeld() throws IOException, InterruptedException {
+        flushWriter();
+        sendDeletes();
+        deletedKeys.clear();
+        if (heldWrites.isEmpty()) {
+            return false;
+        }
+        List<Sent> waiting = new ArrayList<>(heldWrites);
+        heldWrites.clear();
+        heldWriteKeys.clear();
+        for (Sent row : waiting) {
+            try {
+                hand(row);
+            } catch (BadRowException e) {
+                // Its values were taken when it was held: a refusal now is the client's fault, not the row's.
+                throw new IllegalStateException("a held row was refused when sent: " + e.getMessage(), e);
+            }
+        }
+        return true;
     }
 
     /**
@@ -320,8 +394,9 @@ public final class ClientSession implements AutoCloseable {
      * @throws InterruptedException when interrupted
      */
     public void flush() throws IOException, InterruptedException {
-        flushWriter();
-        sendDeletes();
+        if (sendHeld()) {
+            flushWriter();
+        }
         rethrow();
     }
 
@@ -337,7 +412,6 @@ public final class ClientSession implements AutoCloseable {
             failed(e.getCause() != null ? e.getCause() : e);
             rethrow();
         }
-        insertsSinceFlush = false;
         rethrow();
     }
 
@@ -529,7 +603,7 @@ public final class ClientSession implements AutoCloseable {
 
     /** @return rows buffered or in flight */
     public long pendingRows() {
-        return writer.pendingRows() + deletes.values().stream().mapToLong(Table::rowCount).sum();
+        return writer.pendingRows() + heldWrites.size() + deletes.values().stream().mapToLong(Table::rowCount).sum();
     }
 
     /**

@@ -241,9 +241,13 @@ final class StoredTable {
         throw new IllegalStateException("key index lost position " + old);
     }
 
+    /** Indexes a live position not yet in the index. */
     private void insertSlot(int hash, int pos) {
         if ((used + 1) * 4L > slots.length * 3L) {
-            rehash(capacityFor(live + 1));
+            // The rebuilt index holds every live position, this one included: indexing it again would leave a
+            // second slot that outlives the row and matches its key after the row is gone.
+            rehash(capacityFor(live));
+            return;
         }
         int mask = slots.length - 1;
         int i = spread(hash) & mask;

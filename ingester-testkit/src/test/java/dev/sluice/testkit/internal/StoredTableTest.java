@@ -68,6 +68,25 @@ class StoredTableTest {
         assertEquals(5.0, t.rows().get(0).get("v"));
     }
 
+    /**
+     * A changelog of a few keys, each deleted and written back over and over (as an upsert sink sends an update): the
+     * key index grows and is rebuilt many times, and the row count stays the number of rows held.
+     */
+    @Test
+    void keysDeletedAndWrittenBackManyTimesAreCountedOnce() {
+        StoredTable t = table(Map.of());
+        for (int round = 0; round < 2_000; round++) {
+            for (int k = 0; k < 97; k++) {
+                if (round > 0) {
+                    t.delete(new Object[] {"h" + k, null, 1L});
+                }
+                t.put(new Object[] {"h" + k, (double) round, 1L});
+            }
+            assertEquals(t.rows().size(), t.rowCount(), "round " + round);
+        }
+        assertEquals(97, t.rowCount());
+    }
+
     @Test
     void manyOverwritesCompactAndKeepOneRowPerKey() {
         StoredTable t = table(Map.of());
