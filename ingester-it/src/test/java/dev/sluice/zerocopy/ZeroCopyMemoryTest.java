@@ -181,19 +181,18 @@ class ZeroCopyMemoryTest {
             String table = "zc_server_limit";
             BitSet acked = new BitSet();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, Duration.ofSeconds(20))).build())) {
+                    // a delivery deadline beyond the wait for the outcome: a refusal retried until the deadline
+                    // cannot complete within that wait
+                    Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, Duration.ofMinutes(10))).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 // a small batch first (accepted), then one of about 8 MB (over the server's 6 MiB)
                 ZcKit.fill(batch, 0, 500);
                 CompletableFuture<Integer> small = w.writeNext();
                 ZcKit.fill(batch, ROWS, ROWS);
-                long start = System.nanoTime();
                 CompletableFuture<Integer> big = w.writeNext();
                 assertEquals(500, ZcKit.outcome("small batch", small, BOUND));
                 acked.set(0, 500);
                 assertNull(ZcKit.outcome("oversized batch", big, BOUND), "an oversized batch cannot be stored");
-                long tookMs = (System.nanoTime() - start) / 1_000_000;
-                assertTrue(tookMs < 10_000, "an OUT_OF_RANGE refusal is not retried until the deadline: " + tookMs + " ms");
                 BulkWriteException e = assertThrowsBulk(w);
                 assertTrue(e.getMessage() != null);
             }

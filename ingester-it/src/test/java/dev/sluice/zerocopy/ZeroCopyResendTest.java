@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.Await;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;
@@ -165,16 +166,15 @@ class ZeroCopyResendTest {
             acks.add(w.writeNext());
             ZcKit.await("the batch stored, unanswered", Duration.ofSeconds(30), () -> kit.stored(table) == ROWS);
             kit.server.stop();
-            long start = System.nanoTime();
             for (int b = 1; b < 4; b++) {
                 ZcKit.fill(batch, (long) b * ROWS, ROWS);
                 acks.add(w.writeNext());
             }
+            // unlimited attempts against a server that never comes back: only the 4 s deadline ends them, so each
+            // batch failing at all (the wait is a hang guard) proves the deadline applies
             for (int b = 0; b < acks.size(); b++) {
-                assertNull(ZcKit.outcome("batch " + b, acks.get(b), Duration.ofSeconds(15)), "batch " + b + " must fail");
+                assertNull(ZcKit.outcome("batch " + b, acks.get(b), Await.HANG_GUARD), "batch " + b + " must fail");
             }
-            long tookMs = (System.nanoTime() - start) / 1_000_000;
-            assertTrue(tookMs < 15_000, "failed within the deadline, took " + tookMs + " ms");
             assertEquals(4, w.failedBatches());
             assertDoesNotThrow(w::close);
             assertEquals(0, w.allocatedBytes());
