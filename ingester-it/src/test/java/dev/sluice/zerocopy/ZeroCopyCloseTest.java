@@ -116,7 +116,7 @@ class ZeroCopyCloseTest {
             for (int b = 0; b < acks.size(); b++) {
                 assertNull(ZcKit.outcome("batch " + b, acks.get(b), BOUND), "batch " + b + " was never answered");
             }
-            ZcKit.await("writer memory released (" + w.allocatedBytes() + ")", Duration.ofSeconds(8), () -> w.allocatedBytes() == 0);
+            ZcKit.await("writer memory released (" + w.allocatedBytes() + ")", BOUND, () -> w.allocatedBytes() == 0);
             kit.assertNoLeak();
         }
     }
@@ -168,7 +168,7 @@ class ZeroCopyCloseTest {
                     acked.set(b * ROWS, (b + 1) * ROWS);
                 }
             }
-            ZcKit.await("writer memory released (" + w.allocatedBytes() + ")", Duration.ofSeconds(8), () -> w.allocatedBytes() == 0);
+            ZcKit.await("writer memory released (" + w.allocatedBytes() + ")", BOUND, () -> w.allocatedBytes() == 0);
             BitSet may;
             synchronized (written) {
                 may = (BitSet) written.clone();
@@ -211,7 +211,7 @@ class ZeroCopyCloseTest {
             for (int b = 0; b < acks.size(); b++) {
                 ZcKit.outcome("batch " + b, acks.get(b), BOUND);
             }
-            ZcKit.await("writer memory released", Duration.ofSeconds(8), () -> w.allocatedBytes() == 0);
+            ZcKit.await("writer memory released", BOUND, () -> w.allocatedBytes() == 0);
             kit.assertNoLeak();
         }
     }
@@ -266,7 +266,7 @@ class ZeroCopyCloseTest {
             kit.db.shutdownNow();
             // "Writers still open fail": well before their 60 s delivery deadline
             for (int b = 0; b < acks.size(); b++) {
-                assertNull(ZcKit.outcome("batch " + b, acks.get(b), Duration.ofSeconds(10)), "batch " + b);
+                assertNull(ZcKit.outcome("batch " + b, acks.get(b), BOUND), "batch " + b);
             }
             assertDoesNotThrow(w::close);
             assertEquals(0, w.allocatedBytes());
@@ -355,7 +355,7 @@ class ZeroCopyCloseTest {
             // proves it waits neither for the server nor for the deadline
             Await.returns("close while the batches wait to be resent", w::close);
             for (int b = 0; b < acks.size(); b++) {
-                assertNull(ZcKit.outcome("batch " + b, acks.get(b), Duration.ofSeconds(5)), "batch " + b);
+                assertNull(ZcKit.outcome("batch " + b, acks.get(b), BOUND), "batch " + b);
             }
             assertEquals(0, w.allocatedBytes());
             kit.assertNoLeak();
@@ -402,7 +402,7 @@ class ZeroCopyCloseTest {
                 for (int b = 0; b < acks.size(); b++) {
                     ZcKit.outcome("delay " + delay + " batch " + b, acks.get(b), BOUND);
                 }
-                ZcKit.await("writer memory released (delay " + delay + ", " + w.allocatedBytes() + ")", Duration.ofSeconds(8),
+                ZcKit.await("writer memory released (delay " + delay + ", " + w.allocatedBytes() + ")", BOUND,
                         () -> w.allocatedBytes() == 0);
             }
             ZcKit.assertStored(kit.server, table, new BitSet(), ZcKit.range(0, 2L * ROWS));
@@ -442,7 +442,7 @@ class ZeroCopyCloseTest {
                         acked.set((int) ranges.get(b)[0], (int) ranges.get(b)[1]);
                     }
                 }
-                ZcKit.await("round " + round + " memory released", Duration.ofSeconds(8), () -> w.allocatedBytes() == 0);
+                ZcKit.await("round " + round + " memory released", BOUND, () -> w.allocatedBytes() == 0);
             }
             kit.server.faults().reset();
             ZcKit.assertStored(kit.server, table, acked, written);

@@ -56,10 +56,10 @@ class ZeroCopyStuckTransportTest {
             Await.returns("close while the peer does not read", w::close);
             assertEquals(through, kit.proxy.forwarded.get(), "the peer was still not reading when close returned");
             for (int b = 0; b < acks.size(); b++) {
-                assertNull(ZcKit.outcome("batch " + b, acks.get(b), Duration.ofSeconds(5)), "batch " + b);
+                assertNull(ZcKit.outcome("batch " + b, acks.get(b), BOUND), "batch " + b);
             }
             ZcKit.await("writer memory released while the peer still does not read (" + w.allocatedBytes() + ")",
-                    Duration.ofSeconds(8), () -> w.allocatedBytes() == 0);
+                    BOUND, () -> w.allocatedBytes() == 0);
             kit.proxy.freeze(false);
             ZcKit.assertStored(kit.server, table, ZcKit.range(0, ROWS), written);
             kit.assertNoLeak();
@@ -119,10 +119,10 @@ class ZeroCopyStuckTransportTest {
             ZcKit.sleep(300); // no signal tells when netty holds the buffers: give it the time to take them
             kit.db.shutdownNow();
             for (int b = 0; b < acks.size(); b++) {
-                assertNull(ZcKit.outcome("batch " + b, acks.get(b), Duration.ofSeconds(10)), "batch " + b);
+                assertNull(ZcKit.outcome("batch " + b, acks.get(b), BOUND), "batch " + b);
             }
             assertDoesNotThrow(w::close);
-            ZcKit.await("writer memory released (" + w.allocatedBytes() + ")", Duration.ofSeconds(8), () -> w.allocatedBytes() == 0);
+            ZcKit.await("writer memory released (" + w.allocatedBytes() + ")", BOUND, () -> w.allocatedBytes() == 0);
             kit.assertNoLeak();
         } finally {
             kit.proxy.close();
