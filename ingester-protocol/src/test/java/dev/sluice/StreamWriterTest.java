@@ -181,8 +181,10 @@ class StreamWriterTest {
 
     @Test
     void cancellingAStreamWaitingToBeReplayedCompletesItsFuture() throws Exception {
+        // a delivery deadline longer than the hang guard: only the cancel can complete the future within the guard
         Context slowRetry = Context.newBuilder().retryPolicy(RetryPolicy.newBuilder()
-                .backoff(Duration.ofSeconds(3), Duration.ofSeconds(3)).build()).build();
+                .backoff(Duration.ofSeconds(3), Duration.ofSeconds(3)).deliveryTimeout(Await.BEYOND_THE_HANG_GUARD)
+                .build()).build();
         StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().replay(true).build(), slowRetry);
         // Every attempt fails, so the stream is always either waiting on a (jittered) backoff or on a call that
         // will fail: cancelling in either state must complete the future.
@@ -192,7 +194,8 @@ class StreamWriterTest {
             CompletableFuture<WriteOk> done = s.completed();
             Await.until("a replay was scheduled", Duration.ofSeconds(60), () -> s.replays() >= 1);
             s.cancel();
-            assertThrows(CompletionException.class, () -> done.orTimeout(1, TimeUnit.SECONDS).join());
+            assertThrows(CompletionException.class,
+                    () -> done.orTimeout(Await.HANG_GUARD.toSeconds(), TimeUnit.SECONDS).join());
         } finally {
             KIT.server().faults().reset();
         }
@@ -211,7 +214,7 @@ class StreamWriterTest {
         StreamWriter<Table, WriteOk> s = KIT.db().streamWriter();
         s.write(cpu(0, 1));
         s.cancel();
-        assertThrows(CompletionException.class, () -> s.completed().orTimeout(5, TimeUnit.SECONDS).join());
+        assertThrows(CompletionException.class, () -> s.completed().orTimeout(60, TimeUnit.SECONDS).join());
         assertThrows(StreamWriteException.class, () -> s.write(cpu(1, 1)));
     }
 

@@ -218,7 +218,7 @@ class RegularWriteReleaseTest {
                 writers.stop(10_000);
                 for (Object[] e : fs) {
                     CompletableFuture<?> f = (CompletableFuture<?>) e[1];
-                    Object r = f.get(5, TimeUnit.SECONDS);
+                    Object r = f.get(30, TimeUnit.SECONDS);
                     if (example == null && (long) e[0] >= shutdownStart && !((Result<?, ?>) r).isOk()) {
                         example = String.valueOf(((Result<?, ?>) r).getErr());
                     }
@@ -290,7 +290,7 @@ class RegularWriteReleaseTest {
                 int forever = 0;
                 for (Object[] e : fs) {
                     try {
-                        ((CompletableFuture<?>) e[1]).get(5, TimeUnit.SECONDS);
+                        ((CompletableFuture<?>) e[1]).get(30, TimeUnit.SECONDS);
                     } catch (java.util.concurrent.TimeoutException x) {
                         forever++;
                     }
