@@ -41,10 +41,10 @@ class GracefulShutdownTest {
             done.write(Table.from(CPU).addRow("h", 1.0, 1L));
             assertEquals(1, done.completed().orTimeout(10, TimeUnit.SECONDS).join().affectedRows());
             StreamWriter<Table, WriteOk> idle = db.streamWriter(); // opened, never written
-            boolean[] clean = new boolean[1];
-            long took = millisOf(() -> clean[0] = db.shutdownGracefully(Duration.ofSeconds(20)));
-            assertTrue(clean[0], "nothing was unanswered");
-            assertTrue(took < 10_000, "returned after " + took + " ms, not at its 20 s timeout");
+            // a timeout longer than the hang guard: a shutdown that waited it out would fail the guard
+            boolean clean = Await.returns("a graceful shutdown with nothing unanswered",
+                    () -> db.shutdownGracefully(Duration.ofMinutes(10)));
+            assertTrue(clean, "nothing was unanswered");
             assertThrows(RuntimeException.class, () -> {
                 idle.write(Table.from(CPU).addRow("h", 2.0, 2L));
                 idle.completed().orTimeout(10, TimeUnit.SECONDS).join();
@@ -60,10 +60,10 @@ class GracefulShutdownTest {
             StreamWriter<Table, WriteOk> open = db.streamWriter();
             open.write(Table.from(CPU).addRow("h", 1.0, 1L)); // answered only when completed, which never comes
             boolean[] clean = new boolean[1];
-            long took = millisOf(() -> clean[0] = db.shutdownGracefully(Duration.ofSeconds(2)));
+            long took = millisOf(() -> clean[0] = Await.returns("a graceful shutdown of 2 s with a message unanswered",
+                    () -> db.shutdownGracefully(Duration.ofSeconds(2))));
             assertFalse(clean[0], "a message was unanswered at the timeout");
             assertTrue(took >= 1_900, "waited its timeout for the unanswered message: " + took + " ms");
-            assertTrue(took < 15_000, "then cancelled it: " + took + " ms");
             assertThrows(RuntimeException.class, () -> open.completed().orTimeout(10, TimeUnit.SECONDS).join(),
                     "its message was cancelled, not confirmed");
         }

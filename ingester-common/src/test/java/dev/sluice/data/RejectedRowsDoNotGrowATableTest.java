@@ -39,7 +39,7 @@ class RejectedRowsDoNotGrowATableTest {
         long best = Long.MAX_VALUE;
         for (int i = 0; i < 4; i++) {
             System.gc();
-            Thread.sleep(20);
+            Thread.sleep(20); // lets the collector finish between readings of the heap; the lowest reading counts
             best = Math.min(best, rt.totalMemory() - rt.freeMemory());
         }
         return best;

@@ -107,12 +107,12 @@ class DataStreamDeliveryTest {
         JobClient client = env.executeAsync("outage");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (server.rowCount("ds_outage") < ROWS / 5 && System.nanoTime() < deadline) {
-            Thread.sleep(50);
+            Thread.sleep(50); // a poll of the stored rows, bounded by the deadline
         }
         long before = server.rowCount("ds_outage");
         assertTrue(before > 0 && before < ROWS, "the outage starts mid-job (" + before + " rows stored)");
         server.stop();
-        Thread.sleep(10_000);
+        Thread.sleep(10_000); // scenario timing: the outage lasts ten seconds, not a wait
         server.resume();
         client.getJobExecutionResult().get(5, TimeUnit.MINUTES);
         assertEquals(1, FlinkJobs.FailOnceAfterCheckpoint.FIRED.get(), "the injected failure fired");

@@ -47,7 +47,7 @@ class ConcurrentImportsTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (first.isAlive() && System.nanoTime() < deadline && !(testkit.server().tables().contains("shared")
                     && testkit.server().rowCount("shared") >= 100)) {
-                Thread.sleep(10);
+                Thread.sleep(10); // a poll of the stored rows, bounded by the deadline
             }
             assertTrue(first.isAlive(), "the first import ended before the second could start: " + Files.readString(log));
 

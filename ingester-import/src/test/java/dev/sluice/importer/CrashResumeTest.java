@@ -123,13 +123,13 @@ class CrashResumeTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline && p.isAlive()) {
             if (server.tables().contains(table) && server.rowCount(table) >= rows) {
-                Thread.sleep(extraMillis);
+                Thread.sleep(extraMillis); // scenario timing: the kill lands this long after the rows, not a wait
                 boolean alive = p.isAlive();
                 p.destroyForcibly(); // SIGKILL
                 p.waitFor(30, TimeUnit.SECONDS);
                 return alive;
             }
-            Thread.sleep(10);
+            Thread.sleep(10); // a poll of the stored rows and the process, bounded by the deadline
         }
         p.destroyForcibly();
         return false;
@@ -198,7 +198,7 @@ class CrashResumeTest {
                 () -> Cli.run(args("outage", dir.resolve("outage.state"), files, "--retry-deadline", "60")));
         waitForRows("outage", 20_000);
         testkit.server().stop();
-        Thread.sleep(2_000);
+        Thread.sleep(2_000); // scenario timing: the outage lasts two seconds, not a wait
         testkit.server().resume();
         Cli.Run r = run.get(120, TimeUnit.SECONDS);
         assertEquals(0, r.code(), r.toString());
@@ -277,7 +277,7 @@ class CrashResumeTest {
             if (testkit.server().tables().contains(table) && testkit.server().rowCount(table) >= rows) {
                 return;
             }
-            Thread.sleep(5);
+            Thread.sleep(5); // a poll of the stored rows, bounded by the deadline
         }
         throw new AssertionError(table + " never reached " + rows + " rows");
     }

@@ -51,7 +51,7 @@ class StateFileReachedThroughASymlinkIsLockedTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (first.isAlive() && System.nanoTime() < deadline && !(testkit.server().tables().contains("linked")
                     && testkit.server().rowCount("linked") >= 100)) {
-                Thread.sleep(10);
+                Thread.sleep(10); // a poll of the stored rows, bounded by the deadline
             }
             assertTrue(first.isAlive(), "the first import ended before the second could start: " + Files.readString(log));
             second = Cli.run(Cli.at(testkit.server(), b.toArray(new String[0])));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.sluice.Await;
 import dev.sluice.BatchingWriter;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
@@ -221,8 +222,9 @@ class ClosingCancellingAndInterruptingWritersTest extends DeliveryUnderFaultsKit
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(opts(server).build());
             TableSchema s = schema("bulk_slot_wait_close");
-            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(1).build(),
-                    Context.newBuilder().build()); // Block, 60 s slot wait by default
+            // Block, with a slot wait longer than the hang guard: a producer that returns was released by close
+            BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(1)
+                    .maxBlock(Await.BEYOND_THE_HANG_GUARD).build(), Context.newBuilder().build());
             server.faults().bulkNeverAck(true);
             List<CompletableFuture<Integer>> acks = Collections.synchronizedList(new ArrayList<>());
             AtomicReference<Throwable> seen = new AtomicReference<>();
@@ -240,17 +242,14 @@ class ClosingCancellingAndInterruptingWritersTest extends DeliveryUnderFaultsKit
             producer.start();
             Kit.await("the second writeNext waits for the only slot", Duration.ofSeconds(BOUND_S),
                     () -> acks.size() == 1 && Kit.waitingIn(producer, "writeNext"));
-            long start = System.nanoTime();
             AtomicReference<Throwable> closeError = new AtomicReference<>();
             try {
                 w.close();
             } catch (Throwable e) {
                 closeError.set(e);
             }
-            producer.join(TimeUnit.SECONDS.toMillis(BOUND_S));
-            long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            producer.join(Await.HANG_GUARD.toMillis());
             assertFalse(producer.isAlive(), "producer still waiting for a slot after close");
-            assertTrue(took < 10, "the producer was released " + took + " s after close");
             assertEquals(null, closeError.get(), "close() threw");
             Tally t = new Tally(BOUND_S);
             List<CompletableFuture<Integer>> copy;
@@ -258,7 +257,7 @@ class ClosingCancellingAndInterruptingWritersTest extends DeliveryUnderFaultsKit
                 copy = new ArrayList<>(acks);
             }
             copy.forEach(a -> t.await(a, 100, n -> (long) n));
-            System.out.println("[adversarial] bulk/slot-wait-close: producer saw " + seen.get() + " took " + took);
+            System.out.println("[adversarial] bulk/slot-wait-close: producer saw " + seen.get());
             assertAbortContract("bulk/slot-wait-close", copy.size() * 100L, t, server.rowCount(s.tableName()));
             assertEquals(0, w.allocatedBytes());
             db.shutdownNow();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.Await;
 import dev.sluice.BatchingWriter;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
@@ -42,17 +43,16 @@ class DeliveryToADownOrHungServerTest extends DeliveryUnderFaultsKit {
             TableSchema s = schema("down_regular");
             server.stop();
             List<CompletableFuture<Result<WriteOk, Err>>> fs = new ArrayList<>();
-            long start = System.nanoTime();
             for (int b = 0; b < 20; b++) {
                 fs.add(db.write(table(s, b * 100L, 100, 0)));
             }
+            // attempts are unlimited and the server never comes back while they run: only the 3 s deadline ends
+            // them, so every future completing within the tally's bound proves the deadline applies
             Tally t = new Tally(BOUND_S);
             fs.forEach(f -> t.regular(f, 100));
-            long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
             server.resume();
             assertContract("regular/down-forever", 2_000, t, server.rowCount("down_regular"));
             assertEquals(2_000, t.failed);
-            assertTrue(took < 20, "failed within a bound near the 3 s delivery deadline, took " + took + " s");
             assertTrue(db.shutdownGracefully(Duration.ofSeconds(10)));
         }
         assertNoNewClientThreads(before);
@@ -140,13 +140,10 @@ class DeliveryToADownOrHungServerTest extends DeliveryUnderFaultsKit {
             }
             Tally t = new Tally(BOUND_S);
             fs.forEach(f -> t.await(f, 1, v -> 1L));
-            long closeStart = System.nanoTime();
-            w.close();
-            long closeTook = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - closeStart);
+            Await.returns("close with every row failed", w::close);
             server.resume();
             assertContract("batching-" + path + "/down-forever", 1_000, t, server.rowCount(s.tableName()));
             assertEquals(0, w.pendingRows(), "pendingRows after close");
-            assertTrue(closeTook < 20, "close took " + closeTook + " s");
             assertTrue(db.shutdownGracefully(Duration.ofSeconds(10)));
         }
         assertNoNewClientThreads(before);
@@ -164,7 +161,8 @@ class DeliveryToADownOrHungServerTest extends DeliveryUnderFaultsKit {
                     .build(), Context.newBuilder().build());
             TableBufferRoot root = kw.tableBufferRoot(100);
             server.faults().neverRespond(true).bulkNeverAck(true);
-            long start = System.nanoTime();
+            // the server never answers and attempts are unlimited: only the 3 s delivery deadline ends them, so
+            // every future completing within the tallies' bound proves each path applies it
             List<CompletableFuture<Result<WriteOk, Err>>> rf = new ArrayList<>();
             for (int b = 0; b < 5; b++) {
                 rf.add(db.write(table(rs, b * 100L, 100, 0)));
@@ -183,15 +181,13 @@ class DeliveryToADownOrHungServerTest extends DeliveryUnderFaultsKit {
             st.await(sf, 100, ok -> (long) ok.affectedRows());
             Tally kt = new Tally(BOUND_S);
             kf.forEach(f -> kt.await(f, 100, n -> (long) n));
-            long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-            System.out.printf("[adversarial] hung server: regular %s | stream %s | bulk %s | took %d s%n", rt, st, kt, took);
+            System.out.printf("[adversarial] hung server: regular %s | stream %s | bulk %s%n", rt, st, kt);
             rt.assertNonePending("regular/hung");
             st.assertNonePending("stream/hung");
             kt.assertNonePending("bulk/hung");
             assertEquals(500, rt.failed);
             assertEquals(100, st.failed);
             assertEquals(300, kt.failed + kt.acked);
-            assertTrue(took < 25, "every path failed near its 3 s delivery deadline (plus one 2 s attempt), took " + took);
             assertDoesNotThrow(kw::close);
             assertEquals(0, kw.allocatedBytes());
             sw.close();
@@ -203,8 +199,10 @@ class DeliveryToADownOrHungServerTest extends DeliveryUnderFaultsKit {
     @Test
     void batchingCloseAgainstADownServerReturnsWithinTheDefaultTimeoutAndFailsEveryRow() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            // the default 2 min delivery deadline, but a 2 s default timeout that close() documents as its flush wait
-            GreptimeDB db = GreptimeDB.create(opts(server).requestTimeout(Duration.ofSeconds(2)).build());
+            // a delivery deadline longer than the hang guard, and a 2 s default timeout that close() documents as its
+            // flush wait: close returning at all proves it did not wait for the deadline
+            GreptimeDB db = GreptimeDB.create(opts(server).retryPolicy(beyondTheHangGuard())
+                    .requestTimeout(Duration.ofSeconds(2)).build());
             TableSchema s = schema("close_down_batching");
             BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().maxBatchRows(100).build());
             w.write(s, row(-1, 0)).get(BOUND_S, TimeUnit.SECONDS);
@@ -213,15 +211,12 @@ class DeliveryToADownOrHungServerTest extends DeliveryUnderFaultsKit {
             for (long i = 0; i < 500; i++) {
                 fs.add(w.write(s, row(i, 0)));
             }
-            long start = System.nanoTime();
-            w.close();
-            long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-            Tally t = new Tally(10);
+            Await.returns("close against a down server", w::close);
+            Tally t = new Tally(BOUND_S);
             fs.forEach(f -> t.await(f, 1, v -> 1L));
             server.resume();
             assertContract("batching/close-against-down-server", 500, t, server.rowCount(s.tableName()) - 1);
             assertEquals(0, w.pendingRows());
-            assertTrue(took < 20, "close took " + took + " s");
             db.shutdownNow();
         }
     }
@@ -229,7 +224,9 @@ class DeliveryToADownOrHungServerTest extends DeliveryUnderFaultsKit {
     @Test
     void batchingFlushAgainstAHungServerIsBoundedAndCloseFailsTheRest() throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(opts(server).requestTimeout(Duration.ofSeconds(2)).build());
+            // a delivery deadline longer than the hang guard: flush returning at all proves it did not wait for it
+            GreptimeDB db = GreptimeDB.create(opts(server).retryPolicy(beyondTheHangGuard())
+                    .requestTimeout(Duration.ofSeconds(2)).build());
             TableSchema s = schema("flush_hung");
             BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder().maxBatchRows(100).build());
             w.write(s, row(-1, 0)).get(BOUND_S, TimeUnit.SECONDS);
@@ -238,16 +235,14 @@ class DeliveryToADownOrHungServerTest extends DeliveryUnderFaultsKit {
             for (long i = 0; i < 300; i++) {
                 fs.add(w.write(s, row(i, 0)));
             }
-            long start = System.nanoTime();
-            boolean flushed;
-            try {
-                flushed = w.flush(Duration.ofSeconds(1));
-            } catch (dev.sluice.LimitExceededException e) {
-                flushed = false;
-            }
-            long flushTook = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            boolean flushed = Await.returns("flush(1 s) against a hung server", () -> {
+                try {
+                    return w.flush(Duration.ofSeconds(1));
+                } catch (dev.sluice.LimitExceededException e) {
+                    return false;
+                }
+            });
             assertFalse(flushed);
-            assertTrue(flushTook < 10_000, "flush(1 s) took " + flushTook + " ms");
             w.close();
             Tally t = new Tally(15);
             fs.forEach(f -> t.await(f, 1, v -> 1L));

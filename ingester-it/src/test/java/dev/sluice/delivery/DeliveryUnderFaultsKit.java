@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.sluice.Await;
 import dev.sluice.BatchingWriter;
 import dev.sluice.data.DataType;
 import dev.sluice.write.Context;
@@ -73,6 +74,11 @@ abstract class DeliveryUnderFaultsKit {
             eps[i] = servers[i].endpoint();
         }
         return GreptimeOptions.newBuilder(java.util.List.of(eps), "public");
+    }
+
+    /** Unlimited attempts until a delivery deadline of {@link Await#BEYOND_THE_HANG_GUARD}. */
+    static RetryPolicy beyondTheHangGuard() {
+        return RetryPolicy.newBuilder().deliveryTimeout(Await.BEYOND_THE_HANG_GUARD).build();
     }
 
     static RetryPolicy shortPolicy() {

@@ -223,7 +223,7 @@ class FaultToleranceTest {
             bulk.close();
             db.shutdownNow();
             // the client's threads end shortly after shutdownNow returns: wait for them, up to a bound
-            long threadsDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long threadsDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             // (the documented process-wide memory sweeper is not the client's)
             List<Thread> alive;
             while (!(alive = Thread.getAllStackTraces().keySet().stream()

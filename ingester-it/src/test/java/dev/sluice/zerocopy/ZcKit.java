@@ -278,9 +278,9 @@ final class ZcKit implements AutoCloseable {
 
     /** No Arrow leak report and no allocator-close failure was logged, and the client holds no bulk memory. */
     void assertNoLeak() {
-        await("client bulk off-heap back to 0 (is " + db.stats().bulkAllocatedBytes() + ")", Duration.ofSeconds(8),
+        await("client bulk off-heap back to 0 (is " + db.stats().bulkAllocatedBytes() + ")", Duration.ofSeconds(30),
                 () -> db.stats().bulkAllocatedBytes() == 0);
-        await("client byte budget given back (is " + db.stats().bytesInFlight() + ")", Duration.ofSeconds(8),
+        await("client byte budget given back (is " + db.stats().bytesInFlight() + ")", Duration.ofSeconds(30),
                 () -> db.stats().bytesInFlight() == 0);
         String err = errSince();
         assertFalse(err.contains("Memory was leaked"), "Arrow reported a leak:\n" + excerpt(err, "Memory was leaked"));

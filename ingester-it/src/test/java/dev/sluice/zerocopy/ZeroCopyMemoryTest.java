@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.Await;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.TableBufferRoot;
@@ -126,7 +127,7 @@ class ZeroCopyMemoryTest {
                 assertTrue(kit.server.bulkMaxUnanswered() <= 2, "8 MB batches in a 12 MiB budget: "
                         + kit.server.bulkMaxUnanswered() + " unanswered at once");
             }
-            ZcKit.await("budget given back", Duration.ofSeconds(5), () -> kit.db.stats().bytesInFlight() == 0);
+            ZcKit.await("budget given back", BOUND, () -> kit.db.stats().bytesInFlight() == 0);
             ZcKit.assertStored(kit.server, table, ZcKit.range(0, (long) batches * ROWS), null);
             kit.assertNoLeak();
         }
@@ -163,10 +164,11 @@ class ZeroCopyMemoryTest {
                 }));
             }
             pool.shutdown();
+            // hang guards only: each writer waits for its own batches' outcomes, one bound each
             for (Future<long[]> r : results) {
-                assertEquals((long) batches * ROWS, r.get(50, TimeUnit.SECONDS)[0]);
+                assertEquals((long) batches * ROWS, r.get(Await.HANG_GUARD.toSeconds() * batches, TimeUnit.SECONDS)[0]);
             }
-            assertTrue(pool.awaitTermination(5, TimeUnit.SECONDS));
+            assertTrue(pool.awaitTermination(Await.HANG_GUARD.toSeconds(), TimeUnit.SECONDS));
             for (int k = 0; k < writers; k++) {
                 ZcKit.assertStored(kit.server, "zc_many_" + k, ZcKit.range(0, (long) batches * ROWS), null);
             }
@@ -181,19 +183,18 @@ class ZeroCopyMemoryTest {
             String table = "zc_server_limit";
             BitSet acked = new BitSet();
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
-                    Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, Duration.ofSeconds(20))).build())) {
+                    // a delivery deadline beyond the wait for the outcome: a refusal retried until the deadline
+                    // cannot complete within that wait
+                    Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, Duration.ofMinutes(10))).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
                 // a small batch first (accepted), then one of about 8 MB (over the server's 6 MiB)
                 ZcKit.fill(batch, 0, 500);
                 CompletableFuture<Integer> small = w.writeNext();
                 ZcKit.fill(batch, ROWS, ROWS);
-                long start = System.nanoTime();
                 CompletableFuture<Integer> big = w.writeNext();
                 assertEquals(500, ZcKit.outcome("small batch", small, BOUND));
                 acked.set(0, 500);
                 assertNull(ZcKit.outcome("oversized batch", big, BOUND), "an oversized batch cannot be stored");
-                long tookMs = (System.nanoTime() - start) / 1_000_000;
-                assertTrue(tookMs < 10_000, "an OUT_OF_RANGE refusal is not retried until the deadline: " + tookMs + " ms");
                 BulkWriteException e = assertThrowsBulk(w);
                 assertTrue(e.getMessage() != null);
             }

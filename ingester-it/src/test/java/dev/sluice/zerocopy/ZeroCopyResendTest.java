@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.Await;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;
@@ -165,16 +166,15 @@ class ZeroCopyResendTest {
             acks.add(w.writeNext());
             ZcKit.await("the batch stored, unanswered", Duration.ofSeconds(30), () -> kit.stored(table) == ROWS);
             kit.server.stop();
-            long start = System.nanoTime();
             for (int b = 1; b < 4; b++) {
                 ZcKit.fill(batch, (long) b * ROWS, ROWS);
                 acks.add(w.writeNext());
             }
+            // unlimited attempts against a server that never comes back: only the 4 s deadline ends them, so each
+            // batch failing at all (the wait is a hang guard) proves the deadline applies
             for (int b = 0; b < acks.size(); b++) {
-                assertNull(ZcKit.outcome("batch " + b, acks.get(b), Duration.ofSeconds(15)), "batch " + b + " must fail");
+                assertNull(ZcKit.outcome("batch " + b, acks.get(b), Await.HANG_GUARD), "batch " + b + " must fail");
             }
-            long tookMs = (System.nanoTime() - start) / 1_000_000;
-            assertTrue(tookMs < 15_000, "failed within the deadline, took " + tookMs + " ms");
             assertEquals(4, w.failedBatches());
             assertDoesNotThrow(w::close);
             assertEquals(0, w.allocatedBytes());
@@ -242,7 +242,7 @@ class ZeroCopyResendTest {
                 // Sent and answered batches hold nothing any more: what remains is at most the vectors being filled
                 // (and possibly a second set of them).
                 ZcKit.await("answered batches freed (holds " + w.allocatedBytes() + ", one batch " + oneBatch + ")",
-                        Duration.ofSeconds(5), () -> w.allocatedBytes() <= 2 * oneBatch + (1 << 20));
+                        BOUND, () -> w.allocatedBytes() <= 2 * oneBatch + (1 << 20));
                 assertEquals(8L * ROWS, w.completed());
             }
             ZcKit.assertStored(kit.server, table, ZcKit.range(0, 8L * ROWS), null);
@@ -326,7 +326,9 @@ class ZeroCopyResendTest {
     void noAnswerWithinTimeoutPerMessageResendsLargeBatchesAndEachFutureCompletesOnce() {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_noack_timeout";
-            Context ctx = Context.newBuilder().retryPolicy(ZcKit.quick(4, BOUND)).build();
+            // attempts without a count: on a busy machine more than a few may time out before the answers resume,
+            // and the property is that each batch is resent and completes once, not how many tries that takes
+            Context ctx = Context.newBuilder().retryPolicy(ZcKit.quick(Integer.MAX_VALUE, Await.HANG_GUARD)).build();
             kit.server.faults().bulkNeverAck(true);
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofMillis(1_500), 4), ctx)) {
                 TableBufferRoot batch = w.tableBufferRoot(ROWS);
@@ -338,7 +340,7 @@ class ZeroCopyResendTest {
                 ZcKit.await("a batch resent after its timeout", Duration.ofSeconds(30), () -> w.replays() >= 1);
                 kit.server.faults().bulkNeverAck(false);
                 for (int b = 0; b < acks.size(); b++) {
-                    assertEquals(ROWS, ZcKit.outcome("batch " + b, acks.get(b), BOUND), "batch " + b);
+                    assertEquals(ROWS, ZcKit.outcome("batch " + b, acks.get(b), Await.HANG_GUARD), "batch " + b);
                 }
                 assertTrue(w.replays() >= 1, "timed-out stream reopened");
                 assertEquals(3L * ROWS, w.completed());

@@ -69,7 +69,7 @@ class LongAsciiTextTest {
         }
         for (int i = 0; i < 50 && refs.stream().anyMatch(w -> w.get() != null); i++) {
             System.gc();
-            Thread.sleep(10);
+            Thread.sleep(10); // a poll of the references after a collection, bounded by the loop's count
         }
         long alive = refs.stream().filter(w -> w.get() != null).count();
         assertEquals(0, alive, alive + " of 1,000 long strings still reachable while the table is");

@@ -29,7 +29,7 @@ public final class RetainedRowFootprint {
         long used = Long.MAX_VALUE;
         for (int i = 0; i < 5; i++) {
             System.gc();
-            Thread.sleep(100);
+            Thread.sleep(100); // lets the collector finish between readings of the heap; the lowest reading counts
             used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         }
         return used;

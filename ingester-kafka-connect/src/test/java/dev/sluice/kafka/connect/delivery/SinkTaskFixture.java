@@ -41,6 +41,12 @@ abstract class SinkTaskFixture {
     static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
     static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
     static final long T0 = 1_700_000_000_000L;
+    /**
+     * A request timeout or delivery deadline (in ms, as the connector's settings take it) longer than
+     * {@link Await#HANG_GUARD}: a call that returns within the guard did not wait it out.
+     */
+    static final String BEYOND_THE_HANG_GUARD = Long.toString(Await.BEYOND_THE_HANG_GUARD.toMillis());
+
     static final Duration WAIT = Duration.ofSeconds(60);
 
     GreptimeTestServer server;

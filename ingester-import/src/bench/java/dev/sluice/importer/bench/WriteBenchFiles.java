@@ -16,7 +16,7 @@ import java.util.List;
 /**
  * Writes the benchmark's workload rows (ingester-bench's generators, seed 42) as CSV or Parquet files (Snappy
  * pages, row groups of 100,000 rows), split into parts so the import reads them in parallel as the benchmark's
- * writers send in parallel.
+ * writers send in parallel. Compiled only with {@code -Pbench} (see the module's README, "Benchmark").
  *
  * <pre>java -cp ingester-import/target/sluice-import.jar:ingester-bench/target/ingester-bench.jar:ingester-import/target/test-classes \
  *     dev.sluice.importer.bench.WriteBenchFiles metrics|logs ROWS PARTS DIR [csv|parquet]</pre>

@@ -25,7 +25,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * all in it. Not a test: run it by hand.
  *
  * <pre>
- * ./mvnw -B -ntp -q -pl ingester-flink -am test-compile dependency:build-classpath \
+ * ./mvnw -B -ntp -q -Pbench -pl ingester-flink -am test-compile dependency:build-classpath \
  *   -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
  * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx2g -cp ingester-flink/target/test-classes:\
  * ingester-flink/target/classes:$(cat ingester-flink/target/bench.cp) \

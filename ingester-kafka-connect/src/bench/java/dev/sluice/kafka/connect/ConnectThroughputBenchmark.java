@@ -20,7 +20,7 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  * Sluice client's threads, the testkit, the broker and the rest), from the threads' CPU times.
  *
  * <pre>
- * ./mvnw -B -ntp -q -pl ingester-kafka-connect -am test-compile dependency:build-classpath \
+ * ./mvnw -B -ntp -q -Pbench -pl ingester-kafka-connect -am test-compile dependency:build-classpath \
  *   -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
  * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx2g -cp ingester-kafka-connect/target/test-classes:\
  * ingester-kafka-connect/target/classes:$(cat ingester-kafka-connect/target/bench.cp) \
@@ -28,9 +28,10 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  * </pre>
  * Arguments: records (default 1,000,000), tasks (default 4), batch rows (default 10,000).
  *
- * <p>A program, not a test (surefire runs no class of this name). It lives in the test sources because it runs on
- * {@code EmbeddedConnectCluster} from connect-runtime's test jar, with a broker and the sink's own classes: moving it to
- * ingester-bench would put Kafka's broker, Connect runtime and their test jars on the benchmark module's class path.
+ * <p>A program, not a test. It lives in this module's bench sources (compiled only with {@code -Pbench}, beside the
+ * test classes) because it runs on {@code EmbeddedConnectCluster} from connect-runtime's test jar, with a broker and
+ * the sink's own classes: moving it to ingester-bench would put Kafka's broker, Connect runtime and their test jars on
+ * the benchmark module's class path.
  */
 public final class ConnectThroughputBenchmark {
     private ConnectThroughputBenchmark() {
