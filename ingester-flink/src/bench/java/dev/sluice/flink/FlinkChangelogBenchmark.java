@@ -17,7 +17,7 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
  * it by hand.
  *
  * <pre>
- * ./mvnw -B -ntp -q -pl ingester-flink -am test-compile dependency:build-classpath \
+ * ./mvnw -B -ntp -q -Pbench -pl ingester-flink -am test-compile dependency:build-classpath \
  *   -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
  * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx2g -cp ingester-flink/target/test-classes:\
  * ingester-flink/target/classes:$(cat ingester-flink/target/bench.cp) \
