@@ -2,7 +2,10 @@ package dev.sluice.spark.internal;
 
 import dev.sluice.data.TableSchema;
 import dev.sluice.sink.internal.ClientSession;
+import dev.sluice.spark.GreptimeSparkOptions;
+import dev.sluice.sink.internal.SinkSettings;
 import java.io.IOException;
+import java.time.Duration;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -55,6 +58,8 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while writing row " + rows + " of " + task, e);
+        } catch (IOException e) {
+            throw undelivered(e);
         }
     }
 
@@ -65,6 +70,8 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while " + task + " waited for GreptimeDB's acknowledgements", e);
+        } catch (IOException e) {
+            throw undelivered(e);
         }
         return new Committed(task, rows, metrics.snapshot());
     }
@@ -82,6 +89,20 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
     @Override
     public CustomTaskMetric[] currentMetricsValues() {
         return Metrics.of(metrics.snapshot());
+    }
+
+    /** A delivery failure, naming the task, the endpoints and how long rows are retried and waited for. */
+    private IOException undelivered(IOException e) {
+        SinkSettings s = spec.options().sink();
+        return new IOException(task + " could not deliver its rows for table " + schema.tableName()
+                + " to GreptimeDB at " + String.join(", ", s.endpoints()) + " (a batch is retried for up to "
+                + GreptimeSparkOptions.RETRY_TIMEOUT.name() + " = " + seconds(s.deliveryTimeout())
+                + ", and the task waits up to " + seconds(s.flushBound()) + " for acknowledgements): "
+                + e.getMessage(), e);
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private String describe(InternalRow row) {
