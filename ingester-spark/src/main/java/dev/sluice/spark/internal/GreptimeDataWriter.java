@@ -6,6 +6,7 @@ import dev.sluice.spark.GreptimeSparkOptions;
 import dev.sluice.sink.internal.SinkSettings;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Iterator;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -63,8 +64,23 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
         }
     }
 
+    /**
+     * Writes the task's rows, then waits until GreptimeDB has acknowledged all of them: Spark reads the task's metrics
+     * when its input ends and before {@link #commit()}, on batch and micro-batch writes alike, so they are final.
+     */
+    @Override
+    public void writeAll(Iterator<InternalRow> records) throws IOException {
+        DataWriter.super.writeAll(records);
+        flush();
+    }
+
     @Override
     public WriterCommitMessage commit() throws IOException {
+        flush();
+        return new Committed(task, rows);
+    }
+
+    private void flush() throws IOException {
         try {
             session.flush();
         } catch (InterruptedException e) {
@@ -73,7 +89,6 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
         } catch (IOException e) {
             throw undelivered(e);
         }
-        return new Committed(task, rows, metrics.snapshot());
     }
 
     @Override
@@ -120,9 +135,8 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
      *
      * @param task the task
      * @param rows rows written
-     * @param metrics the task's metric values after its last acknowledgement ({@link Metrics#snapshot()})
      */
-    record Committed(String task, long rows, long[] metrics) implements WriterCommitMessage {
+    record Committed(String task, long rows) implements WriterCommitMessage {
         private static final long serialVersionUID = 1L;
     }
 }
