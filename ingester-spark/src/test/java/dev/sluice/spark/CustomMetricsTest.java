@@ -11,12 +11,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.execution.QueryExecution;
-import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.util.QueryExecutionListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import scala.jdk.javaapi.CollectionConverters;
 
 /** The write's Spark SQL metrics agree with what the testkit stored and answered. */
 class CustomMetricsTest {
@@ -30,7 +27,7 @@ class CustomMetricsTest {
             @Override
             public void onSuccess(String funcName, QueryExecution qe, long durationNs) {
                 Map<String, Long> found = new HashMap<>();
-                collect(qe.executedPlan(), found);
+                LocalSpark.collectMetrics(qe.executedPlan(), found);
                 if (Long.valueOf(12_345L).equals(found.get("numOutputRows"))) { // the measured write, not the first
                     metrics.complete(found);
                 }
@@ -59,20 +56,6 @@ class CustomMetricsTest {
         } finally {
             LocalSpark.session().listenerManager().unregister(listener);
             server.faults().reset();
-        }
-    }
-
-    private static void collect(SparkPlan plan, Map<String, Long> out) {
-        for (Map.Entry<String, SQLMetric> e : CollectionConverters.asJava(plan.metrics()).entrySet()) {
-            out.put(e.getKey(), e.getValue().value());
-        }
-        for (Object child : CollectionConverters.asJava(plan.children())) {
-            collect((SparkPlan) child, out);
-        }
-        for (Object inner : CollectionConverters.asJava(plan.innerChildren())) {
-            if (inner instanceof SparkPlan p) {
-                collect(p, out);
-            }
         }
     }
 }

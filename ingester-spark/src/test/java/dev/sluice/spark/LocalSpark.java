@@ -9,6 +9,9 @@ import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.metric.SQLMetric;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * One local Spark session for the test JVM: two cores, up to three attempts per task ({@code local[2,3]}), two
@@ -58,6 +61,21 @@ final class LocalSpark {
             }
         }
         return out;
+    }
+
+    /** Adds the SQL metrics of a physical plan and of every plan inside it, by name. */
+    static void collectMetrics(SparkPlan plan, Map<String, Long> out) {
+        for (Map.Entry<String, SQLMetric> e : CollectionConverters.asJava(plan.metrics()).entrySet()) {
+            out.put(e.getKey(), e.getValue().value());
+        }
+        for (Object child : CollectionConverters.asJava(plan.children())) {
+            collectMetrics((SparkPlan) child, out);
+        }
+        for (Object inner : CollectionConverters.asJava(plan.innerChildren())) {
+            if (inner instanceof SparkPlan p) {
+                collectMetrics(p, out);
+            }
+        }
     }
 
     static List<String> names(List<Map<String, Object>> rows) {

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class RetriedTaskDeliveryTest {
     @RegisterExtension
     static final GreptimeTestkitExtension TESTKIT = LocalSpark.testkit();
-    static final int ROWS = Integer.getInteger("sluice.spark.rows", 200_000);
+    static final int ROWS = Integer.getInteger("sluice.spark.rows", 1_000_000);
     static final long BASE_MICROS = 1_704_067_200_000_000L;
     static final AtomicInteger FAILURES = new AtomicInteger();
 

@@ -2,7 +2,11 @@ package dev.sluice.spark.internal;
 
 import dev.sluice.data.TableSchema;
 import dev.sluice.sink.internal.ClientSession;
+import dev.sluice.spark.GreptimeSparkOptions;
+import dev.sluice.sink.internal.SinkSettings;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.Iterator;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -55,18 +59,36 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while writing row " + rows + " of " + task, e);
+        } catch (IOException e) {
+            throw undelivered(e);
         }
+    }
+
+    /**
+     * Writes the task's rows, then waits until GreptimeDB has acknowledged all of them: Spark reads the task's metrics
+     * when its input ends and before {@link #commit()}, on batch and micro-batch writes alike, so they are final.
+     */
+    @Override
+    public void writeAll(Iterator<InternalRow> records) throws IOException {
+        DataWriter.super.writeAll(records);
+        flush();
     }
 
     @Override
     public WriterCommitMessage commit() throws IOException {
+        flush();
+        return new Committed(task, rows);
+    }
+
+    private void flush() throws IOException {
         try {
             session.flush();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while " + task + " waited for GreptimeDB's acknowledgements", e);
+        } catch (IOException e) {
+            throw undelivered(e);
         }
-        return new Committed(task, rows, metrics.snapshot());
     }
 
     @Override
@@ -84,6 +106,20 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
         return Metrics.of(metrics.snapshot());
     }
 
+    /** A delivery failure, naming the task, the endpoints and how long rows are retried and waited for. */
+    private IOException undelivered(IOException e) {
+        SinkSettings s = spec.options().sink();
+        return new IOException(task + " could not deliver its rows for table " + schema.tableName()
+                + " to GreptimeDB at " + String.join(", ", s.endpoints()) + " (a batch is retried for up to "
+                + GreptimeSparkOptions.RETRY_TIMEOUT.name() + " = " + seconds(s.deliveryTimeout())
+                + ", and the task waits up to " + seconds(s.flushBound()) + " for acknowledgements): "
+                + e.getMessage(), e);
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
     private String describe(InternalRow row) {
         StringBuilder b = new StringBuilder("[");
         StructField[] fs = spec.struct().fields();
@@ -99,9 +135,8 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
      *
      * @param task the task
      * @param rows rows written
-     * @param metrics the task's metric values after its last acknowledgement ({@link Metrics#snapshot()})
      */
-    record Committed(String task, long rows, long[] metrics) implements WriterCommitMessage {
+    record Committed(String task, long rows) implements WriterCommitMessage {
         private static final long serialVersionUID = 1L;
     }
 }

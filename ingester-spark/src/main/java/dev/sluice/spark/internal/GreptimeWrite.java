@@ -5,7 +5,6 @@ import dev.sluice.data.TableSchema;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomMetric;
-import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -26,7 +25,6 @@ import org.apache.spark.sql.types.StructType;
 public final class GreptimeWrite implements Write, BatchWrite, StreamingWrite {
     private final WriteSpec spec;
     private final Predicate[] deleteFirst;
-    private volatile long[] committedMetrics;
 
     /**
      * Plans a write.
@@ -87,22 +85,7 @@ public final class GreptimeWrite implements Write, BatchWrite, StreamingWrite {
 
     @Override
     public void commit(WriterCommitMessage[] messages) {
-        // Every task's rows are acknowledged by the time it committed; add up what the tasks counted until then.
-        long[] sum = new long[5];
-        for (WriterCommitMessage m : messages) {
-            if (m instanceof GreptimeDataWriter.Committed c) {
-                for (int i = 0; i < sum.length; i++) {
-                    sum[i] += c.metrics()[i];
-                }
-            }
-        }
-        committedMetrics = sum;
-    }
-
-    @Override
-    public CustomTaskMetric[] reportDriverMetrics() {
-        long[] m = committedMetrics;
-        return m == null ? new CustomTaskMetric[0] : Metrics.of(m);
+        // Every task's rows are acknowledged by the time it committed.
     }
 
     @Override

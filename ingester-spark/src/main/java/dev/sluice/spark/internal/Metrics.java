@@ -10,10 +10,9 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**
  * The write's Spark custom metrics, shown per write in the SQL tab of Spark's UI: rows and bytes GreptimeDB
- * acknowledged, batches acknowledged, retries, and batches that failed for good. Spark reads a task's metrics before
- * the task commits, while its last batches are still unanswered; so each task also sends its final values with its
- * commit message, and a batch write reports their sum from the driver when it commits, which replaces the tasks'
- * partial values.
+ * acknowledged, batches acknowledged, retries, and batches that failed for good. Spark reads a task's metrics when its
+ * input ends, before it commits; the task waits for its last acknowledgements first, so Spark sums final values over
+ * the tasks of a batch write or a micro-batch.
  */
 public final class Metrics implements ClientSession.SinkMetrics {
     private final LongAdder rows = new LongAdder();
