@@ -360,7 +360,7 @@ public final class GreptimeSink<T> implements Sink<T> {
             return new GreptimeSink<>(new SinkSettings(endpoints, database, username, password, tls, tlsCa, tlsCert,
                     tlsKey, tlsServerName, timezone, requestTimeout, retryAttempts, retryBackoff, retryMaxBackoff,
                     deliveryTimeout, TypeMapping.clientPath(path), batchRows, batchBytes, flushInterval, maxInFlightRequests, bufferRows,
-                    compression, hints, httpEndpoint, FlinkWording.of("")), enc);
+                    compression, hints, httpEndpoint, "", FlinkWording.of("")), enc);
         }
     }
 }

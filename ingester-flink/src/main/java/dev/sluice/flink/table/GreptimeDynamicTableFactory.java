@@ -130,7 +130,7 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
                     o.get(REQUEST_TIMEOUT), o.get(RETRY_ATTEMPTS), o.get(RETRY_BACKOFF), o.get(RETRY_MAX_BACKOFF),
                     o.get(RETRY_TIMEOUT), TypeMapping.clientPath(path), o.get(BATCH_ROWS), o.get(BATCH_BYTES).getBytes(),
                     o.get(FLUSH_INTERVAL), o.get(MAX_IN_FLIGHT), o.get(BUFFER_ROWS), o.get(COMPRESSION), hints,
-                    o.getOptional(HTTP_ENDPOINT).orElse(""),
+                    o.getOptional(HTTP_ENDPOINT).orElse(""), "",
                     FlinkWording.of(context.getConfiguration().getOptional(RestartStrategyOptions.RESTART_STRATEGY)
                             .orElse("")));
             // Upserts by the Flink key overwrite GreptimeDB's row only when that key holds the row's whole identity.

@@ -80,7 +80,7 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
                 TLS_CA.get(o), "", "", "", TIMEZONE.get(o), duration(o, REQUEST_TIMEOUT), 0, Duration.ofMillis(100),
                 Duration.ofSeconds(5), duration(o, RETRY_TIMEOUT), path, batchRows, Long.parseLong(BATCH_BYTES.get(o)),
                 duration(o, FLUSH_INTERVAL), integer(o, MAX_IN_FLIGHT), buffer, COMPRESSION.get(o), hints,
-                HTTP_ENDPOINT.get(o), WORDING);
+                HTTP_ENDPOINT.get(o), "", WORDING);
         return new WriteOptions(s, t, list(TAGS.get(o)), TIME_INDEX.get(o));
     }
 
