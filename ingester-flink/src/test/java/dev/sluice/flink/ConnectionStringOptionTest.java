@@ -1,5 +1,6 @@
 package dev.sluice.flink;
 
+import static dev.sluice.flink.SqlOptionsBehaviourTest.inserts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,10 +28,6 @@ class ConnectionStringOptionTest {
     static final MiniClusterExtension FLINK = FlinkJobs.miniCluster();
     @RegisterExtension
     static final GreptimeTestkitExtension TESTKIT = new GreptimeTestkitExtension();
-
-    private static List<RecordedRequest> inserts(GreptimeTestServer s, String table) {
-        return s.requests().stream().filter(r -> r.kind().equals("insert") && r.tables().contains(table)).toList();
-    }
 
     private static String messages(Throwable t) {
         StringBuilder b = new StringBuilder();
