@@ -1,5 +1,7 @@
 package dev.sluice.flink;
 
+import dev.sluice.BatchingWriter;
+import dev.sluice.ConnectionConfig;
 import dev.sluice.data.TableSchema;
 import dev.sluice.flink.internal.AnnotatedEncoder;
 import dev.sluice.flink.internal.FlinkWording;
@@ -7,15 +9,18 @@ import dev.sluice.flink.internal.GreptimeSinkWriter;
 import dev.sluice.flink.internal.MapperEncoder;
 import dev.sluice.flink.internal.RowEncoder;
 import dev.sluice.flink.internal.TypeMapping;
+import dev.sluice.sink.internal.ConnectionOverlap;
 import dev.sluice.sink.internal.SchemaSpec;
 import dev.sluice.sink.internal.SinkSettings;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -103,8 +108,26 @@ public final class GreptimeSink<T> implements Sink<T> {
         private boolean ordered;
         private String httpEndpoint = "";
         private RowEncoder<T> encoder;
+        private String connection = "";
+        /** The setters called, as a refusal names them: a connection string must not set the same thing. */
+        private final Set<String> given = new HashSet<>();
 
         private Builder() {
+        }
+
+        /**
+         * Sets the client's connection string, beside or instead of the other setters:
+         * {@code greptimedb://[user[:password]@]host[:port][,host...][/database][?key=value&...]}. Its hosts,
+         * database, credentials and every key it names (TLS, timeouts, retries, compression, batching,
+         * {@code hint.*}..., listed in the user's guide) are used; {@link #build()} refuses a setter called for the
+         * same thing, naming both.
+         *
+         * @param connectionString the string
+         * @return this builder
+         */
+        public Builder<T> connection(String connectionString) {
+            this.connection = Objects.requireNonNull(connectionString, "connectionString");
+            return this;
         }
 
         /**
@@ -114,6 +137,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> endpoints(String... hostPorts) {
+            given.add("endpoints(...)");
             this.endpoints = Arrays.asList(hostPorts.clone());
             return this;
         }
@@ -125,6 +149,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> database(String database) {
+            given.add("database(...)");
             this.database = Objects.requireNonNull(database, "database");
             return this;
         }
@@ -137,6 +162,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> auth(String username, String password) {
+            given.add("auth(...)");
             this.username = Objects.requireNonNull(username, "username");
             this.password = Objects.requireNonNull(password, "password");
             return this;
@@ -152,6 +178,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> tls(String caPem, String clientCertPem, String clientKeyPem, String serverNameOverride) {
+            given.add("tls(...)");
             this.tls = true;
             this.tlsCa = caPem == null ? "" : caPem;
             this.tlsCert = clientCertPem == null ? "" : clientCertPem;
@@ -167,6 +194,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> timezone(String timezone) {
+            given.add("timezone(...)");
             this.timezone = Objects.requireNonNull(timezone, "timezone");
             return this;
         }
@@ -178,6 +206,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> requestTimeout(Duration timeout) {
+            given.add("requestTimeout(...)");
             this.requestTimeout = Objects.requireNonNull(timeout, "timeout");
             return this;
         }
@@ -193,6 +222,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> retry(int maxAttempts, Duration initialBackoff, Duration maxBackoff, Duration deliveryTimeout) {
+            given.add("retry(...)");
             this.retryAttempts = maxAttempts;
             this.retryBackoff = Objects.requireNonNull(initialBackoff, "initialBackoff");
             this.retryMaxBackoff = Objects.requireNonNull(maxBackoff, "maxBackoff");
@@ -207,6 +237,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> writePath(WritePath path) {
+            given.add("writePath(...)");
             this.path = Objects.requireNonNull(path, "path");
             return this;
         }
@@ -219,6 +250,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> batch(int rows, long bytes) {
+            given.add("batch(...)");
             this.batchRows = rows;
             this.batchBytes = bytes;
             return this;
@@ -231,6 +263,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> flushInterval(Duration interval) {
+            given.add("flushInterval(...)");
             this.flushInterval = Objects.requireNonNull(interval, "interval");
             return this;
         }
@@ -242,6 +275,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> maxInFlightRequests(int batches) {
+            given.add("maxInFlightRequests(...)");
             this.maxInFlightRequests = batches;
             return this;
         }
@@ -254,6 +288,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> bufferRows(long rows) {
+            given.add("bufferRows(...)");
             this.bufferRows = rows;
             return this;
         }
@@ -266,6 +301,7 @@ public final class GreptimeSink<T> implements Sink<T> {
          * @return this builder
          */
         public Builder<T> compression(String compression) {
+            given.add("compression(...)");
             this.compression = Objects.requireNonNull(compression, "compression");
             return this;
         }
@@ -349,6 +385,10 @@ public final class GreptimeSink<T> implements Sink<T> {
             if (encoder == null) {
                 throw new IllegalArgumentException("no mapping: call table(schema, mapper) or annotated(type)");
             }
+            ConnectionConfig connected = connection();
+            WritePath path = connected != null && connected.has("write_path")
+                    ? connected.batching().path() == BatchingWriter.Path.Bulk ? WritePath.BULK : WritePath.REGULAR
+                    : this.path;
             SchemaSpec spec = encoder instanceof MapperEncoder<T> m ? m.spec() : ((AnnotatedEncoder<T>) encoder).spec();
             for (SchemaSpec.Col c : spec.columns()) {
                 if (!TypeMapping.clientPath(path).carries(c.type())) {
@@ -357,10 +397,43 @@ public final class GreptimeSink<T> implements Sink<T> {
                 }
             }
             RowEncoder<T> enc = encoder instanceof MapperEncoder<T> m && ordered ? m.withOrdered(true) : encoder;
-            return new GreptimeSink<>(new SinkSettings(endpoints, database, username, password, tls, tlsCa, tlsCert,
+            ConnectionConfig c = connected;
+            SinkSettings settings = new SinkSettings(c != null ? c.endpoints() : endpoints, database, username, password, tls, tlsCa, tlsCert,
                     tlsKey, tlsServerName, timezone, requestTimeout, retryAttempts, retryBackoff, retryMaxBackoff,
                     deliveryTimeout, TypeMapping.clientPath(path), batchRows, batchBytes, flushInterval, maxInFlightRequests, bufferRows,
-                    compression, hints, httpEndpoint, FlinkWording.of("")), enc);
+                    compression, hints, httpEndpoint, "", FlinkWording.of(""));
+            return new GreptimeSink<>(c != null ? settings.connect(connection) : settings, enc);
+        }
+
+        /** The setters a connection string sets too, with what the string calls them. */
+        private static final Map<String, List<String>> IN_CONNECTION_STRING = Map.ofEntries(
+                Map.entry("endpoints(...)", List.of(ConnectionOverlap.HOSTS)),
+                Map.entry("database(...)", List.of(ConnectionOverlap.DATABASE)),
+                Map.entry("auth(...)", List.of(ConnectionOverlap.USER)),
+                Map.entry("tls(...)", List.of("tls", "tls_ca", "tls_cert", "tls_key", "tls_server_name")),
+                Map.entry("timezone(...)", List.of("timezone")),
+                Map.entry("requestTimeout(...)", List.of("request_timeout")),
+                Map.entry("retry(...)", List.of("retry_attempts", "retry_backoff", "retry_backoff_max", "retry_timeout")),
+                Map.entry("writePath(...)", List.of("write_path")),
+                Map.entry("batch(...)", List.of("batch_rows", "batch_bytes")),
+                Map.entry("flushInterval(...)", List.of("flush_interval")),
+                Map.entry("maxInFlightRequests(...)", List.of("batch_in_flight")),
+                Map.entry("bufferRows(...)", List.of("buffer_rows")),
+                Map.entry("compression(...)", List.of("compression")));
+
+        /** Reads the connection string, refusing a setter called for what it sets too; else requires endpoints. */
+        private ConnectionConfig connection() {
+            if (connection.isBlank()) {
+                if (endpoints.isEmpty()) {
+                    throw new IllegalArgumentException("no endpoints: call endpoints(\"host:4001\") or"
+                            + " connection(\"greptimedb://host:4001/db\")");
+                }
+                return null;
+            }
+            ConnectionConfig c = ConnectionOverlap.parse("connection(...)", connection);
+            ConnectionOverlap.refuse(c, "connection(...)", IN_CONNECTION_STRING, given::contains);
+            ConnectionOverlap.refuseHints(c, "connection(...)", "hint(...)", hints.keySet());
+            return c;
         }
     }
 }

@@ -20,7 +20,7 @@ class SqlOptionsBehaviourTest {
     @RegisterExtension
     static final GreptimeTestkitExtension TESTKIT = new GreptimeTestkitExtension();
 
-    private static List<RecordedRequest> inserts(GreptimeTestServer s, String table) {
+    static List<RecordedRequest> inserts(GreptimeTestServer s, String table) {
         return s.requests().stream().filter(r -> r.kind().equals("insert") && r.tables().contains(table)).toList();
     }
 

@@ -39,10 +39,10 @@ public final class GreptimeSparkOptions {
                     + " round-robin over the healthy ones. Not needed with connection.");
     /** Connection string. */
     public static final Option CONNECTION = new Option("connection", "", false,
-            "A greptimedb://[user[:password]@]host[:port][,host...][/database][?key=value...] connection string:"
-                    + " its hosts, database, credentials and its tls, timezone and request_timeout keys are used where"
-                    + " the options beside it do not set them (it replaces endpoints); batching keys in it are not"
-                    + " applied (use this table's options).");
+            "A greptimedb://[user[:password]@]host[:port][,host...][/database][?key=value...] connection string"
+                    + " (it replaces endpoints): its hosts, database, credentials and every key it names (tls,"
+                    + " timeouts, retries, compression, batching, hint.*..., listed in the user's guide) are used. An"
+                    + " option beside it that sets the same thing is refused, naming both.");
     /** Database. */
     public static final Option DATABASE = new Option("database", "public", false,
             "Database to write to, or catalog-schema.");

@@ -21,7 +21,16 @@ public final class GreptimeConnectorOptions {
     public static final ConfigOption<List<String>> ENDPOINTS = ConfigOptions.key("endpoints").stringType().asList()
             .noDefaultValue()
             .withDescription("GreptimeDB gRPC endpoints, host:port separated by ';' (4001 is the server's default"
-                    + " port); writes go round-robin over the healthy ones.");
+                    + " port); writes go round-robin over the healthy ones. Required unless connection is set.");
+
+    /** The client's connection string. */
+    public static final ConfigOption<String> CONNECTION = ConfigOptions.key("connection").stringType()
+            .noDefaultValue()
+            .withDescription("The client's connection string, greptimedb://[user[:password]@]host[:port][,host...]"
+                    + "[/database][?key=value&...], beside or instead of the options here: its hosts, database,"
+                    + " credentials and every key it names (tls, timeouts, retries, compression, batching, hint.*...,"
+                    + " listed in the user's guide) are used. An option here that sets the same thing as the string"
+                    + " is refused, naming both.");
 
     /** Database to write to. */
     public static final ConfigOption<String> DATABASE = ConfigOptions.key("database").stringType()

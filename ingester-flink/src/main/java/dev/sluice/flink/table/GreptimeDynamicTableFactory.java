@@ -2,6 +2,8 @@ package dev.sluice.flink.table;
 
 import static dev.sluice.flink.table.GreptimeConnectorOptions.*;
 
+import dev.sluice.BatchingWriter;
+import dev.sluice.ConnectionConfig;
 import dev.sluice.data.DataType;
 import dev.sluice.data.DecimalType;
 import dev.sluice.data.SemanticType;
@@ -9,6 +11,7 @@ import dev.sluice.flink.WritePath;
 import dev.sluice.flink.internal.FlinkWording;
 import dev.sluice.flink.internal.GreptimeTableSink;
 import dev.sluice.flink.internal.TypeMapping;
+import dev.sluice.sink.internal.ConnectionOverlap;
 import dev.sluice.sink.internal.SchemaSpec;
 import dev.sluice.sink.internal.SinkSettings;
 import java.util.ArrayList;
@@ -50,12 +53,12 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
 
     @Override
     public Set<ConfigOption<?>> requiredOptions() {
-        return Set.of(ENDPOINTS);
+        return Set.of();
     }
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return new LinkedHashSet<>(List.of(DATABASE, USERNAME, PASSWORD, TLS_ENABLED, TLS_CA, TLS_CERT, TLS_KEY,
+        return new LinkedHashSet<>(List.of(ENDPOINTS, CONNECTION, DATABASE, USERNAME, PASSWORD, TLS_ENABLED, TLS_CA, TLS_CERT, TLS_KEY,
                 TLS_SERVER_NAME, HTTP_ENDPOINT, TABLE_NAME, TAGS, TIME_INDEX, WRITE_PATH, TTL, APPEND_MODE, MERGE_MODE, HINTS,
                 BATCH_ROWS, BATCH_BYTES, FLUSH_INTERVAL, MAX_IN_FLIGHT, BUFFER_ROWS, RETRY_ATTEMPTS, RETRY_BACKOFF,
                 RETRY_MAX_BACKOFF, RETRY_TIMEOUT, REQUEST_TIMEOUT, COMPRESSION, TIMEZONE, SINK_PARALLELISM));
@@ -75,7 +78,11 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
                     physical.add(c);
                 }
             }
-            WritePath path = o.get(WRITE_PATH);
+            Map<String, String> given = context.getCatalogTable().getOptions();
+            ConnectionConfig connection = connection(o, given);
+            WritePath path = connection != null && connection.has("write_path")
+                    ? connection.batching().path() == BatchingWriter.Path.Bulk ? WritePath.BULK : WritePath.REGULAR
+                    : o.get(WRITE_PATH);
             String timeIndex = o.getOptional(TIME_INDEX).orElseGet(() -> soleTimestamp(physical));
             List<String> pk = rs.getPrimaryKey().map(UniqueConstraint::getColumns).orElse(List.of());
             List<String> tags = new ArrayList<>(o.getOptional(TAGS).orElse(pk));
@@ -123,16 +130,20 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             o.getOptional(TTL).ifPresent(v -> hints.put("ttl", v));
             o.getOptional(APPEND_MODE).ifPresent(v -> hints.put("append_mode", v.toString()));
             o.getOptional(MERGE_MODE).ifPresent(v -> hints.put("merge_mode", v));
-            SinkSettings settings = new SinkSettings(o.get(ENDPOINTS), o.get(DATABASE),
+            SinkSettings settings = new SinkSettings(connection != null ? connection.endpoints() : o.get(ENDPOINTS),
+                    o.get(DATABASE),
                     o.getOptional(USERNAME).orElse(""), o.getOptional(PASSWORD).orElse(""),
                     o.get(TLS_ENABLED), o.getOptional(TLS_CA).orElse(""), o.getOptional(TLS_CERT).orElse(""),
                     o.getOptional(TLS_KEY).orElse(""), o.getOptional(TLS_SERVER_NAME).orElse(""), o.get(TIMEZONE),
                     o.get(REQUEST_TIMEOUT), o.get(RETRY_ATTEMPTS), o.get(RETRY_BACKOFF), o.get(RETRY_MAX_BACKOFF),
                     o.get(RETRY_TIMEOUT), TypeMapping.clientPath(path), o.get(BATCH_ROWS), o.get(BATCH_BYTES).getBytes(),
                     o.get(FLUSH_INTERVAL), o.get(MAX_IN_FLIGHT), o.get(BUFFER_ROWS), o.get(COMPRESSION), hints,
-                    o.getOptional(HTTP_ENDPOINT).orElse(""),
+                    o.getOptional(HTTP_ENDPOINT).orElse(""), "",
                     FlinkWording.of(context.getConfiguration().getOptional(RestartStrategyOptions.RESTART_STRATEGY)
                             .orElse("")));
+            if (connection != null) {
+                settings = settings.connect(o.get(CONNECTION));
+            }
             // Upserts by the Flink key overwrite GreptimeDB's row only when that key holds the row's whole identity.
             boolean keyHoldsRowIdentity = !pk.isEmpty() && pk.contains(timeIndex) && pk.containsAll(tags);
             return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, keyHoldsRowIdentity,
@@ -140,6 +151,68 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
         } catch (IllegalArgumentException e) {
             throw new ValidationException("table " + flinkTable + " ('connector'='greptimedb'): " + e.getMessage(), e);
         }
+    }
+
+    /** The options the connection string sets too, with what the string calls them. */
+    private static final Map<ConfigOption<?>, String> IN_CONNECTION_STRING = inConnectionString();
+
+    private static Map<ConfigOption<?>, String> inConnectionString() {
+        Map<ConfigOption<?>, String> m = new LinkedHashMap<>();
+        m.put(ENDPOINTS, ConnectionOverlap.HOSTS);
+        m.put(DATABASE, ConnectionOverlap.DATABASE);
+        m.put(USERNAME, ConnectionOverlap.USER);
+        m.put(PASSWORD, ConnectionOverlap.PASSWORD);
+        m.put(TLS_ENABLED, "tls");
+        m.put(TLS_CA, "tls_ca");
+        m.put(TLS_CERT, "tls_cert");
+        m.put(TLS_KEY, "tls_key");
+        m.put(TLS_SERVER_NAME, "tls_server_name");
+        m.put(WRITE_PATH, "write_path");
+        m.put(TTL, "hint.ttl");
+        m.put(APPEND_MODE, "hint.append_mode");
+        m.put(MERGE_MODE, "hint.merge_mode");
+        m.put(BATCH_ROWS, "batch_rows");
+        m.put(BATCH_BYTES, "batch_bytes");
+        m.put(FLUSH_INTERVAL, "flush_interval");
+        m.put(MAX_IN_FLIGHT, "batch_in_flight");
+        m.put(BUFFER_ROWS, "buffer_rows");
+        m.put(RETRY_ATTEMPTS, "retry_attempts");
+        m.put(RETRY_BACKOFF, "retry_backoff");
+        m.put(RETRY_MAX_BACKOFF, "retry_backoff_max");
+        m.put(RETRY_TIMEOUT, "retry_timeout");
+        m.put(REQUEST_TIMEOUT, "request_timeout");
+        m.put(COMPRESSION, "compression");
+        m.put(TIMEZONE, "timezone");
+        return m;
+    }
+
+    /**
+     * Reads the connection string, refusing an option given beside it that it sets too; without one, requires the
+     * endpoints.
+     *
+     * @return the string's settings, or null when it is not set
+     */
+    private static ConnectionConfig connection(ReadableConfig o, Map<String, String> given) {
+        String text = o.getOptional(CONNECTION).orElse("");
+        if (text.isBlank()) {
+            if (o.getOptional(ENDPOINTS).orElse(List.of()).isEmpty()) {
+                throw new IllegalArgumentException("option 'endpoints' (or 'connection') is required: GreptimeDB's"
+                        + " gRPC host:port, e.g. 'endpoints' = 'greptime:4001'");
+            }
+            return null;
+        }
+        String label = "option '" + CONNECTION.key() + "'";
+        ConnectionConfig c = ConnectionOverlap.parse(label, text);
+        Map<String, List<String>> settings = new LinkedHashMap<>();
+        Map<String, String> keyOf = new LinkedHashMap<>();
+        IN_CONNECTION_STRING.forEach((option, key) -> {
+            settings.put("option '" + option.key() + "'", List.of(key));
+            keyOf.put("option '" + option.key() + "'", option.key());
+        });
+        ConnectionOverlap.refuse(c, label, settings, setting -> given.containsKey(keyOf.get(setting)));
+        ConnectionOverlap.refuseHints(c, label, "option '" + HINTS.key() + "'",
+                o.getOptional(HINTS).orElse(Map.of()).keySet());
+        return c;
     }
 
     private static String soleTimestamp(List<Column> physical) {

@@ -1,34 +1,28 @@
 package dev.sluice.sink.internal;
 
-import dev.sluice.AuthInfo;
 import dev.sluice.BatchWriteException;
 import dev.sluice.BatchingWriter;
 import dev.sluice.GreptimeDB;
-import dev.sluice.GreptimeOptions;
 import dev.sluice.LimitExceededException;
-import dev.sluice.TlsConfig;
 import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.metrics.MetricsSink;
-import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
 import dev.sluice.write.ErrorKind;
 import dev.sluice.write.Result;
-import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.StatusCode;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -65,6 +59,7 @@ import java.util.function.Consumer;
  */
 public final class ClientSession implements AutoCloseable {
     private final SinkSettings settings;
+    private final SinkClients clients;
     private final GreptimeDB db;
     private final BatchingWriter writer;
     private final Context context;
@@ -112,17 +107,18 @@ public final class ClientSession implements AutoCloseable {
         }
     }
 
-    private ClientSession(SinkSettings settings, GreptimeDB db, BatchingWriter writer, Context context,
-                          SinkMetrics metrics) {
+    private ClientSession(SinkSettings settings, SinkClients clients, SinkMetrics metrics) {
         this.settings = settings;
-        this.db = db;
-        this.writer = writer;
-        this.context = context;
+        this.clients = clients;
+        this.db = clients.db();
+        this.writer = clients.writer();
+        this.context = clients.context();
         this.metrics = metrics;
     }
 
     /**
-     * Creates the client (it connects lazily) and its batching writer.
+     * Opens the client (it connects lazily) and its batching writer from the settings, through
+     * {@link SinkClients#open(SinkSettings, dev.sluice.metrics.MetricsSink, boolean)}.
      *
      * @param s the settings
      * @param metrics where the client's counters go
@@ -130,42 +126,9 @@ public final class ClientSession implements AutoCloseable {
      * @return the session
      */
     public static ClientSession open(SinkSettings s, SinkMetrics metrics, boolean orderedPerTable) {
-        RetryPolicy retry = RetryPolicy.newBuilder().maxAttempts(s.retryAttempts() == 0 ? Integer.MAX_VALUE : s.retryAttempts()).backoff(s.retryBackoff(), s.retryMaxBackoff()).multiplier(2.0).deliveryTimeout(s.deliveryTimeout()).build();
-        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(s.endpoints(), s.database())
-                .requestTimeout(s.requestTimeout())
-                .retryPolicy(retry)
-                .timezone(s.timezone())
-                .metrics(metrics.clientSink());
-        if (!s.username().isEmpty()) {
-            b.authInfo(new AuthInfo(s.username(), s.password()));
-        }
-        if (s.tls() || !s.tlsCa().isEmpty()) {
-            TlsConfig.Builder t = TlsConfig.newBuilder().trustCertificates(s.tlsCa().isEmpty() ? null : Path.of(s.tlsCa()));
-            if (!s.tlsCert().isEmpty()) {
-                t.clientCertificate(Path.of(s.tlsCert()), Path.of(s.tlsKey()));
-            }
-            b.tls(t.serverNameOverride(s.tlsServerName().isEmpty() ? null : s.tlsServerName()).build());
-        }
-        Context.Builder cb = Context.newBuilder().compression(Compression.parse(s.compression()));
-        for (Map.Entry<String, String> h : s.hints().entrySet()) {
-            cb.hint(h.getKey(), h.getValue());
-        }
-        Context ctx = cb.build();
-        GreptimeDB db = GreptimeDB.create(b.build());
-        try {
-            BatchingWriter w = db.batchingWriter(BatchingWriter.Config.newBuilder()
-                    .maxBatchRows(s.batchRows()).maxBatchBytes(s.batchBytes()).flushInterval(s.flushInterval())
-                    .maxInFlightRequests(s.maxInFlightRequests()).maxBufferedRows(s.bufferRows())
-                    .maxBlock(s.requestTimeout())
-                    .path(s.path())
-                    .orderedPerTable(orderedPerTable).build(), ctx);
-            ClientSession session = new ClientSession(s, db, w, ctx, metrics);
-            metrics.inFlight(w::pendingRows);
-            return session;
-        } catch (RuntimeException e) {
-            db.shutdownNow();
-            throw e;
-        }
+        SinkClients clients = SinkClients.open(s, metrics.clientSink(), orderedPerTable);
+        metrics.inFlight(clients.writer()::pendingRows);
+        return new ClientSession(s, clients, metrics);
     }
 
 
@@ -488,86 +451,69 @@ public final class ClientSession implements AutoCloseable {
     }
 
     /**
-     * Finds the first row of the refused batch that GreptimeDB refuses on its own, by sending halves of the batch
-     * directly (the left half first; a half that is stored is left stored, as a replay after a restart would).
+     * Finds the first row of the refused batch that GreptimeDB refuses on its own, by writing the batch's rows again
+     * directly through {@link RefusedRowIsolator} (the rows the server takes are stored, as a replay after a restart
+     * would store them).
      *
      * @return the failure naming the row, or null when the refusal is not about the data or cannot be narrowed
      */
-    private IOException narrowDown() throws InterruptedException {
+    private IOException narrowDown() {
         CompletableFuture<Void> f = failedBatch.get();
         Throwable t = failedCause.get();
         Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-        if (f == null || settings.path() != BatchingWriter.Path.Regular || !(c instanceof BatchWriteException b)
-                || b.err() == null || !aboutTheData(b.err())) {
+        if (f == null || clients.bulk() || !(c instanceof BatchWriteException b) || b.err() == null
+                || b.err().kind() != ErrorKind.Data) {
             return null;
         }
         List<Sent> rows = unanswered.get(f);
-        if (rows == null || rows.isEmpty() || rows.stream().anyMatch(r -> r.schema() != rows.get(0).schema())) {
+        if (rows == null || rows.isEmpty()) {
             return null;
         }
-        List<Sent> part = rows;
-        Err refusal = b.err();
+        RefusedRowIsolator.Report<Sent> report;
         try {
-            while (part.size() > 1) {
-                List<Sent> left = part.subList(0, part.size() / 2);
-                List<Sent> right = part.subList(part.size() / 2, part.size());
-                Err e = sendDirectly(left);
-                if (e == null) {
-                    e = sendDirectly(right);
-                    if (e == null) {
-                        return null; // every half was stored: the refusal did not come from one row
-                    }
-                    part = right;
-                } else {
-                    part = left;
-                }
-                if (!aboutTheData(e)) {
-                    return null;
-                }
-                refusal = e; // the last one is the lone row's own refusal
-            }
-        } catch (IOException | RuntimeException e) {
+            report = new RefusedRowIsolator<>(clients, SENT).isolate(rows, WriteOp.Insert);
+        } catch (RuntimeException e) {
             return null;
         }
-        Sent bad = part.get(0);
-        String column = refusal.column().map(name -> "column " + name).orElse("a column the server's answer does not name");
+        RefusedRowIsolator.Refused<Sent> first = report.refused().stream()
+                .min(Comparator.comparingLong(r -> r.row().position())).orElse(null);
+        if (first == null) {
+            return null; // no row was refused on its own: the refusal did not come from one row
+        }
+        Sent bad = first.row();
+        Err refusal = first.err();
+        String column = first.column().map(name -> "column " + name)
+                .orElse("a column the server's answer does not name");
         return new IOException("GreptimeDB refused element " + bad.position() + " of " + input + " since it started: "
                 + describer.apply(bad.element()) + " (table "
                 + bad.schema().tableName() + ", " + column + "): code " + refusal.code() + " ("
                 + refusal.statusCode() + ", gRPC " + refusal.grpcCode() + "): " + refusal.message()
-                + ". It was in a batch of " + rows.size() + " rows the server refused; sending the batch again in"
-                + " parts singled it out (the parts before it were stored). Fix or filter this value upstream, or"
-                + " change the table's column, then " + settings.wording().rerunAfterFix());
+                + ". It was in a batch of " + rows.size() + " rows the server refused; writing the batch's rows again"
+                + " directly singled it out (" + report.stored().size() + " stored, " + report.refused().size()
+                + " refused" + (report.notWritten().isEmpty() ? "" : ", " + report.notWritten().size()
+                + " not written: " + SinkClients.describe(report.stoppedBy())) + "). Fix or filter this value"
+                + " upstream, or change the table's column, then " + settings.wording().rerunAfterFix());
     }
 
-    /** Whether a refusal is about the rows sent, not about credentials, rights, the database or the transport. */
-    private static boolean aboutTheData(Err err) {
-        return err.kind() == ErrorKind.Data;
-    }
+    /** How a row handed to the batching writer is written again directly. */
+    private static final RefusedRowIsolator.Rows<Sent> SENT = new RefusedRowIsolator.Rows<>() {
+        @Override
+        public TableSchema schema(Sent row) {
+            return row.schema();
+        }
 
-    /** Sends rows as one request and waits: null when stored, else the server's refusal. */
-    private Err sendDirectly(List<Sent> rows) throws IOException, InterruptedException {
-        Table t = Table.from(rows.get(0).schema(), rows.size());
-        for (Sent r : rows) {
-            RowAppender a = t.appender();
+        @Override
+        public void append(Sent row, Table table) {
+            RowAppender a = table.appender();
             try {
-                r.fill().accept(a);
+                row.fill().accept(a);
                 a.endRow();
             } catch (RuntimeException e) {
                 a.cancelRow();
                 throw e;
             }
         }
-        t.complete();
-        Result<WriteOk, Err> r;
-        try {
-            r = db.write(List.of(t), WriteOp.Insert, context).get(settings.flushBound().toMillis(),
-                    TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IOException(e);
-        }
-        return r.isOk() ? null : r.getErr();
-    }
+    };
 
     private IOException describe(Throwable t) {
         Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;

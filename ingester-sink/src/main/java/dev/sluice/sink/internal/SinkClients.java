@@ -8,6 +8,7 @@ import dev.sluice.GreptimeOptions;
 import dev.sluice.LimitExceededException;
 import dev.sluice.TlsConfig;
 import dev.sluice.data.Table;
+import dev.sluice.metrics.MetricsSink;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
 import dev.sluice.write.Result;
@@ -69,6 +70,25 @@ public final class SinkClients implements AutoCloseable {
             writer.orderedPerTable(true);
         }
         return open(options.build(), context.build(), writer.build());
+    }
+
+    /**
+     * Opens the client and its batching writer from a Flink or Spark writer's settings, with their connection
+     * string (when they hold one) applied over them.
+     *
+     * @param settings the settings
+     * @param metrics where the client's counters go
+     * @param orderedPerTable true to keep one batch of a table in flight at a time whatever the connection string
+     *     says
+     * @return the opened clients
+     * @throws IllegalArgumentException naming the setting when the settings do not fit together
+     */
+    public static SinkClients open(SinkSettings settings, MetricsSink metrics, boolean orderedPerTable) {
+        GreptimeOptions.Builder options = settings.clientOptions(
+                GreptimeOptions.newBuilder(settings.endpoints(), settings.database()), metrics);
+        ConnectionConfig connection = settings.connection().isEmpty() ? null
+                : ConnectionConfig.parse(settings.connection());
+        return open(options, settings.context(), settings.batching(), connection, orderedPerTable);
     }
 
     /**

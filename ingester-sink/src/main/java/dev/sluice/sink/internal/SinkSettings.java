@@ -1,7 +1,16 @@
 package dev.sluice.sink.internal;
 
+import dev.sluice.AuthInfo;
 import dev.sluice.BatchingWriter;
+import dev.sluice.ConnectionConfig;
+import dev.sluice.GreptimeOptions;
+import dev.sluice.TlsConfig;
+import dev.sluice.metrics.MetricsSink;
+import dev.sluice.write.Compression;
+import dev.sluice.write.Context;
+import dev.sluice.write.RetryPolicy;
 import java.io.Serializable;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -9,7 +18,11 @@ import java.util.Map;
 /**
  * Everything a sink writer needs to reach GreptimeDB and batch rows, in a form an engine can serialize into its job
  * (Flink's job graph, Spark's tasks). Flink's DataStream builder and SQL factory and Spark's write options produce
- * one; {@link ClientSession} is the only reader.
+ * one; {@link SinkClients#open(SinkSettings, MetricsSink, boolean)} turns them into the client's settings.
+ *
+ * <p>With a connection string ({@link #connect(String)}), the string's keys are applied over the separate settings
+ * by {@link ConnectionConfig}, and these fields hold the outcome: what the client is opened with. Keys with no field
+ * here ({@code max_message_size}, {@code health_check_interval}...) take effect when the client is opened.
  *
  * @param endpoints gRPC endpoints, {@code host:port}
  * @param database database name
@@ -36,6 +49,7 @@ import java.util.Map;
  * @param hints hints of every write ({@code ttl}, {@code append_mode}, {@code merge_mode}...)
  * @param httpEndpoint GreptimeDB's HTTP API ({@code host:port} or a URL) where a writer reads an existing table's
  *     columns when it starts; empty for the first endpoint's host at port 4000, {@code none} to not read them
+ * @param connection a connection string whose keys are applied over the other settings, or empty for none
  * @param wording the integration's words in failures: its option names and what its job does next
  */
 public record SinkSettings(List<String> endpoints, String database, String username, String password, boolean tls,
@@ -43,7 +57,7 @@ public record SinkSettings(List<String> endpoints, String database, String usern
                            Duration requestTimeout, int retryAttempts, Duration retryBackoff, Duration retryMaxBackoff,
                            Duration deliveryTimeout, BatchingWriter.Path path, int batchRows, long batchBytes,
                            Duration flushInterval, int maxInFlightRequests, long bufferRows, String compression,
-                           Map<String, String> hints, String httpEndpoint, Wording wording)
+                           Map<String, String> hints, String httpEndpoint, String connection, Wording wording)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -52,6 +66,7 @@ public record SinkSettings(List<String> endpoints, String database, String usern
         endpoints = List.copyOf(endpoints);
         hints = Map.copyOf(hints);
         httpEndpoint = httpEndpoint == null ? "" : httpEndpoint.strip();
+        connection = connection == null ? "" : connection.strip();
         if (wording == null) {
             throw new IllegalArgumentException("the integration's wording of failures is required");
         }
@@ -84,6 +99,75 @@ public record SinkSettings(List<String> endpoints, String database, String usern
                 + ", tls=" + tls + ", path=" + path + ", batchRows=" + batchRows + ", batchBytes=" + batchBytes
                 + ", flushInterval=" + flushInterval + ", maxInFlightRequests=" + maxInFlightRequests + ", hints="
                 + hints + ", httpEndpoint=" + httpEndpoint + "]";
+    }
+
+    /**
+     * Applies a connection string over these settings: every key it names replaces the separate setting (whether a
+     * setting given both ways is refused is the integration's rule, checked before), the rest stay.
+     *
+     * @param text the connection string, {@code greptimedb://...}
+     * @return the settings the client is opened with, keeping the string for the keys no field here holds
+     * @throws IllegalArgumentException naming the key when the string is malformed or a value does not fit
+     */
+    public SinkSettings connect(String text) {
+        ConnectionConfig c = ConnectionConfig.parse(text);
+        GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(c.endpoints(), c.database());
+        clientOptions(ob, MetricsSink.NONE);
+        GreptimeOptions o = c.applyTo(ob).build();
+        Context ctx = c.applyTo(context()).build();
+        BatchingWriter.Config w = c.applyTo(batching()).build();
+        AuthInfo auth = o.authInfo();
+        TlsConfig t = o.tls();
+        RetryPolicy r = o.retryPolicy();
+        return new SinkSettings(o.endpoints(), o.database(), auth == null ? "" : auth.username(),
+                auth == null ? "" : auth.password(), t != null, t == null ? "" : text(t.trustCertificates()),
+                t == null ? "" : text(t.clientCertificateChain()), t == null ? "" : text(t.clientPrivateKey()),
+                t == null || t.serverNameOverride() == null ? "" : t.serverNameOverride(), o.timezone(),
+                o.requestTimeout(), r.maxAttempts() == Integer.MAX_VALUE ? 0 : r.maxAttempts(), r.initialBackoff(),
+                r.maxBackoff(), r.deliveryTimeout(), w.path(), w.maxBatchRows(), w.maxBatchBytes(), w.flushInterval(),
+                w.maxInFlightRequests(), w.maxBufferedRows(), ctx.compression().settingName(), ctx.hints(), httpEndpoint,
+                text, wording);
+    }
+
+    private static String text(Path p) {
+        return p == null ? "" : p.toString();
+    }
+
+    /**
+     * Sets the client's settings these hold on a builder made with their endpoints and database: credentials, TLS,
+     * timezone, timeouts and retries.
+     *
+     * @param b the builder
+     * @param metrics where the client's counters go
+     * @return {@code b}
+     */
+    GreptimeOptions.Builder clientOptions(GreptimeOptions.Builder b, MetricsSink metrics) {
+        b.requestTimeout(requestTimeout).timezone(timezone).metrics(metrics)
+                .retryPolicy(RetryPolicy.newBuilder().maxAttempts(retryAttempts == 0 ? Integer.MAX_VALUE : retryAttempts)
+                        .backoff(retryBackoff, retryMaxBackoff).multiplier(2.0).deliveryTimeout(deliveryTimeout)
+                        .build());
+        if (!username.isEmpty()) {
+            b.authInfo(new AuthInfo(username, password));
+        }
+        TlsConfig t = SinkClients.tls(tls, tlsCa, tlsCert, tlsKey, tlsServerName);
+        if (t != null) {
+            b.tls(t);
+        }
+        return b;
+    }
+
+    /** @return the per-call context's builder: compression and hints */
+    Context.Builder context() {
+        Context.Builder b = Context.newBuilder().compression(Compression.parse(compression));
+        hints.forEach(b::hint);
+        return b;
+    }
+
+    /** @return the batching writer's builder; a full buffer waits at most one request's timeout */
+    BatchingWriter.Config.Builder batching() {
+        return BatchingWriter.Config.newBuilder().maxBatchRows(batchRows).maxBatchBytes(batchBytes)
+                .flushInterval(flushInterval).maxInFlightRequests(maxInFlightRequests).maxBufferedRows(bufferRows)
+                .maxBlock(requestTimeout).path(path);
     }
 
     /** @return how long a flush may wait: every batch's full delivery budget plus one call */

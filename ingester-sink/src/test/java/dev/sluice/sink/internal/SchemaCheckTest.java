@@ -81,7 +81,7 @@ class SchemaCheckTest {
     private static SinkSettings settings(boolean tls, String http) {
         return new SinkSettings(List.of("greptime-1:4001", "greptime-2:4001"), "public", "", "", tls, "", "", "", "",
                 "UTC", Duration.ofSeconds(1), 0, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1),
-                BatchingWriter.Path.Regular, 10, 100, Duration.ofMillis(1), 1, 10, "none", Map.of(), http,
+                BatchingWriter.Path.Regular, 10, 100, Duration.ofMillis(1), 1, 10, "none", Map.of(), http, "",
                 new SinkSettings.Wording("retry.timeout", "the job fails", "run it again"));
     }
 }

@@ -28,9 +28,15 @@ public final class CatalogTables {
         this.options = Map.copyOf(options);
     }
 
-    /** @return the database of a table named without one */
+    /** @return the database of a table named without one: the option's, else the connection string's */
     public String defaultDatabase() {
-        return dev.sluice.spark.GreptimeSparkOptions.DATABASE.get(new java.util.TreeMap<>(options));
+        java.util.TreeMap<String, String> o = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        o.putAll(options);
+        String connection = dev.sluice.spark.GreptimeSparkOptions.CONNECTION.get(o);
+        if (!connection.isEmpty() && !o.containsKey(dev.sluice.spark.GreptimeSparkOptions.DATABASE.name())) {
+            return dev.sluice.sink.internal.ConnectionOverlap.parse("option 'connection'", connection).database();
+        }
+        return dev.sluice.spark.GreptimeSparkOptions.DATABASE.get(o);
     }
 
     private Map<String, String> tableOptions(Identifier ident, Map<String, String> extra) {

@@ -4,7 +4,7 @@ import static dev.sluice.spark.GreptimeSparkOptions.*;
 
 import dev.sluice.BatchingWriter;
 import dev.sluice.ConnectionConfig;
-import dev.sluice.GreptimeOptions;
+import dev.sluice.sink.internal.ConnectionOverlap;
 import dev.sluice.sink.internal.SinkSettings;
 import dev.sluice.spark.GreptimeSparkOptions;
 import java.io.Serializable;
@@ -49,10 +49,8 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
     public static WriteOptions parse(Map<String, String> given, String table) {
         Map<String, String> o = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         o.putAll(given);
-        if (!CONNECTION.get(o).isEmpty()) {
-            fromConnection(o);
-        }
-        List<String> endpoints = list(ENDPOINTS.get(o));
+        ConnectionConfig connection = CONNECTION.get(o).isEmpty() ? null : connection(o);
+        List<String> endpoints = connection != null ? connection.endpoints() : list(ENDPOINTS.get(o));
         if (endpoints.isEmpty()) {
             throw new IllegalArgumentException("option 'endpoints' (or 'connection') is required: GreptimeDB's gRPC"
                     + " host:port, e.g. .option(\"endpoints\", \"greptime:4001\")");
@@ -80,38 +78,54 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
                 TLS_CA.get(o), "", "", "", TIMEZONE.get(o), duration(o, REQUEST_TIMEOUT), 0, Duration.ofMillis(100),
                 Duration.ofSeconds(5), duration(o, RETRY_TIMEOUT), path, batchRows, Long.parseLong(BATCH_BYTES.get(o)),
                 duration(o, FLUSH_INTERVAL), integer(o, MAX_IN_FLIGHT), buffer, COMPRESSION.get(o), hints,
-                HTTP_ENDPOINT.get(o), WORDING);
+                HTTP_ENDPOINT.get(o), "", WORDING);
+        if (connection != null) {
+            try {
+                s = s.connect(CONNECTION.get(o));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("option 'connection': " + e.getMessage(), e);
+            }
+        }
         return new WriteOptions(s, t, list(TAGS.get(o)), TIME_INDEX.get(o));
     }
 
+    /** The options a connection string sets too, with what the string calls them. */
+    private static final Map<GreptimeSparkOptions.Option, String> IN_CONNECTION_STRING = Map.ofEntries(
+            Map.entry(ENDPOINTS, ConnectionOverlap.HOSTS), Map.entry(DATABASE, ConnectionOverlap.DATABASE),
+            Map.entry(USER, ConnectionOverlap.USER), Map.entry(PASSWORD, ConnectionOverlap.PASSWORD),
+            Map.entry(TLS, "tls"), Map.entry(TLS_CA, "tls_ca"), Map.entry(TIMEZONE, "timezone"),
+            Map.entry(REQUEST_TIMEOUT, "request_timeout"), Map.entry(RETRY_TIMEOUT, "retry_timeout"),
+            Map.entry(WRITE_PATH, "write_path"), Map.entry(BATCH_ROWS, "batch_rows"),
+            Map.entry(BATCH_BYTES, "batch_bytes"), Map.entry(FLUSH_INTERVAL, "flush_interval"),
+            Map.entry(MAX_IN_FLIGHT, "batch_in_flight"), Map.entry(BUFFER_ROWS, "buffer_rows"),
+            Map.entry(COMPRESSION, "compression"), Map.entry(TTL, "hint.ttl"),
+            Map.entry(APPEND_MODE, "hint.append_mode"), Map.entry(MERGE_MODE, "hint.merge_mode"));
+
     /**
-     * Fills the options a connection string sets and the given options do not.
+     * Reads the connection string and refuses an option given beside it that it sets too.
      *
-     * @param o the options, changed in place
+     * @param o the options
+     * @return the string's settings
      */
-    private static void fromConnection(Map<String, String> o) {
-        ConnectionConfig c;
-        try {
-            c = ConnectionConfig.parse(CONNECTION.get(o));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("option 'connection': " + e.getMessage(), e);
+    private static ConnectionConfig connection(Map<String, String> o) {
+        String label = "option '" + CONNECTION.name() + "'";
+        ConnectionConfig c = ConnectionOverlap.parse(label, CONNECTION.get(o));
+        Map<String, List<String>> settings = new LinkedHashMap<>();
+        Map<String, GreptimeSparkOptions.Option> optionOf = new LinkedHashMap<>();
+        for (GreptimeSparkOptions.Option opt : all()) {
+            String key = IN_CONNECTION_STRING.get(opt);
+            if (key != null) {
+                settings.put("option '" + opt.name() + "'", List.of(key));
+                optionOf.put("option '" + opt.name() + "'", opt);
+            }
         }
-        GreptimeOptions g = c.options();
-        o.putIfAbsent(ENDPOINTS.name(), String.join(",", g.endpoints()));
-        o.putIfAbsent(DATABASE.name(), g.database());
-        if (g.authInfo() != null) {
-            o.putIfAbsent(USER.name(), g.authInfo().username());
-            o.putIfAbsent(PASSWORD.name(), g.authInfo().password());
-        }
-        if (g.tls() != null) {
-            o.putIfAbsent(TLS.name(), "true");
-        }
-        if (c.has("timezone")) {
-            o.putIfAbsent(TIMEZONE.name(), g.timezone());
-        }
-        if (c.has("request_timeout")) {
-            o.putIfAbsent(REQUEST_TIMEOUT.name(), g.requestTimeout().toMillis() + "ms");
-        }
+        // A catalog names the database of each table (its namespace): the same database as the string's is no clash.
+        ConnectionOverlap.refuse(c, label, settings, setting -> {
+            GreptimeSparkOptions.Option opt = optionOf.get(setting);
+            String v = o.get(opt.name());
+            return v != null && !v.isBlank() && !(opt == DATABASE && v.strip().equals(c.database()));
+        });
+        return c;
     }
 
     private static List<String> list(String v) {
