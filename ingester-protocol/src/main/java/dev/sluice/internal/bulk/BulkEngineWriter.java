@@ -9,8 +9,8 @@ import dev.sluice.internal.bulk.spi.BatchGuard;
 import dev.sluice.internal.bulk.spi.BulkAnswer;
 import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.TableCodec;
-import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.send.EngineWriter;
 import dev.sluice.internal.send.SendEngine;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Err;
@@ -18,9 +18,7 @@ import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.StatusCode;
 import dev.sluice.write.WhenFull;
 import io.grpc.CallOptions;
-import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
-import io.grpc.Status;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -45,10 +43,9 @@ final class BulkEngineWriter implements BulkStreamWriter {
     private final RetryPolicy policy;
     private final TableCodec codec;
     private final Consumer<BulkEngineWriter> onClose;
-    /** {@code host:port} of the endpoint the current stream went to, named in transport failures. */
-    private volatile String authority;
     private final Semaphore slots;
-    /** Sends, resends and answers the batches: the client's one send engine, shared with streams. */
+    /** Sends, resends and answers the batches: the client's one writer on the send engine, shared with streams. */
+    private final EngineWriter<BulkMessage, BulkAnswer, Batch> writer;
     private final SendEngine<BulkMessage, BulkAnswer, Batch> engine;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong ackedRows = new AtomicLong();
@@ -136,11 +133,8 @@ final class BulkEngineWriter implements BulkStreamWriter {
                 client.clock());
         CallOptions options = compression == Compression.Gzip
                 ? CallOptions.DEFAULT.withCompression("gzip") : CallOptions.DEFAULT;
-        this.engine = new SendEngine<>(settings, client.route(),
-                ch -> {
-                    authority = ch.authority();
-                    return ch.newCall(method, options);
-                }, new Events());
+        this.writer = new EngineWriter<>(settings, client.route(), method, options, client.metrics(), LOG, new Events());
+        this.engine = writer.engine();
         engine.open();
     }
 
@@ -256,7 +250,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
         } catch (RuntimeException e) {
             // Opening a call can fail locally (the client's channels or executor shut down meanwhile).
             refused = new BulkWriteException("could not send batch " + id + " of '" + schema.tableName() + "': " + e,
-                    GrpcErrors.fromThrowable(e, List.of(schema.tableName()), authority), e);
+                    writer.error(e), e);
         }
         if (refused != null) {
             settle(List.of(p), refused);
@@ -294,9 +288,8 @@ final class BulkEngineWriter implements BulkStreamWriter {
         }
     }
 
-    /** An error the writer raises itself: nothing, or not everything, reached the server. */
     private Err localError(StatusCode.Grpc grpc, String message, boolean retryable) {
-        return new Err(-1, grpc, message, retryable, List.of(schema.tableName()), null);
+        return writer.localError(grpc, message, retryable);
     }
 
     private BulkWriteException closedError() {
@@ -304,13 +297,22 @@ final class BulkEngineWriter implements BulkStreamWriter {
                 + " batches were answered", null, null);
     }
 
-    /** What the engine tells the writer: answers, how a call ended, batches failed for good, resends. */
-    private final class Events implements SendEngine.Handler<BulkAnswer, Batch> {
-        /**
-         * Set by the first transport failure of a run (warned about), cleared by the next answer: later ones are
-         * logged at DEBUG.
-         */
-        private volatile boolean breaking;
+    /** What the engine tells the writer: answers, clean ends, batches failed for good, how breaks are told. */
+    private final class Events implements EngineWriter.Path<BulkAnswer, Batch> {
+        @Override
+        public String metric() {
+            return "bulk";
+        }
+
+        @Override
+        public List<String> tables() {
+            return List.of(schema.tableName());
+        }
+
+        @Override
+        public boolean answeredAsAWhole() {
+            return false;
+        }
 
         /** An answer completes its batch, whichever call carried it (an answered batch is committed). */
         @Override
@@ -318,9 +320,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
             if (a.requestId() == 0) {
                 return; // the server's greeting
             }
-            if (breaking) {
-                breaking = false;
-            }
+            writer.answered();
             Batch p = engine.ack(a.requestId());
             if (p == null) {
                 return;
@@ -336,21 +336,12 @@ final class BulkEngineWriter implements BulkStreamWriter {
         }
 
         @Override
-        public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
-            if (timeout != null) {
-                return new SendEngine.Broken(localError(StatusCode.Grpc.DEADLINE_EXCEEDED, timeout, true), true, null);
+        public SendEngine.Ending cleanEnd(int unanswered) {
+            if (unanswered == 0) {
+                return new SendEngine.Answered(false);
             }
-            if (status.isOk()) {
-                if (unanswered == 0) {
-                    return new SendEngine.Answered(false);
-                }
-                return new SendEngine.Broken(localError(StatusCode.Grpc.UNAVAILABLE, "the stream ended with " + unanswered
-                        + " batches unanswered (the server drops answers beyond 32 unsent)", true), true, null);
-            }
-            Throwable cause = status.asRuntimeException(trailers);
-            Err err = GrpcErrors.fromThrowable(cause, List.of(schema.tableName()), authority);
-            // A status from the server itself ends the stream at the failed batch: later ones were not read.
-            return new SendEngine.Broken(err, err.code() < 0, cause);
+            return new SendEngine.Broken(localError(StatusCode.Grpc.UNAVAILABLE, "the stream ended with " + unanswered
+                    + " batches unanswered (the server drops answers beyond 32 unsent)", true), true, null);
         }
 
         @Override
@@ -366,23 +357,18 @@ final class BulkEngineWriter implements BulkStreamWriter {
         }
 
         @Override
-        public void resending(SendEngine.Broken broken, int batches) {
-            client.metrics().retry("bulk");
-            if (broken.serverRefusal()) {
-                // The server refused for now (rate limiting, a region moving): part of normal operation.
-                LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
-                        schema.tableName(), broken.err().message(), batches);
-            } else if (!breaking) {
-                breaking = true;
-                LOG.warn("bulk stream of '{}' broke ({}); its {} unanswered batches are resent on a new stream after"
-                        + " the retry policy's backoff, each until its delivery deadline ({} s after its writeNext())"
-                        + " or the policy's attempts run out, then fail. Further breaks are logged at DEBUG until the"
-                        + " server answers again", schema.tableName(), broken.err().message(), batches,
-                        policy.deliveryTimeout().toSeconds());
-            } else {
-                LOG.debug("bulk stream of '{}' broke again ({}); resending {} unanswered batches on a new stream",
-                        schema.tableName(), broken.err().message(), batches);
-            }
+        public String firstBreak(SendEngine.Broken broken, int entries) {
+            return "bulk stream of '" + schema.tableName() + "' broke (" + broken.err().message() + "); its " + entries
+                    + " unanswered batches are resent on a new stream after the retry policy's backoff, each until its"
+                    + " delivery deadline (" + policy.deliveryTimeout().toSeconds() + " s after its writeNext()) or the"
+                    + " policy's attempts run out, then fail. Further breaks are logged at DEBUG until the server"
+                    + " answers again";
+        }
+
+        @Override
+        public String nextBreak(SendEngine.Broken broken, int entries) {
+            return "bulk stream of '" + schema.tableName() + "' broke (" + broken.err().message() + "); resending "
+                    + entries + " unanswered batches on a new stream";
         }
     }
 
