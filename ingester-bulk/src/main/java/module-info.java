@@ -21,5 +21,5 @@ module dev.sluice.bulk {
     requires com.google.gson;
     requires org.slf4j;
 
-    provides dev.sluice.internal.send.BulkPlugin with dev.sluice.bulk.internal.ArrowBulkPlugin;
+    provides dev.sluice.internal.bulk.spi.BulkCodec with dev.sluice.bulk.internal.ArrowBulkCodec;
 }

@@ -6,8 +6,8 @@
  * writes are implemented by the {@code dev.sluice.bulk} module (artifact {@code ingester-bulk}, which brings
  * Arrow), found as a service when the first bulk writer is opened: put it on the module path (it needs no
  * {@code requires}). Micrometer is needed only by a program that uses
- * {@link dev.sluice.metrics.MicrometerMetricsSink}. Packages named {@code internal} are not exported, except
- * to the bulk module, which plugs into the client through them.
+ * {@link dev.sluice.metrics.MicrometerMetricsSink}. Packages named {@code internal} are not exported; the one
+ * exception is the bulk codec's plug-in interface, exported to the bulk module alone.
  */
 // gRPC and protobuf publish automatic modules only; the qualified exports name dev.sluice.bulk, which is built
 // after this module. (javac's "not indirectly exported" warning about MicrometerMetricsSink's Micrometer type
@@ -34,8 +34,8 @@ module dev.sluice.protocol {
     exports dev.sluice.bulk;
     exports dev.sluice.metrics;
 
-    // The one package ingester-bulk plugs in through: the plug-in interface it provides (BulkPlugin), what its
-    // writers borrow from the client (BulkHost, Route), and the send engine, memory cache and hand-off they run on.
-    exports dev.sluice.internal.send to dev.sluice.bulk;
-    uses dev.sluice.internal.send.BulkPlugin;
+    // The one package ingester-bulk plugs in through: the codec it provides (BulkCodec: build, unload, schema,
+    // answers) and the memory helpers it borrows. The send engine and the writers stay the client's own.
+    exports dev.sluice.internal.bulk.spi to dev.sluice.bulk;
+    uses dev.sluice.internal.bulk.spi.BulkCodec;
 }

@@ -47,7 +47,7 @@ class FreshImportProcessTest {
         assertFalse(printed.contains("SLF4J"), printed);
 
         String loaded = Files.readString(classes);
-        assertTrue(loaded.contains("dev.sluice.bulk.internal.ArrowBulkWriter "), "the bulk path wrote the rows");
+        assertTrue(loaded.contains("dev.sluice.bulk.internal.ArrowTableCodec "), "the bulk path wrote the rows");
         assertFalse(loaded.contains("org.apache.arrow.vector.types.pojo.Schema "), "Arrow's Schema was loaded");
         assertFalse(loaded.contains("com.fasterxml.jackson.databind.ObjectMapper "), "Jackson's ObjectMapper was loaded");
         assertFalse(loaded.contains("java.net.http.HttpClient "), "the JDK's HTTP client was loaded");

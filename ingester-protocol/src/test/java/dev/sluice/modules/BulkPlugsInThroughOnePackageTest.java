@@ -11,8 +11,8 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * The client's module descriptor, as built: its API packages are exported to everyone, and the bulk module plugs
- * in through one internal package exported to it alone; the client names the plug-in only as a service it uses.
+ * The client's module descriptor, as built: its API packages are exported to everyone, and the bulk codec plugs
+ * in through one internal package of its own, exported to the bulk module alone (the send engine is not); the client names the plug-in only as a service it uses.
  */
 class BulkPlugsInThroughOnePackageTest {
     @Test
@@ -25,8 +25,8 @@ class BulkPlugsInThroughOnePackageTest {
             exports.put(e.source(), e.isQualified() ? e.targets() : Set.of("*"));
         }
         assertEquals(Map.of("dev.sluice", Set.of("*"), "dev.sluice.bulk", Set.of("*"), "dev.sluice.metrics", Set.of("*"),
-                "dev.sluice.internal.send", Set.of("dev.sluice.bulk")), exports);
-        assertEquals(Set.of("dev.sluice.internal.send.BulkPlugin"), d.uses());
+                "dev.sluice.internal.bulk.spi", Set.of("dev.sluice.bulk")), exports);
+        assertEquals(Set.of("dev.sluice.internal.bulk.spi.BulkCodec"), d.uses());
         assertEquals(Set.of(), d.requires().stream().filter(r -> r.name().equals("dev.sluice.bulk"))
                 .collect(java.util.stream.Collectors.toSet()), "the client does not require the bulk module");
     }

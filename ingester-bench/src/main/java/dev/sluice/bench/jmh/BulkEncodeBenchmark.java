@@ -8,7 +8,7 @@ import dev.sluice.bulk.internal.ArrowColumnSink;
 import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.bulk.internal.ArrowTypes;
 import dev.sluice.bulk.internal.FlightMessages;
-import dev.sluice.internal.send.DirectHandOff;
+import dev.sluice.internal.bulk.spi.DirectHandOff;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowWriter;
 import dev.sluice.internal.wire.RequestHeader;

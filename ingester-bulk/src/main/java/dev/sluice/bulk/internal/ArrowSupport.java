@@ -1,6 +1,6 @@
 package dev.sluice.bulk.internal;
 
-import dev.sluice.internal.send.ReuseCache;
+import dev.sluice.internal.bulk.spi.ReuseCache;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.arrow.memory.BufferAllocator;
@@ -70,7 +70,7 @@ public final class ArrowSupport {
 
     /**
      * Creates a client's root allocator whose released buffers are freed by the client's own timer, so no thread
-     * outlives the client.
+     * outlives the client. The caller has {@linkplain #check() checked} that Arrow can run.
      *
      * @param cacheBytes bytes of released large buffers kept for reuse (0 keeps none)
      * @param idleNanos how long a released buffer is kept unused
@@ -78,7 +78,6 @@ public final class ArrowSupport {
      * @return a new root allocator
      */
     public static BufferAllocator clientRoot(long cacheBytes, long idleNanos, ScheduledExecutorService sweeper) {
-        check();
         return new CachingRoot(Long.MAX_VALUE, new UnzeroedAllocationManager.Factory(cacheBytes, idleNanos,
                 System::nanoTime, sweeper));
     }

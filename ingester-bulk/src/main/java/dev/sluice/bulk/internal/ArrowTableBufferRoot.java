@@ -6,6 +6,7 @@ import dev.sluice.data.TableSchema;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.TableBufferRoot;
+import dev.sluice.internal.bulk.spi.BatchGuard;
 import dev.sluice.internal.model.ArrayColumn;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowTarget;
@@ -27,7 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@link TableBufferRoot} of an {@link ArrowBulkWriter}: rows written straight into off-heap Arrow vectors
+ * The {@link TableBufferRoot} of an {@link ArrowTableCodec}: rows written straight into off-heap Arrow vectors
  * owned by the writer. Not thread-safe.
  */
 final class ArrowTableBufferRoot implements TableBufferRoot {
@@ -45,7 +46,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
     private final int initialCapacity;
     private int rowCount;
     private boolean completed;
-    private final Guard guard;
+    private final BatchGuard guard;
     /** True after {@link #renew()} until the next row: the vectors hold no buffers yet. */
     private boolean unallocated;
     /** Per column, the value capacity {@link #ensureBuffers()} allocates after a renewal. */
@@ -55,9 +56,9 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
 
     /**
      * Brackets every change of the vectors, so that a writer closed from another thread frees them only when no
-     * producer is writing into them.
+     * producer is writing into them (the writer's {@link BatchGuard}, or none).
      */
-    interface Guard {
+    interface Guard extends BatchGuard {
         /** For a root no writer shares: nothing to guard. */
         Guard NONE = new Guard() {
             @Override
@@ -69,14 +70,9 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             }
         };
 
-        /** Before a change; refuses when the writer is closed. */
-        void enter();
-
-        /** After a change (frees the memory if the writer was closed meanwhile). */
-        void exit();
     }
 
-    ArrowTableBufferRoot(TableSchema schema, BufferAllocator allocator, int capacity, long maxAllocation, Guard guard) {
+    ArrowTableBufferRoot(TableSchema schema, BufferAllocator allocator, int capacity, long maxAllocation, BatchGuard guard) {
         this.guard = guard;
         this.schema = schema;
         this.allocator = allocator;

@@ -3,7 +3,9 @@ package dev.sluice.bulk.internal;
 import com.google.gson.stream.JsonReader;
 import com.google.flatbuffers.FlatBufferBuilder;
 import com.google.protobuf.CodedOutputStream;
-import dev.sluice.internal.send.DirectHandOff;
+import dev.sluice.internal.bulk.spi.BulkAnswer;
+import dev.sluice.internal.bulk.spi.BulkMessage;
+import dev.sluice.internal.bulk.spi.DirectHandOff;
 import io.grpc.Drainable;
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
@@ -43,28 +45,65 @@ public final class FlightMessages {
     private FlightMessages() {
     }
 
+    /** Reads the server's {@code PutResult}s. */
+    private static final MethodDescriptor.Marshaller<Flight.PutResult> PUT_RESULT =
+            ProtoUtils.marshaller(Flight.PutResult.getDefaultInstance());
+
     /**
-     * DoPut with {@code FlightData} going out as pre-encoded bytes or {@link BatchMessage}s, and parsed
-     * {@code PutResult}s coming back.
+     * DoPut with {@code FlightData} going out as {@link BulkMessage}s (pre-encoded bytes, or batches drained from
+     * Arrow memory), and the server's {@code PutResult}s read into {@link BulkAnswer}s.
      */
-    public static final MethodDescriptor<Object, Flight.PutResult> DO_PUT =
-            MethodDescriptor.<Object, Flight.PutResult>newBuilder()
+    public static final MethodDescriptor<BulkMessage, BulkAnswer> DO_PUT =
+            MethodDescriptor.<BulkMessage, BulkAnswer>newBuilder()
                     .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
                     .setFullMethodName(FlightServiceGrpc.getDoPutMethod().getFullMethodName())
                     .setRequestMarshaller(new MethodDescriptor.Marshaller<>() {
                         @Override
-                        public InputStream stream(Object value) {
-                            return value instanceof BatchMessage ? ((BatchMessage) value).stream()
-                                    : new BytesStream((byte[]) value);
+                        public InputStream stream(BulkMessage value) {
+                            return value.stream();
                         }
 
                         @Override
-                        public Object parse(InputStream stream) {
+                        public BulkMessage parse(InputStream stream) {
                             throw new UnsupportedOperationException("the client never parses FlightData");
                         }
                     })
-                    .setResponseMarshaller(ProtoUtils.marshaller(Flight.PutResult.getDefaultInstance()))
+                    .setResponseMarshaller(new MethodDescriptor.Marshaller<>() {
+                        @Override
+                        public InputStream stream(BulkAnswer value) {
+                            throw new UnsupportedOperationException("the client never sends PutResult");
+                        }
+
+                        @Override
+                        public BulkAnswer parse(InputStream stream) {
+                            return answer(PUT_RESULT.parse(stream));
+                        }
+                    })
                     .build();
+
+    /** A message already encoded on the heap: the schema, or a batch copied out of Arrow memory. */
+    static final class HeapMessage implements BulkMessage {
+        private final byte[] bytes;
+
+        HeapMessage(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public int size() {
+            return bytes.length;
+        }
+
+        @Override
+        public InputStream stream() {
+            return new BytesStream(bytes);
+        }
+
+        @Override
+        public void release() {
+            // heap memory: the garbage collector frees it
+        }
+    }
 
     /** A byte array gRPC can size and copy in one go. */
     static final class BytesStream extends ByteArrayInputStream implements KnownLength, Drainable {
@@ -140,7 +179,7 @@ public final class FlightMessages {
      * <p>Owns the batch. Its memory is freed once the owner has {@linkplain #release() released} it and the
      * transport has let go of every buffer handed to it, whichever comes last; then {@code freed} runs.
      */
-    public static final class BatchMessage {
+    public static final class BatchMessage implements BulkMessage {
         /** Buffers at least this large are handed off; smaller ones, and the gaps between, are copied. */
         static final int HAND_OFF_MIN_BYTES = 64 << 10;
         private final ArrowRecordBatch batch;
@@ -181,6 +220,7 @@ public final class FlightMessages {
         }
 
         /** @return the FlightData size in bytes */
+        @Override
         public int size() {
             return size;
         }
@@ -290,6 +330,7 @@ public final class FlightMessages {
          * The owner lets go (once): after its last send, its answer, or when it is dropped. The memory is freed
          * now, or when the transport lets go of the last buffer handed to it.
          */
+        @Override
         public void release() {
             if (released.compareAndSet(false, true)) {
                 drop();
@@ -311,6 +352,7 @@ public final class FlightMessages {
          *
          * @return a stream of the FlightData bytes
          */
+        @Override
         public InputStream stream() {
             return new MessageStream(this);
         }
@@ -395,10 +437,6 @@ public final class FlightMessages {
         return b;
     }
 
-    /** A parsed answer: which batch, and how many rows it wrote. */
-    public record Answer(long requestId, long affectedRows) {
-    }
-
     /**
      * Reads a {@code PutResult}'s JSON metadata, {@code {"request_id":N,"affected_rows":M}} (the server's
      * {@code DoPutResponse} of src/common/grpc/src/flight/do_put.rs in GreptimeTeam/greptimedb).
@@ -407,7 +445,7 @@ public final class FlightMessages {
      * @return the parsed answer; a missing id reads as 0, as on the server
      * @throws IllegalArgumentException when the metadata is not such a JSON object
      */
-    public static Answer answer(Flight.PutResult result) {
+    public static BulkAnswer answer(Flight.PutResult result) {
         long id = 0;
         long rows = 0;
         try (JsonReader json = new JsonReader(new InputStreamReader(result.getAppMetadata().newInput(),
@@ -425,6 +463,6 @@ public final class FlightMessages {
             throw new IllegalArgumentException("unreadable DoPut answer metadata: "
                     + result.getAppMetadata().toStringUtf8(), e);
         }
-        return new Answer(id, rows);
+        return new BulkAnswer(id, rows);
     }
 }

@@ -1,6 +1,6 @@
 package dev.sluice.bulk.internal;
 
-import dev.sluice.internal.send.ReuseCache;
+import dev.sluice.internal.bulk.spi.ReuseCache;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.LongSupplier;
 import org.apache.arrow.memory.AllocationManager;

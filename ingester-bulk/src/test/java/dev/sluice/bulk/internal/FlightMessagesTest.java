@@ -1,6 +1,7 @@
 package dev.sluice.bulk.internal;
 
 import dev.sluice.SharesJvm;
+import dev.sluice.internal.bulk.spi.BulkAnswer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -17,14 +18,14 @@ class FlightMessagesTest {
 
     @Test
     void anAnswerIsReadWhateverTheFieldOrderSpacingAndExtraFields() {
-        assertEquals(new FlightMessages.Answer(7, 1000), FlightMessages.answer(result("{\"request_id\":7,\"affected_rows\":1000}")));
-        assertEquals(new FlightMessages.Answer(9, 3), FlightMessages.answer(
+        assertEquals(new BulkAnswer(7, 1000), FlightMessages.answer(result("{\"request_id\":7,\"affected_rows\":1000}")));
+        assertEquals(new BulkAnswer(9, 3), FlightMessages.answer(
                 result(" { \"affected_rows\" : 3 , \"note\": {\"a\": [1, \"request_id\"]}, \"request_id\" : 9 } ")));
     }
 
     @Test
     void theGreetingWithoutAnIdReadsAsZero() {
-        assertEquals(new FlightMessages.Answer(0, 0), FlightMessages.answer(result("{}")));
+        assertEquals(new BulkAnswer(0, 0), FlightMessages.answer(result("{}")));
     }
 
     @Test

@@ -5,13 +5,9 @@ import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.data.TableSchema;
-import dev.sluice.internal.error.GrpcErrors;
+import dev.sluice.internal.bulk.spi.BulkCodec;
+import dev.sluice.internal.bulk.spi.BulkMemory;
 import dev.sluice.internal.limit.InFlightLimiter;
-import dev.sluice.internal.send.DirectHandOff;
-import dev.sluice.internal.send.BulkHost;
-import dev.sluice.internal.send.BulkPlugin;
-import dev.sluice.internal.send.BulkWriters;
-import dev.sluice.internal.send.Route;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.NettyHandOff;
 import dev.sluice.internal.write.RegularWriter;
@@ -23,9 +19,10 @@ import dev.sluice.write.Result;
 import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.WriteOk;
 import java.util.Iterator;
-import java.util.List;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -34,25 +31,23 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
 /**
- * A client's side of bulk writes: finds the {@link BulkPlugin} of {@code ingester-bulk}, creates the table when
- * asked, and is the {@link BulkHost} its writers borrow the client's transport, budget and lifecycle from.
+ * A client's side of bulk writes: finds the {@link BulkCodec} of {@code ingester-bulk}, creates the table when
+ * asked, and opens the client's bulk writers on its transport, budget and lifecycle, with the codec's batches.
  */
-public final class BulkConnector implements BulkHost {
+public final class BulkConnector {
     /** The artifact that provides bulk writes, named in the refusal when it is missing. */
     public static final String ARTIFACT = "dev.sluice:ingester-bulk";
-    private static volatile BulkPlugin found;
+    private static volatile BulkCodec found;
 
     private final RegularWriter regular;
-    private final Endpoints endpoints;
-    private final Executor callbackExecutor;
-    private final ScheduledExecutorService timer;
-    private final LongSupplier clock;
-    private final InFlightLimiter limiter;
-    private final MetricsSink metrics;
+    private final BulkClient client;
     private final BufferCache cache;
     private final RetryPolicy policy;
     private final long timeoutMs;
-    private volatile BulkWriters writers;
+    /** The client's bulk memory, attached with the first writer once the codec's check passed. */
+    private volatile BulkMemory memory;
+    /** Writers not closed yet: a shutdown fails what they still wait for. */
+    private final Set<BulkEngineWriter> open = ConcurrentHashMap.newKeySet();
 
     /**
      * Creates the client's bulk side; nothing is looked up or loaded before the first bulk writer.
@@ -72,30 +67,25 @@ public final class BulkConnector implements BulkHost {
                          ScheduledExecutorService timer, LongSupplier clock, InFlightLimiter limiter,
                          MetricsSink metrics, BufferCache cache, RetryPolicy policy, long timeoutMs) {
         this.regular = regular;
-        this.endpoints = endpoints;
-        this.callbackExecutor = callbackExecutor;
-        this.timer = timer;
-        this.clock = clock;
-        this.limiter = limiter;
-        this.metrics = metrics;
+        this.client = new BulkClient(endpoints, callbackExecutor, timer, clock, limiter, metrics, regular::stopped);
         this.cache = cache;
         this.policy = policy;
         this.timeoutMs = timeoutMs;
     }
 
     /**
-     * Returns the bulk implementation, looking it up once.
+     * Returns the bulk codec, looking it up once.
      *
-     * @return the plugin
+     * @return the codec
      * @throws IllegalStateException naming {@link #ARTIFACT} when it is not on the class or module path
      */
-    public static BulkPlugin plugin() {
-        BulkPlugin p = found;
+    public static BulkCodec plugin() {
+        BulkCodec p = found;
         if (p != null) {
             return p;
         }
         try {
-            Iterator<BulkPlugin> it = ServiceLoader.load(BulkPlugin.class, BulkPlugin.class.getClassLoader()).iterator();
+            Iterator<BulkCodec> it = ServiceLoader.load(BulkCodec.class, BulkCodec.class.getClassLoader()).iterator();
             if (it.hasNext()) {
                 p = it.next();
                 found = p;
@@ -121,41 +111,45 @@ public final class BulkConnector implements BulkHost {
      * @return the open writer
      */
     public BulkStreamWriter open(TableSchema schema, BulkWrite.Config config, Context ctx) {
-        BulkPlugin plugin = plugin();
-        plugin.check();
+        BulkMemory m = memory();
         // Refused before the table is created: a writer that cannot write must leave nothing behind.
         // The one rule of which columns a path carries (JSON and Vector are refused here, naming the column).
         dev.sluice.BatchingWriter.Path.Bulk.check(schema);
         if (config.createTable()) {
             createTable(schema, ctx);
         }
-        return writers(plugin).open(schema, config, ctx.compression(),
-                ctx.retryPolicy() != null ? ctx.retryPolicy() : policy, ctx.appendMode());
+        Compression compression = ctx.compression();
+        BulkEngineWriter w = new BulkEngineWriter(schema, config, compression,
+                ctx.retryPolicy() != null ? ctx.retryPolicy() : policy, ctx.appendMode(), client, m.method(),
+                m.open(schema, config, compression), open::remove);
+        open.add(w);
+        return w;
     }
 
     /**
-     * Attaches the bulk writers and loads their classes now, rather than with the first writer.
+     * Attaches the bulk memory and loads the codec's classes now, rather than with the first writer.
      *
      * @throws IllegalStateException as {@link #open} does when bulk writes cannot run in this JVM
      */
     public void prepare() {
-        BulkPlugin plugin = plugin();
-        plugin.check();
-        writers(plugin).prepare();
+        memory().prepare();
     }
 
-    private BulkWriters writers(BulkPlugin plugin) {
-        BulkWriters w = writers;
-        if (w == null) {
+    /** The client's bulk memory; the codec's check runs once, before it is attached (again only if it failed). */
+    private BulkMemory memory() {
+        BulkMemory m = memory;
+        if (m == null) {
+            BulkCodec codec = plugin();
             synchronized (this) {
-                w = writers;
-                if (w == null) {
-                    w = plugin.attach(this);
-                    writers = w;
+                m = memory;
+                if (m == null) {
+                    codec.check();
+                    m = codec.attach(cache, client.timer(), NettyHandOff.get());
+                    memory = m;
                 }
             }
         }
-        return w;
+        return m;
     }
 
     private void createTable(TableSchema schema, Context ctx) {
@@ -185,8 +179,8 @@ public final class BulkConnector implements BulkHost {
      * @return allocated bytes, 0 before the first bulk writer
      */
     public long allocatedBytes() {
-        BulkWriters w = writers;
-        return w == null ? 0 : w.allocatedBytes();
+        BulkMemory m = memory;
+        return m == null ? 0 : m.allocatedBytes();
     }
 
     /**
@@ -195,79 +189,16 @@ public final class BulkConnector implements BulkHost {
      * @param why the reason
      */
     public void failUnanswered(String why) {
-        BulkWriters w = writers;
-        if (w != null) {
+        for (BulkEngineWriter w : open) {
             w.failUnanswered(why);
         }
     }
 
     /** Frees the memory the bulk writers keep for reuse (the client is shutting down). */
     public void trim() {
-        BulkWriters w = writers;
-        if (w != null) {
-            w.trim();
+        BulkMemory m = memory;
+        if (m != null) {
+            m.trim();
         }
-    }
-
-    @Override
-    public Err error(Throwable failure, List<String> tables, String authority) {
-        return GrpcErrors.fromThrowable(failure, tables, authority);
-    }
-
-    @Override
-    public Route route() {
-        return endpoints;
-    }
-
-    @Override
-    public Executor callbackExecutor() {
-        return callbackExecutor;
-    }
-
-    @Override
-    public ScheduledExecutorService timer() {
-        return timer;
-    }
-
-    @Override
-    public LongSupplier clock() {
-        return clock;
-    }
-
-    @Override
-    public Runnable acquire(long bytes) {
-        return limiter.acquire(bytes, false)::release;
-    }
-
-    @Override
-    public boolean stopped() {
-        return regular.stopped();
-    }
-
-    @Override
-    public DirectHandOff handOff() {
-        return NettyHandOff.get();
-    }
-
-    @Override
-    public BufferCache bufferCache() {
-        return cache;
-    }
-
-    @Override
-    public void acked(String table, long rows, long bytes, long nanos) {
-        metrics.rows("bulk", table, rows);
-        metrics.bytes("bulk", bytes);
-        metrics.latency("bulk", nanos);
-    }
-
-    @Override
-    public void failed(Err err) {
-        metrics.failure("bulk", err == null ? -1 : err.code(), err == null ? "CLIENT" : err.grpcCode().name());
-    }
-
-    @Override
-    public void replayed() {
-        metrics.retry("bulk");
     }
 }

@@ -2,7 +2,7 @@ package dev.sluice.internal.transport;
 
 import dev.sluice.GreptimeOptions;
 import dev.sluice.internal.compression.ZstdGrpcCodec;
-import dev.sluice.internal.send.ReuseCache;
+import dev.sluice.internal.bulk.spi.ReuseCache;
 import dev.sluice.internal.send.Route;
 import dev.sluice.internal.wire.HealthCheckGrpc;
 import dev.sluice.internal.wire.HealthCheckRequest;

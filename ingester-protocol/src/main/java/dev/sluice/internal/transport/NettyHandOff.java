@@ -1,6 +1,6 @@
 package dev.sluice.internal.transport;
 
-import dev.sluice.internal.send.DirectHandOff;
+import dev.sluice.internal.bulk.spi.DirectHandOff;
 import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;
 import io.grpc.netty.shaded.io.netty.buffer.UnpooledByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.buffer.UnpooledUnsafeDirectByteBuf;

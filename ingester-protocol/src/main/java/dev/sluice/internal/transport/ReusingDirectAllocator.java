@@ -1,6 +1,6 @@
 package dev.sluice.internal.transport;
 
-import dev.sluice.internal.send.ReuseCache;
+import dev.sluice.internal.bulk.spi.ReuseCache;
 
 import io.grpc.netty.shaded.io.netty.buffer.AbstractByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;

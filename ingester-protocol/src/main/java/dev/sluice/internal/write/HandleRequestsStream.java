@@ -1,11 +1,10 @@
 package dev.sluice.internal.write;
 
-import dev.sluice.write.StatusCode;
 import dev.sluice.StreamWriteException;
 import dev.sluice.StreamWriter;
 import dev.sluice.data.Table;
-import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.send.EngineWriter;
 import dev.sluice.internal.send.Route;
 import dev.sluice.internal.send.SendEngine;
 import dev.sluice.internal.wire.GreptimeResponse;
@@ -15,8 +14,6 @@ import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
 import io.grpc.CallOptions;
-import io.grpc.Metadata;
-import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +39,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     static final int MAX_STREAM_MESSAGE = 4 << 20;
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HandleRequestsStream.class);
+    private final EngineWriter<RequestEncoder, GreptimeResponse, Part> writer;
     private final SendEngine<RequestEncoder, GreptimeResponse, Part> engine;
     private final long replayBudget;
     private final byte[] header;
@@ -91,9 +89,6 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         }
     }
 
-    /** {@code host:port} of the endpoint the current call went to, named in transport failures. */
-    private volatile String authority;
-
     /**
      * Opens the stream.
      *
@@ -129,11 +124,9 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         String noResend = keeping ? null : replayBudget <= 0 ? "replay is off" : "the retry policy allows no replay";
         SendEngine.Settings<RequestEncoder> settings = new SendEngine.Settings<>(timer, policy, false, null,
                 Duration.ofMillis(timeoutMillis), null, noResend, stopped, "message");
-        this.engine = new SendEngine<>(settings, route,
-                ch -> {
-                    authority = ch.authority();
-                    return ch.newCall(WriteMethods.HANDLE_REQUESTS, options);
-                }, new Events());
+        this.writer = new EngineWriter<>(settings, route, WriteMethods.HANDLE_REQUESTS, options, metrics, LOG,
+                new Events());
+        this.engine = writer.engine();
         engine.open();
     }
 
@@ -336,7 +329,24 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     }
 
     /** What the engine tells the stream. */
-    private final class Events implements SendEngine.Handler<GreptimeResponse, Part> {
+    private final class Events implements EngineWriter.Path<GreptimeResponse, Part> {
+        @Override
+        public String metric() {
+            return "stream";
+        }
+
+        @Override
+        public List<String> tables() {
+            synchronized (HandleRequestsStream.this) {
+                return distinct(sentTables);
+            }
+        }
+
+        @Override
+        public boolean answeredAsAWhole() {
+            return true;
+        }
+
         @Override
         public void onResponse(GreptimeResponse message, boolean fromCurrentCall) {
             if (fromCurrentCall) {
@@ -347,20 +357,11 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         }
 
         @Override
-        public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
+        public SendEngine.Ending cleanEnd(int unanswered) {
             synchronized (HandleRequestsStream.this) {
-                List<String> tables = distinct(sentTables);
                 GreptimeResponse answered = response;
                 response = null;
-                if (timeout != null) {
-                    return new SendEngine.Broken(GrpcErrors.local(StatusCode.Grpc.DEADLINE_EXCEEDED, timeout, true, tables),
-                            true, null);
-                }
-                if (!status.isOk()) {
-                    Throwable cause = status.asRuntimeException(trailers);
-                    return new SendEngine.Broken(GrpcErrors.fromThrowable(cause, tables, authority), true, cause);
-                }
-                dev.sluice.write.Result<WriteOk, Err> r = RegularWriter.toResult(answered, tables);
+                dev.sluice.write.Result<WriteOk, Err> r = RegularWriter.toResult(answered, distinct(sentTables));
                 if (r.isOk()) {
                     answer = r.getOk();
                     return new SendEngine.Answered(true);
@@ -386,25 +387,17 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             }
         }
 
-        /** Set by the stream's first transport failure, which is warned about; later ones are logged at DEBUG. */
-        private volatile boolean broke;
+        @Override
+        public String firstBreak(SendEngine.Broken broken, int entries) {
+            return "stream broke (" + broken.err().message() + "); its " + entries + " messages are replayed on a new"
+                    + " stream after the retry policy's backoff, until its delivery deadline (" + deliveryTimeoutSeconds
+                    + " s) or attempts run out, then it fails. Further breaks of this stream are logged at DEBUG";
+        }
 
         @Override
-        public void resending(SendEngine.Broken broken, int entries) {
-            metrics.retry("stream");
-            if (broken.serverRefusal()) {
-                // The server refused for now (rate limiting, a region moving): part of normal operation.
-                LOG.info("stream broke ({}); replaying its {} messages on a new stream", broken.err().message(), entries);
-            } else if (!broke) {
-                broke = true;
-                LOG.warn("stream broke ({}); its {} messages are replayed on a new stream after the retry policy's"
-                        + " backoff, until its delivery deadline ({} s) or attempts run out, then it fails. Further"
-                        + " breaks of this stream are logged at DEBUG", broken.err().message(), entries,
-                        deliveryTimeoutSeconds);
-            } else {
-                LOG.debug("stream broke again ({}); replaying its {} messages on a new stream", broken.err().message(),
-                        entries);
-            }
+        public String nextBreak(SendEngine.Broken broken, int entries) {
+            return "stream broke (" + broken.err().message() + "); replaying its " + entries + " messages on a new"
+                    + " stream";
         }
 
         @Override

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.internal.send.DirectHandOff;
+import dev.sluice.internal.bulk.spi.DirectHandOff;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.Drainable;

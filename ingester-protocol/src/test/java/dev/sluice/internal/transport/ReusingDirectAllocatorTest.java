@@ -1,6 +1,6 @@
 package dev.sluice.internal.transport;
 
-import dev.sluice.internal.send.ReuseCache;
+import dev.sluice.internal.bulk.spi.ReuseCache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -11,7 +11,7 @@ import dev.sluice.bulk.internal.FlightMessages;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowWriter;
-import dev.sluice.internal.send.DirectHandOff;
+import dev.sluice.internal.bulk.spi.DirectHandOff;
 import dev.sluice.internal.transport.ReusingDirectAllocator;
 import dev.sluice.write.Context;
 import io.grpc.CallOptions;

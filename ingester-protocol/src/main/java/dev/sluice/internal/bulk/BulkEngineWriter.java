@@ -1,18 +1,24 @@
-package dev.sluice.bulk.internal;
+package dev.sluice.internal.bulk;
 
-import dev.sluice.write.StatusCode;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.TableBufferRoot;
-import dev.sluice.internal.send.BulkHost;
 import dev.sluice.data.TableSchema;
+import dev.sluice.internal.bulk.spi.BatchGuard;
+import dev.sluice.internal.bulk.spi.BulkAnswer;
+import dev.sluice.internal.bulk.spi.BulkMessage;
+import dev.sluice.internal.bulk.spi.TableCodec;
+import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.send.EngineWriter;
 import dev.sluice.internal.send.SendEngine;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Err;
 import dev.sluice.write.RetryPolicy;
-import io.grpc.Metadata;
-import io.grpc.Status;
+import dev.sluice.write.StatusCode;
+import dev.sluice.write.WhenFull;
+import io.grpc.CallOptions;
+import io.grpc.MethodDescriptor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -22,50 +28,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
-import org.apache.arrow.compression.CommonsCompressionFactory;
-import org.apache.arrow.flight.impl.Flight;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.compression.CompressionCodec;
-import org.apache.arrow.vector.compression.CompressionUtil;
-import org.apache.arrow.vector.compression.NoCompressionCodec;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import java.util.function.Consumer;
 
 /**
- * The {@link BulkStreamWriter} over Arrow Flight {@code DoPut}: batches built in Arrow vectors from the writer's
- * allocator (a capped child of the client's), sent, resent and answered by the client's send engine. The
- * delivery contract is {@link BulkStreamWriter}'s.
+ * The {@link BulkStreamWriter}: batches built and encoded by the bulk codec ({@link TableCodec}), sent, resent and
+ * answered by the client's send engine, each holding an answer slot and its room in the client-wide byte budget
+ * until answered. The delivery contract is {@link BulkStreamWriter}'s.
  */
-final class ArrowBulkWriter implements BulkStreamWriter {
+final class BulkEngineWriter implements BulkStreamWriter {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
-    /**
-     * Batches at least this large stay in the Arrow memory they were built in until answered, and the next rows get
-     * fresh buffers; smaller ones are copied to the heap and the vectors refilled. Fresh buffers cost a fixed price
-     * per batch (allocation, zeroing, cold memory) that only large batches amortize: on the 1,000-row metrics
-     * benchmark (about 100 KB a batch) keeping every batch cost 25% of bulk throughput and 20% more client CPU than
-     * the copy, while a 65,536-row logs batch (about 150 MB) copied to the heap cost over 1 GiB of heap.
-     */
-    static final int KEEP_IN_ARROW_BYTES = 4 << 20;
-    /**
-     * How long {@link #close()} waits for the transport to let go of batch memory handed to it (a cancelled call's
-     * queued writes are dropped on netty's event loop, normally within milliseconds).
-     */
-    static final long HAND_BACK_WAIT_MS = 5_000;
     private final TableSchema schema;
-    private final java.util.function.Consumer<ArrowBulkWriter> onClose;
     private final BulkWrite.Config config;
-    private final BulkHost host;
+    private final BulkClient client;
     private final RetryPolicy policy;
-    /** {@code host:port} of the endpoint the current stream went to, named in transport failures. */
-    private volatile String authority;
-    private final BufferAllocator allocator;
-    private final CompressionCodec codec;
+    private final TableCodec codec;
+    private final Consumer<BulkEngineWriter> onClose;
     private final Semaphore slots;
-    /** Sends, resends and answers the batches: the client's one send engine, shared with streams. */
-    private final SendEngine<Object, Flight.PutResult, Batch> engine;
+    /** Sends, resends and answers the batches: the client's one writer on the send engine, shared with streams. */
+    private final EngineWriter<BulkMessage, BulkAnswer, Batch> writer;
+    private final SendEngine<BulkMessage, BulkAnswer, Batch> engine;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong ackedRows = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
-    private ArrowTableBufferRoot root;
+    private TableBufferRoot root;
     private long nextId;
     private volatile BulkWriteException failure;
     private volatile boolean completing;
@@ -74,13 +59,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
     private final ReentrantLock producing = new ReentrantLock();
     /** Guarded by {@link #producing}. */
     private boolean freed;
-    /** Guards the two fields below; notified whenever a batch's memory is freed. */
-    private final Object memoryLock = new Object();
-    /** Batches whose Arrow memory is not freed yet: kept for a resend, or still read by the transport. */
-    private int unfreed;
-    /** Set when close found the transport still reading batches: the last one freed closes the allocator. */
-    private boolean closeWhenFreed;
-    private final ArrowTableBufferRoot.Guard guard = new ArrowTableBufferRoot.Guard() {
+    private final BatchGuard guard = new BatchGuard() {
         @Override
         public void enter() {
             producing.lock();
@@ -100,83 +79,62 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         }
     };
 
-    /** One unanswered batch: its message (Arrow memory or a heap copy), its room in the budget and its future. */
-    private static final class Batch extends SendEngine.Entry<Object> {
-        final int rows;
-        /** The batch as heap bytes, when the allocator had no room to keep it; else null. */
-        final byte[] copy;
-        final Runnable budget;
+    /** One unanswered batch: its message, its room in the budget and its future. */
+    private static final class Batch extends SendEngine.Entry<BulkMessage> {
+        final BulkMessage message;
+        final InFlightLimiter.Permit budget;
         final CompletableFuture<Integer> future = new CompletableFuture<>();
-        /** The batch in Arrow memory until the engine releases it (answered, failed, or sent when nothing is resent). */
-        private FlightMessages.BatchMessage message;
 
-        Batch(long id, int rows, int size, long deadline, byte[] copy, FlightMessages.BatchMessage message, Runnable budget) {
+        Batch(long id, int size, long deadline, BulkMessage message, InFlightLimiter.Permit budget) {
             super(id, size, deadline);
-            this.rows = rows;
-            this.copy = copy;
             this.message = message;
             this.budget = budget;
         }
 
         @Override
-        protected Object payload() {
-            return message != null ? message : copy;
+        protected BulkMessage payload() {
+            return message;
         }
 
-        /** Frees the batch's Arrow memory, if it holds any; under the engine's lock or once no call can send it. */
+        /** Frees the batch's memory, if it holds any; under the engine's lock or once no call can send it. */
         @Override
         protected void release() {
-            FlightMessages.BatchMessage m = message;
-            if (m != null) {
-                message = null;
-                m.release();
-            }
+            message.release();
         }
     }
 
     /**
-     * Opens the stream (the client's {@code GreptimeDB.bulkStreamWriter}, through {@link ArrowBulkPlugin}).
+     * Opens the stream.
      *
      * @param schema the table's schema
      * @param config writer settings
-     * @param compression None, Zstd and Lz4 as Arrow IPC compression; Gzip as gRPC message compression
+     * @param compression None, Zstd and Lz4 are the codec's; Gzip is gRPC message compression
      * @param policy how unanswered batches are resent
      * @param appendMode whether the table is written in append mode (no resend after an ambiguous outcome)
-     * @param host what the writer borrows from its client
-     * @param clientRoot the client's Arrow root allocator; the writer takes a capped child of it
+     * @param client what the writer shares with its client
+     * @param method the codec's call
+     * @param codec the writer's batches
      * @param onClose told once the writer is closed
      */
-    ArrowBulkWriter(TableSchema schema, BulkWrite.Config config, Compression compression, RetryPolicy policy,
-                    boolean appendMode, BulkHost host, BufferAllocator clientRoot,
-                    java.util.function.Consumer<ArrowBulkWriter> onClose) {
-        ArrowSupport.check();
-        // The client refused schemas the bulk path cannot write (JSON, Vector) before opening this writer.
+    BulkEngineWriter(TableSchema schema, BulkWrite.Config config, Compression compression, RetryPolicy policy,
+                     boolean appendMode, BulkClient client, MethodDescriptor<BulkMessage, BulkAnswer> method,
+                     TableCodec codec, Consumer<BulkEngineWriter> onClose) {
         this.schema = schema;
         this.config = config;
-        this.host = host;
-        this.onClose = onClose;
+        this.client = client;
         this.policy = policy;
-        this.allocator = clientRoot.newChildAllocator("bulk-" + schema.tableName(),
-                config.allocatorInitReservation(), config.allocatorMaxAllocation());
-        this.codec = compression == Compression.Zstd
-                ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.ZSTD)
-                : compression == Compression.Lz4
-                ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.LZ4_FRAME)
-                : NoCompressionCodec.INSTANCE;
+        this.codec = codec;
+        this.onClose = onClose;
         this.slots = new Semaphore(config.maxInFlightRequests(), true);
         // Every batch is kept for a resend until answered, unless the policy allows no resend.
-        SendEngine.Settings<Object> settings = new SendEngine.Settings<>(host.timer(), policy,
-                appendMode, config.requestTimeout(), null,
-                FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.fields(schema)),
-                policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", host::stopped, "batch",
-                host.clock());
-        io.grpc.CallOptions options = compression == Compression.Gzip
-                ? io.grpc.CallOptions.DEFAULT.withCompression("gzip") : io.grpc.CallOptions.DEFAULT;
-        this.engine = new SendEngine<>(settings, host.route(),
-                ch -> {
-                    authority = ch.authority();
-                    return ch.newCall(FlightMessages.DO_PUT, options);
-                }, new Events());
+        SendEngine.Settings<BulkMessage> settings = new SendEngine.Settings<>(client.timer(), policy,
+                appendMode, config.requestTimeout(), null, codec.schemaMessage(),
+                policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", client.stopped(), "batch",
+                client.clock());
+        CallOptions options = compression == Compression.Gzip
+                ? CallOptions.DEFAULT.withCompression("gzip") : CallOptions.DEFAULT;
+        this.writer = new EngineWriter<>(settings, client.route(), method, options, client.metrics(), LOG, new Events());
+        this.engine = writer.engine();
         engine.open();
     }
 
@@ -191,8 +149,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
     public TableBufferRoot tableBufferRoot(int columnBufferSize) {
         checkOpen();
         if (root == null) {
-            root = new ArrowTableBufferRoot(schema, allocator, Math.max(1, columnBufferSize), config.allocatorMaxAllocation(),
-                    guard);
+            root = codec.rows(Math.max(1, columnBufferSize), guard);
         }
         return root;
     }
@@ -228,18 +185,18 @@ final class ArrowBulkWriter implements BulkStreamWriter {
     private CompletableFuture<Integer> writeNextGuarded() {
         if (root == null || root.rowCount() == 0) {
             if (root != null) {
-                root.reset();
+                codec.reset();
             }
             return CompletableFuture.completedFuture(0);
         }
         int rows = root.rowCount();
         BulkWriteException f = failure;
-        if (f == null && host.stopped()) {
+        if (f == null && client.stopped().getAsBoolean()) {
             f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
-                    localError(StatusCode.Grpc.UNAVAILABLE, "client shut down", false, List.of(schema.tableName())), null);
+                    localError(StatusCode.Grpc.UNAVAILABLE, "client shut down", false), null);
         }
         if (f != null) {
-            root.reset();
+            codec.reset();
             failed.incrementAndGet();
             return CompletableFuture.failedFuture(f);
         }
@@ -249,72 +206,42 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                 String why = "interrupted while waiting for an answer slot of '" + schema.tableName() + "'; the batch"
                         + " keeps its " + rows + " rows";
                 return CompletableFuture.failedFuture(new BulkWriteException(why,
-                        localError(StatusCode.Grpc.CANCELLED, why, false, List.of(schema.tableName())), null));
+                        localError(StatusCode.Grpc.CANCELLED, why, false), null));
             }
             String why = "no answer slot freed: " + config.maxInFlightRequests() + " batches of '" + schema.tableName()
-                    + "' unanswered" + (config.whenFull() == dev.sluice.write.WhenFull.Block ? " for " + config.maxBlock().toMillis()
+                    + "' unanswered" + (config.whenFull() == WhenFull.Block ? " for " + config.maxBlock().toMillis()
                     + " ms" : "") + "; the batch keeps its " + rows + " rows: call writeNext() again once a batch is"
                     + " answered";
             return CompletableFuture.failedFuture(new dev.sluice.LimitExceededException(why));
         }
         if (closed) {
             slots.release(); // closed from another thread while this producer waited for the slot
-            root.reset();
+            codec.reset();
             failed.incrementAndGet();
             return CompletableFuture.failedFuture(closedError());
         }
         long id = ++nextId;
-        byte[] copy = null;
-        FlightMessages.BatchMessage message = null;
-        int size;
+        BulkMessage message;
         try {
-            ArrowRecordBatch batch = root.unload(codec);
-            FlightMessages.BatchMessage m;
-            try {
-                m = FlightMessages.batchMessage(batch, id, host.handOff(), this::messageFreed);
-                messageCreated();
-            } catch (RuntimeException e) {
-                batch.close();
-                throw e;
-            }
-            try {
-                if (m.size() >= KEEP_IN_ARROW_BYTES && root.renew()) {
-                    // The batch holds the vectors' memory now (the next rows go to fresh buffers): sent from it, and
-                    // kept until answered so that a broken stream can resend it without a copy.
-                    message = m;
-                } else {
-                    // A small batch, or the allocator's cap leaves no room for fresh buffers: a heap copy, the same
-                    // vectors refilled.
-                    copy = m.toBytes();
-                    m.release();
-                    root.reset();
-                }
-            } catch (RuntimeException e) {
-                m.release();
-                throw e;
-            }
-            size = m.size();
+            message = codec.unload(id);
         } catch (RuntimeException e) {
-            root.reset();
             slots.release();
             failed.incrementAndGet();
             return CompletableFuture.failedFuture(e instanceof BulkWriteException ? e
                     : new BulkWriteException("could not serialize batch " + id + " of '" + schema.tableName() + "'", null, e));
         }
-        Runnable budget;
+        int size = message.size();
+        InFlightLimiter.Permit budget;
         try {
-            budget = host.acquire(size);
+            budget = client.limiter().acquire(size, false);
         } catch (RuntimeException e) {
-            if (message != null) {
-                message.release();
-            }
+            message.release();
             slots.release();
             failed.incrementAndGet();
             return CompletableFuture.failedFuture(new BulkWriteException("batch " + id + " of '" + schema.tableName()
                     + "' (" + size + " bytes) got no room in the client's memory budget: " + e.getMessage(), null, e));
         }
-        Batch p = new Batch(id, rows, size, host.clock().getAsLong() + policy.deliveryTimeout().toNanos(), copy, message,
-                budget);
+        Batch p = new Batch(id, size, client.clock().getAsLong() + policy.deliveryTimeout().toNanos(), message, budget);
         BulkWriteException refused = closed ? closedError() : failure;
         try {
             if (refused == null && !engine.submit(p)) {
@@ -323,7 +250,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         } catch (RuntimeException e) {
             // Opening a call can fail locally (the client's channels or executor shut down meanwhile).
             refused = new BulkWriteException("could not send batch " + id + " of '" + schema.tableName() + "': " + e,
-                    host.error(e, List.of(schema.tableName()), authority), e);
+                    writer.error(e), e);
         }
         if (refused != null) {
             settle(List.of(p), refused);
@@ -332,7 +259,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
     }
 
     private boolean acquireSlot() {
-        if (config.whenFull() == dev.sluice.write.WhenFull.FailFast) {
+        if (config.whenFull() == WhenFull.FailFast) {
             return slots.tryAcquire();
         }
         try {
@@ -347,21 +274,22 @@ final class ArrowBulkWriter implements BulkStreamWriter {
     private void settle(List<Batch> batches, BulkWriteException e) {
         for (Batch p : batches) {
             p.release(); // a batch the engine never took; the engine released the others already
-            p.budget.run();
+            p.budget.release();
             failed.incrementAndGet();
             slots.release();
-            host.failed(e.err());
+            Err err = e.err();
+            client.metrics().failure("bulk", err == null ? -1 : err.code(),
+                    err == null ? "CLIENT" : err.grpcCode().name());
             try {
-                host.callbackExecutor().execute(() -> p.future.completeExceptionally(e));
+                client.callbackExecutor().execute(() -> p.future.completeExceptionally(e));
             } catch (RejectedExecutionException rejected) {
                 p.future.completeExceptionally(e);
             }
         }
     }
 
-    /** An error the writer raises itself: nothing, or not everything, reached the server. */
-    private static Err localError(StatusCode.Grpc grpc, String message, boolean retryable, List<String> tables) {
-        return new Err(-1, grpc, message, retryable, tables, null);
+    private Err localError(StatusCode.Grpc grpc, String message, boolean retryable) {
+        return writer.localError(grpc, message, retryable);
     }
 
     private BulkWriteException closedError() {
@@ -369,53 +297,51 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                 + " batches were answered", null, null);
     }
 
-    /** What the engine tells the writer: answers, how a call ended, batches failed for good, resends. */
-    private final class Events implements SendEngine.Handler<Flight.PutResult, Batch> {
-        /**
-         * Set by the first transport failure of a run (warned about), cleared by the next answer: later ones are
-         * logged at DEBUG.
-         */
-        private volatile boolean breaking;
+    /** What the engine tells the writer: answers, clean ends, batches failed for good, how breaks are told. */
+    private final class Events implements EngineWriter.Path<BulkAnswer, Batch> {
+        @Override
+        public String metric() {
+            return "bulk";
+        }
+
+        @Override
+        public List<String> tables() {
+            return List.of(schema.tableName());
+        }
+
+        @Override
+        public boolean answeredAsAWhole() {
+            return false;
+        }
 
         /** An answer completes its batch, whichever call carried it (an answered batch is committed). */
         @Override
-        public void onResponse(Flight.PutResult message, boolean fromCurrentCall) {
-            FlightMessages.Answer a = FlightMessages.answer(message);
+        public void onResponse(BulkAnswer a, boolean fromCurrentCall) {
             if (a.requestId() == 0) {
                 return; // the server's greeting
             }
-            if (breaking) {
-                breaking = false;
-            }
+            writer.answered();
             Batch p = engine.ack(a.requestId());
             if (p == null) {
                 return;
             }
-            p.budget.run();
+            p.budget.release();
             slots.release();
             acked.incrementAndGet();
             ackedRows.addAndGet(a.affectedRows());
-            host.acked(schema.tableName(), a.affectedRows(), p.size(), host.clock().getAsLong() - p.sentAt());
+            client.metrics().rows("bulk", schema.tableName(), a.affectedRows());
+            client.metrics().bytes("bulk", p.size());
+            client.metrics().latency("bulk", client.clock().getAsLong() - p.sentAt());
             p.future.complete((int) a.affectedRows());
         }
 
         @Override
-        public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
-            List<String> table = List.of(schema.tableName());
-            if (timeout != null) {
-                return new SendEngine.Broken(localError(StatusCode.Grpc.DEADLINE_EXCEEDED, timeout, true, table), true, null);
+        public SendEngine.Ending cleanEnd(int unanswered) {
+            if (unanswered == 0) {
+                return new SendEngine.Answered(false);
             }
-            if (status.isOk()) {
-                if (unanswered == 0) {
-                    return new SendEngine.Answered(false);
-                }
-                return new SendEngine.Broken(localError(StatusCode.Grpc.UNAVAILABLE, "the stream ended with " + unanswered
-                        + " batches unanswered (the server drops answers beyond 32 unsent)", true, table), true, null);
-            }
-            Throwable cause = status.asRuntimeException(trailers);
-            Err err = host.error(cause, table, authority);
-            // A status from the server itself ends the stream at the failed batch: later ones were not read.
-            return new SendEngine.Broken(err, err.code() < 0, cause);
+            return new SendEngine.Broken(localError(StatusCode.Grpc.UNAVAILABLE, "the stream ended with " + unanswered
+                    + " batches unanswered (the server drops answers beyond 32 unsent)", true), true, null);
         }
 
         @Override
@@ -431,23 +357,18 @@ final class ArrowBulkWriter implements BulkStreamWriter {
         }
 
         @Override
-        public void resending(SendEngine.Broken broken, int batches) {
-            host.replayed();
-            if (broken.serverRefusal()) {
-                // The server refused for now (rate limiting, a region moving): part of normal operation.
-                LOG.info("bulk stream of '{}' broke ({}); resending {} unanswered batches on a new stream",
-                        schema.tableName(), broken.err().message(), batches);
-            } else if (!breaking) {
-                breaking = true;
-                LOG.warn("bulk stream of '{}' broke ({}); its {} unanswered batches are resent on a new stream after"
-                        + " the retry policy's backoff, each until its delivery deadline ({} s after its writeNext())"
-                        + " or the policy's attempts run out, then fail. Further breaks are logged at DEBUG until the"
-                        + " server answers again", schema.tableName(), broken.err().message(), batches,
-                        policy.deliveryTimeout().toSeconds());
-            } else {
-                LOG.debug("bulk stream of '{}' broke again ({}); resending {} unanswered batches on a new stream",
-                        schema.tableName(), broken.err().message(), batches);
-            }
+        public String firstBreak(SendEngine.Broken broken, int entries) {
+            return "bulk stream of '" + schema.tableName() + "' broke (" + broken.err().message() + "); its " + entries
+                    + " unanswered batches are resent on a new stream after the retry policy's backoff, each until its"
+                    + " delivery deadline (" + policy.deliveryTimeout().toSeconds() + " s after its writeNext()) or the"
+                    + " policy's attempts run out, then fail. Further breaks are logged at DEBUG until the server"
+                    + " answers again";
+        }
+
+        @Override
+        public String nextBreak(SendEngine.Broken broken, int entries) {
+            return "bulk stream of '" + schema.tableName() + "' broke (" + broken.err().message() + "); resending "
+                    + entries + " unanswered batches on a new stream";
         }
     }
 
@@ -472,7 +393,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
                     + " last batch", schema.tableName(), root.rowCount());
             writeNext();
         }
-        long now = host.clock().getAsLong();
+        long now = client.clock().getAsLong();
         long waitNanos = Math.max(config.requestTimeout().toNanos(), engine.lastDeadline(now) - now);
         if (!completing) {
             completing = true;
@@ -506,8 +427,8 @@ final class ArrowBulkWriter implements BulkStreamWriter {
      * @param why the reason
      */
     void failUnanswered(String why) {
-        abort(new BulkWriteException("bulk write of '" + schema.tableName() + "': " + why, localError(
-                StatusCode.Grpc.UNAVAILABLE, why, true, List.of(schema.tableName())), null), why);
+        abort(new BulkWriteException("bulk write of '" + schema.tableName() + "': " + why,
+                localError(StatusCode.Grpc.UNAVAILABLE, why, true), null), why);
     }
 
     /** Fails every unanswered batch with {@code e} and cancels the stream. */
@@ -565,7 +486,7 @@ final class ArrowBulkWriter implements BulkStreamWriter {
      */
     @Override
     public long allocatedBytes() {
-        return allocator.getAllocatedMemory();
+        return codec.allocatedBytes();
     }
 
     /**
@@ -608,62 +529,15 @@ final class ArrowBulkWriter implements BulkStreamWriter {
 
     /**
      * Releases every off-heap buffer, once; holds {@link #producing}. Unanswered batches still hold theirs: they
-     * are failed first (the writer is closed), so that the allocator closes with nothing outstanding. Buffers the
-     * transport still reads (handed to netty and not yet written or dropped by the cancelled call) are waited for,
-     * at most {@link #HAND_BACK_WAIT_MS}; if some are still out then, the last one back closes the allocator.
+     * are failed first (the writer is closed), so that the codec frees its memory with nothing outstanding but what
+     * the transport still reads.
      */
     private void freeMemory() {
         if (freed) {
             return;
         }
         freed = true;
-        BulkWriteException e = closedError();
-        settle(engine.abort("bulk writer closed"), e);
-        if (root != null) {
-            root.close();
-        }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HAND_BACK_WAIT_MS);
-        synchronized (memoryLock) {
-            boolean interrupted = false;
-            long left;
-            while (unfreed > 0 && (left = deadline - System.nanoTime()) > 0) {
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(memoryLock, left);
-                } catch (InterruptedException ie) {
-                    interrupted = true;
-                    break;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            if (unfreed > 0) {
-                closeWhenFreed = true;
-                LOG.warn("bulk writer for '{}' closed while the transport still holds {} of its batches; their memory"
-                        + " is freed when it lets go", schema.tableName(), unfreed);
-                return;
-            }
-        }
-        allocator.close();
-    }
-
-    private void messageCreated() {
-        synchronized (memoryLock) {
-            unfreed++;
-        }
-    }
-
-    /** A batch's memory is freed (by its owner's release or by the transport letting go, on any thread). */
-    private void messageFreed() {
-        boolean closeNow;
-        synchronized (memoryLock) {
-            unfreed--;
-            memoryLock.notifyAll();
-            closeNow = unfreed == 0 && closeWhenFreed;
-            closeWhenFreed = false;
-        }
-        if (closeNow) {
-            allocator.close();
-        }
+        settle(engine.abort("bulk writer closed"), closedError());
+        codec.close();
     }
 }

@@ -1,24 +1,28 @@
 package dev.sluice.bulk.internal;
 
-import dev.sluice.bulk.BulkStreamWriter;
+import dev.sluice.BufferCache;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.data.DataType;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
-import dev.sluice.internal.send.BulkHost;
-import dev.sluice.internal.send.BulkPlugin;
-import dev.sluice.internal.send.BulkWriters;
+import dev.sluice.internal.bulk.spi.BulkAnswer;
+import dev.sluice.internal.bulk.spi.BulkCodec;
+import dev.sluice.internal.bulk.spi.BulkMemory;
+import dev.sluice.internal.bulk.spi.BulkMessage;
+import dev.sluice.internal.bulk.spi.DirectHandOff;
+import dev.sluice.internal.bulk.spi.TableCodec;
 import dev.sluice.write.Compression;
-import dev.sluice.write.RetryPolicy;
+import io.grpc.MethodDescriptor;
+import java.util.concurrent.ScheduledExecutorService;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * Plugs Arrow Flight bulk writers into the client: the service {@code GreptimeDB.bulkStreamWriter} finds
- * ({@code provides} in this module's descriptor, {@code META-INF/services} on the class path).
+ * The Arrow Flight bulk codec: the service {@code GreptimeDB.bulkStreamWriter} finds ({@code provides} in this
+ * module's descriptor, {@code META-INF/services} on the class path).
  */
-public final class ArrowBulkPlugin implements BulkPlugin {
-    /** Creates the plugin; the service loader calls this, and it loads no Arrow class. */
-    public ArrowBulkPlugin() {
+public final class ArrowBulkCodec implements BulkCodec {
+    /** Creates the codec; the service loader calls this, and it loads no Arrow class. */
+    public ArrowBulkCodec() {
     }
 
     @Override
@@ -27,30 +31,28 @@ public final class ArrowBulkPlugin implements BulkPlugin {
     }
 
     @Override
-    public BulkWriters attach(BulkHost host) {
-        return new ClientWriters(host);
+    public BulkMemory attach(BufferCache cache, ScheduledExecutorService timer, DirectHandOff handOff) {
+        return new ClientMemory(cache, timer, handOff);
     }
 
-    /** One client's bulk writers and their Arrow root allocator, with its reuse cache. */
-    private static final class ClientWriters implements BulkWriters {
-        private final BulkHost host;
+    /** One client's Arrow root allocator, with its reuse cache. */
+    private static final class ClientMemory implements BulkMemory {
         private final BufferAllocator root;
-        /** Writers not closed yet: a shutdown fails what they still wait for. */
-        private final java.util.Set<ArrowBulkWriter> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private final DirectHandOff handOff;
 
-        ClientWriters(BulkHost host) {
-            this.host = host;
-            this.root = ArrowSupport.clientRoot(host.bufferCache().bulkBytes(), host.bufferCache().idle().toNanos(),
-                    host.timer());
+        ClientMemory(BufferCache cache, ScheduledExecutorService timer, DirectHandOff handOff) {
+            this.root = ArrowSupport.clientRoot(cache.bulkBytes(), cache.idle().toNanos(), timer);
+            this.handOff = handOff;
         }
 
         @Override
-        public BulkStreamWriter open(TableSchema schema, BulkWrite.Config config, Compression compression,
-                                     RetryPolicy policy, boolean appendMode) {
-            ArrowBulkWriter w = new ArrowBulkWriter(schema, config, compression, policy, appendMode, host, root,
-                    open::remove);
-            open.add(w);
-            return w;
+        public MethodDescriptor<BulkMessage, BulkAnswer> method() {
+            return FlightMessages.DO_PUT;
+        }
+
+        @Override
+        public TableCodec open(TableSchema schema, BulkWrite.Config config, Compression compression) {
+            return new ArrowTableCodec(schema, config, compression, root, handOff);
         }
 
         @Override
@@ -80,13 +82,6 @@ public final class ArrowBulkPlugin implements BulkPlugin {
                 }
             }
             return b.build();
-        }
-
-        @Override
-        public void failUnanswered(String why) {
-            for (ArrowBulkWriter w : open) {
-                w.failUnanswered(why);
-            }
         }
 
         @Override

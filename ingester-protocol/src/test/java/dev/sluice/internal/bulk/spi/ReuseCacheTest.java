@@ -1,4 +1,4 @@
-package dev.sluice.internal.send;
+package dev.sluice.internal.bulk.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

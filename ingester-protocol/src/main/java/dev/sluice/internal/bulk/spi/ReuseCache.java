@@ -1,4 +1,4 @@
-package dev.sluice.internal.send;
+package dev.sluice.internal.bulk.spi;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,0 +1,14 @@
+package dev.sluice.internal.bulk.spi;
+
+/** Entered around every change of a writer's batch, so that closing the writer never frees memory in use. */
+public interface BatchGuard {
+    /**
+     * Enters; a producer thread holds the writer from now until {@link #exit()}.
+     *
+     * @throws IllegalStateException when the writer is closed
+     */
+    void enter();
+
+    /** Exits; frees the writer's memory if it was closed meanwhile. */
+    void exit();
+}

@@ -1,0 +1,51 @@
+package dev.sluice.internal.bulk.spi;
+
+import dev.sluice.bulk.TableBufferRoot;
+
+/**
+ * One bulk writer's batches: the rows it fills, the messages they are unloaded into, and the memory they take.
+ * Called by one producer at a time (the writer's {@link BatchGuard} serializes them).
+ */
+public interface TableCodec {
+    /**
+     * Returns the message every call starts with: the table and its schema.
+     *
+     * @return the message; never released
+     */
+    BulkMessage schemaMessage();
+
+    /**
+     * Returns the batch rows are added to, creating it on the first call.
+     *
+     * @param capacity rows to allocate room for up front (the batch still grows past it)
+     * @param guard entered around every change of the batch
+     * @return the batch, the same every time
+     */
+    TableBufferRoot rows(int capacity, BatchGuard guard);
+
+    /**
+     * Unloads the batch's rows into one message with the given request id and empties the batch for the next rows;
+     * the batch is emptied on failure too.
+     *
+     * @param requestId the id the server echoes in its answer
+     * @return the message, owned by the caller until {@linkplain BulkMessage#release() released}
+     * @throws RuntimeException when the rows cannot be encoded
+     */
+    BulkMessage unload(long requestId);
+
+    /** Drops the batch's rows. */
+    void reset();
+
+    /**
+     * Frees the batch and the writer's memory. Messages the transport still reads are waited for (a few seconds);
+     * the last of them to come back frees the rest.
+     */
+    void close();
+
+    /**
+     * Returns the off-heap bytes the writer holds now.
+     *
+     * @return bytes
+     */
+    long allocatedBytes();
+}
