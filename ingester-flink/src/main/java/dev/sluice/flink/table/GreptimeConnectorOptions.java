@@ -30,7 +30,8 @@ public final class GreptimeConnectorOptions {
                     + "[/database][?key=value&...], beside or instead of the options here: its hosts, database,"
                     + " credentials and every key it names (tls, timeouts, retries, compression, batching, hint.*...,"
                     + " listed in the user's guide) are used. An option here that sets the same thing as the string"
-                    + " is refused, naming both.");
+                    + " is refused, naming both. A password in the string is refused (Flink prints table options"
+                    + " in plain text): give it in 'password'.");
 
     /** Database to write to. */
     public static final ConfigOption<String> DATABASE = ConfigOptions.key("database").stringType()

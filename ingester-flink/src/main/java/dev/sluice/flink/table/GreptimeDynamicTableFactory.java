@@ -202,6 +202,15 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             return null;
         }
         String label = "option '" + CONNECTION.key() + "'";
+        if (carriesPassword(text)) {
+            throw new IllegalArgumentException(label + " holds a password (user:password@): Flink prints a table's"
+                    + " options in plain text in its errors and keeps them in its catalogs, hiding only options whose"
+                    + " name says password. Leave user:password@ out of the string and give option '"
+                    + USERNAME.key() + "' and option '" + PASSWORD.key() + "', or name the user in the string"
+                    + " (user@host) and set the password in the environment variable "
+                    + ConnectionConfig.PASSWORD_VARIABLE + " or the system property "
+                    + ConnectionConfig.PASSWORD_PROPERTY + " of the process that plans the job");
+        }
         ConnectionConfig c = ConnectionOverlap.parse(label, text);
         Map<String, List<String>> settings = new LinkedHashMap<>();
         Map<String, String> keyOf = new LinkedHashMap<>();
@@ -213,6 +222,25 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
         ConnectionOverlap.refuseHints(c, label, "option '" + HINTS.key() + "'",
                 o.getOptional(HINTS).orElse(Map.of()).keySet());
         return c;
+    }
+
+    /** Tells whether a connection string's authority holds {@code user:password@}, without parsing the rest. */
+    static boolean carriesPassword(String text) {
+        String rest = text.strip();
+        int scheme = rest.indexOf("://");
+        if (scheme >= 0) {
+            rest = rest.substring(scheme + 3);
+        }
+        int end = rest.length();
+        for (char c : new char[] {'/', '?', '#'}) {
+            int i = rest.indexOf(c);
+            if (i >= 0 && i < end) {
+                end = i;
+            }
+        }
+        String authority = rest.substring(0, end);
+        int at = authority.lastIndexOf('@');
+        return at >= 0 && authority.substring(0, at).indexOf(':') >= 0;
     }
 
     private static String soleTimestamp(List<Column> physical) {

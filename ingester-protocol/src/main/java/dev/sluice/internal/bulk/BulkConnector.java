@@ -7,6 +7,7 @@ import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.bulk.spi.BulkCodec;
 import dev.sluice.internal.bulk.spi.BulkMemory;
+import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.NettyHandOff;
@@ -17,8 +18,10 @@ import dev.sluice.write.Context;
 import dev.sluice.write.Err;
 import dev.sluice.write.Result;
 import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.StatusCode;
 import dev.sluice.write.WriteOk;
 import java.util.Iterator;
+import java.util.List;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
@@ -162,8 +165,11 @@ public final class BulkConnector {
             Thread.currentThread().interrupt();
             throw new BulkWriteException("interrupted while creating table '" + schema.tableName() + "'", null, e);
         } catch (TimeoutException e) {
-            throw new BulkWriteException("creating table '" + schema.tableName() + "' did not finish in "
-                    + timeoutMs + " ms", null, e);
+            // No answer is a timeout, not a refusal: the error says so (DEADLINE_EXCEEDED, retryable), like a
+            // write that is not answered in time, and names the table.
+            String message = "creating table '" + schema.tableName() + "' did not finish in " + timeoutMs + " ms";
+            throw new BulkWriteException(message, GrpcErrors.local(StatusCode.Grpc.DEADLINE_EXCEEDED, message, true,
+                    List.of(schema.tableName())), e);
         } catch (ExecutionException e) {
             throw new BulkWriteException("creating table '" + schema.tableName() + "' failed", null, e.getCause());
         }
