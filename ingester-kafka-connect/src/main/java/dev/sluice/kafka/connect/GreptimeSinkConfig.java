@@ -3,6 +3,7 @@ package dev.sluice.kafka.connect;
 import dev.sluice.BatchingWriter;
 import dev.sluice.ConnectionConfig;
 import dev.sluice.kafka.connect.internal.ColumnTypeOverrides;
+import dev.sluice.sink.internal.ConnectionOverlap;
 import dev.sluice.write.Compression;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -128,10 +129,10 @@ public final class GreptimeSinkConfig extends AbstractConfig {
 
     private static Map<String, String> inConnectionString() {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put(ENDPOINTS, "its hosts");
-        m.put(DATABASE, "its /database");
-        m.put(USERNAME, "its user@");
-        m.put(PASSWORD, "its user:password@");
+        m.put(ENDPOINTS, ConnectionOverlap.HOSTS);
+        m.put(DATABASE, ConnectionOverlap.DATABASE);
+        m.put(USERNAME, ConnectionOverlap.USER);
+        m.put(PASSWORD, ConnectionOverlap.PASSWORD);
         m.put(TLS_ENABLED, "tls");
         m.put(TLS_CA, "tls_ca");
         m.put(TLS_CERT, "tls_cert");
@@ -380,27 +381,21 @@ public final class GreptimeSinkConfig extends AbstractConfig {
             }
             return null;
         }
+        Map<String, List<String>> settings = new LinkedHashMap<>();
+        IN_CONNECTION_STRING.forEach((key, inString) -> settings.put(key, List.of(inString)));
+        List<String> hintNames = new ArrayList<>();
+        for (String h : getList(HINTS)) {
+            hintNames.add(h.substring(0, h.indexOf('=')).trim());
+        }
         ConnectionConfig c;
         try {
-            c = ConnectionConfig.parse(text);
+            c = ConnectionOverlap.parse(CONNECTION_STRING, text);
+            // An empty password is no password given (defaults do not count either).
+            ConnectionOverlap.refuse(c, CONNECTION_STRING, settings, key -> props.containsKey(key)
+                    && !(key.equals(PASSWORD) && props.get(key).isEmpty()));
+            ConnectionOverlap.refuseHints(c, CONNECTION_STRING, HINTS, hintNames);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(CONNECTION_STRING, "[hidden]", e.getMessage());
-        }
-        for (Map.Entry<String, String> e : IN_CONNECTION_STRING.entrySet()) {
-            String key = e.getKey();
-            boolean inString = !e.getValue().startsWith("its ") ? c.has(e.getValue())
-                    : !key.equals(USERNAME) && !key.equals(PASSWORD) || c.hasUser();
-            if (props.containsKey(key) && inString && !(key.equals(PASSWORD) && props.get(key).isEmpty())) {
-                throw new ConfigException(key, key.equals(PASSWORD) ? "[hidden]" : props.get(key), "is set, and "
-                        + CONNECTION_STRING + " sets it too (" + e.getValue() + "): keep one of them");
-            }
-        }
-        for (String h : getList(HINTS)) {
-            String name = h.substring(0, h.indexOf('=')).trim();
-            if (c.has("hint." + name)) {
-                throw new ConfigException(HINTS, getList(HINTS), "hint '" + name + "' is set, and " + CONNECTION_STRING
-                        + " sets it too (hint." + name + "): keep one of them");
-            }
+            throw new ConfigException(e.getMessage());
         }
         return c;
     }

@@ -84,11 +84,31 @@ public final class SinkClients implements AutoCloseable {
      * @throws IllegalArgumentException naming the setting when the settings do not fit together
      */
     public static SinkClients open(SinkSettings settings, MetricsSink metrics, boolean orderedPerTable) {
+        return open(settings, metrics, orderedPerTable, settings.requestTimeout());
+    }
+
+    /**
+     * Opens the client and its batching writer from an integration's settings, with their connection string (when
+     * they hold one) applied over them, as {@link #open(SinkSettings, MetricsSink, boolean)} does, for an
+     * integration with its own setting of how long a write waits for room in a full buffer.
+     *
+     * @param settings the settings
+     * @param metrics where the client's counters go
+     * @param orderedPerTable true to keep one batch of a table in flight at a time whatever the connection string
+     *     says
+     * @param maxBlock how long a write waits for room in a full buffer (the connection string's {@code max_block}
+     *     replaces it)
+     * @return the opened clients
+     * @throws IllegalArgumentException naming the setting when the settings do not fit together
+     */
+    public static SinkClients open(SinkSettings settings, MetricsSink metrics, boolean orderedPerTable,
+                                   Duration maxBlock) {
         GreptimeOptions.Builder options = settings.clientOptions(
                 GreptimeOptions.newBuilder(settings.endpoints(), settings.database()), metrics);
         ConnectionConfig connection = settings.connection().isEmpty() ? null
                 : ConnectionConfig.parse(settings.connection());
-        return open(options, settings.context(), settings.batching(), connection, orderedPerTable);
+        return open(options, settings.context(), settings.batching().maxBlock(maxBlock), connection,
+                orderedPerTable);
     }
 
     /**

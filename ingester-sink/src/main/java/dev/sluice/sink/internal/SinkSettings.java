@@ -17,8 +17,8 @@ import java.util.Map;
 
 /**
  * Everything a sink writer needs to reach GreptimeDB and batch rows, in a form an engine can serialize into its job
- * (Flink's job graph, Spark's tasks). Flink's DataStream builder and SQL factory and Spark's write options produce
- * one; {@link SinkClients#open(SinkSettings, MetricsSink, boolean)} turns them into the client's settings.
+ * (Flink's job graph, Spark's tasks). Flink's DataStream builder and SQL factory, Spark's write options and the Kafka
+ * Connect sink's settings produce one; {@link SinkClients#open(SinkSettings, MetricsSink, boolean)} turns them into the client's settings.
  *
  * <p>With a connection string ({@link #connect(String)}), the string's keys are applied over the separate settings
  * by {@link ConnectionConfig}, and these fields hold the outcome: what the client is opened with. Keys with no field

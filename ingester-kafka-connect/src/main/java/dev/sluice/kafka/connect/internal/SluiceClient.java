@@ -1,8 +1,6 @@
 package dev.sluice.kafka.connect.internal;
 
 import dev.sluice.BatchingWriter;
-import dev.sluice.GreptimeOptions;
-import dev.sluice.TlsConfig;
 import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.TableSchema;
 import dev.sluice.kafka.connect.GreptimeSinkConfig;
@@ -10,15 +8,16 @@ import dev.sluice.metrics.MetricsSink;
 import dev.sluice.metrics.MicrometerMetricsSink;
 import dev.sluice.sink.internal.Backpressure;
 import dev.sluice.sink.internal.SinkClients;
-import dev.sluice.write.Compression;
-import dev.sluice.write.Context;
+import dev.sluice.sink.internal.SinkSettings;
 import dev.sluice.write.Err;
 import dev.sluice.write.ErrorKind;
-import dev.sluice.write.RetryPolicy;
-import dev.sluice.AuthInfo;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 
 /**
  * The sink's contact with the Sluice client: opens it ({@link SinkClients}) from the connector's settings, hands
@@ -34,6 +33,11 @@ public final class SluiceClient implements AutoCloseable {
             + " records; if this repeats, check that GreptimeDB is reachable, or raise " + GreptimeSinkConfig.BUFFER_ROWS
             + " or " + GreptimeSinkConfig.BUFFER_TIMEOUT);
 
+    /** The connector's words in the shared layer's failures. */
+    private static final SinkSettings.Wording WORDING = new SinkSettings.Wording(GreptimeSinkConfig.RETRY_DELIVERY,
+            "Records that can never be written go to the dead-letter queue, or fail the task when there is none.",
+            "restart the task");
+
     private SluiceClient(SinkClients clients) {
         this.clients = clients;
     }
@@ -46,42 +50,47 @@ public final class SluiceClient implements AutoCloseable {
      * @return the client
      */
     public static SluiceClient open(GreptimeSinkConfig cfg, MeterRegistry meterRegistry) {
-        RetryPolicy retry = RetryPolicy.newBuilder().maxAttempts(cfg.getInt(GreptimeSinkConfig.RETRY_ATTEMPTS))
-                .backoff(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF)),
-                        Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_BACKOFF_MAX)))
-                .deliveryTimeout(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.RETRY_DELIVERY))).build();
-        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(cfg.endpoints(), cfg.database())
-                .requestTimeout(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.REQUEST_TIMEOUT)))
-                .retryPolicy(retry)
-                .timezone(cfg.getString(GreptimeSinkConfig.TIMEZONE))
-                .metrics(meterRegistry == null ? MetricsSink.NONE : MicrometerMetricsSink.of(meterRegistry));
-        String user = cfg.getString(GreptimeSinkConfig.USERNAME);
-        if (!user.isEmpty()) {
-            b.authInfo(new AuthInfo(user, cfg.password()));
-        }
-        TlsConfig tls = SinkClients.tls(cfg.getBoolean(GreptimeSinkConfig.TLS_ENABLED),
-                cfg.getString(GreptimeSinkConfig.TLS_CA), cfg.getString(GreptimeSinkConfig.TLS_CERT),
-                cfg.getString(GreptimeSinkConfig.TLS_KEY), cfg.getString(GreptimeSinkConfig.TLS_SERVER_NAME));
-        if (tls != null) {
-            b.tls(tls);
-        }
-        Context.Builder cb = Context.newBuilder().compression(Compression.parse(cfg.getString(GreptimeSinkConfig.COMPRESSION)));
-        for (String h : cfg.getList(GreptimeSinkConfig.HINTS)) {
-            int eq = h.indexOf('=');
-            cb.hint(h.substring(0, eq).trim(), h.substring(eq + 1).trim());
-        }
-        BatchingWriter.Config.Builder wb = BatchingWriter.Config.newBuilder()
-                .maxBatchRows(cfg.getInt(GreptimeSinkConfig.BATCH_ROWS))
-                .maxBatchBytes(cfg.getLong(GreptimeSinkConfig.BATCH_BYTES))
-                .flushInterval(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.FLUSH_INTERVAL)))
-                .maxInFlightRequests(cfg.getInt(GreptimeSinkConfig.IN_FLIGHT))
-                .maxBufferedRows(cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS))
-                .maxBlock(Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT)))
-                .path(cfg.path());
-        // The string's settings over the connector's (a setting given both ways was refused by the config).
         // Kafka's order per partition must survive retries for last-write-wins: one batch of a table in flight at
         // a time, so a retried batch never lands after a later one of its table.
-        return new SluiceClient(SinkClients.open(b, cb, wb, cfg.connection(), true));
+        return new SluiceClient(SinkClients.open(settings(cfg),
+                meterRegistry == null ? MetricsSink.NONE : MicrometerMetricsSink.of(meterRegistry), true,
+                Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT))));
+    }
+
+    /**
+     * The connector's settings in the shared sink layer's form, with the connection string (when set) to be applied
+     * over them when the client opens (a setting given both ways was refused by the config).
+     *
+     * @param cfg the connector's settings
+     * @return the settings
+     * @throws ConfigException when the settings do not fit together
+     */
+    static SinkSettings settings(GreptimeSinkConfig cfg) {
+        Map<String, String> hints = new LinkedHashMap<>();
+        for (String h : cfg.getList(GreptimeSinkConfig.HINTS)) {
+            int eq = h.indexOf('=');
+            hints.put(h.substring(0, eq).trim(), h.substring(eq + 1).trim());
+        }
+        Password connection = cfg.getPassword(GreptimeSinkConfig.CONNECTION_STRING);
+        try {
+            return new SinkSettings(cfg.endpoints(), cfg.database(), cfg.username(), cfg.password(),
+                    cfg.getBoolean(GreptimeSinkConfig.TLS_ENABLED), cfg.getString(GreptimeSinkConfig.TLS_CA),
+                    cfg.getString(GreptimeSinkConfig.TLS_CERT), cfg.getString(GreptimeSinkConfig.TLS_KEY),
+                    cfg.getString(GreptimeSinkConfig.TLS_SERVER_NAME), cfg.getString(GreptimeSinkConfig.TIMEZONE),
+                    millis(cfg, GreptimeSinkConfig.REQUEST_TIMEOUT), cfg.getInt(GreptimeSinkConfig.RETRY_ATTEMPTS),
+                    millis(cfg, GreptimeSinkConfig.RETRY_BACKOFF), millis(cfg, GreptimeSinkConfig.RETRY_BACKOFF_MAX),
+                    millis(cfg, GreptimeSinkConfig.RETRY_DELIVERY), cfg.path(), cfg.getInt(GreptimeSinkConfig.BATCH_ROWS),
+                    cfg.getLong(GreptimeSinkConfig.BATCH_BYTES), millis(cfg, GreptimeSinkConfig.FLUSH_INTERVAL),
+                    cfg.getInt(GreptimeSinkConfig.IN_FLIGHT), cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS),
+                    cfg.getString(GreptimeSinkConfig.COMPRESSION), hints, "none",
+                    connection == null ? "" : connection.value(), WORDING);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
+    private static Duration millis(GreptimeSinkConfig cfg, String key) {
+        return Duration.ofMillis(cfg.getLong(key));
     }
 
     /** @return the client, its batching writer and direct writes */
