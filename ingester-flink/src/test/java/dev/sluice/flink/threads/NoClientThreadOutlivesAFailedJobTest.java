@@ -3,16 +3,12 @@ package dev.sluice.flink.threads;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.flink.testjobs.SqlJobs;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.write.StatusCode;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -26,17 +22,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class NoClientThreadOutlivesAFailedJobTest {
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension FLINK = SqlJobs.miniCluster(2);
 
     private static StreamTableEnvironment env() {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
-        StreamTableEnvironment t = StreamTableEnvironment.create(env);
-        t.getConfig().setLocalTimeZone(ZoneId.of("UTC"));
-        return t;
+        return SqlJobs.withoutRestarts(1);
     }
 
     /** A thread of the connector's client, or one running with a job's class loader as its context. */

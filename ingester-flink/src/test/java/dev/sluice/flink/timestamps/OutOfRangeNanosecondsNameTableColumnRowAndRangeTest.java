@@ -3,13 +3,9 @@ package dev.sluice.flink.timestamps;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.flink.testjobs.SqlJobs;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
-import java.time.ZoneId;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -22,28 +18,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class OutOfRangeNanosecondsNameTableColumnRowAndRangeTest {
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension FLINK = SqlJobs.miniCluster(2);
     @RegisterExtension
     static final GreptimeTestkitExtension TESTKIT = new GreptimeTestkitExtension();
 
     private static StreamTableEnvironment env() {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
-        StreamTableEnvironment t = StreamTableEnvironment.create(env);
-        t.getConfig().setLocalTimeZone(ZoneId.of("UTC"));
-        return t;
+        return SqlJobs.withoutRestarts(1);
     }
 
     private static String failure(StreamTableEnvironment t, String insert) {
-        Exception e = assertThrows(Exception.class, () -> t.executeSql(insert).await());
-        StringBuilder all = new StringBuilder();
-        for (Throwable c = e; c != null; c = c.getCause()) {
-            all.append(c).append('\n');
-        }
-        return all.toString();
+        return SqlJobs.messages(assertThrows(Exception.class, () -> t.executeSql(insert).await()));
     }
 
     private static void assertNamed(String m, String table, String column) {

@@ -2,13 +2,13 @@ package dev.sluice.flink.upsert;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.sluice.flink.testjobs.SqlJobs;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.time.ZoneId;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -22,8 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class TimeIndexOutsideTheKeyLeavesOnlyTheFinalRowTest {
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension FLINK = SqlJobs.miniCluster(4);
     @RegisterExtension
     static final GreptimeTestkitExtension TESTKIT = new GreptimeTestkitExtension();
     private static final int EVENTS = 10_000;
