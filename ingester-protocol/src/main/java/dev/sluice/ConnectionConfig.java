@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * A client's settings in one string, as a program reads them from its configuration or its environment:
@@ -62,6 +63,10 @@ public final class ConnectionConfig {
             + "[?key=value&...]";
     private static final int DEFAULT_PORT = 4001;
     private static final String HINT_PREFIX = "hint.";
+    /** What brackets may hold: an IPv6 address (hexadecimal groups, '::', a dotted IPv4 tail), with an optional zone. */
+    /** The longest duration a key takes: waits are timed in nanoseconds held in a long. */
+    private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+    private static final Pattern IPV6 = Pattern.compile("(?=[0-9A-Fa-f.]*:)[0-9A-Fa-f:.]+(%[0-9A-Za-z_.\\-]+)?");
 
     private final List<String> endpoints;
     private final String database;
@@ -247,6 +252,10 @@ public final class ConnectionConfig {
                     throw new IllegalArgumentException("host '" + h + "' opens '[' without closing it");
                 }
                 host = h.substring(0, close + 1);
+                if (!IPV6.matcher(host.substring(1, close)).matches()) {
+                    throw new IllegalArgumentException("host '" + h + "': brackets hold an IPv6 address such as"
+                            + " [::1]; write a name or an IPv4 address without them");
+                }
                 String after = h.substring(close + 1);
                 if (!after.isEmpty() && !after.startsWith(":")) {
                     throw new IllegalArgumentException("host '" + h + "': expected [address]:port");
@@ -266,13 +275,12 @@ public final class ConnectionConfig {
             }
             int p = DEFAULT_PORT;
             if (port != null) {
-                try {
-                    p = Integer.parseInt(port);
-                } catch (NumberFormatException e) {
-                    p = -1;
-                }
+                // Digits only: Integer.parseInt alone would also take a sign ('+80').
+                p = port.isEmpty() || port.length() > 5 || !port.chars().allMatch(c -> c >= '0' && c <= '9') ? -1
+                        : Integer.parseInt(port);
                 if (p < 1 || p > 65_535) {
-                    throw new IllegalArgumentException("host '" + h + "' has an invalid port '" + port + "'");
+                    throw new IllegalArgumentException("host '" + h + "' has an invalid port '" + port
+                            + "': write a port from 1 to 65535 in digits");
                 }
             }
             out.add(host + ":" + p);
@@ -650,10 +658,10 @@ public final class ConnectionConfig {
                     (s, n, v) -> s.options.healthCheckInterval(duration(v))),
             new Key("max_message_size", Scope.OPTIONS, "bytes", d -> bytes(d.options.maxMessageSize()),
                     "largest request sent; a larger regular write is split",
-                    (s, n, v) -> s.options.maxMessageSize(Math.toIntExact(bytes(v)))),
+                    (s, n, v) -> s.options.maxMessageSize(intBytes(v))),
             new Key("max_inbound_message_size", Scope.OPTIONS, "bytes",
                     d -> bytes(d.options.maxInboundMessageSize()), "largest answer accepted",
-                    (s, n, v) -> s.options.maxInboundMessageSize(Math.toIntExact(bytes(v)))),
+                    (s, n, v) -> s.options.maxInboundMessageSize(intBytes(v))),
             new Key("max_in_flight_bytes", Scope.OPTIONS, "bytes", d -> bytes(d.options.maxInFlightBytes()),
                     "encoded bytes unsent or unanswered, client-wide",
                     (s, n, v) -> s.options.maxInFlightBytes(bytes(v))),
@@ -794,6 +802,25 @@ public final class ConnectionConfig {
      * {@code 30s}), or ISO-8601 ({@code PT30S}).
      */
     static Duration duration(String v) {
+        Duration d;
+        try {
+            d = unboundedDuration(v);
+        } catch (ArithmeticException e) {
+            d = null;
+        } catch (DateTimeParseException e) {
+            if (!(e.getCause() instanceof ArithmeticException)) {
+                throw e;
+            }
+            d = null;
+        }
+        if (d == null || d.compareTo(LONGEST) > 0) {
+            throw new IllegalArgumentException("too long: a duration is at most " + LONGEST.toHours()
+                    + "h (about 292 years, the longest wait the client can time in nanoseconds)");
+        }
+        return d;
+    }
+
+    private static Duration unboundedDuration(String v) {
         String t = v.trim().toLowerCase(Locale.ROOT);
         if (t.startsWith("p")) {
             return Duration.parse(t.toUpperCase(Locale.ROOT));
@@ -855,6 +882,16 @@ public final class ConnectionConfig {
         } catch (NumberFormatException | ArithmeticException e) {
             throw new IllegalArgumentException("not a size such as 1048576, 512KiB, 64MiB or 1GiB");
         }
+    }
+
+    /** Reads a size for a setting held in an int: at most 2GiB - 1. */
+    private static int intBytes(String v) {
+        long n = bytes(v);
+        if (n > Integer.MAX_VALUE || n < Integer.MIN_VALUE) {
+            throw new IllegalArgumentException("too large: this setting takes at most " + Integer.MAX_VALUE
+                    + " bytes (2GiB - 1)");
+        }
+        return (int) n;
     }
 
     private static String bytes(long n) {

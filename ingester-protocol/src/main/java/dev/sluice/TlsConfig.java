@@ -98,9 +98,10 @@ public final class TlsConfig {
          *
          * @param caPem the CA certificates, or null for the system trust store (the default)
          * @return this
+         * @throws IllegalArgumentException when the path is empty
          */
         public Builder trustCertificates(Path caPem) {
-            this.trustCertificates = caPem;
+            this.trustCertificates = named(caPem, "the CA certificates' file");
             return this;
         }
 
@@ -110,8 +111,11 @@ public final class TlsConfig {
          * @param certificateChainPem the client's certificate chain
          * @param privateKeyPem its PKCS#8 private key
          * @return this
+         * @throws IllegalArgumentException when only one is given, or a path is empty
          */
         public Builder clientCertificate(Path certificateChainPem, Path privateKeyPem) {
+            named(certificateChainPem, "the client certificate chain's file");
+            named(privateKeyPem, "the client private key's file");
             if ((certificateChainPem == null) != (privateKeyPem == null)) {
                 throw new IllegalArgumentException("mutual TLS needs both the client certificate chain and its"
                         + " private key");
@@ -126,10 +130,23 @@ public final class TlsConfig {
          *
          * @param name the expected name, or null for the endpoint's host (the default)
          * @return this
+         * @throws IllegalArgumentException when the name is empty or blank
          */
         public Builder serverNameOverride(String name) {
+            if (name != null && name.isBlank()) {
+                throw new IllegalArgumentException("the expected server name is empty: give the name in the server's"
+                        + " certificate, or none to expect the host's own");
+            }
             this.serverNameOverride = name;
             return this;
+        }
+
+        /** An empty path names no file (it would read the working directory): refused, naming what it is for. */
+        private static Path named(Path file, String what) {
+            if (file != null && file.toString().isBlank()) {
+                throw new IllegalArgumentException(what + " is empty: give the path of a PEM file");
+            }
+            return file;
         }
 
         /**

@@ -21,11 +21,17 @@ public enum ErrorKind {
     /**
      * The 1004 messages that name a setting, not a row, as GreptimeDB 1.2 words them: a write into a database that
      * does not exist ("Failed to find schema, schema info: db"), a table option it cannot parse ("Failed to parse
-     * table option, key: ttl, value: x"), a missing table the {@code auto_create_table=false} hint forbids to
-     * create ("Table `t` does not exist, and `auto_create_table` hint is disabled").
+     * table option, key: ttl, value: x", src/table/src/error.rs), a region option it cannot read ("Invalid options:
+     * provided string was not `true` or `false` ..." for {@code append_mode=yes}, "Invalid options: unknown variant
+     * ..." for a {@code merge_mode} it lacks, "Invalid region options, merge_mode is not allowed when append_mode is
+     * enabled": src/mito2/src/region/options.rs and src/mito2/src/error.rs), and the {@code auto_create_table} hint
+     * read as a setting: a missing table it forbids to create ("Table `t` does not exist, and `auto_create_table`
+     * hint is disabled") or a value that is not a boolean ("`auto_create_table` hint must be a boolean",
+     * src/operator/src/insert.rs).
      */
     private static final String[] SETUP_MESSAGES = {
-        "Failed to find schema", "Failed to parse table option", "`auto_create_table` hint is disabled",
+        "Failed to find schema", "Failed to parse table option", "Invalid options: ", "Invalid region options, ",
+        "`auto_create_table` hint is disabled", "`auto_create_table` hint must be a boolean",
     };
 
     /**
@@ -43,8 +49,9 @@ public enum ErrorKind {
      *       TableAlreadyExists, 4001 TableNotFound (a table the write may not create, or a missing database on
      *       the bulk path), 4004 DatabaseNotFound, 4006 RegionAlreadyExists, 4011 DatabaseAlreadyExists, every
      *       7xxx code (credentials and rights), and 1004 whose message names a missing database ("Failed to find
-     *       schema"), an unparsable table option ("Failed to parse table option") or a missing table that may
-     *       not be created ("`auto_create_table` hint is disabled").</li>
+     *       schema"), an unparsable table option ("Failed to parse table option", "Invalid options",
+     *       "Invalid region options"), an {@code auto_create_table} hint that is not a boolean, or a missing table
+     *       that may not be created ("`auto_create_table` hint is disabled").</li>
      *   <li>{@link #Transient}: 1005 Cancelled, 1006 IllegalState, 1007 External (object storage and other
      *       services the server depends on), 1008 DeadlineExceeded, 1009 Suspended, 4005 RegionNotFound and 4007
      *       RegionReadonly (a region moving between nodes), 4008 RegionNotReady, 4009 RegionBusy, 4010

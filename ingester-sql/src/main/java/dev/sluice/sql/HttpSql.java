@@ -176,8 +176,16 @@ public final class HttpSql {
     private static final java.util.regex.Pattern APPEND_MODE = java.util.regex.Pattern.compile(
             "(?i)['\"`]?\\bappend_mode['\"`]?\\s*=\\s*'true'");
 
+    /**
+     * Whether the answer says the table is missing. A missing database (4004 "Database not found: db", or 1004
+     * "Failed to find schema") also reads "not found" but says nothing about the table: it stays an error.
+     */
     private static boolean missingTable(SqlException e) {
-        return e.code() == 4001 || e.getMessage().contains("not found") || e.getMessage().contains("not exist");
+        String m = e.getMessage();
+        if (e.code() == 4004 || m.contains("Database not found") || m.contains("Failed to find schema")) {
+            return false;
+        }
+        return e.code() == 4001 || m.contains("not found") || m.contains("not exist");
     }
 
     /**

@@ -397,7 +397,32 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
+        tlsAgrees(props, c);
         return c;
+    }
+
+    /**
+     * Refuses TLS turned off one way and implied the other, naming both: the string's {@code tls=false} beside a
+     * TLS file or server name of the connector's own keys, or {@value #TLS_ENABLED}{@code =false} beside the
+     * string's {@code tls_*} keys (either way one side would silently lose).
+     */
+    private void tlsAgrees(Map<String, String> props, ConnectionConfig c) {
+        if (c.has("tls") && c.options().tls() == null) {
+            for (String key : List.of(TLS_CA, TLS_CERT, TLS_KEY, TLS_SERVER_NAME)) {
+                if (!getString(key).isEmpty()) {
+                    throw new ConfigException(key, props.get(key), "implies TLS, and " + CONNECTION_STRING
+                            + " turns it off (tls=false): drop one of them");
+                }
+            }
+        }
+        if (props.containsKey(TLS_ENABLED) && !getBoolean(TLS_ENABLED)) {
+            for (String key : List.of("tls_ca", "tls_cert", "tls_key", "tls_server_name")) {
+                if (c.has(key)) {
+                    throw new ConfigException(TLS_ENABLED, props.get(TLS_ENABLED), "turns TLS off, and "
+                            + CONNECTION_STRING + " implies it (" + key + "): drop one of them");
+                }
+            }
+        }
     }
 
     /** @return the connection string's settings, or null when {@value #CONNECTION_STRING} is not set */

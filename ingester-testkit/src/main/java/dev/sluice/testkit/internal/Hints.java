@@ -68,27 +68,39 @@ public final class Hints {
 
     /**
      * The region's own reading of its options (src/mito2/src/region/options.rs, {@code RegionOptions::try_from} and
-     * {@code validate}), which fails the create before any table exists: {@code append_mode} is parsed with Rust's
-     * bool {@code FromStr} (exactly {@code true} or {@code false}); {@code merge_mode} deserialises only
-     * {@code last_row} or {@code last_non_null} (empty means unset); and a merge mode with append mode on is refused.
-     * All are InvalidArguments (1004).
+     * {@code validate}), which fails the create before any table exists. The options are read as one JSON object, in
+     * order: {@code append_mode} with Rust's bool {@code FromStr} (exactly {@code true} or {@code false}),
+     * {@code merge_mode} with the enum's {@code FromStr} ({@code last_row} or {@code last_non_null}; empty means
+     * unset); then a merge mode with append mode on is refused. All are InvalidArguments (1004), worded as the
+     * server's {@code output_msg} renders mito's {@code JsonOptions} ("Invalid options: " and serde_json's message
+     * with its position) and {@code InvalidRegionOptions} errors (src/mito2/src/error.rs).
      */
     private static void checkRegionOptions(Map<String, String> options) {
-        String append = options.get("append_mode");
-        if (append != null && !append.equals("true") && !append.equals("false")) {
-            throw new ServerError(StatusCode.InvalidArguments,
-                    "Invalid options: provided string was not `true` or `false`, key: append_mode, value: " + append);
+        int column = 1;
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            // serde_json reports the column of the value's closing quote in {"key":"value",...}.
+            column += (column > 1 ? 1 : 0) + e.getKey().length() + 3 + e.getValue().length() + 2;
+            String v = e.getValue();
+            String why = null;
+            if (e.getKey().equals("append_mode") && !v.equals("true") && !v.equals("false")) {
+                why = "provided string was not `true` or `false`";
+            } else if (e.getKey().equals("merge_mode") && mergeSet(v) && !v.equals("last_row")
+                    && !v.equals("last_non_null")) {
+                why = "Matching variant not found";
+            }
+            if (why != null) {
+                throw new ServerError(StatusCode.InvalidArguments, "Invalid options: " + why + " at line 1 column "
+                        + column);
+            }
         }
-        String merge = options.get("merge_mode");
-        boolean mergeSet = merge != null && !merge.isEmpty() && !merge.equalsIgnoreCase("null");
-        if (mergeSet && !merge.equals("last_row") && !merge.equals("last_non_null")) {
-            throw new ServerError(StatusCode.InvalidArguments, "Invalid options: unknown variant `" + merge
-                    + "`, expected `last_row` or `last_non_null`");
-        }
-        if (mergeSet && "true".equals(append)) {
+        if (mergeSet(options.get("merge_mode")) && "true".equals(options.get("append_mode"))) {
             throw new ServerError(StatusCode.InvalidArguments,
                     "Invalid region options, merge_mode is not allowed when append_mode is enabled");
         }
+    }
+
+    private static boolean mergeSet(String merge) {
+        return merge != null && !merge.isEmpty() && !merge.equalsIgnoreCase("null");
     }
 
     /**
@@ -105,6 +117,8 @@ public final class Hints {
         if (v.equals("false")) {
             return false;
         }
-        throw new ServerError(StatusCode.InvalidArguments, "Invalid value for hint auto_create_table: " + v);
+        // As src/operator/src/insert.rs words it.
+        throw new ServerError(StatusCode.InvalidArguments,
+                "Invalid InsertRequest, reason: `auto_create_table` hint must be a boolean");
     }
 }
