@@ -79,6 +79,11 @@ public final class ImportCommand implements Callable<Integer> {
      * @param args the arguments
      */
     public static void main(String[] args) {
+        // Netty's buffer events (gRPC's shaded copy, and Arrow's) register with Flight Recorder when it is available,
+        // a few hundred milliseconds of a fresh JVM for recordings nobody started; -D...jfr.enabled=true keeps them.
+        System.setProperty("io.grpc.netty.shaded.io.netty.jfr.enabled",
+                System.getProperty("io.grpc.netty.shaded.io.netty.jfr.enabled", "false"));
+        System.setProperty("io.netty.jfr.enabled", System.getProperty("io.netty.jfr.enabled", "false"));
         System.exit(run(System.out, System.err, args));
     }
 }

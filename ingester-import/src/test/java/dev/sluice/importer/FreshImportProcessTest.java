@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The import as a process of its own, as people run it: it prints only its own lines, and its start-up loads no
  * more than the job needs (neither Arrow's {@code Schema}, whose first use starts Jackson's object mapper, nor the
- * JDK's HTTP client: each costs a fresh JVM a few hundred milliseconds).
+ * JDK's HTTP client, nor Flight Recorder's event registration: each costs a fresh JVM a few hundred milliseconds).
  */
 class FreshImportProcessTest {
     @RegisterExtension
@@ -51,5 +51,26 @@ class FreshImportProcessTest {
         assertFalse(loaded.contains("org.apache.arrow.vector.types.pojo.Schema "), "Arrow's Schema was loaded");
         assertFalse(loaded.contains("com.fasterxml.jackson.databind.ObjectMapper "), "Jackson's ObjectMapper was loaded");
         assertFalse(loaded.contains("java.net.http.HttpClient "), "the JDK's HTTP client was loaded");
+    }
+
+    @Test
+    void anImportRegistersNoFlightRecorderEventsUnlessAskedTo() throws Exception {
+        Path csv = dir.resolve("events.csv");
+        Files.writeString(csv, "host,v,ts\nh1,1.5,1700000000000\nh2,2.5,1700000000001\n");
+        Path classes = dir.resolve("events-classes.txt");
+        List<String> cmd = CrashResumeTest.childCommand(List.of("-Xlog:class+load=info:file=" + classes),
+                "--endpoint", testkit.server().endpoint(), "--http-endpoint", testkit.server().httpEndpoint(),
+                "--tags", "host", "--quiet", csv.toString());
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("events.txt").toFile())
+                .start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the import did not end");
+        assertEquals(0, p.exitValue(), Files.readString(dir.resolve("events.txt")));
+        assertEquals(2, testkit.server().rowCount("events"));
+
+        // Netty's buffer allocation events: registering them generates a handler class per event, a few hundred
+        // milliseconds of a fresh JVM, for recordings nobody started.
+        String loaded = Files.readString(classes);
+        assertFalse(loaded.contains("jdk.jfr.internal.MetadataRepository "), "Flight Recorder events were registered");
+        assertFalse(loaded.contains("jdk.jfr.internal.EventHandlerCreator "), "Flight Recorder event handlers were made");
     }
 }
