@@ -3,6 +3,7 @@ package dev.sluice.importer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.testkit.Faults;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.io.IOException;
@@ -109,6 +110,52 @@ class CrashResumeTest {
         return cmd;
     }
 
+    /**
+     * Starts a child import and kills it with SIGKILL while it cannot have finished: once at least {@code answered}
+     * write requests for {@code table} were answered and {@code state} records an acknowledged row, the next request
+     * is stored and its answer held, and the child, waiting for that answer, is killed. The held answer then goes to
+     * nobody. Fails with the child's log when it ends before a request is held.
+     */
+    static void killWhileHeld(GreptimeTestServer server, String table, int answered, Path state,
+            java.util.concurrent.Callable<Process> start, Path log) throws Exception {
+        java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
+        server.faults().hold(Faults.HoldPoint.BEFORE_ANSWER, r -> r.tables().contains(table)
+                && seen.incrementAndGet() > answered && recordsAnAcknowledgedRow(state));
+        Process p = start.call();
+        try {
+            awaitHeldWhileAlive(server, p, log);
+        } finally {
+            p.destroyForcibly(); // SIGKILL
+            assertTrue(p.waitFor(10, TimeUnit.MINUTES), "the killed import did not end");
+            server.faults().release();
+        }
+    }
+
+    /**
+     * Waits until the server holds a request (a hold must be set), failing with the child's log when the child ends
+     * first; the child is alive on return.
+     */
+    static void awaitHeldWhileAlive(GreptimeTestServer server, Process p, Path log) throws Exception {
+        while (server.faults().heldCount() == 0) {
+            assertTrue(p.isAlive(), "the import ended before a request was held: " + Files.readString(log));
+            try {
+                server.faults().awaitHeld(1, Duration.ofSeconds(1));
+            } catch (java.util.concurrent.TimeoutException notYet) {
+                // look at the child again
+            }
+        }
+        assertTrue(p.isAlive(), "the import ended while its request was held: " + Files.readString(log));
+    }
+
+    /** Whether the state file records at least one acknowledged row (false while it does not exist). */
+    static boolean recordsAnAcknowledgedRow(Path state) {
+        try {
+            return java.util.regex.Pattern.compile("\"acked\" : [1-9]").matcher(Files.readString(state)).find();
+        } catch (IOException notYetWritten) {
+            return false;
+        }
+    }
+
     /** Kills the child with SIGKILL once the table holds at least {@code rows} rows; false if it ended first. */
     static boolean killWhenStored(Process p, String table, long rows, long extraMillis) throws InterruptedException {
         return killWhenStored(testkit.server(), p, table, rows, extraMillis);
@@ -140,12 +187,11 @@ class CrashResumeTest {
         List<String> files = files();
         List<Map<String, Object>> expected = reference(files);
         Path state = dir.resolve("crash.state");
-        testkit.server().faults().bulkAckDelay(Duration.ofMillis(40));
-        long[] killAt = {8_000, 27_000, 47_000};
-        for (int k = 0; k < killAt.length; k++) {
-            Process p = child(args("crashed", state, files), dir.resolve("run-" + k + ".log"));
-            assertTrue(killWhenStored(p, "crashed", killAt[k], 0), "run " + k + " ended before it could be killed: "
-                    + Files.readString(dir.resolve("run-" + k + ".log")));
+        int[] answeredBeforeKill = {16, 38, 40};
+        for (int k = 0; k < answeredBeforeKill.length; k++) {
+            Path log = dir.resolve("run-" + k + ".log");
+            killWhileHeld(testkit.server(), "crashed", answeredBeforeKill[k], state,
+                    () -> child(args("crashed", state, files), log), log);
             assertTrue(Files.exists(state), "the state file is written while importing");
             assertTrue(Files.readString(state).contains("\"done\" : false"), Files.readString(state));
         }
@@ -250,12 +296,11 @@ class CrashResumeTest {
         List<String> files = parquetFiles();
         List<Map<String, Object>> expected = reference(files);
         Path state = dir.resolve("parquet.state");
-        testkit.server().faults().bulkAckDelay(Duration.ofMillis(40));
-        long[] killAt = {10_000, 33_000};
-        for (int k = 0; k < killAt.length; k++) {
-            Process p = child(args("crashed_parquet", state, files), dir.resolve("pq-" + k + ".log"));
-            assertTrue(killWhenStored(p, "crashed_parquet", killAt[k], 0), "run " + k + " ended before it could be"
-                    + " killed: " + Files.readString(dir.resolve("pq-" + k + ".log")));
+        int[] answeredBeforeKill = {20, 46};
+        for (int k = 0; k < answeredBeforeKill.length; k++) {
+            Path log = dir.resolve("pq-" + k + ".log");
+            killWhileHeld(testkit.server(), "crashed_parquet", answeredBeforeKill[k], state,
+                    () -> child(args("crashed_parquet", state, files), log), log);
         }
         testkit.server().faults().reset();
         String recorded = Files.readString(state);
