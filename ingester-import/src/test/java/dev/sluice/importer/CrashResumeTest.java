@@ -111,16 +111,17 @@ class CrashResumeTest {
     }
 
     /**
-     * Starts a child import and kills it with SIGKILL while it cannot have finished: once at least {@code answered}
-     * write requests for {@code table} were answered and {@code state} records an acknowledged row, the next request
+     * Starts a child import and kills it with SIGKILL while it cannot have finished: once write requests for
+     * {@code table} carrying at least {@code rowsBefore} rows have passed and {@code state} (when not null) records an
+     * acknowledged row, the next request
      * is stored and its answer held, and the child, waiting for that answer, is killed. The held answer then goes to
      * nobody. Fails with the child's log when it ends before a request is held.
      */
-    static void killWhileHeld(GreptimeTestServer server, String table, int answered, Path state,
+    static void killWhileHeld(GreptimeTestServer server, String table, long rowsBefore, Path state,
             java.util.concurrent.Callable<Process> start, Path log) throws Exception {
-        java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong passed = new java.util.concurrent.atomic.AtomicLong();
         server.faults().hold(Faults.HoldPoint.BEFORE_ANSWER, r -> r.tables().contains(table)
-                && seen.incrementAndGet() > answered && recordsAnAcknowledgedRow(state));
+                && passed.getAndAdd(r.rows()) >= rowsBefore && (state == null || recordsAnAcknowledgedRow(state)));
         Process p = start.call();
         try {
             awaitHeldWhileAlive(server, p, log);
@@ -156,41 +157,15 @@ class CrashResumeTest {
         }
     }
 
-    /** Kills the child with SIGKILL once the table holds at least {@code rows} rows; false if it ended first. */
-    static boolean killWhenStored(Process p, String table, long rows, long extraMillis) throws InterruptedException {
-        return killWhenStored(testkit.server(), p, table, rows, extraMillis);
-    }
-
-    /**
-     * Kills the child with SIGKILL once {@code server}'s table holds at least {@code rows} rows, {@code extraMillis}
-     * later; false if it ended first.
-     */
-    static boolean killWhenStored(dev.sluice.testkit.GreptimeTestServer server, Process p, String table, long rows,
-            long extraMillis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (System.nanoTime() < deadline && p.isAlive()) {
-            if (server.tables().contains(table) && server.rowCount(table) >= rows) {
-                Thread.sleep(extraMillis);
-                boolean alive = p.isAlive();
-                p.destroyForcibly(); // SIGKILL
-                p.waitFor(30, TimeUnit.SECONDS);
-                return alive;
-            }
-            Thread.sleep(10);
-        }
-        p.destroyForcibly();
-        return false;
-    }
-
     @Test
     void killedThreeTimesAndRunAgainTheTableEqualsAnUninterruptedImport() throws Exception {
         List<String> files = files();
         List<Map<String, Object>> expected = reference(files);
         Path state = dir.resolve("crash.state");
-        int[] answeredBeforeKill = {16, 38, 40};
-        for (int k = 0; k < answeredBeforeKill.length; k++) {
+        long[] rowsBeforeKill = {8_000, 19_000, 20_000};
+        for (int k = 0; k < rowsBeforeKill.length; k++) {
             Path log = dir.resolve("run-" + k + ".log");
-            killWhileHeld(testkit.server(), "crashed", answeredBeforeKill[k], state,
+            killWhileHeld(testkit.server(), "crashed", rowsBeforeKill[k], state,
                     () -> child(args("crashed", state, files), log), log);
             assertTrue(Files.exists(state), "the state file is written while importing");
             assertTrue(Files.readString(state).contains("\"done\" : false"), Files.readString(state));
@@ -212,12 +187,10 @@ class CrashResumeTest {
         List<String> files = files();
         List<Map<String, Object>> expected = reference(files);
         Path state = dir.resolve("append.state");
-        testkit.server().faults().bulkAckDelay(Duration.ofMillis(1500));
         String[] run = args("appended", state, files, 1, "--with", "append_mode=true");
-        Process p = child(run, dir.resolve("append.log"));
-        // Batch 4 is stored; its answer is held for 1.5 s when the import is killed.
-        assertTrue(killWhenStored(p, "appended", 2_000, 200), Files.readString(dir.resolve("append.log")));
-        testkit.server().faults().reset();
+        Path log = dir.resolve("append.log");
+        // Batch 4 is stored; its answer is held when the import is killed.
+        killWhileHeld(testkit.server(), "appended", 1_500, null, () -> child(run, log), log);
         long stored = testkit.server().rowCount("appended");
         assertEquals("true", testkit.server().tableOptions("public", "appended").get("append_mode"));
 
@@ -242,11 +215,11 @@ class CrashResumeTest {
         testkit.server().faults().bulkAckDelay(Duration.ofMillis(20));
         CompletableFuture<Cli.Run> run = CompletableFuture.supplyAsync(
                 () -> Cli.run(args("outage", dir.resolve("outage.state"), files, "--retry-deadline", "60")));
-        waitForRows("outage", 20_000);
+        waitForRows("outage", 20_000, run);
         testkit.server().stop();
         Thread.sleep(2_000);
         testkit.server().resume();
-        Cli.Run r = run.get(120, TimeUnit.SECONDS);
+        Cli.Run r = run.get(10, TimeUnit.MINUTES);
         assertEquals(0, r.code(), r.toString());
         assertEquals(expected, sorted("outage"));
     }
@@ -259,9 +232,9 @@ class CrashResumeTest {
         Path state = dir.resolve("gone.state");
         CompletableFuture<Cli.Run> run = CompletableFuture.supplyAsync(
                 () -> Cli.run(args("gone", state, files, "--retry-deadline", "2", "--timeout", "2")));
-        waitForRows("gone", 20_000);
+        waitForRows("gone", 20_000, run);
         testkit.server().stop();
-        Cli.Run failed = run.get(120, TimeUnit.SECONDS);
+        Cli.Run failed = run.get(10, TimeUnit.MINUTES);
         assertEquals(3, failed.code(), failed.toString());
         assertTrue(failed.err().contains("run the same command again"), failed.err());
         testkit.server().resume();
@@ -296,10 +269,10 @@ class CrashResumeTest {
         List<String> files = parquetFiles();
         List<Map<String, Object>> expected = reference(files);
         Path state = dir.resolve("parquet.state");
-        int[] answeredBeforeKill = {20, 46};
-        for (int k = 0; k < answeredBeforeKill.length; k++) {
+        long[] rowsBeforeKill = {10_000, 23_000};
+        for (int k = 0; k < rowsBeforeKill.length; k++) {
             Path log = dir.resolve("pq-" + k + ".log");
-            killWhileHeld(testkit.server(), "crashed_parquet", answeredBeforeKill[k], state,
+            killWhileHeld(testkit.server(), "crashed_parquet", rowsBeforeKill[k], state,
                     () -> child(args("crashed_parquet", state, files), log), log);
         }
         testkit.server().faults().reset();
@@ -316,9 +289,12 @@ class CrashResumeTest {
                 Files.readString(summary) + "\n" + recorded);
     }
 
-    static void waitForRows(String table, long rows) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    static void waitForRows(String table, long rows, CompletableFuture<Cli.Run> run) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
         while (System.nanoTime() < deadline) {
+            if (run.isDone()) {
+                throw new AssertionError("the import ended before " + table + " held " + rows + " rows: " + run.get());
+            }
             if (testkit.server().tables().contains(table) && testkit.server().rowCount(table) >= rows) {
                 return;
             }

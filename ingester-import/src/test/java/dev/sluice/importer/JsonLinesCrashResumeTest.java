@@ -84,10 +84,10 @@ class JsonLinesCrashResumeTest {
 
         Path state = dir.resolve(kind + ".state");
         String table = kind + "_crashed";
-        int[] answeredBeforeKill = {12, 24};
-        for (int k = 0; k < answeredBeforeKill.length; k++) {
+        long[] rowsBeforeKill = {3_000, 6_000};
+        for (int k = 0; k < rowsBeforeKill.length; k++) {
             Path log = dir.resolve(kind + "-" + k + ".log");
-            CrashResumeTest.killWhileHeld(testkit.server(), table, answeredBeforeKill[k], state,
+            CrashResumeTest.killWhileHeld(testkit.server(), table, rowsBeforeKill[k], state,
                     () -> CrashResumeTest.child(args(table, state, files), log), log);
         }
         Cli.Run last = Cli.run(args(table, state, files));

@@ -61,7 +61,7 @@ class StandardInputResumedAfterKillTest {
         String[] args = Cli.at(testkit.server(), "-q", "--format", "csv", "--table", "piped_kill", "--tags", "host",
                 "--batch", "500", "--in-flight", "2", "--state", state.toString(), "-");
         Path log = dir.resolve("killed.log");
-        CrashResumeTest.killWhileHeld(testkit.server(), "piped_kill", 10, state, () -> childReading(data, args, log), log);
+        CrashResumeTest.killWhileHeld(testkit.server(), "piped_kill", 5_000, state, () -> childReading(data, args, log), log);
         assertTrue(Files.readString(state).contains("\"done\" : false"), Files.readString(state));
 
         Cli.Run again = StandardInputImportedAgainTest.fromStdin(sb.toString(), args);
