@@ -113,9 +113,8 @@ class CrashResumeTest {
     /**
      * Starts a child import and kills it with SIGKILL while it cannot have finished: once write requests for
      * {@code table} carrying at least {@code rowsBefore} rows have passed and {@code state} (when not null) records an
-     * acknowledged row, the next request
-     * is stored and its answer held, and the child, waiting for that answer, is killed. The held answer then goes to
-     * nobody. Fails with the child's log when it ends before a request is held.
+     * acknowledged row, the next request is stored and its answer held, and the child, waiting for that answer, is
+     * killed. The held answer then goes to nobody. Fails with the child's log when it ends before a request is held.
      */
     static void killWhileHeld(GreptimeTestServer server, String table, long rowsBefore, Path state,
             java.util.concurrent.Callable<Process> start, Path log) throws Exception {
