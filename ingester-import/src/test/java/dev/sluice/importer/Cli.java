@@ -45,7 +45,8 @@ public final class Cli {
     }
 
     /**
-     * The arguments that point the command at a server, then the given ones.
+     * The arguments that point the command at a server, then the given ones. Its retry deadline and call timeout
+     * are minutes long, so that a busy machine never trips them: a test of a deadline gives its own arguments.
      *
      * @param server the testkit
      * @param args the other arguments
@@ -53,7 +54,7 @@ public final class Cli {
      */
     public static String[] at(GreptimeTestServer server, String... args) {
         List<String> a = new ArrayList<>(List.of("--endpoint", server.endpoint(), "--http-endpoint",
-                server.httpEndpoint(), "--retry-deadline", "5", "--timeout", "10"));
+                server.httpEndpoint(), "--retry-deadline", "600", "--timeout", "300"));
         a.addAll(Arrays.asList(args));
         return a.toArray(new String[0]);
     }

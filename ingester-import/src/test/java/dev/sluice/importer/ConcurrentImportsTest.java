@@ -3,11 +3,11 @@ package dev.sluice.importer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.testkit.Faults;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -40,16 +40,14 @@ class ConcurrentImportsTest {
                 "--parallelism", "1"));
         a.addAll(files);
         String[] args = Cli.at(testkit.server(), a.toArray(new String[0]));
-        testkit.server().faults().bulkAckDelay(Duration.ofMillis(100));
+        // The first import's second batch is stored and its answer held: it runs until the hold is released.
+        java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
+        testkit.server().faults().hold(Faults.HoldPoint.BEFORE_ANSWER,
+                r -> r.tables().contains("shared") && seen.incrementAndGet() > 1);
         Path log = dir.resolve("first.log");
         Process first = CrashResumeTest.child(args, log);
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (first.isAlive() && System.nanoTime() < deadline && !(testkit.server().tables().contains("shared")
-                    && testkit.server().rowCount("shared") >= 100)) {
-                Thread.sleep(10); // a poll of the stored rows, bounded by the deadline
-            }
-            assertTrue(first.isAlive(), "the first import ended before the second could start: " + Files.readString(log));
+            CrashResumeTest.awaitHeldWhileAlive(testkit.server(), first, log);
 
             Cli.Run second = Cli.run(args);
             assertEquals(2, second.code(), second.toString());
@@ -59,7 +57,7 @@ class ConcurrentImportsTest {
         } finally {
             testkit.server().faults().reset();
         }
-        assertTrue(first.waitFor(120, TimeUnit.SECONDS), "the first import did not end");
+        assertTrue(first.waitFor(10, TimeUnit.MINUTES), "the first import did not end");
         assertEquals(0, first.exitValue(), Files.readString(log));
         assertEquals(6_000, testkit.server().rowCount("shared"));
 

@@ -3,6 +3,7 @@ package dev.sluice.importer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.testkit.Faults;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.io.IOException;
@@ -109,30 +110,50 @@ class CrashResumeTest {
         return cmd;
     }
 
-    /** Kills the child with SIGKILL once the table holds at least {@code rows} rows; false if it ended first. */
-    static boolean killWhenStored(Process p, String table, long rows, long extraMillis) throws InterruptedException {
-        return killWhenStored(testkit.server(), p, table, rows, extraMillis);
+    /**
+     * Starts a child import and kills it with SIGKILL while it cannot have finished: once write requests for
+     * {@code table} carrying at least {@code rowsBefore} rows have passed and {@code state} (when not null) records an
+     * acknowledged row, the next request is stored and its answer held, and the child, waiting for that answer, is
+     * killed. The held answer then goes to nobody. Fails with the child's log when it ends before a request is held.
+     */
+    static void killWhileHeld(GreptimeTestServer server, String table, long rowsBefore, Path state,
+            java.util.concurrent.Callable<Process> start, Path log) throws Exception {
+        java.util.concurrent.atomic.AtomicLong passed = new java.util.concurrent.atomic.AtomicLong();
+        server.faults().hold(Faults.HoldPoint.BEFORE_ANSWER, r -> r.tables().contains(table)
+                && passed.getAndAdd(r.rows()) >= rowsBefore && (state == null || recordsAnAcknowledgedRow(state)));
+        Process p = start.call();
+        try {
+            awaitHeldWhileAlive(server, p, log);
+        } finally {
+            p.destroyForcibly(); // SIGKILL
+            assertTrue(p.waitFor(10, TimeUnit.MINUTES), "the killed import did not end");
+            server.faults().release();
+        }
     }
 
     /**
-     * Kills the child with SIGKILL once {@code server}'s table holds at least {@code rows} rows, {@code extraMillis}
-     * later; false if it ended first.
+     * Waits until the server holds a request (a hold must be set), failing with the child's log when the child ends
+     * first; the child is alive on return.
      */
-    static boolean killWhenStored(dev.sluice.testkit.GreptimeTestServer server, Process p, String table, long rows,
-            long extraMillis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (System.nanoTime() < deadline && p.isAlive()) {
-            if (server.tables().contains(table) && server.rowCount(table) >= rows) {
-                Thread.sleep(extraMillis); // scenario timing: the kill lands this long after the rows, not a wait
-                boolean alive = p.isAlive();
-                p.destroyForcibly(); // SIGKILL
-                p.waitFor(30, TimeUnit.SECONDS);
-                return alive;
+    static void awaitHeldWhileAlive(GreptimeTestServer server, Process p, Path log) throws Exception {
+        while (server.faults().heldCount() == 0) {
+            assertTrue(p.isAlive(), "the import ended before a request was held: " + Files.readString(log));
+            try {
+                server.faults().awaitHeld(1, Duration.ofSeconds(1));
+            } catch (java.util.concurrent.TimeoutException notYet) {
+                // look at the child again
             }
-            Thread.sleep(10); // a poll of the stored rows and the process, bounded by the deadline
         }
-        p.destroyForcibly();
-        return false;
+        assertTrue(p.isAlive(), "the import ended while its request was held: " + Files.readString(log));
+    }
+
+    /** Whether the state file records at least one acknowledged row (false while it does not exist). */
+    static boolean recordsAnAcknowledgedRow(Path state) {
+        try {
+            return java.util.regex.Pattern.compile("\"acked\" : [1-9]").matcher(Files.readString(state)).find();
+        } catch (IOException notYetWritten) {
+            return false;
+        }
     }
 
     @Test
@@ -140,12 +161,11 @@ class CrashResumeTest {
         List<String> files = files();
         List<Map<String, Object>> expected = reference(files);
         Path state = dir.resolve("crash.state");
-        testkit.server().faults().bulkAckDelay(Duration.ofMillis(40));
-        long[] killAt = {8_000, 27_000, 47_000};
-        for (int k = 0; k < killAt.length; k++) {
-            Process p = child(args("crashed", state, files), dir.resolve("run-" + k + ".log"));
-            assertTrue(killWhenStored(p, "crashed", killAt[k], 0), "run " + k + " ended before it could be killed: "
-                    + Files.readString(dir.resolve("run-" + k + ".log")));
+        long[] rowsBeforeKill = {8_000, 19_000, 20_000};
+        for (int k = 0; k < rowsBeforeKill.length; k++) {
+            Path log = dir.resolve("run-" + k + ".log");
+            killWhileHeld(testkit.server(), "crashed", rowsBeforeKill[k], state,
+                    () -> child(args("crashed", state, files), log), log);
             assertTrue(Files.exists(state), "the state file is written while importing");
             assertTrue(Files.readString(state).contains("\"done\" : false"), Files.readString(state));
         }
@@ -166,12 +186,10 @@ class CrashResumeTest {
         List<String> files = files();
         List<Map<String, Object>> expected = reference(files);
         Path state = dir.resolve("append.state");
-        testkit.server().faults().bulkAckDelay(Duration.ofMillis(1500));
         String[] run = args("appended", state, files, 1, "--with", "append_mode=true");
-        Process p = child(run, dir.resolve("append.log"));
-        // Batch 4 is stored; its answer is held for 1.5 s when the import is killed.
-        assertTrue(killWhenStored(p, "appended", 2_000, 200), Files.readString(dir.resolve("append.log")));
-        testkit.server().faults().reset();
+        Path log = dir.resolve("append.log");
+        // Batch 4 is stored; its answer is held when the import is killed.
+        killWhileHeld(testkit.server(), "appended", 1_500, null, () -> child(run, log), log);
         long stored = testkit.server().rowCount("appended");
         assertEquals("true", testkit.server().tableOptions("public", "appended").get("append_mode"));
 
@@ -196,11 +214,11 @@ class CrashResumeTest {
         testkit.server().faults().bulkAckDelay(Duration.ofMillis(20));
         CompletableFuture<Cli.Run> run = CompletableFuture.supplyAsync(
                 () -> Cli.run(args("outage", dir.resolve("outage.state"), files, "--retry-deadline", "60")));
-        waitForRows("outage", 20_000);
+        waitForRows("outage", 20_000, run);
         testkit.server().stop();
         Thread.sleep(2_000); // scenario timing: the outage lasts two seconds, not a wait
         testkit.server().resume();
-        Cli.Run r = run.get(120, TimeUnit.SECONDS);
+        Cli.Run r = run.get(10, TimeUnit.MINUTES);
         assertEquals(0, r.code(), r.toString());
         assertEquals(expected, sorted("outage"));
     }
@@ -213,9 +231,9 @@ class CrashResumeTest {
         Path state = dir.resolve("gone.state");
         CompletableFuture<Cli.Run> run = CompletableFuture.supplyAsync(
                 () -> Cli.run(args("gone", state, files, "--retry-deadline", "2", "--timeout", "2")));
-        waitForRows("gone", 20_000);
+        waitForRows("gone", 20_000, run);
         testkit.server().stop();
-        Cli.Run failed = run.get(120, TimeUnit.SECONDS);
+        Cli.Run failed = run.get(10, TimeUnit.MINUTES);
         assertEquals(3, failed.code(), failed.toString());
         assertTrue(failed.err().contains("run the same command again"), failed.err());
         testkit.server().resume();
@@ -250,12 +268,11 @@ class CrashResumeTest {
         List<String> files = parquetFiles();
         List<Map<String, Object>> expected = reference(files);
         Path state = dir.resolve("parquet.state");
-        testkit.server().faults().bulkAckDelay(Duration.ofMillis(40));
-        long[] killAt = {10_000, 33_000};
-        for (int k = 0; k < killAt.length; k++) {
-            Process p = child(args("crashed_parquet", state, files), dir.resolve("pq-" + k + ".log"));
-            assertTrue(killWhenStored(p, "crashed_parquet", killAt[k], 0), "run " + k + " ended before it could be"
-                    + " killed: " + Files.readString(dir.resolve("pq-" + k + ".log")));
+        long[] rowsBeforeKill = {10_000, 23_000};
+        for (int k = 0; k < rowsBeforeKill.length; k++) {
+            Path log = dir.resolve("pq-" + k + ".log");
+            killWhileHeld(testkit.server(), "crashed_parquet", rowsBeforeKill[k], state,
+                    () -> child(args("crashed_parquet", state, files), log), log);
         }
         testkit.server().faults().reset();
         String recorded = Files.readString(state);
@@ -271,9 +288,12 @@ class CrashResumeTest {
                 Files.readString(summary) + "\n" + recorded);
     }
 
-    static void waitForRows(String table, long rows) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    static void waitForRows(String table, long rows, CompletableFuture<Cli.Run> run) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
         while (System.nanoTime() < deadline) {
+            if (run.isDone()) {
+                throw new AssertionError("the import ended before " + table + " held " + rows + " rows: " + run.get());
+            }
             if (testkit.server().tables().contains(table) && testkit.server().rowCount(table) >= rows) {
                 return;
             }

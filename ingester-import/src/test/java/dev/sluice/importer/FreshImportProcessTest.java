@@ -39,7 +39,7 @@ class FreshImportProcessTest {
                 Cli.at(testkit.server(), "--tags", "host", "--progress-interval", "60", csv.toString()));
         Path out = dir.resolve("out.txt");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the import did not end");
+        assertTrue(p.waitFor(10, TimeUnit.MINUTES), "the import did not end");
         String printed = Files.readString(out);
         assertEquals(0, p.exitValue(), printed);
         assertEquals(500, testkit.server().rowCount("fresh"));
@@ -63,7 +63,7 @@ class FreshImportProcessTest {
                 "--tags", "host", "--quiet", csv.toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("events.txt").toFile())
                 .start();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the import did not end");
+        assertTrue(p.waitFor(10, TimeUnit.MINUTES), "the import did not end");
         assertEquals(0, p.exitValue(), Files.readString(dir.resolve("events.txt")));
         assertEquals(2, testkit.server().rowCount("events"));
 

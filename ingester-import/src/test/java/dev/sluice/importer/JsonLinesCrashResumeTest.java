@@ -9,7 +9,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -85,15 +84,12 @@ class JsonLinesCrashResumeTest {
 
         Path state = dir.resolve(kind + ".state");
         String table = kind + "_crashed";
-        testkit.server().faults().bulkAckDelay(Duration.ofMillis(40));
-        long[] killAt = {3_000, 9_000};
-        for (int k = 0; k < killAt.length; k++) {
+        long[] rowsBeforeKill = {3_000, 6_000};
+        for (int k = 0; k < rowsBeforeKill.length; k++) {
             Path log = dir.resolve(kind + "-" + k + ".log");
-            Process p = CrashResumeTest.child(args(table, state, files), log);
-            assertTrue(CrashResumeTest.killWhenStored(testkit.server(), p, table, killAt[k], 0),
-                    "run " + k + " ended before the kill: " + Files.readString(log));
+            CrashResumeTest.killWhileHeld(testkit.server(), table, rowsBeforeKill[k], state,
+                    () -> CrashResumeTest.child(args(table, state, files), log), log);
         }
-        testkit.server().faults().reset();
         Cli.Run last = Cli.run(args(table, state, files));
         assertEquals(0, last.code(), last.toString());
         assertEquals(expected, sorted(table));

@@ -8,7 +8,6 @@ import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -73,15 +72,12 @@ class LineProtocolCrashResumeTest {
     /** Runs the import in a child JVM and kills it twice while it writes; returns the files. */
     List<String> killedTwice(String prefix, Path state) throws Exception {
         List<String> files = files(prefix);
-        testkit.server().faults().latency(Duration.ofMillis(25));
-        long[] killAt = {1_000, 3_000};
-        for (int k = 0; k < killAt.length; k++) {
+        long[] rowsBeforeKill = {1_000, 2_000};
+        for (int k = 0; k < rowsBeforeKill.length; k++) {
             Path log = dir.resolve(prefix + "-" + k + ".log");
-            Process p = CrashResumeTest.child(args(state, files), log);
-            assertTrue(killWhenStored(p, prefix + "_a", killAt[k]), "run " + k + " ended before it could be killed: "
-                    + Files.readString(log));
+            CrashResumeTest.killWhileHeld(testkit.server(), prefix + "_a", rowsBeforeKill[k], state,
+                    () -> CrashResumeTest.child(args(state, files), log), log);
         }
-        testkit.server().faults().reset();
         return files;
     }
 
@@ -128,12 +124,9 @@ class LineProtocolCrashResumeTest {
     void anAppendModeImportKilledAndRunAgainNeverStoresALineTwiceWithoutBeingAsked() throws Exception {
         List<String> files = files("lpapp");
         Path state = dir.resolve("lpapp.state");
-        testkit.server().faults().latency(Duration.ofMillis(300));
         String[] run = args(state, files, "--with", "append_mode=true");
         Path log = dir.resolve("lpapp.log");
-        Process p = CrashResumeTest.child(run, log);
-        assertTrue(killWhenStored(p, "lpapp_a", 600), Files.readString(log));
-        testkit.server().faults().reset();
+        CrashResumeTest.killWhileHeld(testkit.server(), "lpapp_a", 600, state, () -> CrashResumeTest.child(run, log), log);
         assertEquals("true", testkit.server().tableOptions("public", "lpapp_a").get("append_mode"));
 
         Cli.Run rerun = Cli.run(run);
@@ -151,9 +144,5 @@ class LineProtocolCrashResumeTest {
             rows.forEach(r -> distinct.add(r.get("n")));
             assertEquals(distinct.size(), rows.size(), m + " holds a line twice");
         }
-    }
-
-    static boolean killWhenStored(Process p, String table, long rows) throws InterruptedException {
-        return CrashResumeTest.killWhenStored(testkit.server(), p, table, rows, 0);
     }
 }

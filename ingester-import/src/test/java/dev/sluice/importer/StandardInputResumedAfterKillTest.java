@@ -7,7 +7,6 @@ import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -61,11 +60,8 @@ class StandardInputResumedAfterKillTest {
 
         String[] args = Cli.at(testkit.server(), "-q", "--format", "csv", "--table", "piped_kill", "--tags", "host",
                 "--batch", "500", "--in-flight", "2", "--state", state.toString(), "-");
-        testkit.server().faults().bulkAckDelay(Duration.ofMillis(40));
         Path log = dir.resolve("killed.log");
-        Process p = childReading(data, args, log);
-        assertTrue(CrashResumeTest.killWhenStored(testkit.server(), p, "piped_kill", 5_000, 0), "ended before the kill: " + Files.readString(log));
-        testkit.server().faults().reset();
+        CrashResumeTest.killWhileHeld(testkit.server(), "piped_kill", 5_000, state, () -> childReading(data, args, log), log);
         assertTrue(Files.readString(state).contains("\"done\" : false"), Files.readString(state));
 
         Cli.Run again = StandardInputImportedAgainTest.fromStdin(sb.toString(), args);
