@@ -41,7 +41,8 @@ class SendEngineTest {
 
     /** A call that records what it was sent and is ended by the test. */
     static class FakeCall extends ClientCall<String, String> {
-        final List<String> sent = Collections.synchronizedList(new ArrayList<>());
+        /** What the engine sent on this call: read while the engine's thread may still be adding to it. */
+        final List<String> sent = new CopyOnWriteArrayList<>();
         volatile Listener<String> listener;
         volatile boolean ready = true;
         volatile boolean halfClosed;
@@ -383,7 +384,7 @@ class SendEngineTest {
         e.submit(new Msg(1, "m1", 0));
         e.submit(new Msg(2, "m2", 0));
         calls.get(0).end(Status.UNAVAILABLE);
-        await(() -> calls.size() == 2);
+        await(() -> calls.size() == 2 && calls.get(1).sent.size() >= 3);
         assertEquals(List.of("schema", "m1", "m2"), calls.get(1).sent);
         e.halfClose();
         assertTrue(calls.get(1).halfClosed);
