@@ -27,7 +27,7 @@ class DocumentedClassNamesExistTest {
         String file = className.replace('.', '/') + ".java";
         try (Stream<Path> modules = Files.list(ROOT)) {
             for (Path m : modules.filter(Files::isDirectory).toList()) {
-                for (String src : List.of("src/main/java", "src/test/java")) {
+                for (String src : List.of("src/main/java", "src/test/java", "src/bench/java")) {
                     if (Files.exists(m.resolve(src).resolve(file))) {
                         return true;
                     }
