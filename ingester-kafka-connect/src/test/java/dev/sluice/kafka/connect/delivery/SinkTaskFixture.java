@@ -300,6 +300,40 @@ abstract class SinkTaskFixture {
     }
 
     /**
+     * Puts {@code records} and drives the task as Connect's worker does until every partition in {@code targets} has
+     * committed its target offset: after a RetriableException, the records of each rewound partition are read again
+     * from its log (the records put so far) starting at the rewind offset, after {@code onRetriable} ran. Fails when
+     * {@link #WAIT} passes.
+     */
+    void putUntilCommitted(Ctx ctx, List<SinkRecord> log, List<SinkRecord> records,
+            Map<TopicPartition, Long> targets, Runnable onRetriable) throws InterruptedException {
+        List<SinkRecord> pending = new ArrayList<>(records);
+        await(targets + " committed", () -> {
+            try {
+                task.put(pending);
+                pending.clear();
+                for (Map.Entry<TopicPartition, Long> t : targets.entrySet()) {
+                    if (committed(t.getKey()) != t.getValue()) {
+                        return false;
+                    }
+                }
+                return true;
+            } catch (RetriableException e) {
+                onRetriable.run();
+                pending.clear();
+                for (SinkRecord r : log) {
+                    Long from = ctx.rewinds.get(new TopicPartition(r.topic(), r.kafkaPartition()));
+                    if (from != null && r.kafkaOffset() >= from) {
+                        pending.add(r);
+                    }
+                }
+                ctx.rewinds.clear();
+                return false;
+            }
+        });
+    }
+
+    /**
      * Drives partition 0 as Connect does until offset {@code target} is committed: puts what is pending, and after a
      * RetriableException re-reads the partition's log from the rewind offset. Returns how many
      * RetriableExceptions were seen; fails when the deadline passes.
