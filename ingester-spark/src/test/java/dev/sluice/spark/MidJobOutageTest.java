@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MidJobOutageTest {
     @RegisterExtension
     static final GreptimeTestkitExtension TESTKIT = LocalSpark.testkit();
-    static final int ROWS = 200_000;
+    static final int ROWS = 100_000;
     /** Write requests answered before the outage starts: the outage begins when the next one arrives. */
     static final int ANSWERED_BEFORE_OUTAGE = 20;
 
