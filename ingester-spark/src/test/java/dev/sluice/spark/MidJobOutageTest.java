@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MidJobOutageTest {
     @RegisterExtension
     static final GreptimeTestkitExtension TESTKIT = LocalSpark.testkit();
-    static final int ROWS = 200_000;
+    static final int ROWS = 100_000;
     /** Write requests answered before the outage starts: the outage begins when the next one arrives. */
     static final int ANSWERED_BEFORE_OUTAGE = 20;
 
@@ -63,8 +63,12 @@ class MidJobOutageTest {
     void anOutagePastTheDeliveryDeadlineFailsTheJobNamingTheEndpointAndTheWait(String path, GreptimeTestServer server)
             throws Exception {
         String table = "outage_past_" + path;
+        // A buffer of one batch: once a batch has failed for good, the task's next row finds no room, and the task
+        // ends with that batch's failure instead of handing the rest of its partition to a client that cannot
+        // deliver it. Every task attempt (Spark tries each up to three times) then fails within about one delivery
+        // deadline, with the same message.
         CompletableFuture<Void> job = startMidJobOutage(server, table, path, "retryTimeout", "3s",
-                "requestTimeout", "2s");
+                "requestTimeout", "2s", "bufferRows", "1000");
         ExecutionException e;
         try {
             e = assertThrows(ExecutionException.class, () -> job.get(5, TimeUnit.MINUTES));
