@@ -18,7 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code sluice import --connection}: a password the server rejects fails the import without printing it; a
  * password given beside the string and a hint the string carries are usage errors naming the options; nothing is
- * stored in any of these cases.
+ * stored in any of these cases. As for the Kafka sink, the Flink connector and the Spark writer, the string supplies
+ * what it names and only an option that sets the same thing is refused: {@code -u} and {@code -p} beside a string
+ * that names no user are the credentials the server sees.
  */
 class TheConnectionOptionIsCheckedLikeTheClientsStringTest {
     @RegisterExtension
@@ -62,5 +64,22 @@ class TheConnectionOptionIsCheckedLikeTheClientsStringTest {
         assertEquals(2, r.code(), r.toString());
         assertTrue(r.err().contains("hint.") && r.err().contains("--with"), r.err());
         assertEquals(0, testkit.server().rowCount("conn"));
+    }
+
+    @Test
+    void credentialsBesideAStringThatNamesNoUserReachTheServer() throws IOException {
+        Cli.Run r = Cli.run("--connection", "greptimedb://" + testkit.server().endpoint() + "/public?compression=zstd",
+                "-u", "admin", "-p", "Corr3ctHorse", "--http-endpoint", testkit.server().httpEndpoint(), "--tags", "id",
+                "--table", "besides", csv().toString());
+        assertEquals(0, r.code(), r.toString());
+        assertEquals(2, testkit.server().rowCount("besides"));
+    }
+
+    @Test
+    void aUserBesideAStringThatNamesOneIsRefusedNamingBoth() throws IOException {
+        Cli.Run r = Cli.run("--connection", connection("Corr3ctHorse", ""), "-u", "admin", csv().toString());
+        assertEquals(2, r.code(), r.toString());
+        assertTrue(r.err().contains("--user is given, and --connection sets it too (its user@)"), r.err());
+        assertFalse(r.err().contains("Corr3ctHorse"), r.err());
     }
 }

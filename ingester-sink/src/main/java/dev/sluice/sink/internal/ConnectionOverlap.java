@@ -4,6 +4,7 @@ import dev.sluice.ConnectionConfig;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
@@ -40,6 +41,41 @@ public final class ConnectionOverlap {
     }
 
     /**
+     * A setting given beside the string that the string sets too.
+     *
+     * @param setting the setting as the user names it
+     * @param inString what the string calls it
+     */
+    public record Clash(String setting, String inString) {
+    }
+
+    /**
+     * Finds the first setting given beside the string that the string sets too, for an integration that words the
+     * refusal itself (see {@link #refuse} for the arguments).
+     *
+     * @param c the string's settings
+     * @param settings each setting the string can also set, with what the string calls it
+     * @param given whether the user gave a setting (defaults do not count)
+     * @return the clash, or empty when there is none
+     */
+    public static Optional<Clash> clash(ConnectionConfig c, Map<String, List<String>> settings,
+                                        Predicate<String> given) {
+        for (Map.Entry<String, List<String>> e : settings.entrySet()) {
+            for (String inString : e.getValue()) {
+                boolean set = switch (inString) {
+                    case HOSTS, DATABASE -> true;
+                    case USER, PASSWORD -> c.hasUser();
+                    default -> c.has(inString);
+                };
+                if (set && given.test(e.getKey())) {
+                    return Optional.of(new Clash(e.getKey(), inString));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
      * Refuses a setting given beside the string that the string sets too.
      *
      * @param c the string's settings
@@ -52,19 +88,10 @@ public final class ConnectionOverlap {
      */
     public static void refuse(ConnectionConfig c, String connection, Map<String, List<String>> settings,
                               Predicate<String> given) {
-        for (Map.Entry<String, List<String>> e : settings.entrySet()) {
-            for (String inString : e.getValue()) {
-                boolean set = switch (inString) {
-                    case HOSTS, DATABASE -> true;
-                    case USER, PASSWORD -> c.hasUser();
-                    default -> c.has(inString);
-                };
-                if (set && given.test(e.getKey())) {
-                    throw new IllegalArgumentException(e.getKey() + " is set, and " + connection + " sets it too ("
-                            + inString + "): keep one of them");
-                }
-            }
-        }
+        clash(c, settings, given).ifPresent(x -> {
+            throw new IllegalArgumentException(x.setting() + " is set, and " + connection + " sets it too ("
+                    + x.inString() + "): keep one of them");
+        });
     }
 
     /**

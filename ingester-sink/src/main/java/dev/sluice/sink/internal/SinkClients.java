@@ -103,12 +103,37 @@ public final class SinkClients implements AutoCloseable {
      */
     public static SinkClients open(SinkSettings settings, MetricsSink metrics, boolean orderedPerTable,
                                    Duration maxBlock) {
-        GreptimeOptions.Builder options = settings.clientOptions(
-                GreptimeOptions.newBuilder(settings.endpoints(), settings.database()), metrics);
-        ConnectionConfig connection = settings.connection().isEmpty() ? null
-                : ConnectionConfig.parse(settings.connection());
-        return open(options, settings.context(), settings.batching().maxBlock(maxBlock), connection,
-                orderedPerTable);
+        return open(options(settings, metrics), settings.context(), settings.batching().maxBlock(maxBlock),
+                connection(settings), orderedPerTable);
+    }
+
+    /**
+     * Opens the client from an integration's settings for direct writes only, with their connection string (when
+     * they hold one) applied over them, as {@link #open(SinkSettings, MetricsSink, boolean)} applies it: for an
+     * integration that writes its batches over its own writers. The settings' batching fields are not used.
+     *
+     * @param settings the settings
+     * @param metrics where the client's counters go
+     * @return the opened clients; {@link #writer()} throws
+     * @throws IllegalArgumentException naming the setting when the settings do not fit together
+     */
+    public static SinkClients openDirect(SinkSettings settings, MetricsSink metrics) {
+        GreptimeOptions.Builder options = options(settings, metrics);
+        Context.Builder context = settings.context();
+        ConnectionConfig connection = connection(settings);
+        if (connection != null) {
+            connection.applyTo(options);
+            connection.applyTo(context);
+        }
+        return openDirect(options.build(), context.build());
+    }
+
+    private static GreptimeOptions.Builder options(SinkSettings settings, MetricsSink metrics) {
+        return settings.clientOptions(GreptimeOptions.newBuilder(settings.endpoints(), settings.database()), metrics);
+    }
+
+    private static ConnectionConfig connection(SinkSettings settings) {
+        return settings.connection().isEmpty() ? null : ConnectionConfig.parse(settings.connection());
     }
 
     /**

@@ -1,10 +1,13 @@
 package dev.sluice.importer.internal.cli;
 
 import dev.sluice.ConnectionConfig;
-import dev.sluice.GreptimeOptions;
+import dev.sluice.sink.internal.ConnectionOverlap;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -186,8 +189,9 @@ public final class ImportOptions {
     // ---- target
     /** The client's connection string. */
     @Option(names = "--connection", paramLabel = "URL", description = "The client's connection string,"
-            + " greptimedb://[user[:password]@]host[:port][,host...][/database][?key=value&...], instead of -e, -d,"
-            + " -u, -p, --tls and --tls-ca (given together they are refused); its keys (request_timeout, retry_*,"
+            + " greptimedb://[user[:password]@]host[:port][,host...][/database][?key=value&...]. It replaces -e"
+            + " and -d, and -u and -p when it names a user; an option it sets too is refused (also --tls, --tls-ca,"
+            + " --timeout, --retry-deadline beside tls, tls_ca, request_timeout, retry_timeout). Its keys (retry_*,"
             + " tls_*, compression...) are the client's, see the user's guide; table options go in --with.")
     public String connection;
     /** gRPC endpoints. */
@@ -227,23 +231,41 @@ public final class ImportOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
 
-    /** The options a connection string replaces, each with the string part that replaces it. */
-    private static final String[][] REPLACED = {{"--endpoint", "its hosts"}, {"--database", "its /database"},
-        {"--user", "its user@"}, {"--password", "its user:password@"}, {"--tls", "tls"}, {"--tls-ca", "tls_ca"}};
+    /**
+     * The options a connection string sets too, each with what the string calls it: an option is refused only beside
+     * a string that sets the same thing, as every integration refuses it ({@link ConnectionOverlap}). A CA file turns
+     * TLS on, so it clashes with the string's {@code tls} key as well.
+     */
+    private static final Map<String, List<String>> IN_CONNECTION_STRING = inConnectionString();
+
+    private static Map<String, List<String>> inConnectionString() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        m.put("--endpoint", List.of(ConnectionOverlap.HOSTS));
+        m.put("--database", List.of(ConnectionOverlap.DATABASE));
+        m.put("--user", List.of(ConnectionOverlap.USER));
+        m.put("--password", List.of(ConnectionOverlap.PASSWORD));
+        m.put("--tls", List.of("tls"));
+        m.put("--tls-ca", List.of("tls", "tls_ca"));
+        m.put("--timeout", List.of("request_timeout"));
+        m.put("--retry-deadline", List.of("retry_timeout"));
+        return Collections.unmodifiableMap(m);
+    }
+
     /** Connection string keys of a batching writer, which the import does not use. */
     private static final List<String> BATCHING_KEYS = List.of("write_path", "batch_rows", "batch_bytes",
             "flush_interval", "batch_in_flight", "buffer_rows", "ordered_per_table");
 
     /**
-     * Reads {@code --connection} and puts its hosts, database, credentials and TLS into the target options, so the
-     * rest of the import reads them as if given one by one.
+     * Reads {@code --connection} and puts its hosts, database and credentials (when it names a user) into the target
+     * options, so the rest of the import (HTTP SQL, the state file) reads them as if given one by one; the client is
+     * opened with the string applied over the options.
      *
-     * @return the connection string's settings (for the client's other keys), or null without {@code --connection}
-     * @throws UsageException for a string the client refuses, a target option given too, or a batching writer's key
+     * @throws UsageException for a string the client refuses, a target option the string sets too, a batching
+     *     writer's key or a hint
      */
-    public ConnectionConfig resolveConnection() {
+    public void resolveConnection() {
         if (connection == null) {
-            return null;
+            return;
         }
         ConnectionConfig c;
         try {
@@ -251,11 +273,10 @@ public final class ImportOptions {
         } catch (IllegalArgumentException e) {
             throw new UsageException("--connection: " + e.getMessage());
         }
-        for (String[] r : REPLACED) {
-            if (given(r[0])) {
-                throw new UsageException(r[0] + " is given, and --connection sets it too (" + r[1] + "): keep one");
-            }
-        }
+        ConnectionOverlap.clash(c, IN_CONNECTION_STRING, this::given).ifPresent(x -> {
+            throw new UsageException(x.setting() + " is given, and --connection sets it too (" + x.inString()
+                    + "): keep one");
+        });
         for (String k : BATCHING_KEYS) {
             if (c.has(k)) {
                 throw new UsageException("--connection key '" + k + "' sets a batching writer, which sluice import does"
@@ -266,23 +287,12 @@ public final class ImportOptions {
             throw new UsageException("--connection sets hints (hint.<name>): give table options with --with, and"
                     + " --append-mode for an existing append-mode table, so the import knows them");
         }
-        if (c.has("request_timeout") && given("--timeout")) {
-            throw new UsageException("--timeout is given, and --connection sets it too (request_timeout): keep one");
-        }
-        if (c.has("retry_timeout") && given("--retry-deadline")) {
-            throw new UsageException("--retry-deadline is given, and --connection sets it too (retry_timeout): keep"
-                    + " one");
-        }
-        GreptimeOptions options = c.options();
         endpoints = c.endpoints();
         database = c.database();
-        if (options.authInfo() != null) {
-            user = options.authInfo().username();
-            password = options.authInfo().password();
+        if (c.hasUser()) {
+            user = c.options().authInfo().username();
+            password = c.options().authInfo().password();
         }
-        tls = options.tls() != null;
-        tlsCa = options.tls() == null ? null : options.tls().trustCertificates();
-        return c;
     }
 
     /** Whether an option was on the command line (or, without picocli, differs from its default). */

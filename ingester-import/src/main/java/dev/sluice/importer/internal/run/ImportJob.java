@@ -27,6 +27,7 @@ import dev.sluice.importer.internal.state.InDoubt;
 import dev.sluice.importer.internal.state.State;
 import dev.sluice.importer.internal.target.Client;
 import dev.sluice.importer.internal.target.ServerSql;
+import dev.sluice.sink.internal.SinkSettings;
 import dev.sluice.write.Context;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,7 +36,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.DateTimeException;
-import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -89,8 +89,6 @@ public final class ImportJob {
     /** The load run, once the setup is done; closed with the job. */
     private LoadRun run;
     private boolean appendMode;
-    /** The {@code --connection} settings, or null. */
-    private dev.sluice.ConnectionConfig connection;
 
     /**
      * Creates the job.
@@ -412,7 +410,7 @@ public final class ImportJob {
     // ------------------------------------------------------------------ options
 
     private void validate() {
-        connection = o.resolveConnection();
+        o.resolveConnection();
         if (o.timeoutSeconds <= 0) {
             throw new UsageException("--timeout must be 1 second or more, not " + o.timeoutSeconds);
         }
@@ -645,7 +643,7 @@ public final class ImportJob {
 
     /** Starts creating the client on a thread of its own; {@link #connect()} takes it. */
     private void startConnecting() {
-        Client.Target t = target();
+        SinkSettings t = target();
         early = inBackground("sluice-import-connect", () -> new Client(t));
         if (!o.path.equalsIgnoreCase("regular")) {
             // The bulk writers' classes load while the setup goes on; the transfer starts once they have loaded.
@@ -680,9 +678,8 @@ public final class ImportJob {
         return early == null ? new Client(target()) : await(early, "creating the client");
     }
 
-    Client.Target target() {
-        return new Client.Target(o.endpoints, o.database, o.user, password(), o.tls || o.tlsCa != null, o.tlsCa,
-                Duration.ofSeconds(o.timeoutSeconds), Duration.ofSeconds(o.retryDeadlineSeconds), connection);
+    SinkSettings target() {
+        return Client.settings(o, password());
     }
 
     private TableSchema describe(ServerSql sql, String table) {

@@ -1,25 +1,26 @@
 package dev.sluice.importer.internal.target;
 
-import dev.sluice.AuthInfo;
-import dev.sluice.ConnectionConfig;
+import dev.sluice.BatchingWriter;
 import dev.sluice.GreptimeDB;
-import dev.sluice.GreptimeOptions;
-import dev.sluice.TlsConfig;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
+import dev.sluice.importer.internal.cli.ImportOptions;
+import dev.sluice.importer.internal.cli.UsageException;
 import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.metrics.MetricsSink;
 import dev.sluice.sink.internal.SinkClients;
+import dev.sluice.sink.internal.SinkSettings;
+import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
 import dev.sluice.write.Result;
 import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -35,23 +36,6 @@ import java.util.concurrent.TimeoutException;
  * batches over the bulk or the regular path.
  */
 public final class Client implements AutoCloseable {
-    /**
-     * Connection settings.
-     *
-     * @param endpoints gRPC endpoints
-     * @param database the database
-     * @param user user, or null
-     * @param password password, or null
-     * @param tls whether to use TLS
-     * @param tlsCa a CA certificate (PEM), or null for the system's trust
-     * @param timeout the deadline of one call and of one bulk batch's answer
-     * @param retryDeadline how long a write is retried before it fails
-     * @param connection the connection string's settings ({@code --connection}), applied over the others, or null
-     */
-    public record Target(List<String> endpoints, String database, String user, String password, boolean tls, Path tlsCa,
-            Duration timeout, Duration retryDeadline, ConnectionConfig connection) {
-    }
-
     /** A writer of batches of one table: fill {@link #appender()}, then {@link #send()}. */
     public interface BatchSink extends AutoCloseable {
         /** @return the appender of the open batch */
@@ -108,34 +92,56 @@ public final class Client implements AutoCloseable {
         void finish();
     }
 
+    /** The import's words in the shared client's failures. */
+    private static final SinkSettings.Wording WORDING = new SinkSettings.Wording("--retry-deadline",
+            "The import stops; the rows acknowledged so far are recorded in its state file.",
+            "run the same command again");
+
     private final SinkClients clients;
     private final GreptimeDB db;
-    private final Target target;
+    private final SinkSettings settings;
 
     /**
-     * Connects (lazily: the first call opens the channel). The import writes its batches through its own writers:
-     * the shared clients are opened for direct writes only.
+     * Connects (lazily: the first call opens the channel) through the integrations' shared path. The import writes
+     * its batches through its own writers: the shared clients are opened for direct writes only.
      *
-     * @param target the connection settings
+     * @param settings the connection settings ({@link #settings})
      */
-    public Client(Target target) {
-        this.target = target;
-        GreptimeOptions.Builder b = GreptimeOptions.newBuilder(target.endpoints(), target.database())
-                .requestTimeout(target.timeout())
-                .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(target.retryDeadline()).build());
-        if (target.user() != null) {
-            b.authInfo(new AuthInfo(target.user(), target.password() == null ? "" : target.password()));
-        }
-        TlsConfig tls = SinkClients.tls(target.tls(), target.tlsCa() == null ? null : target.tlsCa().toString(),
-                null, null, null);
-        if (tls != null) {
-            b.tls(tls);
-        }
-        if (target.connection() != null) {
-            target.connection().applyTo(b);
-        }
-        this.clients = SinkClients.openDirect(b.build(), withConnection(Context.newBuilder().build()));
+    public Client(SinkSettings settings) {
+        this.settings = settings;
+        this.clients = SinkClients.openDirect(settings, MetricsSink.NONE);
         this.db = clients.db();
+    }
+
+    /**
+     * The client's settings from the command line: the target options, with {@code --connection} applied over them
+     * (an option the string sets too was refused by {@link ImportOptions#resolveConnection()}).
+     *
+     * @param o the command line
+     * @param password the password ({@code --password} or {@code SLUICE_PASSWORD}), or null
+     * @return the settings the client is opened with
+     * @throws UsageException when the string's keys do not fit with the options
+     */
+    public static SinkSettings settings(ImportOptions o, String password) {
+        BatchingWriter.Config unused = BatchingWriter.Config.newBuilder().build();
+        RetryPolicy retry = RetryPolicy.newBuilder().build();
+        SinkSettings s;
+        try {
+            s = new SinkSettings(o.endpoints, o.database, o.user == null ? "" : o.user,
+                    password == null ? "" : password, o.tls, o.tlsCa == null ? "" : o.tlsCa.toString(), "", "", "", "",
+                    Duration.ofSeconds(o.timeoutSeconds), 0, retry.initialBackoff(), retry.maxBackoff(),
+                    Duration.ofSeconds(o.retryDeadlineSeconds), o.path.equalsIgnoreCase("regular")
+                    ? BatchingWriter.Path.Regular : BatchingWriter.Path.Bulk, o.batch, unused.maxBatchBytes(),
+                    unused.flushInterval(), o.inFlight, (long) o.batch * o.inFlight, Compression.None.settingName(),
+                    Map.of(), o.httpEndpoint, "", WORDING);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        try {
+            return o.connection == null ? s : s.connect(o.connection);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--connection: " + e.getMessage());
+        }
     }
 
     /**
@@ -211,9 +217,9 @@ public final class Client implements AutoCloseable {
         });
     }
 
-    /** The context with the connection string's compression, when {@code --connection} names one. */
+    /** The context with the client's compression ({@code --connection} may name one). */
     private Context withConnection(Context ctx) {
-        return target.connection() == null ? ctx : target.connection().applyTo(ctx.toBuilder()).build();
+        return ctx.toBuilder().compression(clients.context().compression()).build();
     }
 
     private static String tableNames(List<Table> tables) {
@@ -222,7 +228,7 @@ public final class Client implements AutoCloseable {
 
     private <T> T join(CompletableFuture<T> f, String what) {
         try {
-            return f.get(target.retryDeadline().plus(target.timeout()).toMillis(), TimeUnit.MILLISECONDS);
+            return f.get(clients.directWriteBound().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ImportFailure("interrupted while " + what, e);
@@ -287,7 +293,7 @@ public final class Client implements AutoCloseable {
             // One more slot than the import's own limit, so writeNext() never waits once the import let a batch go.
             // The import created the table (or found it) before opening any writer: no create call per writer.
             this.config = BulkWrite.Config.newBuilder().maxInFlightRequests(Math.min(31, inFlight + 1))
-                    .requestTimeout(target.timeout()).allocatorMaxAllocation(4L << 30).createTable(false).build();
+                    .requestTimeout(settings.requestTimeout()).allocatorMaxAllocation(4L << 30).createTable(false).build();
             openWriter();
             if (keepRows) {
                 kept = Table.from(schema, batchRows);
@@ -490,7 +496,7 @@ public final class Client implements AutoCloseable {
         }
 
         void acquire(int n) {
-            long wait = target.retryDeadline().plus(target.timeout()).toMillis();
+            long wait = clients.directWriteBound().toMillis();
             try {
                 if (!semaphore.tryAcquire(n, wait, TimeUnit.MILLISECONDS)) {
                     throw new ImportFailure("no answer for " + size + " batches of '" + table + "' within " + wait
