@@ -154,6 +154,13 @@ public final class ClientSession implements AutoCloseable {
         }
         if (!r.isOk()) {
             Err err = r.getErr();
+            if (err.grpcCode() == StatusCode.Grpc.DEADLINE_EXCEEDED) {
+                throw new IOException("no answer within " + seconds(settings.requestTimeout()) + " from "
+                        + String.join(" or ", settings.endpoints()) + " when the sink started (creating table "
+                        + schema.tableName() + " if missing), " + retriesAllowed() + " (gRPC DEADLINE_EXCEEDED: "
+                        + err.message() + "). GreptimeDB may be overloaded or unreachable: check that it answers at"
+                        + " these endpoints, then " + settings.wording().rerunAfterFix());
+            }
             throw new IOException("GreptimeDB refused the sink's start (creating table " + schema.tableName()
                     + " if missing, in database " + settings.database() + " as user '" + settings.username()
                     + "'): code " + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): "
@@ -539,7 +546,7 @@ public final class ClientSession implements AutoCloseable {
     }
 
     /**
-     * Says how often a batch was sent before it failed: until the retry timeout ran out when the attempts are not
+     * Says how often a request was sent before it failed: until the retry timeout ran out when the attempts are not
      * limited, else at most the attempts within the retry timeout (whichever ended first; the client's message says
      * after how many attempts).
      */
