@@ -154,6 +154,13 @@ public final class ClientSession implements AutoCloseable {
         }
         if (!r.isOk()) {
             Err err = r.getErr();
+            if (err.grpcCode() == StatusCode.Grpc.DEADLINE_EXCEEDED) {
+                throw new IOException("no answer within " + seconds(settings.requestTimeout()) + " from "
+                        + String.join(" or ", settings.endpoints()) + " when the sink started (creating table "
+                        + schema.tableName() + " if missing), " + retriesAllowed() + " (gRPC DEADLINE_EXCEEDED: "
+                        + err.message() + "). GreptimeDB may be overloaded or unreachable: check that it answers at"
+                        + " these endpoints, then " + settings.wording().rerunAfterFix());
+            }
             throw new IOException("GreptimeDB refused the sink's start (creating table " + schema.tableName()
                     + " if missing, in database " + settings.database() + " as user '" + settings.username()
                     + "'): code " + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): "
@@ -528,14 +535,28 @@ public final class ClientSession implements AutoCloseable {
         if (err.grpcCode() == StatusCode.Grpc.DEADLINE_EXCEEDED) {
             return new IOException("no answer within " + seconds(settings.requestTimeout()) + " from "
                     + String.join(" or ", settings.endpoints()) + " to a batch of " + rows + " rows for table "
-                    + tables + ", retried until " + settings.wording().retryTimeoutOption() + " (" + seconds(settings.deliveryTimeout())
-                    + ") ran out (gRPC DEADLINE_EXCEEDED: " + err.message() + "). GreptimeDB may be overloaded or"
-                    + " unreachable, and the batch may or may not have been stored. " + whatTheJobDoesNext());
+                    + tables + ", " + retriesAllowed() + " (gRPC DEADLINE_EXCEEDED: " + err.message() + ")."
+                    + " GreptimeDB may be overloaded or unreachable, and the batch may or may not have been stored. "
+                    + whatTheJobDoesNext());
         }
         return new IOException("GreptimeDB refused a batch of " + rows + " rows for table " + tables + ": code "
                 + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): " + err.message()
                 + (err.retryable() ? " (retryable, but the retries ran out). " + whatTheJobDoesNext()
                         : " (not retryable: fix the data or the table, then " + settings.wording().rerunAfterFix() + ")"));
+    }
+
+    /**
+     * Says how often a request was sent before it failed: until the retry timeout ran out when the attempts are not
+     * limited, else at most the attempts within the retry timeout (whichever ended first; the client's message says
+     * after how many attempts).
+     */
+    private String retriesAllowed() {
+        String timeout = settings.wording().retryTimeoutOption() + " (" + seconds(settings.deliveryTimeout()) + ")";
+        if (settings.retryAttempts() == 0) {
+            return "retried until " + timeout + " ran out";
+        }
+        return "sent as often as the retry settings allow: at most " + settings.retryAttempts()
+                + (settings.retryAttempts() == 1 ? " attempt" : " attempts") + " within " + timeout;
     }
 
     /** What the job does after this failure, in the words of the integration that runs it. */
