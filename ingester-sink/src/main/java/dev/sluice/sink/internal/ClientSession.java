@@ -196,6 +196,19 @@ public final class ClientSession implements AutoCloseable {
         hand(row);
     }
 
+    /**
+     * Tells whether the row written next is kept after {@link #insert} returns: its {@code fill} may run again and
+     * its element (see {@link #element}) may be described later. That is so on the regular path, where the rows of a
+     * refused batch are written again to single out the refused row, and while deletes are held (a write of a row
+     * with a delete held waits for it). Otherwise {@code fill} runs only during {@code insert} and the element is
+     * never read, so a writer may hand over a row object it reuses for the next row.
+     *
+     * @return true when the row written next must stay as it is until its batch is acknowledged
+     */
+    public boolean keepsRows() {
+        return !clients.bulk() || !deletes.isEmpty();
+    }
+
     /** Hands a row to the batching writer, waiting within the delivery budget while its buffer is full. */
     private void hand(Sent row) throws IOException, BadRowException, InterruptedException {
         long deadline = System.nanoTime() + settings.flushBound().toNanos();

@@ -1,5 +1,6 @@
 package dev.sluice.spark.internal;
 
+import dev.sluice.data.RowAppender;
 import dev.sluice.data.TableSchema;
 import dev.sluice.sink.internal.ClientSession;
 import dev.sluice.spark.GreptimeSparkOptions;
@@ -7,6 +8,7 @@ import dev.sluice.sink.internal.SinkSettings;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.function.Consumer;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -23,6 +25,8 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
     private final WriteSpec spec;
     private final TableSchema schema;
     private final SparkTypes.Setter[] setters;
+    /** Fills Sluice's row from the row being written when the session does not keep it. */
+    private final RowFill inPlace;
     private final Metrics metrics = new Metrics();
     private final ClientSession session;
     private final String task;
@@ -32,22 +36,28 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
         this.spec = spec;
         this.schema = spec.table().toSchema();
         this.setters = SparkTypes.setters(spec.struct(), schema);
+        this.inPlace = new RowFill(setters);
         this.task = "task " + taskId + " (partition " + partition + (epoch >= 0 ? ", epoch " + epoch : "") + ")";
         this.session = ClientSession.open(spec.options().sink(), metrics, false);
         session.naming(task, r -> describe((InternalRow) r));
     }
 
+    /**
+     * Writes a row. Spark may reuse the row object (and the memory its text lies in) for the next row, so a row the
+     * session keeps after this call (see {@link ClientSession#keepsRows()}: on the regular path, to single out a row
+     * GreptimeDB refuses) is copied first. On the bulk path the values go from Spark's row straight into the open
+     * batch's columns, with no copy of the row.
+     */
     @Override
     public void write(InternalRow record) throws IOException {
         rows++;
-        InternalRow row = record.copy(); // Spark reuses its rows; this one is kept until its batch is answered
-        session.element(rows, row);
+        boolean kept = session.keepsRows();
+        InternalRow row = kept ? record.copy() : record;
+        session.element(rows, kept ? row : null);
+        RowFill fill = kept ? new RowFill(setters) : inPlace;
+        fill.row = row;
         try {
-            session.insert(schema, a -> {
-                for (int i = 0; i < setters.length; i++) {
-                    setters[i].set(row, i, a);
-                }
-            });
+            session.insert(schema, fill);
         } catch (ClientSession.BadRowException e) {
             throw new IOException("GreptimeDB cannot take row " + rows + " of " + task + " for table "
                     + schema.tableName() + ", column " + e.column() + ": " + e.getMessage() + ". The row: "
@@ -128,6 +138,24 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
                     .append(row.isNullAt(i) ? "null" : SparkTypes.json(row.get(i, fs[i].dataType()), fs[i].dataType()));
         }
         return b.append(']').toString();
+    }
+
+    /** Sets a Sluice row's values from a Spark row, column by column, with the converters chosen for the write. */
+    private static final class RowFill implements Consumer<RowAppender> {
+        private final SparkTypes.Setter[] setters;
+        private InternalRow row;
+
+        RowFill(SparkTypes.Setter[] setters) {
+            this.setters = setters;
+        }
+
+        @Override
+        public void accept(RowAppender a) {
+            InternalRow r = row;
+            for (int i = 0; i < setters.length; i++) {
+                setters[i].set(r, i, a);
+            }
+        }
     }
 
     /**

@@ -42,6 +42,7 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -250,15 +251,32 @@ public final class SparkTypes {
             int s = d.scale();
             return (r, i, a) -> a.setDecimal(i, r.getDecimal(i, p, s).toJavaBigDecimal());
         } else if (t instanceof StringType) {
-            return (r, i, a) -> {
-                UTF8String u = r.getUTF8String(i);
-                byte[] bytes = u.getBytes();
-                a.setUtf8(i, bytes, 0, bytes.length);
-            };
+            return (r, i, a) -> setUtf8(r.getUTF8String(i), i, a);
         } else if (t instanceof BinaryType) {
             return (r, i, a) -> a.setBytes(i, r.getBinary(i));
         }
         return (r, i, a) -> a.setValue(i, json(r.get(i, t), t));
+    }
+
+    /**
+     * Sets text from Spark's UTF-8 bytes. Text lying in a larger array (a row's buffer) is handed over as that part
+     * of the array, which Sluice copies into its batch: no array per value. Sluice may keep a whole array as it is,
+     * and Spark may reuse the one behind a value for a later row, so text that is a whole array is copied first.
+     */
+    private static void setUtf8(UTF8String u, int i, RowAppender a) {
+        Object base = u.getBaseObject();
+        int length = u.numBytes();
+        if (base instanceof byte[] b) {
+            long at = u.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET;
+            if (at != 0 || length != b.length) {
+                a.setUtf8(i, b, (int) at, length);
+            } else {
+                a.setUtf8(i, b.clone(), 0, length);
+            }
+        } else {
+            byte[] bytes = u.getBytes(); // off-heap text: copied into an array of its own
+            a.setUtf8(i, bytes, 0, length);
+        }
     }
 
     /**
