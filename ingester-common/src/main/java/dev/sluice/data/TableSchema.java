@@ -54,6 +54,8 @@ public final class TableSchema {
     private final Column[] columnArray;
     private final Map<String, Integer> indexByName;
     private final int timestampIndex;
+    /** Computed once: writers look a row's table up by its schema on every row. */
+    private final int hash;
 
     private TableSchema(String tableName, List<Column> columns, Map<String, Integer> indexByName, int timestampIndex) {
         this.tableName = tableName;
@@ -61,6 +63,7 @@ public final class TableSchema {
         this.columnArray = columns.toArray(new Column[0]);
         this.indexByName = indexByName;
         this.timestampIndex = timestampIndex;
+        this.hash = Objects.hash(tableName, columns);
     }
 
     /**
@@ -132,13 +135,16 @@ public final class TableSchema {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TableSchema && ((TableSchema) o).tableName.equals(tableName)
+        if (o == this) {
+            return true;
+        }
+        return o instanceof TableSchema && ((TableSchema) o).hash == hash && ((TableSchema) o).tableName.equals(tableName)
                 && ((TableSchema) o).columns.equals(columns);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(tableName, columns);
+        return hash;
     }
 
     @Override
