@@ -12,7 +12,7 @@ import dev.sluice.importer.internal.plan.Plan;
 import dev.sluice.importer.internal.plan.SampledCollisions;
 import dev.sluice.importer.internal.run.ImportFailure;
 import dev.sluice.importer.internal.source.Inputs;
-import dev.sluice.importer.internal.source.LineProtocol;
+import dev.sluice.importer.internal.source.LineProtocolSource;
 import dev.sluice.importer.internal.source.LineProtocolTables;
 import dev.sluice.importer.internal.source.RecordSource;
 import dev.sluice.importer.internal.source.Sampled;
@@ -153,19 +153,17 @@ public final class DryRun {
             LineProtocolTables.Columns columns, Map<String, String> with, int rows, AtomicLong rawBytes) {
         LineProtocolTables tables = new LineProtocolTables(precision, columns);
         List<String> problems = new ArrayList<>();
-        try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(first, rawBytes))) {
-            int shown = 0;
-            while (shown < rows && r.next()) {
-                if (r.holdsNoPoint()) {
-                    continue;
-                }
-                shown++;
+        try (LineProtocolSource src = new LineProtocolSource(Inputs.open(first, rawBytes))) {
+            for (int shown = 0; shown < rows; shown++) {
                 try {
-                    tables.add(r.point(), System.currentTimeMillis() * 1_000_000L);
-                } catch (LineProtocol.ParseException e) {
-                    problems.add("'" + first.name() + "' line " + r.firstLine() + ", " + e.getMessage());
+                    if (!src.next()) {
+                        break;
+                    }
+                    tables.add(src.point(), System.currentTimeMillis() * 1_000_000L);
+                } catch (RecordSource.BadRecord e) {
+                    problems.add("'" + first.name() + "' " + e.description());
                 } catch (IllegalArgumentException e) {
-                    problems.add("'" + first.name() + "' line " + r.firstLine() + ": " + e.getMessage());
+                    problems.add("'" + first.name() + "' line " + src.line() + ": " + e.getMessage());
                 }
             }
         } catch (IOException e) {

@@ -68,16 +68,14 @@ public final class LineProtocolTables {
          * @throws IOException when the input cannot be read
          */
         public void sample(InputStream in, int rows) throws IOException {
-            try (LineProtocol.Reader r = new LineProtocol.Reader(in)) {
-                int n = 0;
-                while (n < rows && r.next()) {
-                    if (r.holdsNoPoint()) {
-                        continue;
-                    }
-                    n++;
+            try (LineProtocolSource src = new LineProtocolSource(in)) {
+                for (int n = 0; n < rows; n++) {
                     try {
-                        sample(r.point());
-                    } catch (LineProtocol.ParseException e) {
+                        if (!src.next()) {
+                            break;
+                        }
+                        sample(src.point());
+                    } catch (RecordSource.BadRecord e) {
                         // rejected when the import reads the line
                     }
                 }

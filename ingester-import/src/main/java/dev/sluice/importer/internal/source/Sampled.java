@@ -87,6 +87,11 @@ public final class Sampled implements RecordSource {
     }
 
     @Override
+    public long position(long counted) {
+        return current != null ? counted : in.position(counted);
+    }
+
+    @Override
     public String where() {
         return current != null ? current.where() : in.where();
     }
