@@ -2,6 +2,7 @@ package dev.sluice.importer.internal.cli;
 
 import dev.sluice.ConnectionConfig;
 import dev.sluice.GreptimeOptions;
+import dev.sluice.importer.internal.failure.UsageException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

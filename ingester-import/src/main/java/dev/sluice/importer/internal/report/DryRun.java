@@ -7,13 +7,14 @@ import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.importer.internal.plan.BadValue;
+import dev.sluice.importer.internal.plan.CellText;
 import dev.sluice.importer.internal.plan.DdlText;
 import dev.sluice.importer.internal.plan.Plan;
 import dev.sluice.importer.internal.plan.SampledCollisions;
-import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.importer.internal.source.Inputs;
 import dev.sluice.importer.internal.source.LineProtocolSource;
-import dev.sluice.importer.internal.source.LineProtocolTables;
+import dev.sluice.importer.internal.plan.LineProtocolTables;
 import dev.sluice.importer.internal.source.RecordSource;
 import dev.sluice.importer.internal.source.Sampled;
 import java.io.IOException;
@@ -100,40 +101,12 @@ public final class DryRun {
         for (int r = 0; r < t.rowCount(); r++) {
             List<String> cells = new ArrayList<>();
             for (int c = 0; c < schema.columnCount(); c++) {
-                cells.add(cell(t.column(c), schema.column(c), r));
+                cells.add(CellText.cell(t.column(c), schema.column(c), r));
             }
             out.println(String.join("\t", cells));
         }
         for (String p : problems) {
             out.println("-- rejected: " + p);
-        }
-    }
-
-    /**
-     * Renders a stored value as text.
-     *
-     * @param v the column
-     * @param c its schema column
-     * @param r the row
-     * @return the value's text, {@code NULL} for a null
-     */
-    public static String cell(ColumnVector v, TableSchema.Column c, int r) {
-        if (v.isNull(r)) {
-            return "NULL";
-        }
-        DataType t = c.dataType();
-        if (t.isTimestamp()) {
-            return Plan.instant(v.getLong(r), t.unitsPerSecond());
-        }
-        switch (t) {
-            case Bool: return Boolean.toString(v.getBool(r));
-            case Float32: case Float64: return Double.toString(v.getDouble(r));
-            case String: case Json: return v.getString(r);
-            case Date: return java.time.LocalDate.ofEpochDay(v.getLong(r)).toString();
-            case Decimal128: return v.getDecimal(r).toPlainString();
-            case Binary: return java.util.Base64.getEncoder().encodeToString(v.getBytes(r));
-            case UInt64: return Long.toUnsignedString(v.getLong(r));
-            default: return t.isLongBacked() ? Long.toString(v.getLong(r)) : String.valueOf(v.getString(r));
         }
     }
 
@@ -186,7 +159,7 @@ public final class DryRun {
             for (int row = 0; row < t.rowCount(); row++) {
                 List<String> cells = new ArrayList<>();
                 for (int c = 0; c < s.columnCount(); c++) {
-                    cells.add(cell(t.column(c), s.column(c), row));
+                    cells.add(CellText.cell(t.column(c), s.column(c), row));
                 }
                 out.println(s.tableName() + ": " + String.join("\t", cells));
             }

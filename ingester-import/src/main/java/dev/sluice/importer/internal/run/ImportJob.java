@@ -3,7 +3,8 @@ package dev.sluice.importer.internal.run;
 import dev.sluice.BatchingWriter;
 import dev.sluice.data.TableSchema;
 import dev.sluice.importer.internal.cli.ImportOptions;
-import dev.sluice.importer.internal.cli.UsageException;
+import dev.sluice.importer.internal.failure.ImportFailure;
+import dev.sluice.importer.internal.failure.UsageException;
 import dev.sluice.importer.internal.plan.Mapping;
 import dev.sluice.importer.internal.plan.Plan;
 import dev.sluice.importer.internal.plan.SampledCollisions;
@@ -19,7 +20,7 @@ import dev.sluice.importer.internal.source.CsvSource;
 import dev.sluice.importer.internal.source.Format;
 import dev.sluice.importer.internal.source.Inputs;
 import dev.sluice.importer.internal.source.JsonLinesSource;
-import dev.sluice.importer.internal.source.LineProtocolTables;
+import dev.sluice.importer.internal.plan.LineProtocolTables;
 import dev.sluice.importer.internal.source.ParquetSource;
 import dev.sluice.importer.internal.source.RecordSource;
 import dev.sluice.importer.internal.source.Sampled;
@@ -226,7 +227,7 @@ public final class ImportJob {
             first = inputs.get(k);
             try {
                 RecordSource src = openSource(first, m);
-                declared = src instanceof ParquetSource ps ? ps.types() : null;
+                declared = src instanceof ParquetSource ps ? TypeNames.of(ps.types()) : null;
                 sampled = new Sampled(src, o.sample);
             } catch (IOException e) {
                 throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);

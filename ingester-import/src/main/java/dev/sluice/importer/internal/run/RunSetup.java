@@ -5,7 +5,7 @@ import dev.sluice.importer.internal.plan.Mapping;
 import dev.sluice.importer.internal.plan.Plan;
 import dev.sluice.importer.internal.report.Rejects;
 import dev.sluice.importer.internal.source.Inputs;
-import dev.sluice.importer.internal.source.LineProtocolTables;
+import dev.sluice.importer.internal.plan.LineProtocolTables;
 import dev.sluice.importer.internal.source.RecordSource;
 import dev.sluice.importer.internal.source.Sampled;
 import dev.sluice.importer.internal.state.State;

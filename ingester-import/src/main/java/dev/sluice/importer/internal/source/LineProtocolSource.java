@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * Reads the points of a line protocol input, one record per point: lines that hold no point (blank, comments) are
  * passed over, and a line that does not parse is a {@link BadRecord} naming its line and character. A point goes to
- * the table its measurement names ({@link LineProtocolTables}), so the source has no columns of its own:
+ * the table its measurement names, so the source has no columns of its own:
  * {@link #point()} is its record. A record's position is its last line (a quoted string field can hold line breaks),
  * so the resume state of a line protocol input counts lines.
  */

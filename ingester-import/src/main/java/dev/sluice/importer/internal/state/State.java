@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.importer.internal.source.JsonLinesSource;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -11,7 +11,7 @@ import dev.sluice.bulk.TableBufferRoot;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;

@@ -5,8 +5,8 @@ import dev.sluice.data.DataType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.report.DryRun;
-import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.importer.internal.failure.ImportFailure;
+import dev.sluice.importer.internal.plan.CellText;
 import dev.sluice.sink.internal.RefusedRowIsolator;
 import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.write.Err;
@@ -233,7 +233,7 @@ public final class RefusedRows {
                 sb.append(", ");
             }
             sb.append(quote(s.column(c).name())).append(": ");
-            sb.append(t.column(c).isNull(r) ? "null" : quote(DryRun.cell(t.column(c), s.column(c), r)));
+            sb.append(t.column(c).isNull(r) ? "null" : quote(CellText.cell(t.column(c), s.column(c), r)));
         }
         return sb.append('}').toString();
     }

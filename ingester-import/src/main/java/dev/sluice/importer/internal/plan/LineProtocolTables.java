@@ -1,11 +1,13 @@
-package dev.sluice.importer.internal.source;
+package dev.sluice.importer.internal.plan;
 
 import dev.sluice.data.DataType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.plan.TimeFormat;
+import dev.sluice.importer.internal.source.LineProtocol;
+import dev.sluice.importer.internal.source.LineProtocolSource;
+import dev.sluice.importer.internal.source.RecordSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;

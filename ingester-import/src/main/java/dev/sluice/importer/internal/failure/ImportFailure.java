@@ -1,4 +1,4 @@
-package dev.sluice.importer.internal.run;
+package dev.sluice.importer.internal.failure;
 
 /** The import could not go on: an input that cannot be read, a server or write failure (exit code 3). */
 public final class ImportFailure extends RuntimeException {
