@@ -31,6 +31,12 @@ public final class LineProtocolTables {
     /** The name of the time index of tables the import creates, as GreptimeDB's line protocol endpoint names it. */
     static final String TIME_COLUMN = "greptime_timestamp";
 
+    /**
+     * A column's kind and type.
+     *
+     * @param semantic tag or field
+     * @param type the data type
+     */
     private record Col(SemanticType semantic, DataType type) {
     }
 

@@ -377,6 +377,11 @@ public final class ImportJob {
     /**
      * What differs by format around the one load run: the table the summary names, the options of the tables the
      * import creates, the table to create first (or null), and how {@code --verify} counts.
+     *
+     * @param table the table the summary names
+     * @param tableOptions the options of the tables the import creates
+     * @param toCreate the table to create before the run, or null
+     * @param verify how {@code --verify} counts, filling the summary
      */
     private record Load(String table, Map<String, String> tableOptions, TableSchema toCreate,
             java.util.function.Consumer<Summary> verify) {
@@ -539,7 +544,12 @@ public final class ImportJob {
         return (colon > 0 ? e.substring(0, colon) : e) + ":4000";
     }
 
-    /** The HTTP SQL client and the table as the server describes it (null when it does not exist). */
+    /**
+     * The HTTP SQL client and the table as the server describes it.
+     *
+     * @param sql the HTTP SQL client
+     * @param existing the table's schema, or null when it does not exist
+     */
     private record TableLookup(ServerSql sql, TableSchema existing) {
     }
 

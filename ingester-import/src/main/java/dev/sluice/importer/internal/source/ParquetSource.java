@@ -93,6 +93,12 @@ public final class ParquetSource implements RecordSource {
 
     /** Reads one column's current value. */
     private interface Decoder {
+        /**
+         * Reads the value the reader stands at.
+         *
+         * @param r the column's reader
+         * @return the value, as {@link ParquetSource} lists the types
+         */
         Object read(ColumnReader r);
     }
 

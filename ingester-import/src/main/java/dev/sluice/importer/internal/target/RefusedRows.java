@@ -112,7 +112,13 @@ public final class RefusedRows {
         };
     }
 
-    /** A row of a refused request: its table's index in the request, the table, and its row in that table. */
+    /**
+     * A row of a refused request.
+     *
+     * @param index its table's index in the request
+     * @param table the table
+     * @param row its row in that table
+     */
     private record Row(int index, Table table, int row) {
     }
 
