@@ -448,8 +448,10 @@ final class LoadRun implements AutoCloseable {
             InputReader r = new InputReader(in, e, rows);
             src.readValuesAtOnce(); // each record's values go into the batch before the next is read
             if (r.skipTo > 0) {
-                // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread).
+                // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread). Where
+                // positions count records, the position reached is the records read.
                 r.position = src.skip(r.skipTo);
+                r.counted = r.position;
             }
             // One call per record: the loop stays small, so the JIT compiles the record's work as a method of its own
             // rather than as one large on-stack replacement of this loop.
