@@ -13,4 +13,19 @@ public final class ImportFailure extends RuntimeException {
     public ImportFailure(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /**
+     * Returns what a failure says, from the failure itself rather than the wrappers of a future's answer
+     * ({@link java.util.concurrent.CompletionException}, {@link java.util.concurrent.ExecutionException}).
+     *
+     * @param t the failure
+     * @return its message, or its name when it has none
+     */
+    public static String message(Throwable t) {
+        while ((t instanceof java.util.concurrent.CompletionException
+                || t instanceof java.util.concurrent.ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
 }

@@ -5,6 +5,8 @@ import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
+import dev.sluice.importer.internal.failure.ImportFailure;
+import dev.sluice.importer.internal.source.Inputs;
 import dev.sluice.importer.internal.source.LineProtocol;
 import dev.sluice.importer.internal.source.LineProtocolSource;
 import dev.sluice.importer.internal.source.RecordSource;
@@ -65,6 +67,27 @@ public final class LineProtocolTables {
 
         String table(LineProtocol.Point pt) {
             return tableOverride != null ? tableOverride : pt.measurement();
+        }
+
+        /**
+         * Reads the first points of every input that is a file, before any row is sent, to decide the columns'
+         * types (standard input is read once, by the import itself).
+         *
+         * @param inputs the inputs
+         * @param done whether an input was imported to its end already (it is not read)
+         * @param rows how many points of each input to read
+         * @throws ImportFailure when an input cannot be read
+         */
+        public void sample(List<Inputs.Input> inputs, java.util.function.Predicate<Inputs.Input> done, int rows) {
+            for (Inputs.Input in : inputs) {
+                if (in.path() != null && !done.test(in)) {
+                    try {
+                        sample(Inputs.open(in, new java.util.concurrent.atomic.AtomicLong()), rows);
+                    } catch (IOException e) {
+                        throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
+                    }
+                }
+            }
         }
 
         /**
@@ -206,6 +229,16 @@ public final class LineProtocolTables {
                 ? DataType.TimestampMillisecond : precisionUnits == 1_000_000 ? DataType.TimestampMicrosecond
                 : DataType.TimestampNanosecond;
         this.columns = columns;
+    }
+
+    /**
+     * Returns the table a point goes to.
+     *
+     * @param pt the point
+     * @return its measurement, or the table every point goes to
+     */
+    public String table(LineProtocol.Point pt) {
+        return columns.table(pt);
     }
 
     /** @return rows added since the last {@link #drain()} */

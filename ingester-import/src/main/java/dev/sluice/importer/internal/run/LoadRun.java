@@ -5,7 +5,6 @@ import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.cli.ImportOptions;
 import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.importer.internal.plan.BadValue;
 import dev.sluice.importer.internal.plan.Mapping;
@@ -44,9 +43,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * (rows of one table, or of one table per measurement for line protocol), each request's answer is recorded in the
  * state once the requests before it are answered, and bad rows are rejected or stop the run per {@code --on-error}.
  */
-final class LoadRun implements AutoCloseable {
+public final class LoadRun implements AutoCloseable {
     private final RunSetup setup;
-    private final ImportOptions o;
+    private final RunSetup.Settings o;
     private final PrintStream err;
     private final Stats stats;
     private final State state;
@@ -84,9 +83,9 @@ final class LoadRun implements AutoCloseable {
      * @param stats the counters progress and summary show
      * @param err where notes and rejected rows go
      */
-    LoadRun(RunSetup setup, Client client, Context ctx, Stats stats, PrintStream err) {
+    public LoadRun(RunSetup setup, Client client, Context ctx, Stats stats, PrintStream err) {
         this.setup = setup;
-        this.o = setup.options();
+        this.o = setup.settings();
         this.err = err;
         this.stats = stats;
         this.state = setup.state();
@@ -104,7 +103,7 @@ final class LoadRun implements AutoCloseable {
             this.sampledInput = -1;
             this.sampledName = null;
         }
-        if (o.onError.equals("skip") && !appendMode) {
+        if (o.skipBadRows() && !appendMode) {
             narrowing = java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
                 Thread t = new Thread(task, "sluice-import-refused-rows");
                 t.setDaemon(true);
@@ -118,26 +117,26 @@ final class LoadRun implements AutoCloseable {
     }
 
     /** Reads every input not yet imported and waits for the answers (up to {@code --timeout}). */
-    void read() {
+    public void read() {
         if (setup.rows() instanceof RunSetup.Measurements m) {
-            ImportJob.sampleLineProtocol(setup.inputs(), m.columns(), state, o.sample);
+            m.columns().sample(setup.inputs(), in -> state.entry(in.name()).done, o.sample());
         }
         runWorkers(setup.inputs());
         awaitAnswers();
     }
 
     /** Stops the workers after their current record (the shutdown hook). */
-    void stop() {
+    public void stop() {
         stop.set(true);
     }
 
     /** @return the failure that ended the run, or null */
-    Throwable failure() {
+    public Throwable failure() {
         return failure.get();
     }
 
     /** @return why the run stopped at a bad row ({@code --on-error abort}, {@code --max-errors}), or null */
-    String stoppedAt() {
+    public String stoppedAt() {
         return stoppedAt;
     }
 
@@ -198,7 +197,7 @@ final class LoadRun implements AutoCloseable {
 
     private void runWorkers(List<Inputs.Input> inputs) {
         AtomicInteger next = new AtomicInteger();
-        int n = Math.min(o.parallelism, inputs.size());
+        int n = Math.min(o.parallelism(), inputs.size());
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < n; w++) {
             Thread t = new Thread(() -> worker(inputs, next), "sluice-import-" + w);
@@ -214,7 +213,7 @@ final class LoadRun implements AutoCloseable {
             }
         }
         if (setup.rows() instanceof RunSetup.OneTable one) {
-            ImportJob.closeQuietly(one.sampled());
+            RecordSource.closeQuietly(one.sampled());
         }
     }
 
@@ -238,7 +237,7 @@ final class LoadRun implements AutoCloseable {
                 rows.finish();
             }
         } catch (IOException e) {
-            fail(new ImportFailure(ImportJob.message(e), e));
+            fail(new ImportFailure(ImportFailure.message(e), e));
         } catch (RuntimeException e) {
             fail(e);
         } finally {
@@ -261,7 +260,7 @@ final class LoadRun implements AutoCloseable {
         public InputRows open(int index, Inputs.Input in) throws IOException {
             if (sink == null) {
                 // Kept rows: a refused batch is narrowed from them, an append-mode batch's time range read.
-                sink = client.open(plan.schema(), bulk, o.batch, o.inFlight, ctx, narrower != null || appendMode);
+                sink = client.open(plan.schema(), bulk, o.batch(), o.inFlight(), ctx, narrower != null || appendMode);
             }
             return new OneTableInput(in, index == sampledInput ? one.sampled() : one.open().open(in), sink);
         }
@@ -291,7 +290,7 @@ final class LoadRun implements AutoCloseable {
      */
     private final class MeasurementRows implements WorkerRows {
         private final LineProtocolTables tables;
-        private final Client.TablesSink sink = client.openTables(o.inFlight, ctx);
+        private final Client.TablesSink sink = client.openTables(o.inFlight(), ctx);
 
         MeasurementRows(RunSetup.Measurements m) {
             this.tables = new LineProtocolTables(m.precision(), m.columns());
@@ -342,7 +341,7 @@ final class LoadRun implements AutoCloseable {
                 return ex.getMessage();
             }
             if (origins != null) {
-                origins.computeIfAbsent(o.table != null ? o.table : pt.measurement(), k -> new ArrayList<>())
+                origins.computeIfAbsent(tables.table(pt), k -> new ArrayList<>())
                         .add(new RefusedRows.LineText(src.line(), src.raw()));
             }
             return null;
@@ -468,7 +467,7 @@ final class LoadRun implements AutoCloseable {
             // Rows read before a stop (an abort point, or another input's failure) are sent; the input is done at EOF.
             r.flush(r.position, r.eof);
         } catch (IOException ex) {
-            String m = ImportJob.message(ex);
+            String m = ImportFailure.message(ex);
             throw m.contains(in.name()) ? ex : new IOException("'" + in.name() + "' cannot be read: " + m, ex);
         } finally {
             src.close();
@@ -562,7 +561,7 @@ final class LoadRun implements AutoCloseable {
                 rejectedInBatch++;
                 return true;
             }
-            if (rows.rows() >= o.batch) {
+            if (rows.rows() >= o.batch()) {
                 flush(position, false);
             }
             return true;
@@ -750,7 +749,7 @@ final class LoadRun implements AutoCloseable {
                     for (int c = 0; c < known; c++) {
                         if (unknown[c] && src.value(c) != null) {
                             throw new BadValue(columns.get(c), "key '" + columns.get(c) + "' is not a column of"
-                                    + " the table (it was not in the " + o.sample + " sampled rows) and the bulk path"
+                                    + " the table (it was not in the " + o.sample() + " sampled rows) and the bulk path"
                                     + " cannot add columns: rerun with --path regular (adds it), a larger --sample, or"
                                     + " --skip it");
                         }
@@ -777,7 +776,7 @@ final class LoadRun implements AutoCloseable {
     private synchronized Plan widen(String key, Object value) {
         if (!plan.knows(key)) {
             plan = Widening.withField(plan, key, value);
-            if (!o.quiet) {
+            if (!o.quiet()) {
                 err.println("note: key '" + key + "' was not in the sampled rows: added as column '" + plan.cols()
                         .get(plan.cols().size() - 1).name() + "' " + plan.cols().get(plan.cols().size() - 1).type()
                         + " (the regular path's next write adds it to the table)");
@@ -834,7 +833,8 @@ final class LoadRun implements AutoCloseable {
      */
     private void awaitAnswers() {
         try {
-            answers.awaitAdvanceInterruptibly(answers.arrive(), o.timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
+            answers.awaitAdvanceInterruptibly(answers.arrive(), o.timeoutSeconds(),
+                    java.util.concurrent.TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.TimeoutException e) {
@@ -844,7 +844,7 @@ final class LoadRun implements AutoCloseable {
 
     private void batchAnswered(Long acked, Throwable ex, Tracker tracker, long[] p, String what) {
         if (ex != null) {
-            fail(new ImportFailure(what + " failed: " + ImportJob.message(ex), ex));
+            fail(new ImportFailure(what + " failed: " + ImportFailure.message(ex), ex));
             return;
         }
         stats.rowsWritten.addAndGet(acked);
@@ -862,8 +862,8 @@ final class LoadRun implements AutoCloseable {
         for (Plan.Col c : plan.cols()) {
             if (c.name().equals(column) && c.source() != null && !mapping.types().containsKey(c.source())
                     && !plan.tableExists() && c.semantic() != SemanticType.Timestamp) {
-                return " Column '" + column + "' is " + c.type() + ", inferred from the first " + o.sample + " rows of '"
-                        + sampledName + "'. If it holds values of another type, the table needs that type: drop table '"
+                return " Column '" + column + "' is " + c.type() + ", inferred from the first " + o.sample()
+                        + " rows of '" + sampledName + "'. If it holds values of another type, the table needs that type: drop table '"
                         + plan.schema().tableName() + "' (this import created it) and run again with --types "
                         + c.source() + ":<Type> (or a larger --sample) and --restart.";
             }
@@ -880,7 +880,7 @@ final class LoadRun implements AutoCloseable {
         if (rejects != null) {
             rejects.write(in.name(), line, column, reason, raw);
         }
-        if (o.onError.equals("abort")) {
+        if (!o.skipBadRows()) {
             synchronized (this) {
                 if (stoppedAt != null) {
                     return false; // another input stopped the import first
@@ -897,11 +897,11 @@ final class LoadRun implements AutoCloseable {
             return false;
         }
         long r = stats.rejected.incrementAndGet();
-        if (!o.quiet && r <= 10) {
+        if (!o.quiet() && r <= 10) {
             err.println("rejected: '" + in.name() + "' " + reason);
         }
-        if (o.maxErrors != null && r > o.maxErrors) {
-            stoppedAt = "more than " + o.maxErrors + " rows rejected (--max-errors); the last: '" + in.name() + "' "
+        if (o.maxErrors() != null && r > o.maxErrors()) {
+            stoppedAt = "more than " + o.maxErrors() + " rows rejected (--max-errors); the last: '" + in.name() + "' "
                     + reason + ". The state file records where each input stopped: fix the rows (or allow more with a"
                     + " larger --max-errors) and run the same command again to go on from there";
             stop.set(true);
@@ -932,7 +932,7 @@ final class LoadRun implements AutoCloseable {
             if (w == null || stop.get()) {
                 return CompletableFuture.failedFuture(ex);
             }
-            if (!o.quiet) {
+            if (!o.quiet()) {
                 err.println("note: the server refused a request of '" + in.name() + "' (" + w.err().message()
                         + "): writing its parts on their own to find the rows it refuses (--on-error skip)");
             }

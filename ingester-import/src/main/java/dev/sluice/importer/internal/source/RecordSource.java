@@ -113,6 +113,19 @@ public interface RecordSource extends Closeable {
     }
 
     /**
+     * Closes a source that nothing more is read from, its failure to close left unsaid.
+     *
+     * @param src the source
+     */
+    static void closeQuietly(RecordSource src) {
+        try {
+            src.close();
+        } catch (IOException ignored) {
+            // nothing more is read from it
+        }
+    }
+
+    /**
      * A nested JSON value kept as its JSON text.
      *
      * @param text the JSON text

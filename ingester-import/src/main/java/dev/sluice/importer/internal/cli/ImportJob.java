@@ -1,8 +1,7 @@
-package dev.sluice.importer.internal.run;
+package dev.sluice.importer.internal.cli;
 
 import dev.sluice.BatchingWriter;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.cli.ImportOptions;
 import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.importer.internal.failure.UsageException;
 import dev.sluice.importer.internal.plan.Mapping;
@@ -16,6 +15,8 @@ import dev.sluice.importer.internal.report.Rejects;
 import dev.sluice.importer.internal.report.Stats;
 import dev.sluice.importer.internal.report.Summary;
 import dev.sluice.importer.internal.report.Verify;
+import dev.sluice.importer.internal.run.LoadRun;
+import dev.sluice.importer.internal.run.RunSetup;
 import dev.sluice.importer.internal.source.CsvSource;
 import dev.sluice.importer.internal.source.Format;
 import dev.sluice.importer.internal.source.Inputs;
@@ -211,7 +212,7 @@ public final class ImportJob {
         Map<String, TypeNames.Type> declared = null;
         for (int k = 0; k < inputs.size() && (sampled == null || sampled.rows().isEmpty()); k++) {
             if (sampled != null) {
-                closeQuietly(sampled);
+                RecordSource.closeQuietly(sampled);
             }
             first = inputs.get(k);
             try {
@@ -261,7 +262,7 @@ public final class ImportJob {
         Load load = new Load(table, existing == null ? with : Map.of(), existing == null ? plan.schema() : null,
                 sum -> verify.oneTable(sql, table, sum));
         try (Rejects rejects = openRejects()) {
-            return load(new RunSetup(o, inputs, state, rejects, m, bulk, appendMode, new RunSetup.OneTable(plan, s,
+            return load(new RunSetup(settings(), inputs, state, rejects, m, bulk, appendMode, new RunSetup.OneTable(plan, s,
                     sampledAt, sampledName, in -> openSource(in, m))), summary, load);
         }
     }
@@ -269,6 +270,12 @@ public final class ImportJob {
     /** Whether the options ask for an append-mode table ({@code --append-mode}, {@code --with append_mode=true}). */
     private boolean appendModeAsked(Map<String, String> with) {
         return o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
+    }
+
+    /** What the load run takes from the options. */
+    private RunSetup.Settings settings() {
+        return new RunSetup.Settings(o.batch, o.inFlight, o.parallelism, o.sample, o.onError.equals("skip"), o.maxErrors,
+                o.quiet, o.timeoutSeconds);
     }
 
     /** The {@code --rejects} file, opened; null without one. */
@@ -356,8 +363,8 @@ public final class ImportJob {
         state.save();
         Throwable f = r.failure();
         if (f != null) {
-            throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
-                    + ": run the same command again to continue from there.", f);
+            throw new ImportFailure(ImportFailure.message(f) + "\nRows acknowledged so far are recorded in "
+                    + state.file() + ": run the same command again to continue from there.", f);
         }
         if (o.verify) {
             load.verify(summary);
@@ -404,22 +411,6 @@ public final class ImportJob {
             err.println("warning: " + w);
             summary.warnings.add(w);
         }
-    }
-
-    static void closeQuietly(RecordSource src) {
-        try {
-            src.close();
-        } catch (IOException ignored) {
-            // nothing more is read from it
-        }
-    }
-
-    static String message(Throwable t) {
-        while ((t instanceof java.util.concurrent.CompletionException || t instanceof java.util.concurrent.ExecutionException)
-                && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
     // ------------------------------------------------------------------ options
@@ -1034,7 +1025,7 @@ public final class ImportJob {
         ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
         if (o.dryRun) {
             LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(sql, null));
-            sampleLineProtocol(inputs, columns, null, o.sample);
+            columns.sample(inputs, in -> false, o.sample);
             DryRun.lineProtocol(out, inputs.get(0), precision, columns, with, o.dryRunRows, stats.rawBytes);
             return OK;
         }
@@ -1049,7 +1040,7 @@ public final class ImportJob {
         Load load = new Load(o.table != null ? o.table : "one table per measurement", with, null,
                 sum -> verify.perTable(sql, sum));
         try (Rejects rejects = openRejects()) {
-            return load(new RunSetup(o, inputs, state, rejects, null, false, appendMode,
+            return load(new RunSetup(settings(), inputs, state, rejects, null, false, appendMode,
                     new RunSetup.Measurements(precision, columns)), summary, load);
         }
     }
@@ -1100,21 +1091,4 @@ public final class ImportJob {
         }).orElse(null);
     }
 
-    /** Each input's first --sample points decide the columns' types before any row is sent (not standard input). */
-    static void sampleLineProtocol(List<Inputs.Input> inputs, LineProtocolTables.Columns columns, State state,
-            int sample) {
-        for (Inputs.Input in : inputs) {
-            if (in.path() != null && (state == null || !state.entry(in.name()).done)) {
-                try {
-                    columns.sample(Inputs.open(in, new java.util.concurrent.atomic.AtomicLong()), sample);
-                } catch (IOException e) {
-                    throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
-                }
-            }
-        }
-    }
-
-    static String lower(String s) {
-        return s.toLowerCase(Locale.ROOT);
-    }
 }
