@@ -864,8 +864,8 @@ public final class LoadRun implements AutoCloseable {
                     && !plan.tableExists() && c.semantic() != SemanticType.Timestamp) {
                 return " Column '" + column + "' is " + c.type() + ", inferred from the first " + o.sample()
                         + " rows of '" + sampledName + "'. If it holds values of another type, the table needs that"
-                        + " type: drop table '" + plan.schema().tableName() + "' (this import created it) and run again with --types "
-                        + c.source() + ":<Type> (or a larger --sample) and --restart.";
+                        + " type: drop table '" + plan.schema().tableName() + "' (this import created it) and run again"
+                        + " with --types " + c.source() + ":<Type> (or a larger --sample) and --restart.";
             }
         }
         return "";
