@@ -1,7 +1,5 @@
 package dev.sluice.importer.internal.report;
 
-import dev.sluice.data.ColumnVector;
-import dev.sluice.data.DataType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;

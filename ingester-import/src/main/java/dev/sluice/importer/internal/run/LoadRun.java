@@ -18,7 +18,6 @@ import dev.sluice.importer.internal.source.LineProtocol;
 import dev.sluice.importer.internal.source.LineProtocolSource;
 import dev.sluice.importer.internal.plan.LineProtocolTables;
 import dev.sluice.importer.internal.source.RecordSource;
-import dev.sluice.importer.internal.source.Sampled;
 import dev.sluice.importer.internal.state.InDoubt;
 import dev.sluice.importer.internal.state.State;
 import dev.sluice.importer.internal.target.Client;
