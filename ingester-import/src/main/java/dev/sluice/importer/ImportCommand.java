@@ -1,7 +1,7 @@
 package dev.sluice.importer;
 
+import dev.sluice.importer.internal.cli.ImportJob;
 import dev.sluice.importer.internal.cli.ImportOptions;
-import dev.sluice.importer.internal.run.ImportJob;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;

@@ -1,7 +1,13 @@
 package dev.sluice.importer.internal.cli;
 
+import dev.sluice.BatchingWriter;
 import dev.sluice.ConnectionConfig;
+import dev.sluice.importer.internal.failure.UsageException;
 import dev.sluice.sink.internal.ConnectionOverlap;
+import dev.sluice.sink.internal.SinkSettings;
+import dev.sluice.write.Compression;
+import dev.sluice.write.RetryPolicy;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -317,6 +323,41 @@ public final class ImportOptions {
                 return timeoutSeconds != 60;
             default:
                 return retryDeadlineSeconds != 120;
+        }
+    }
+
+    /** The import's words in the shared client's failures. */
+    private static final SinkSettings.Wording WORDING = new SinkSettings.Wording("--retry-deadline",
+            "The import stops; the rows acknowledged so far are recorded in its state file.",
+            "run the same command again");
+
+    /**
+     * The client's settings from the command line: the target options, with {@code --connection} applied over them
+     * (an option the string sets too was refused by {@link #resolveConnection()}).
+     *
+     * @param password the password ({@code --password} or {@code SLUICE_PASSWORD}), or null
+     * @return the settings the client is opened with
+     * @throws UsageException when the string's keys do not fit with the options
+     */
+    public SinkSettings settings(String password) {
+        BatchingWriter.Config unused = BatchingWriter.Config.newBuilder().build();
+        RetryPolicy retry = RetryPolicy.newBuilder().build();
+        SinkSettings s;
+        try {
+            s = new SinkSettings(endpoints, database, user == null ? "" : user,
+                    password == null ? "" : password, tls, tlsCa == null ? "" : tlsCa.toString(), "", "", "", "",
+                    Duration.ofSeconds(timeoutSeconds), 0, retry.initialBackoff(), retry.maxBackoff(),
+                    Duration.ofSeconds(retryDeadlineSeconds), path.equalsIgnoreCase("regular")
+                    ? BatchingWriter.Path.Regular : BatchingWriter.Path.Bulk, batch, unused.maxBatchBytes(),
+                    unused.flushInterval(), inFlight, (long) batch * inFlight, Compression.None.settingName(),
+                    Map.of(), httpEndpoint, "", WORDING);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        try {
+            return connection == null ? s : s.connect(connection);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--connection: " + e.getMessage());
         }
     }
 }

@@ -4,7 +4,7 @@ import dev.sluice.data.DataType;
 import dev.sluice.data.DecimalType;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.cli.UsageException;
+import dev.sluice.importer.internal.failure.UsageException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;

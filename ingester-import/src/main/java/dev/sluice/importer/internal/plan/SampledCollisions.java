@@ -4,7 +4,6 @@ import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.report.DryRun;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -91,7 +90,7 @@ public final class SampledCollisions {
         for (int r = 0; r < t.rowCount(); r++) {
             List<String> k = new ArrayList<>();
             for (int c : key) {
-                k.add(DryRun.cell(t.column(c), schema.column(c), r));
+                k.add(CellText.cell(t.column(c), schema.column(c), r));
             }
             Integer earlier = first.putIfAbsent(k, r);
             if (earlier == null) {
@@ -99,14 +98,14 @@ public final class SampledCollisions {
             }
             collapsed++;
             if (example == null) {
-                example = DryRun.cell(t.column(ts), schema.column(ts), r);
+                example = CellText.cell(t.column(ts), schema.column(ts), r);
             }
             for (int c = 0; c < schema.columnCount(); c++) {
                 if (key.contains(c)) {
                     continue;
                 }
-                String x = DryRun.cell(t.column(c), schema.column(c), earlier);
-                String y = DryRun.cell(t.column(c), schema.column(c), r);
+                String x = CellText.cell(t.column(c), schema.column(c), earlier);
+                String y = CellText.cell(t.column(c), schema.column(c), r);
                 if (!x.equals(y)) {
                     String source = plan.cols().get(c).source();
                     String name = source != null ? source : schema.column(c).name();

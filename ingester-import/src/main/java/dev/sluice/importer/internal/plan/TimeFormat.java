@@ -1,7 +1,7 @@
 package dev.sluice.importer.internal.plan;
 
 import dev.sluice.data.DataType;
-import dev.sluice.importer.internal.cli.UsageException;
+import dev.sluice.importer.internal.failure.UsageException;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;

@@ -1,6 +1,7 @@
 package dev.sluice.importer.internal.plan;
 
 import dev.sluice.data.DataType;
+import dev.sluice.importer.internal.source.Decimals;
 import dev.sluice.importer.internal.source.RecordSource;
 import java.math.BigDecimal;
 import java.util.Locale;

@@ -3,6 +3,7 @@ package dev.sluice.importer.internal.plan;
 import dev.sluice.data.DataType;
 import dev.sluice.data.DecimalType;
 import dev.sluice.data.TableSchema;
+import dev.sluice.importer.internal.source.ParquetSource;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -13,6 +14,18 @@ public final class TypeNames {
     private static final Pattern TIMESTAMP = Pattern.compile("(?i)timestamp\\s*\\(\\s*(\\d)\\s*\\)");
 
     private TypeNames() {
+    }
+
+    /**
+     * Returns the types a source's file declares as column types.
+     *
+     * @param declared the types by source column (Parquet)
+     * @return the same types by source column, in its order
+     */
+    public static java.util.Map<String, Type> of(java.util.Map<String, ParquetSource.Declared> declared) {
+        java.util.Map<String, Type> out = new java.util.LinkedHashMap<>();
+        declared.forEach((name, d) -> out.put(name, new Type(d.type(), d.decimal())));
+        return out;
     }
 
     /**

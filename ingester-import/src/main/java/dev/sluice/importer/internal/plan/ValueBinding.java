@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.sluice.data.DataType;
 import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.RowAppender;
+import dev.sluice.importer.internal.source.Decimals;
+import dev.sluice.importer.internal.source.FieldText;
 import dev.sluice.importer.internal.source.RecordSource;
 import dev.sluice.importer.internal.source.Utf8Text;
 import java.math.BigDecimal;

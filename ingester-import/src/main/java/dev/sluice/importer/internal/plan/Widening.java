@@ -2,7 +2,7 @@ package dev.sluice.importer.internal.plan;
 
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.cli.UsageException;
+import dev.sluice.importer.internal.failure.UsageException;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,19 +1,18 @@
 package dev.sluice.importer.internal.report;
 
-import dev.sluice.data.ColumnVector;
-import dev.sluice.data.DataType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.importer.internal.plan.BadValue;
+import dev.sluice.importer.internal.plan.CellText;
 import dev.sluice.importer.internal.plan.DdlText;
 import dev.sluice.importer.internal.plan.Plan;
 import dev.sluice.importer.internal.plan.SampledCollisions;
-import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.importer.internal.source.Inputs;
-import dev.sluice.importer.internal.source.LineProtocol;
-import dev.sluice.importer.internal.source.LineProtocolTables;
+import dev.sluice.importer.internal.source.LineProtocolSource;
+import dev.sluice.importer.internal.plan.LineProtocolTables;
 import dev.sluice.importer.internal.source.RecordSource;
 import dev.sluice.importer.internal.source.Sampled;
 import java.io.IOException;
@@ -100,40 +99,12 @@ public final class DryRun {
         for (int r = 0; r < t.rowCount(); r++) {
             List<String> cells = new ArrayList<>();
             for (int c = 0; c < schema.columnCount(); c++) {
-                cells.add(cell(t.column(c), schema.column(c), r));
+                cells.add(CellText.cell(t.column(c), schema.column(c), r));
             }
             out.println(String.join("\t", cells));
         }
         for (String p : problems) {
             out.println("-- rejected: " + p);
-        }
-    }
-
-    /**
-     * Renders a stored value as text.
-     *
-     * @param v the column
-     * @param c its schema column
-     * @param r the row
-     * @return the value's text, {@code NULL} for a null
-     */
-    public static String cell(ColumnVector v, TableSchema.Column c, int r) {
-        if (v.isNull(r)) {
-            return "NULL";
-        }
-        DataType t = c.dataType();
-        if (t.isTimestamp()) {
-            return Plan.instant(v.getLong(r), t.unitsPerSecond());
-        }
-        switch (t) {
-            case Bool: return Boolean.toString(v.getBool(r));
-            case Float32: case Float64: return Double.toString(v.getDouble(r));
-            case String: case Json: return v.getString(r);
-            case Date: return java.time.LocalDate.ofEpochDay(v.getLong(r)).toString();
-            case Decimal128: return v.getDecimal(r).toPlainString();
-            case Binary: return java.util.Base64.getEncoder().encodeToString(v.getBytes(r));
-            case UInt64: return Long.toUnsignedString(v.getLong(r));
-            default: return t.isLongBacked() ? Long.toString(v.getLong(r)) : String.valueOf(v.getString(r));
         }
     }
 
@@ -153,19 +124,17 @@ public final class DryRun {
             LineProtocolTables.Columns columns, Map<String, String> with, int rows, AtomicLong rawBytes) {
         LineProtocolTables tables = new LineProtocolTables(precision, columns);
         List<String> problems = new ArrayList<>();
-        try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(first, rawBytes))) {
-            int shown = 0;
-            while (shown < rows && r.next()) {
-                if (r.holdsNoPoint()) {
-                    continue;
-                }
-                shown++;
+        try (LineProtocolSource src = new LineProtocolSource(Inputs.open(first, rawBytes))) {
+            for (int shown = 0; shown < rows; shown++) {
                 try {
-                    tables.add(r.point(), System.currentTimeMillis() * 1_000_000L);
-                } catch (LineProtocol.ParseException e) {
-                    problems.add("'" + first.name() + "' line " + r.firstLine() + ", " + e.getMessage());
+                    if (!src.next()) {
+                        break;
+                    }
+                    tables.add(src.point(), System.currentTimeMillis() * 1_000_000L);
+                } catch (RecordSource.BadRecord e) {
+                    problems.add("'" + first.name() + "' " + e.description());
                 } catch (IllegalArgumentException e) {
-                    problems.add("'" + first.name() + "' line " + r.firstLine() + ": " + e.getMessage());
+                    problems.add("'" + first.name() + "' line " + src.line() + ": " + e.getMessage());
                 }
             }
         } catch (IOException e) {
@@ -188,7 +157,7 @@ public final class DryRun {
             for (int row = 0; row < t.rowCount(); row++) {
                 List<String> cells = new ArrayList<>();
                 for (int c = 0; c < s.columnCount(); c++) {
-                    cells.add(cell(t.column(c), s.column(c), row));
+                    cells.add(CellText.cell(t.column(c), s.column(c), row));
                 }
                 out.println(s.tableName() + ": " + String.join("\t", cells));
             }

@@ -13,9 +13,13 @@ import java.nio.file.Paths;
 
 /** What an import did: printed at the end, and written as JSON with {@code --summary-json}. */
 public final class Summary {
+    /** Whether the import got as far as loading (a usage error or a dry run prints no summary). */
     public boolean started;
+    /** The table written, or how the tables are named (line protocol). */
     public String table;
+    /** The write path: {@code bulk} or {@code regular}. */
     public String path;
+    /** The state file's path. */
     public String stateFile;
     int inputs;
     long rowsRead;
@@ -29,10 +33,15 @@ public final class Summary {
     double transferSeconds = -1;
     /** The time --verify took, not counted in {@link #seconds}; -1 without it. */
     double verifySeconds = -1;
+    /** The table's row count {@code --verify} read, or null without it. */
     public Long verifyCount;
+    /** The row count {@code --verify} expected, or null without it. */
     public Long verifyExpected;
+    /** Whether {@code --verify} found the rows expected; null without it. */
     public Boolean verifyOk;
+    /** Why the import stopped or failed, or null. */
     public String error;
+    /** The exit code. */
     public int exitCode;
     /** Whether the table keeps only the last row of equal tags and time index (it is not append-mode). */
     public boolean collapsible;

@@ -1,6 +1,6 @@
 package dev.sluice.importer.internal.report;
 
-import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.importer.internal.state.State;
 import dev.sluice.importer.internal.target.ServerSql;
 import java.io.IOException;

@@ -5,7 +5,7 @@ import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.cli.ImportOptions;
+import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.importer.internal.plan.BadValue;
 import dev.sluice.importer.internal.plan.Mapping;
 import dev.sluice.importer.internal.plan.Plan;
@@ -15,9 +15,9 @@ import dev.sluice.importer.internal.report.Stats;
 import dev.sluice.importer.internal.source.Format;
 import dev.sluice.importer.internal.source.Inputs;
 import dev.sluice.importer.internal.source.LineProtocol;
-import dev.sluice.importer.internal.source.LineProtocolTables;
+import dev.sluice.importer.internal.source.LineProtocolSource;
+import dev.sluice.importer.internal.plan.LineProtocolTables;
 import dev.sluice.importer.internal.source.RecordSource;
-import dev.sluice.importer.internal.source.Sampled;
 import dev.sluice.importer.internal.state.InDoubt;
 import dev.sluice.importer.internal.state.State;
 import dev.sluice.importer.internal.target.Client;
@@ -42,9 +42,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * (rows of one table, or of one table per measurement for line protocol), each request's answer is recorded in the
  * state once the requests before it are answered, and bad rows are rejected or stop the run per {@code --on-error}.
  */
-final class LoadRun implements AutoCloseable {
+public final class LoadRun implements AutoCloseable {
     private final RunSetup setup;
-    private final ImportOptions o;
+    private final RunSetup.Settings o;
     private final PrintStream err;
     private final Stats stats;
     private final State state;
@@ -82,9 +82,9 @@ final class LoadRun implements AutoCloseable {
      * @param stats the counters progress and summary show
      * @param err where notes and rejected rows go
      */
-    LoadRun(RunSetup setup, Client client, Context ctx, Stats stats, PrintStream err) {
+    public LoadRun(RunSetup setup, Client client, Context ctx, Stats stats, PrintStream err) {
         this.setup = setup;
-        this.o = setup.options();
+        this.o = setup.settings();
         this.err = err;
         this.stats = stats;
         this.state = setup.state();
@@ -102,7 +102,7 @@ final class LoadRun implements AutoCloseable {
             this.sampledInput = -1;
             this.sampledName = null;
         }
-        if (o.onError.equals("skip") && !appendMode) {
+        if (o.skipBadRows() && !appendMode) {
             narrowing = java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
                 Thread t = new Thread(task, "sluice-import-refused-rows");
                 t.setDaemon(true);
@@ -116,26 +116,26 @@ final class LoadRun implements AutoCloseable {
     }
 
     /** Reads every input not yet imported and waits for the answers (up to {@code --timeout}). */
-    void read() {
+    public void read() {
         if (setup.rows() instanceof RunSetup.Measurements m) {
-            ImportJob.sampleLineProtocol(setup.inputs(), m.columns(), state, o.sample);
+            m.columns().sample(setup.inputs(), in -> state.entry(in.name()).done, o.sample());
         }
         runWorkers(setup.inputs());
         awaitAnswers();
     }
 
     /** Stops the workers after their current record (the shutdown hook). */
-    void stop() {
+    public void stop() {
         stop.set(true);
     }
 
     /** @return the failure that ended the run, or null */
-    Throwable failure() {
+    public Throwable failure() {
         return failure.get();
     }
 
     /** @return why the run stopped at a bad row ({@code --on-error abort}, {@code --max-errors}), or null */
-    String stoppedAt() {
+    public String stoppedAt() {
         return stoppedAt;
     }
 
@@ -146,10 +146,17 @@ final class LoadRun implements AutoCloseable {
         }
     }
 
-    /** What one worker reads its inputs with, input after input. */
-    private interface InputRows extends AutoCloseable {
-        /** Reads an input into requests. */
-        void load(int index, Inputs.Input in, State.Entry e) throws IOException;
+    /** What one worker turns its inputs' records into, input after input. */
+    private interface WorkerRows extends AutoCloseable {
+        /**
+         * Opens an input: its records and the rows they become.
+         *
+         * @param index the input's index among the inputs
+         * @param in the input
+         * @return its rows
+         * @throws IOException when it cannot be opened
+         */
+        InputRows open(int index, Inputs.Input in) throws IOException;
 
         /** Waits for the worker's requests to be answered. */
         void finish();
@@ -158,9 +165,38 @@ final class LoadRun implements AutoCloseable {
         void close();
     }
 
+    /** The rows one input's records become: appended record by record, sent request by request. */
+    private interface InputRows {
+        /** @return the input's records */
+        RecordSource source();
+
+        /**
+         * Appends the reader's current record as a row (or rows).
+         *
+         * @param r the reader, at the record
+         * @return null when the record was added; otherwise why not ({@link #badColumn()} names the column, if one)
+         */
+        String append(InputReader r);
+
+        /** @return the column the last record refused by {@link #append} was refused for, or null */
+        String badColumn();
+
+        /** @return rows appended since the last request */
+        long rows();
+
+        /**
+         * Sends the rows appended since the last request, or records at once a request without rows.
+         *
+         * @param r the reader (its tracker and rejected records)
+         * @param end the position of the request's last record
+         * @param last whether the request ends the input
+         */
+        void send(InputReader r, long end, boolean last);
+    }
+
     private void runWorkers(List<Inputs.Input> inputs) {
         AtomicInteger next = new AtomicInteger();
-        int n = Math.min(o.parallelism, inputs.size());
+        int n = Math.min(o.parallelism(), inputs.size());
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < n; w++) {
             Thread t = new Thread(() -> worker(inputs, next), "sluice-import-" + w);
@@ -176,12 +212,12 @@ final class LoadRun implements AutoCloseable {
             }
         }
         if (setup.rows() instanceof RunSetup.OneTable one) {
-            ImportJob.closeQuietly(one.sampled());
+            RecordSource.closeQuietly(one.sampled());
         }
     }
 
     private void worker(List<Inputs.Input> inputs, AtomicInteger next) {
-        InputRows rows = null;
+        WorkerRows rows = null;
         try {
             int i;
             while (!stop.get() && (i = next.getAndIncrement()) < inputs.size()) {
@@ -191,17 +227,16 @@ final class LoadRun implements AutoCloseable {
                     continue;
                 }
                 if (rows == null) {
-                    rows = setup.rows() instanceof RunSetup.OneTable one ? new OneTableRows(one.sampled())
-                            : new LineProtocolRows(new LineProtocolTables(((RunSetup.Measurements) setup.rows())
-                            .precision(), ((RunSetup.Measurements) setup.rows()).columns()));
+                    rows = setup.rows() instanceof RunSetup.OneTable one ? new OneTableRows(one)
+                            : new MeasurementRows((RunSetup.Measurements) setup.rows());
                 }
-                rows.load(i, in, e);
+                importInput(in, e, rows.open(i, in));
             }
             if (rows != null) {
                 rows.finish();
             }
         } catch (IOException e) {
-            fail(new ImportFailure(ImportJob.message(e), e));
+            fail(new ImportFailure(ImportFailure.message(e), e));
         } catch (RuntimeException e) {
             fail(e);
         } finally {
@@ -212,29 +247,21 @@ final class LoadRun implements AutoCloseable {
     }
 
     /** Rows of one table through a batch sink of its schema, opened with the worker's first input. */
-    private final class OneTableRows implements InputRows {
-        private final Sampled sampled;
+    private final class OneTableRows implements WorkerRows {
+        private final RunSetup.OneTable one;
         private Client.BatchSink sink;
 
-        OneTableRows(Sampled sampled) {
-            this.sampled = sampled;
+        OneTableRows(RunSetup.OneTable one) {
+            this.one = one;
         }
 
         @Override
-        public void load(int index, Inputs.Input in, State.Entry e) throws IOException {
+        public InputRows open(int index, Inputs.Input in) throws IOException {
             if (sink == null) {
                 // Kept rows: a refused batch is narrowed from them, an append-mode batch's time range read.
-                sink = client.open(plan.schema(), bulk, o.batch, o.inFlight, ctx, narrower != null || appendMode);
+                sink = client.open(plan.schema(), bulk, o.batch(), o.inFlight(), ctx, narrower != null || appendMode);
             }
-            RecordSource src = index == sampledInput ? sampled : ((RunSetup.OneTable) setup.rows()).open().open(in);
-            try {
-                importInput(in, e, src, sink);
-            } catch (IOException ex) {
-                String m = ImportJob.message(ex);
-                throw m.contains(in.name()) ? ex : new IOException("'" + in.name() + "' cannot be read: " + m, ex);
-            } finally {
-                src.close();
-            }
+            return new OneTableInput(in, index == sampledInput ? one.sampled() : one.open().open(in), sink);
         }
 
         @Override
@@ -256,20 +283,21 @@ final class LoadRun implements AutoCloseable {
         }
     }
 
-    /** Line protocol rows of the tables their measurements name, several tables per request. */
-    private final class LineProtocolRows implements InputRows {
+    /**
+     * Line protocol: rows of the tables the points' measurements name (or {@code --table}), several tables per
+     * request, the columns' types decided once for every worker.
+     */
+    private final class MeasurementRows implements WorkerRows {
         private final LineProtocolTables tables;
-        private final Client.TablesSink sink = client.openTables(o.inFlight, ctx);
+        private final Client.TablesSink sink = client.openTables(o.inFlight(), ctx);
 
-        LineProtocolRows(LineProtocolTables tables) {
-            this.tables = tables;
+        MeasurementRows(RunSetup.Measurements m) {
+            this.tables = new LineProtocolTables(m.precision(), m.columns());
         }
 
         @Override
-        public void load(int index, Inputs.Input in, State.Entry e) throws IOException {
-            try (LineProtocol.Reader r = new LineProtocol.Reader(Inputs.open(in, stats.rawBytes))) {
-                importLines(in, e, r, tables, sink);
-            }
+        public InputRows open(int index, Inputs.Input in) throws IOException {
+            return new MeasurementInput(in, new LineProtocolSource(Inputs.open(in, stats.rawBytes)), tables, sink);
         }
 
         @Override
@@ -279,6 +307,58 @@ final class LoadRun implements AutoCloseable {
 
         @Override
         public void close() {
+        }
+    }
+
+    /** The points of one line protocol input, added to the worker's tables. */
+    private final class MeasurementInput implements InputRows {
+        private final Inputs.Input in;
+        private final LineProtocolSource src;
+        private final LineProtocolTables tables;
+        private final Client.TablesSink sink;
+        /** The lines of the open request's rows per table, kept while refused requests are narrowed; else null. */
+        private final Map<String, List<RefusedRows.LineText>> origins = narrower != null ? new LinkedHashMap<>() : null;
+
+        MeasurementInput(Inputs.Input in, LineProtocolSource src, LineProtocolTables tables, Client.TablesSink sink) {
+            this.in = in;
+            this.src = src;
+            this.tables = tables;
+            this.sink = sink;
+        }
+
+        @Override
+        public RecordSource source() {
+            return src;
+        }
+
+        @Override
+        public String append(InputReader r) {
+            LineProtocol.Point pt = src.point();
+            try {
+                tables.add(pt, state.importTimeNanos);
+            } catch (IllegalArgumentException | ArithmeticException ex) {
+                return ex.getMessage();
+            }
+            if (origins != null) {
+                origins.computeIfAbsent(tables.table(pt), k -> new ArrayList<>())
+                        .add(new RefusedRows.LineText(src.line(), src.raw()));
+            }
+            return null;
+        }
+
+        @Override
+        public String badColumn() {
+            return null;
+        }
+
+        @Override
+        public long rows() {
+            return tables.rows();
+        }
+
+        @Override
+        public void send(InputReader r, long end, boolean last) {
+            sendTables(sink, tables, r.tracker, end, r.rejectedInBatch, last, in, origins);
         }
     }
 
@@ -359,63 +439,63 @@ final class LoadRun implements AutoCloseable {
         }
     }
 
-    private void importInput(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) throws IOException {
-        InputReader r = new InputReader(in, e, src, sink);
-        src.readValuesAtOnce(); // each record's values go into the batch before the next is read
-        if (r.skipTo > 0) {
-            // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread).
-            r.ordinal = src.skip(r.skipTo);
-        }
-        // One call per record: the loop stays small, so the JIT compiles the record's work as a method of its own
-        // rather than as one large on-stack replacement of this loop.
+    /** Reads an input record by record into its rows, sends them request by request, and closes its records. */
+    private void importInput(Inputs.Input in, State.Entry e, InputRows rows) throws IOException {
+        RecordSource src = rows.source();
         try {
-            while (!stop.get() && r.step()) {
-                // step() reads, converts and appends one record
+            InputReader r = new InputReader(in, e, rows);
+            src.readValuesAtOnce(); // each record's values go into the batch before the next is read
+            if (r.skipTo > 0) {
+                // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread). Where
+                // positions count records, the position reached is the records read.
+                r.position = src.skip(r.skipTo);
+                r.counted = r.position;
             }
+            // One call per record: the loop stays small, so the JIT compiles the record's work as a method of its own
+            // rather than as one large on-stack replacement of this loop.
+            try {
+                while (!stop.get() && r.step()) {
+                    // step() reads, converts and appends one record
+                }
+            } finally {
+                r.countRead();
+            }
+            if (failure.get() != null) {
+                return;
+            }
+            // Rows read before a stop (an abort point, or another input's failure) are sent; the input is done at EOF.
+            r.flush(r.position, r.eof);
+        } catch (IOException ex) {
+            String m = ImportFailure.message(ex);
+            throw m.contains(in.name()) ? ex : new IOException("'" + in.name() + "' cannot be read: " + m, ex);
         } finally {
-            r.countRead();
+            src.close();
         }
-        if (failure.get() != null) {
-            return;
-        }
-        // Rows read before a stop (an abort point, or another input's failure) are sent; the input is done at EOF.
-        send(sink, r.tracker, r.ordinal, r.rejectedInBatch, r.eof, in, r.takeOrigin());
     }
 
-    /** Reads one input record by record into its batch sink. */
+    /** Reads one input record by record into its rows: the one loop of every format. */
     private final class InputReader {
         final Inputs.Input in;
         final RecordSource src;
-        final Client.BatchSink sink;
+        final InputRows rows;
         final Tracker tracker;
+        /** The position an earlier run imported the input to. */
         final long skipTo;
-        final long importBase;
-        final List<String> columns;
-        long ordinal;
+        /** The records read so far. */
+        long counted;
+        /** The current record's position (see {@link RecordSource#position}). */
+        long position;
         long rejectedInBatch;
         /** Records read and not yet added to {@link Stats#rowsRead} (added once per batch, not per record). */
         long read;
         boolean eof;
-        Plan pl = plan;
-        TableSchema schema = pl.schema();
-        int n = schema.columnCount();
-        final int ts = schema.timestampIndex();
-        int known = -1;
-        int[] bind;
-        boolean[] unknown;
-        String badColumn;
-        /** The lines of the open batch's rows, kept while refused requests are narrowed; else null. */
-        long[] lines = narrower != null ? new long[256] : null;
-        int kept;
 
-        InputReader(Inputs.Input in, State.Entry e, RecordSource src, Client.BatchSink sink) {
+        InputReader(Inputs.Input in, State.Entry e, InputRows rows) {
             this.in = in;
-            this.src = src;
-            this.sink = sink;
+            this.src = rows.source();
+            this.rows = rows;
             this.tracker = new Tracker(e);
             this.skipTo = e.acked;
-            this.columns = src.columns();
-            this.importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
         }
 
         /** Whether a record is in a batch that --in-doubt check found stored. */
@@ -431,16 +511,29 @@ final class LoadRun implements AutoCloseable {
         }
 
         /**
+         * Sends the rows read so far.
+         *
+         * @param end the position of their last record
+         * @param last whether they end the input
+         */
+        void flush(long end, boolean last) {
+            countRead();
+            rows.send(this, end, last);
+            rejectedInBatch = 0;
+        }
+
+        /**
          * Reads the next record and appends it (or rejects it).
          *
          * @return false when the input ends here: its end, an abort point, or a stop
          */
         boolean step() throws IOException {
+            long before = position;
             boolean has;
             try {
                 has = src.next();
             } catch (RecordSource.BadRecord b) {
-                return badRecord(b);
+                return badRecord(b, before);
             }
             if (!has) {
                 eof = true;
@@ -451,39 +544,109 @@ final class LoadRun implements AutoCloseable {
                 // state's position stays before it and a rerun reads it again.
                 return false;
             }
-            ordinal++;
-            if (ordinal <= skipTo || storedAlready(ordinal)) {
+            position = src.position(++counted);
+            if (position <= skipTo || storedAlready(position)) {
                 return true;
             }
             read++;
-            if (columns.size() != known) {
-                columnsChanged();
-            }
-            if (!bulk && in.format() == Format.JSONL) {
-                widenForNewKeys();
-            }
-            String reason = append(sink.appender());
+            String reason = rows.append(this);
             if (reason != null) {
+                String badColumn = rows.badColumn();
                 String where = src.where() + (badColumn != null ? ", column '" + badColumn + "'" : "");
                 if (!reject(in, src.line(), badColumn, where + ": " + reason, src.raw())) {
-                    ordinal--;
+                    position = before;
                     return false;
                 }
                 rejectedInBatch++;
                 return true;
             }
-            if (lines != null) {
+            if (rows.rows() >= o.batch()) {
+                flush(position, false);
+            }
+            return true;
+        }
+
+        private boolean badRecord(RecordSource.BadRecord b, long before) {
+            if (stop.get()) {
+                return false; // read after another input's abort point: neither counted nor rejected
+            }
+            position = src.position(++counted);
+            if (position <= skipTo || storedAlready(position)) {
+                return true;
+            }
+            read++;
+            if (!reject(in, b.line(), null, b.description(), b.raw())) {
+                position = before;
+                return false;
+            }
+            rejectedInBatch++;
+            return true;
+        }
+    }
+
+    /** The records of one CSV, TSV, JSON Lines or Parquet input, bound to the plan's columns. */
+    private final class OneTableInput implements InputRows {
+        final Inputs.Input in;
+        final RecordSource src;
+        final Client.BatchSink sink;
+        final long importBase;
+        final List<String> columns;
+        Plan pl = plan;
+        TableSchema schema = pl.schema();
+        int n = schema.columnCount();
+        final int ts = schema.timestampIndex();
+        int known = -1;
+        int[] bind;
+        boolean[] unknown;
+        String badColumn;
+        /** The lines of the open batch's rows, kept while refused requests are narrowed; else null. */
+        long[] lines = narrower != null ? new long[256] : null;
+        int kept;
+
+        OneTableInput(Inputs.Input in, RecordSource src, Client.BatchSink sink) {
+            this.in = in;
+            this.src = src;
+            this.sink = sink;
+            this.columns = src.columns();
+            this.importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
+        }
+
+        @Override
+        public RecordSource source() {
+            return src;
+        }
+
+        @Override
+        public String badColumn() {
+            return badColumn;
+        }
+
+        @Override
+        public long rows() {
+            return sink.rows();
+        }
+
+        @Override
+        public String append(InputReader r) {
+            if (columns.size() != known) {
+                columnsChanged();
+            }
+            if (!bulk && in.format() == Format.JSONL) {
+                widenForNewKeys(r);
+            }
+            String reason = append(sink.appender(), r.position);
+            if (reason == null && lines != null) {
                 if (kept == lines.length) {
                     lines = java.util.Arrays.copyOf(lines, kept * 2);
                 }
                 lines[kept++] = src.line();
             }
-            if (sink.rows() >= o.batch) {
-                countRead();
-                send(sink, tracker, ordinal, rejectedInBatch, false, in, takeOrigin());
-                rejectedInBatch = 0;
-            }
-            return true;
+            return reason;
+        }
+
+        @Override
+        public void send(InputReader r, long end, boolean last) {
+            LoadRun.this.send(sink, r.tracker, end, r.rejectedInBatch, last, in, takeOrigin());
         }
 
         /** Where the open batch's rows came from (null when not kept); the next batch starts afresh. */
@@ -504,23 +667,6 @@ final class LoadRun implements AutoCloseable {
                     return RefusedRows.json(t, row);
                 }
             };
-        }
-
-        private boolean badRecord(RecordSource.BadRecord b) {
-            if (stop.get()) {
-                return false; // read after another input's abort point: neither counted nor rejected
-            }
-            ordinal++;
-            if (ordinal <= skipTo || storedAlready(ordinal)) {
-                return true;
-            }
-            read++;
-            if (!reject(in, b.line(), null, "line " + b.line() + " " + b.getMessage(), b.raw())) {
-                ordinal--;
-                return false;
-            }
-            rejectedInBatch++;
-            return true;
         }
 
         private void columnsChanged() {
@@ -545,14 +691,12 @@ final class LoadRun implements AutoCloseable {
          * A key first seen after the sample: the regular path adds it as a column. The rows before this one are
          * sent with the schema they were read with, and this row starts a batch of the wider schema.
          */
-        private void widenForNewKeys() {
+        private void widenForNewKeys(InputReader r) {
             String added = null;
             for (int c = 0; c < known; c++) {
                 if (unknown[c] && src.value(c) != null) {
                     if (sink.rows() > 0) {
-                        countRead();
-                        send(sink, tracker, ordinal - 1, rejectedInBatch, false, in, takeOrigin());
-                        rejectedInBatch = 0;
+                        r.flush(r.position - 1, false);
                     }
                     pl = widen(columns.get(c), src.value(c));
                     added = columns.get(c);
@@ -572,9 +716,10 @@ final class LoadRun implements AutoCloseable {
         /**
          * Converts the current record into a row of the appender.
          *
+         * @param record the record's position (it times the row when the import's time is its time index)
          * @return null when the row was added; otherwise why not ({@link #badColumn} names the column, if one)
          */
-        private String append(RowAppender a) {
+        private String append(RowAppender a, long record) {
             badColumn = null;
             try {
                 Plan p = pl;
@@ -586,7 +731,7 @@ final class LoadRun implements AutoCloseable {
                             if (!p.importTime()) {
                                 throw new BadValue(schema.column(c).name(), "the time index is missing");
                             }
-                            a.setLong(c, importBase + ordinal);
+                            a.setLong(c, importBase + record);
                         }
                         continue;
                     }
@@ -603,7 +748,7 @@ final class LoadRun implements AutoCloseable {
                     for (int c = 0; c < known; c++) {
                         if (unknown[c] && src.value(c) != null) {
                             throw new BadValue(columns.get(c), "key '" + columns.get(c) + "' is not a column of"
-                                    + " the table (it was not in the " + o.sample + " sampled rows) and the bulk path"
+                                    + " the table (it was not in the " + o.sample() + " sampled rows) and the bulk path"
                                     + " cannot add columns: rerun with --path regular (adds it), a larger --sample, or"
                                     + " --skip it");
                         }
@@ -630,7 +775,7 @@ final class LoadRun implements AutoCloseable {
     private synchronized Plan widen(String key, Object value) {
         if (!plan.knows(key)) {
             plan = Widening.withField(plan, key, value);
-            if (!o.quiet) {
+            if (!o.quiet()) {
                 err.println("note: key '" + key + "' was not in the sampled rows: added as column '" + plan.cols()
                         .get(plan.cols().size() - 1).name() + "' " + plan.cols().get(plan.cols().size() - 1).type()
                         + " (the regular path's next write adds it to the table)");
@@ -687,7 +832,8 @@ final class LoadRun implements AutoCloseable {
      */
     private void awaitAnswers() {
         try {
-            answers.awaitAdvanceInterruptibly(answers.arrive(), o.timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
+            answers.awaitAdvanceInterruptibly(answers.arrive(), o.timeoutSeconds(),
+                    java.util.concurrent.TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.TimeoutException e) {
@@ -697,7 +843,7 @@ final class LoadRun implements AutoCloseable {
 
     private void batchAnswered(Long acked, Throwable ex, Tracker tracker, long[] p, String what) {
         if (ex != null) {
-            fail(new ImportFailure(what + " failed: " + ImportJob.message(ex), ex));
+            fail(new ImportFailure(what + " failed: " + ImportFailure.message(ex), ex));
             return;
         }
         stats.rowsWritten.addAndGet(acked);
@@ -715,10 +861,10 @@ final class LoadRun implements AutoCloseable {
         for (Plan.Col c : plan.cols()) {
             if (c.name().equals(column) && c.source() != null && !mapping.types().containsKey(c.source())
                     && !plan.tableExists() && c.semantic() != SemanticType.Timestamp) {
-                return " Column '" + column + "' is " + c.type() + ", inferred from the first " + o.sample + " rows of '"
-                        + sampledName + "'. If it holds values of another type, the table needs that type: drop table '"
-                        + plan.schema().tableName() + "' (this import created it) and run again with --types "
-                        + c.source() + ":<Type> (or a larger --sample) and --restart.";
+                return " Column '" + column + "' is " + c.type() + ", inferred from the first " + o.sample()
+                        + " rows of '" + sampledName + "'. If it holds values of another type, the table needs that"
+                        + " type: drop table '" + plan.schema().tableName() + "' (this import created it) and run again"
+                        + " with --types " + c.source() + ":<Type> (or a larger --sample) and --restart.";
             }
         }
         return "";
@@ -733,7 +879,7 @@ final class LoadRun implements AutoCloseable {
         if (rejects != null) {
             rejects.write(in.name(), line, column, reason, raw);
         }
-        if (o.onError.equals("abort")) {
+        if (!o.skipBadRows()) {
             synchronized (this) {
                 if (stoppedAt != null) {
                     return false; // another input stopped the import first
@@ -750,11 +896,11 @@ final class LoadRun implements AutoCloseable {
             return false;
         }
         long r = stats.rejected.incrementAndGet();
-        if (!o.quiet && r <= 10) {
+        if (!o.quiet() && r <= 10) {
             err.println("rejected: '" + in.name() + "' " + reason);
         }
-        if (o.maxErrors != null && r > o.maxErrors) {
-            stoppedAt = "more than " + o.maxErrors + " rows rejected (--max-errors); the last: '" + in.name() + "' "
+        if (o.maxErrors() != null && r > o.maxErrors()) {
+            stoppedAt = "more than " + o.maxErrors() + " rows rejected (--max-errors); the last: '" + in.name() + "' "
                     + reason + ". The state file records where each input stopped: fix the rows (or allow more with a"
                     + " larger --max-errors) and run the same command again to go on from there";
             stop.set(true);
@@ -785,7 +931,7 @@ final class LoadRun implements AutoCloseable {
             if (w == null || stop.get()) {
                 return CompletableFuture.failedFuture(ex);
             }
-            if (!o.quiet) {
+            if (!o.quiet()) {
                 err.println("note: the server refused a request of '" + in.name() + "' (" + w.err().message()
                         + "): writing its parts on their own to find the rows it refuses (--on-error skip)");
             }
@@ -803,66 +949,6 @@ final class LoadRun implements AutoCloseable {
             }
             return CompletableFuture.completedFuture(out.written());
         }, narrowing);
-    }
-
-    private void importLines(Inputs.Input in, State.Entry e, LineProtocol.Reader r, LineProtocolTables tables,
-            Client.TablesSink sink) throws IOException {
-        Tracker tracker = new Tracker(e);
-        // The lines of the open request's rows per table, kept while refused requests are narrowed; else null.
-        Map<String, List<RefusedRows.LineText>> origins = narrower != null ? new LinkedHashMap<>() : null;
-        long skipTo = e.acked;
-        long line = 0;
-        long rejectedInBatch = 0;
-        boolean eof = false;
-        while (!stop.get()) {
-            boolean more;
-            try {
-                more = r.next();
-            } catch (IOException ex) {
-                throw new ImportFailure("'" + in.name() + "' cannot be read after line " + line + ": " + ex.getMessage(), ex);
-            }
-            if (!more) {
-                eof = true;
-                break;
-            }
-            if (stop.get()) {
-                break; // read after another input's abort point: not sent, read again by a rerun
-            }
-            line = r.lastLine();
-            if (r.firstLine() <= skipTo || r.holdsNoPoint() || !e.stored.isEmpty() && e.storedAlready(line)) {
-                continue;
-            }
-            stats.rowsRead.incrementAndGet();
-            String reason = null;
-            try {
-                LineProtocol.Point pt = r.point();
-                tables.add(pt, state.importTimeNanos);
-                if (origins != null) {
-                    origins.computeIfAbsent(o.table != null ? o.table : pt.measurement(), k -> new ArrayList<>())
-                            .add(new RefusedRows.LineText(r.firstLine(), r.text()));
-                }
-            } catch (LineProtocol.ParseException ex) {
-                reason = "line " + r.firstLine() + ", " + ex.getMessage();
-            } catch (IllegalArgumentException | ArithmeticException ex) {
-                reason = "line " + r.firstLine() + ": " + ex.getMessage();
-            }
-            if (reason != null) {
-                if (!reject(in, r.firstLine(), null, reason, r.text())) {
-                    line = r.firstLine() - 1;
-                    break;
-                }
-                rejectedInBatch++;
-                continue;
-            }
-            if (tables.rows() >= o.batch) {
-                sendTables(sink, tables, tracker, line, rejectedInBatch, false, in, origins);
-                rejectedInBatch = 0;
-            }
-        }
-        if (failure.get() != null) {
-            return;
-        }
-        sendTables(sink, tables, tracker, line, rejectedInBatch, eof, in, origins);
     }
 
     private void sendTables(Client.TablesSink sink, LineProtocolTables tables, Tracker tracker, long end,

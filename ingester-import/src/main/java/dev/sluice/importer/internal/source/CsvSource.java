@@ -4,8 +4,7 @@ import de.siegmar.fastcsv.reader.AbstractBaseCsvCallbackHandler;
 import de.siegmar.fastcsv.reader.CommentStrategy;
 import de.siegmar.fastcsv.reader.CsvParseException;
 import de.siegmar.fastcsv.reader.CsvReader;
-import dev.sluice.importer.internal.cli.UsageException;
-import dev.sluice.importer.internal.plan.FieldText;
+import dev.sluice.importer.internal.failure.UsageException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,6 +41,13 @@ public final class CsvSource implements RecordSource {
      * field {@code i + 1} starts), its long fields as text ({@code texts[i]}, their range empty; {@code texts} is
      * null when there are none), whether each was quoted, and the line it starts on. Short fields (numbers, tags) are
      * read from the characters without a String each; long ones (log lines) are made Strings once, as they are stored.
+     *
+     * @param chars the short fields' characters
+     * @param ends where each field's characters end
+     * @param count the number of fields
+     * @param texts the long fields' text by field, or null when there are none
+     * @param quoted whether each field was quoted
+     * @param line the line the record starts on
      */
     record Row(char[] chars, int[] ends, int count, String[] texts, boolean[] quoted, long line) {
         /** Fields longer than this are kept as text. */

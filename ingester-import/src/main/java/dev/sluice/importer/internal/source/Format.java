@@ -1,6 +1,6 @@
 package dev.sluice.importer.internal.source;
 
-import dev.sluice.importer.internal.cli.UsageException;
+import dev.sluice.importer.internal.failure.UsageException;
 import java.util.Locale;
 
 /** The input formats, told by file extension or {@code --format}. */

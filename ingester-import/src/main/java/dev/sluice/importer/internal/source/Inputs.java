@@ -1,7 +1,7 @@
 package dev.sluice.importer.internal.source;
 
 import com.github.luben.zstd.ZstdInputStream;
-import dev.sluice.importer.internal.cli.UsageException;
+import dev.sluice.importer.internal.failure.UsageException;
 import java.io.BufferedInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;

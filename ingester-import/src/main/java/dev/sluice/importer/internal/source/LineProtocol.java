@@ -1,6 +1,5 @@
 package dev.sluice.importer.internal.source;
 
-import dev.sluice.importer.internal.plan.Decimals;
 import dev.sluice.internal.model.Utf8;
 import java.io.Closeable;
 import java.io.IOException;

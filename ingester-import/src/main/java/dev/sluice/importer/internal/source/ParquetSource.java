@@ -3,8 +3,7 @@ package dev.sluice.importer.internal.source;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.sluice.data.DataType;
 import dev.sluice.data.DecimalType;
-import dev.sluice.importer.internal.cli.UsageException;
-import dev.sluice.importer.internal.plan.TypeNames;
+import dev.sluice.importer.internal.failure.UsageException;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -94,6 +93,12 @@ public final class ParquetSource implements RecordSource {
 
     /** Reads one column's current value. */
     private interface Decoder {
+        /**
+         * Reads the value the reader stands at.
+         *
+         * @param r the column's reader
+         * @return the value, as {@link ParquetSource} lists the types
+         */
         Object read(ColumnReader r);
     }
 
@@ -103,7 +108,16 @@ public final class ParquetSource implements RecordSource {
     private final String createdBy;
     private MessageType requested;
     private final List<String> columns = new ArrayList<>();
-    private final Map<String, TypeNames.Type> types = new LinkedHashMap<>();
+    /**
+     * A column's type as the file's schema declares it, mapped to GreptimeDB's.
+     *
+     * @param type the data type
+     * @param decimal precision and scale of a decimal, else null
+     */
+    public record Declared(DataType type, DecimalType decimal) {
+    }
+
+    private final Map<String, Declared> types = new LinkedHashMap<>();
     private final List<ColumnDescriptor> descriptors = new ArrayList<>();
     private final List<Decoder> decoders = new ArrayList<>();
     private final List<BlockMetaData> groups;
@@ -198,7 +212,7 @@ public final class ParquetSource implements RecordSource {
      *
      * @return the types by source column name
      */
-    public Map<String, TypeNames.Type> types() {
+    public Map<String, Declared> types() {
         return types;
     }
 
@@ -311,7 +325,7 @@ public final class ParquetSource implements RecordSource {
     }
 
     private String add(String name, DataType type, DecimalType decimal, Decoder d) {
-        types.put(name, new TypeNames.Type(type, decimal));
+        types.put(name, new Declared(type, decimal));
         decoders.add(d);
         return null;
     }

@@ -52,10 +52,23 @@ public interface RecordSource extends Closeable {
     }
 
     /**
-     * Skips records, counting a record that cannot be parsed as one (as the state file counts them).
+     * Returns the current record's position, as the resume state records how far an input was imported: by default
+     * the records read so far, which the run counts and passes in (a record that cannot be parsed counts as one); a
+     * source that places its records otherwise returns its own (line protocol: the record's last line).
      *
-     * @param n the records to skip
-     * @return the records skipped (fewer at the end of the input)
+     * @param counted the records read so far, the current one included
+     * @return the position, growing from record to record
+     */
+    default long position(long counted) {
+        return counted;
+    }
+
+    /**
+     * Skips the records up to a position (see {@link #position(long)}; by default, a number of records, counting a
+     * record that cannot be parsed as one).
+     *
+     * @param n the position to skip to
+     * @return the position reached (less at the end of the input)
      * @throws IOException when the input cannot be read any further
      */
     default long skip(long n) throws IOException {
@@ -100,6 +113,19 @@ public interface RecordSource extends Closeable {
     }
 
     /**
+     * Closes a source that nothing more is read from, its failure to close left unsaid.
+     *
+     * @param src the source
+     */
+    static void closeQuietly(RecordSource src) {
+        try {
+            src.close();
+        } catch (IOException ignored) {
+            // nothing more is read from it
+        }
+    }
+
+    /**
      * A nested JSON value kept as its JSON text.
      *
      * @param text the JSON text
@@ -111,11 +137,12 @@ public interface RecordSource extends Closeable {
         }
     }
 
-    /** A record that cannot be parsed; the message names line and reason. */
+    /** A record that cannot be parsed; the message is the reason, {@link #description()} names line and reason. */
     final class BadRecord extends IOException {
         private static final long serialVersionUID = 1L;
         private final long line;
         private final String raw;
+        private final String description;
 
         /**
          * Creates the exception.
@@ -125,9 +152,32 @@ public interface RecordSource extends Closeable {
          * @param raw the record's text
          */
         public BadRecord(long line, String reason, String raw) {
+            this(line, reason, raw, "line " + line + " " + reason);
+        }
+
+        private BadRecord(long line, String reason, String raw, String description) {
             super(reason);
             this.line = line;
             this.raw = raw;
+            this.description = description;
+        }
+
+        /**
+         * Creates the exception with a description of its own, for reasons that are not said of the line
+         * ({@code line 3, character 12: ...} rather than {@code line 3 has 4 fields...}).
+         *
+         * @param line the record's line
+         * @param description where and why, as messages show it
+         * @param raw the record's text
+         * @return the exception
+         */
+        public static BadRecord described(long line, String description, String raw) {
+            return new BadRecord(line, description, raw, description);
+        }
+
+        /** @return where and why, as messages show it: {@code line 7 has 3 fields, the header 2} */
+        public String description() {
+            return description;
         }
 
         /** @return the record's line */

@@ -9,6 +9,15 @@ import java.util.List;
  * stream (standard input) is read once.
  */
 public final class Sampled implements RecordSource {
+    /**
+     * A record read for the sample.
+     *
+     * @param values its values by source column, or null for a record that cannot be parsed
+     * @param line the line it starts on
+     * @param where its position for messages
+     * @param raw its text, rendered on demand
+     * @param bad why it cannot be parsed, or null
+     */
     private record Item(Object[] values, long line, String where, java.util.function.Supplier<String> raw, BadRecord bad) {
     }
 
@@ -84,6 +93,11 @@ public final class Sampled implements RecordSource {
     @Override
     public long line() {
         return current != null ? current.line() : in.line();
+    }
+
+    @Override
+    public long position(long counted) {
+        return current != null ? counted : in.position(counted);
     }
 
     @Override

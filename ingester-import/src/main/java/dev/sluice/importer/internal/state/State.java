@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.importer.internal.source.JsonLinesSource;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -51,11 +51,17 @@ public final class State {
     /** One input's progress. */
     public static final class Entry {
         final String name;
+        /** The input's size in bytes when it was first read (-1 for standard input). */
         public long size;
+        /** The input's modification time in milliseconds when it was first read. */
         public long modified;
+        /** The position up to which every record is acknowledged or rejected (records; line protocol: lines). */
         public long acked;
+        /** Append mode: the position up to which records were sent. */
         public long sent;
+        /** Records rejected up to {@code acked}. */
         public long rejected;
+        /** Whether the input was imported to its end. */
         public boolean done;
         /** Line protocol: rows acknowledged per table, up to {@code acked}. */
         public final java.util.Map<String, Long> tableRows = new java.util.TreeMap<>();
@@ -123,14 +129,19 @@ public final class State {
     }
 
     private final Path file;
+    /** The table of the import (line protocol: {@code --table}, or a name standing for the measurements' tables). */
     public String table;
     /** The database the table is in (null in a state written before it was recorded). */
     public String database;
+    /** The import's time in nanoseconds: the time index of rows whose input has none. */
     public long importTimeNanos;
+    /** Whether the table keeps every row (append mode). */
     public boolean appendMode;
+    /** The table's row count before the import first wrote to it, for {@code --verify}; -1 when unknown. */
     public long countBefore = -1;
     /** Line protocol: each table's count(*) when the import first wrote to it (0 when it did not exist). */
     public final java.util.Map<String, Long> tableCountsBefore = new java.util.TreeMap<>();
+    /** Each input's progress, in the inputs' order. */
     public final List<Entry> entries = new ArrayList<>();
     private long lastSave;
 

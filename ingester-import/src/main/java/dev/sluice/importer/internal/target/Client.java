@@ -1,6 +1,5 @@
 package dev.sluice.importer.internal.target;
 
-import dev.sluice.BatchingWriter;
 import dev.sluice.GreptimeDB;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
@@ -8,17 +7,13 @@ import dev.sluice.bulk.TableBufferRoot;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.cli.ImportOptions;
-import dev.sluice.importer.internal.cli.UsageException;
-import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.metrics.MetricsSink;
 import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.sink.internal.SinkSettings;
-import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
 import dev.sluice.write.Result;
-import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
 import java.time.Duration;
@@ -92,11 +87,6 @@ public final class Client implements AutoCloseable {
         void finish();
     }
 
-    /** The import's words in the shared client's failures. */
-    private static final SinkSettings.Wording WORDING = new SinkSettings.Wording("--retry-deadline",
-            "The import stops; the rows acknowledged so far are recorded in its state file.",
-            "run the same command again");
-
     private final SinkClients clients;
     private final GreptimeDB db;
     private final SinkSettings settings;
@@ -105,43 +95,12 @@ public final class Client implements AutoCloseable {
      * Connects (lazily: the first call opens the channel) through the integrations' shared path. The import writes
      * its batches through its own writers: the shared clients are opened for direct writes only.
      *
-     * @param settings the connection settings ({@link #settings})
+     * @param settings the connection settings (from {@code ImportOptions.settings})
      */
     public Client(SinkSettings settings) {
         this.settings = settings;
         this.clients = SinkClients.openDirect(settings, MetricsSink.NONE);
         this.db = clients.db();
-    }
-
-    /**
-     * The client's settings from the command line: the target options, with {@code --connection} applied over them
-     * (an option the string sets too was refused by {@link ImportOptions#resolveConnection()}).
-     *
-     * @param o the command line
-     * @param password the password ({@code --password} or {@code SLUICE_PASSWORD}), or null
-     * @return the settings the client is opened with
-     * @throws UsageException when the string's keys do not fit with the options
-     */
-    public static SinkSettings settings(ImportOptions o, String password) {
-        BatchingWriter.Config unused = BatchingWriter.Config.newBuilder().build();
-        RetryPolicy retry = RetryPolicy.newBuilder().build();
-        SinkSettings s;
-        try {
-            s = new SinkSettings(o.endpoints, o.database, o.user == null ? "" : o.user,
-                    password == null ? "" : password, o.tls, o.tlsCa == null ? "" : o.tlsCa.toString(), "", "", "", "",
-                    Duration.ofSeconds(o.timeoutSeconds), 0, retry.initialBackoff(), retry.maxBackoff(),
-                    Duration.ofSeconds(o.retryDeadlineSeconds), o.path.equalsIgnoreCase("regular")
-                    ? BatchingWriter.Path.Regular : BatchingWriter.Path.Bulk, o.batch, unused.maxBatchBytes(),
-                    unused.flushInterval(), o.inFlight, (long) o.batch * o.inFlight, Compression.None.settingName(),
-                    Map.of(), o.httpEndpoint, "", WORDING);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(e.getMessage());
-        }
-        try {
-            return o.connection == null ? s : s.connect(o.connection);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException("--connection: " + e.getMessage());
-        }
     }
 
     /**

@@ -5,8 +5,8 @@ import dev.sluice.data.DataType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.report.DryRun;
-import dev.sluice.importer.internal.run.ImportFailure;
+import dev.sluice.importer.internal.failure.ImportFailure;
+import dev.sluice.importer.internal.plan.CellText;
 import dev.sluice.sink.internal.RefusedRowIsolator;
 import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.write.Err;
@@ -112,7 +112,13 @@ public final class RefusedRows {
         };
     }
 
-    /** A row of a refused request: its table's index in the request, the table, and its row in that table. */
+    /**
+     * A row of a refused request.
+     *
+     * @param index its table's index in the request
+     * @param table the table
+     * @param row its row in that table
+     */
     private record Row(int index, Table table, int row) {
     }
 
@@ -233,7 +239,7 @@ public final class RefusedRows {
                 sb.append(", ");
             }
             sb.append(quote(s.column(c).name())).append(": ");
-            sb.append(t.column(c).isNull(r) ? "null" : quote(DryRun.cell(t.column(c), s.column(c), r)));
+            sb.append(t.column(c).isNull(r) ? "null" : quote(CellText.cell(t.column(c), s.column(c), r)));
         }
         return sb.append('}').toString();
     }

@@ -47,7 +47,7 @@ public final class ReadCost {
         Map<String, TypeNames.Type> declared = null;
         try (RecordSource src = open(file, parquet, settings)) {
             if (src instanceof ParquetSource p) {
-                declared = p.types();
+                declared = TypeNames.of(p.types());
             }
             sample = new Sampled(src, 1000);
         }

@@ -1,11 +1,15 @@
-package dev.sluice.importer.internal.source;
+package dev.sluice.importer.internal.plan;
 
 import dev.sluice.data.DataType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.plan.TimeFormat;
+import dev.sluice.importer.internal.failure.ImportFailure;
+import dev.sluice.importer.internal.source.Inputs;
+import dev.sluice.importer.internal.source.LineProtocol;
+import dev.sluice.importer.internal.source.LineProtocolSource;
+import dev.sluice.importer.internal.source.RecordSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
@@ -29,6 +33,12 @@ public final class LineProtocolTables {
     /** The name of the time index of tables the import creates, as GreptimeDB's line protocol endpoint names it. */
     static final String TIME_COLUMN = "greptime_timestamp";
 
+    /**
+     * A column's kind and type.
+     *
+     * @param semantic tag or field
+     * @param type the data type
+     */
     private record Col(SemanticType semantic, DataType type) {
     }
 
@@ -60,6 +70,27 @@ public final class LineProtocolTables {
         }
 
         /**
+         * Reads the first points of every input that is a file, before any row is sent, to decide the columns'
+         * types (standard input is read once, by the import itself).
+         *
+         * @param inputs the inputs
+         * @param done whether an input was imported to its end already (it is not read)
+         * @param rows how many points of each input to read
+         * @throws ImportFailure when an input cannot be read
+         */
+        public void sample(List<Inputs.Input> inputs, java.util.function.Predicate<Inputs.Input> done, int rows) {
+            for (Inputs.Input in : inputs) {
+                if (in.path() != null && !done.test(in)) {
+                    try {
+                        sample(Inputs.open(in, new java.util.concurrent.atomic.AtomicLong()), rows);
+                    } catch (IOException e) {
+                        throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
+                    }
+                }
+            }
+        }
+
+        /**
          * Reads up to {@code rows} points of an input, before any row is sent, to decide its columns' types. Lines
          * that do not parse are left to the import to reject.
          *
@@ -68,16 +99,14 @@ public final class LineProtocolTables {
          * @throws IOException when the input cannot be read
          */
         public void sample(InputStream in, int rows) throws IOException {
-            try (LineProtocol.Reader r = new LineProtocol.Reader(in)) {
-                int n = 0;
-                while (n < rows && r.next()) {
-                    if (r.holdsNoPoint()) {
-                        continue;
-                    }
-                    n++;
+            try (LineProtocolSource src = new LineProtocolSource(in)) {
+                for (int n = 0; n < rows; n++) {
                     try {
-                        sample(r.point());
-                    } catch (LineProtocol.ParseException e) {
+                        if (!src.next()) {
+                            break;
+                        }
+                        sample(src.point());
+                    } catch (RecordSource.BadRecord e) {
                         // rejected when the import reads the line
                     }
                 }
@@ -200,6 +229,16 @@ public final class LineProtocolTables {
                 ? DataType.TimestampMillisecond : precisionUnits == 1_000_000 ? DataType.TimestampMicrosecond
                 : DataType.TimestampNanosecond;
         this.columns = columns;
+    }
+
+    /**
+     * Returns the table a point goes to.
+     *
+     * @param pt the point
+     * @return its measurement, or the table every point goes to
+     */
+    public String table(LineProtocol.Point pt) {
+        return columns.table(pt);
     }
 
     /** @return rows added since the last {@link #drain()} */

@@ -1,4 +1,4 @@
-package dev.sluice.importer.internal.plan;
+package dev.sluice.importer.internal.source;
 
 /**
  * A CSV field's text: a range of its record's characters, made a {@code String} only when asked for one, so that
@@ -67,7 +67,7 @@ public final class FieldText implements CharSequence {
      * @return the number, or {@code Long.MIN_VALUE} when the text is anything else (a sign, spaces, more digits...),
      *     which the caller then reads as a String
      */
-    long plainLong() {
+    public long plainLong() {
         int i = start;
         boolean negative = i < end && chars[i] == '-';
         if (negative) {
@@ -95,7 +95,7 @@ public final class FieldText implements CharSequence {
      * @return the number
      * @throws NumberFormatException when it is none
      */
-    double toDouble() {
+    public double toDouble() {
         return Decimals.parseDouble(chars, start, end - start);
     }
 }

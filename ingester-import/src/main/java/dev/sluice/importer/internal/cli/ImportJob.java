@@ -1,9 +1,9 @@
-package dev.sluice.importer.internal.run;
+package dev.sluice.importer.internal.cli;
 
 import dev.sluice.BatchingWriter;
 import dev.sluice.data.TableSchema;
-import dev.sluice.importer.internal.cli.ImportOptions;
-import dev.sluice.importer.internal.cli.UsageException;
+import dev.sluice.importer.internal.failure.ImportFailure;
+import dev.sluice.importer.internal.failure.UsageException;
 import dev.sluice.importer.internal.plan.Mapping;
 import dev.sluice.importer.internal.plan.Plan;
 import dev.sluice.importer.internal.plan.SampledCollisions;
@@ -15,11 +15,13 @@ import dev.sluice.importer.internal.report.Rejects;
 import dev.sluice.importer.internal.report.Stats;
 import dev.sluice.importer.internal.report.Summary;
 import dev.sluice.importer.internal.report.Verify;
+import dev.sluice.importer.internal.run.LoadRun;
+import dev.sluice.importer.internal.run.RunSetup;
 import dev.sluice.importer.internal.source.CsvSource;
 import dev.sluice.importer.internal.source.Format;
 import dev.sluice.importer.internal.source.Inputs;
 import dev.sluice.importer.internal.source.JsonLinesSource;
-import dev.sluice.importer.internal.source.LineProtocolTables;
+import dev.sluice.importer.internal.plan.LineProtocolTables;
 import dev.sluice.importer.internal.source.ParquetSource;
 import dev.sluice.importer.internal.source.RecordSource;
 import dev.sluice.importer.internal.source.Sampled;
@@ -51,7 +53,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -76,8 +77,6 @@ public final class ImportJob {
     final Stats stats = new Stats();
     /** The lock of the state file, held from the state's first reading to the end of the run. */
     private java.nio.channels.FileLock stateLock;
-    private Rejects rejects;
-    private State state;
     private Client client;
     /**
      * The client, created on a thread of its own while the inputs are sampled and the table is looked up over
@@ -86,9 +85,6 @@ public final class ImportJob {
     private CompletableFuture<Client> early;
     /** Completes once the early client's bulk writers are ready ({@code GreptimeDB.prepareBulk}); null if not started. */
     private CompletableFuture<Void> prepared;
-    /** The load run, once the setup is done; closed with the job. */
-    private LoadRun run;
-    private boolean appendMode;
 
     /**
      * Creates the job.
@@ -121,16 +117,10 @@ public final class ImportJob {
             summary.error = e.getMessage();
             code = FAILED;
         } finally {
-            if (run != null) {
-                run.close();
-            }
             if (client != null) {
                 client.close();
             } else if (early != null) {
                 early.thenAccept(Client::close);
-            }
-            if (rejects != null) {
-                rejects.close();
             }
             if (stateLock != null) {
                 try {
@@ -202,7 +192,7 @@ public final class ImportJob {
             startConnecting();
         }
         Map<String, String> with = keyValues(o.with, "--with");
-        appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
+        boolean appendModeAsked = appendModeAsked(with);
         Mapping m = new Mapping(table, o.timeIndex, o.timeFormat, o.tags, types(), new LinkedHashSet<>(o.skip),
                 keyValues(o.rename, "--rename"), zone, with);
 
@@ -219,12 +209,12 @@ public final class ImportJob {
         Map<String, TypeNames.Type> declared = null;
         for (int k = 0; k < inputs.size() && (sampled == null || sampled.rows().isEmpty()); k++) {
             if (sampled != null) {
-                closeQuietly(sampled);
+                RecordSource.closeQuietly(sampled);
             }
             first = inputs.get(k);
             try {
                 RecordSource src = openSource(first, m);
-                declared = src instanceof ParquetSource ps ? ps.types() : null;
+                declared = src instanceof ParquetSource ps ? TypeNames.of(ps.types()) : null;
                 sampled = new Sampled(src, o.sample);
             } catch (IOException e) {
                 throw new ImportFailure("'" + first.name() + "' cannot be read: " + e.getMessage(), e);
@@ -250,32 +240,44 @@ public final class ImportJob {
         boolean bulk = !regular;
         plan = checkColumnsOfEveryInput(inputs, plan, sampledAt, bulk, m);
         if (o.dryRun) {
-            warnOfCollisions(appendMode || existing != null && keepsEveryRow(sql, table), plan, sampled, sampledName,
+            warnOfCollisions(appendModeAsked || existing != null && keepsEveryRow(sql, table), plan, sampled, sampledName,
                     summary);
             DryRun.oneTable(out, plan, bulk, sampled, sampledName, o.dryRunRows);
             return OK;
         }
-        if (o.rejects != null) {
-            rejects = new Rejects(o.rejects);
-        }
-        state = loadState(inputs, table);
+        State state = loadState(inputs, table);
         if (state.countBefore < 0) {
             state.countBefore = existing == null ? 0 : countOrMinusOne(sql, table);
         }
-        appendMode |= state.appendMode;
-        if (!appendMode && existing != null) {
-            appendMode = keepsEveryRow(sql, table);
-        }
+        boolean appendMode = appendModeAsked || state.appendMode || existing != null && keepsEveryRow(sql, table);
         state.appendMode = appendMode;
         warnOfCollisions(appendMode, plan, sampled, sampledName, summary);
-        resolveInDoubt(inputs, sql);
+        resolveInDoubt(inputs, sql, state, appendMode);
         state.save();
         Sampled s = sampled;
-        RunSetup setup = new RunSetup(o, inputs, state, rejects, m, bulk, appendMode, new RunSetup.OneTable(plan, s,
-                sampledAt, sampledName, in -> openSource(in, m)));
         Verify verify = new Verify(state, stats, err);
-        return load(setup, summary, new Load(table, existing == null ? with : Map.of(), existing == null ? plan.schema()
-                : null, sum -> verify.oneTable(sql, table, sum)));
+        Load load = new Load(table, existing == null ? with : Map.of(), existing == null ? plan.schema() : null,
+                sum -> verify.oneTable(sql, table, sum));
+        try (Rejects rejects = openRejects()) {
+            return load(new RunSetup(settings(), inputs, state, rejects, m, bulk, appendMode, new RunSetup.OneTable(plan, s,
+                    sampledAt, sampledName, in -> openSource(in, m))), summary, load);
+        }
+    }
+
+    /** Whether the options ask for an append-mode table ({@code --append-mode}, {@code --with append_mode=true}). */
+    private boolean appendModeAsked(Map<String, String> with) {
+        return o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
+    }
+
+    /** What the load run takes from the options. */
+    private RunSetup.Settings settings() {
+        return new RunSetup.Settings(o.batch, o.inFlight, o.parallelism, o.sample, o.onError.equals("skip"), o.maxErrors,
+                o.quiet, o.timeoutSeconds);
+    }
+
+    /** The {@code --rejects} file, opened; null without one. */
+    private Rejects openRejects() {
+        return o.rejects == null ? null : new Rejects(o.rejects);
     }
 
     /**
@@ -309,10 +311,23 @@ public final class ImportJob {
         }
         Context ctx = Client.context(load.tableOptions(), appendMode);
         client = connect();
-        run = new LoadRun(setup, client, ctx, stats, err);
         if (load.toCreate() != null) {
             client.createTable(load.toCreate(), ctx);
         }
+        try (LoadRun r = new LoadRun(setup, client, ctx, stats, err)) {
+            return transfer(setup, summary, load, r);
+        }
+    }
+
+    /**
+     * Reads the inputs on the run's workers, under a shutdown hook that saves the state, waits for the answers and
+     * reports.
+     *
+     * @return the exit code
+     */
+    private int transfer(RunSetup setup, Summary summary, Load load, LoadRun r) {
+        List<Inputs.Input> inputs = setup.inputs();
+        State state = setup.state();
         stats.inputs = inputs.size();
         for (Inputs.Input in : inputs) {
             stats.totalBytes += Math.max(0, in.size());
@@ -321,7 +336,6 @@ public final class ImportJob {
                 stats.rawBytes.addAndGet(Math.max(0, in.size()));
             }
         }
-        LoadRun r = run;
         Thread hook = new Thread(() -> {
             r.stop();
             state.save();
@@ -346,8 +360,8 @@ public final class ImportJob {
         state.save();
         Throwable f = r.failure();
         if (f != null) {
-            throw new ImportFailure(message(f) + "\nRows acknowledged so far are recorded in " + state.file()
-                    + ": run the same command again to continue from there.", f);
+            throw new ImportFailure(ImportFailure.message(f) + "\nRows acknowledged so far are recorded in "
+                    + state.file() + ": run the same command again to continue from there.", f);
         }
         if (o.verify) {
             load.verify(summary);
@@ -367,6 +381,11 @@ public final class ImportJob {
     /**
      * What differs by format around the one load run: the table the summary names, the options of the tables the
      * import creates, the table to create first (or null), and how {@code --verify} counts.
+     *
+     * @param table the table the summary names
+     * @param tableOptions the options of the tables the import creates
+     * @param toCreate the table to create before the run, or null
+     * @param verify how {@code --verify} counts, filling the summary
      */
     private record Load(String table, Map<String, String> tableOptions, TableSchema toCreate,
             java.util.function.Consumer<Summary> verify) {
@@ -389,22 +408,6 @@ public final class ImportJob {
             err.println("warning: " + w);
             summary.warnings.add(w);
         }
-    }
-
-    static void closeQuietly(RecordSource src) {
-        try {
-            src.close();
-        } catch (IOException ignored) {
-            // nothing more is read from it
-        }
-    }
-
-    static String message(Throwable t) {
-        while ((t instanceof java.util.concurrent.CompletionException || t instanceof java.util.concurrent.ExecutionException)
-                && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
     // ------------------------------------------------------------------ options
@@ -529,7 +532,12 @@ public final class ImportJob {
         return (colon > 0 ? e.substring(0, colon) : e) + ":4000";
     }
 
-    /** The HTTP SQL client and the table as the server describes it (null when it does not exist). */
+    /**
+     * The HTTP SQL client and the table as the server describes it.
+     *
+     * @param sql the HTTP SQL client
+     * @param existing the table's schema, or null when it does not exist
+     */
     private record TableLookup(ServerSql sql, TableSchema existing) {
     }
 
@@ -679,7 +687,7 @@ public final class ImportJob {
     }
 
     SinkSettings target() {
-        return Client.settings(o, password());
+        return o.settings(password());
     }
 
     private TableSchema describe(ServerSql sql, String table) {
@@ -925,11 +933,11 @@ public final class ImportJob {
         return s;
     }
 
-    private void resolveInDoubt(List<Inputs.Input> inputs, ServerSql sql) {
+    private void resolveInDoubt(List<Inputs.Input> inputs, ServerSql sql, State state, boolean appendMode) {
         if (!appendMode) {
             return;
         }
-        if (o.inDoubt.equals("check") && !checkInDoubt(sql)) {
+        if (o.inDoubt.equals("check") && !checkInDoubt(sql, state)) {
             return;
         }
         List<String> doubts = new ArrayList<>();
@@ -972,7 +980,7 @@ public final class ImportJob {
      * @return true when some batch could not be decided (the in-doubt batches stay as they are: the import stops
      *     and names them)
      */
-    private boolean checkInDoubt(ServerSql sql) {
+    private boolean checkInDoubt(ServerSql sql, State state) {
         InDoubt.Verdict v;
         try {
             v = InDoubt.check(state, p -> sql.countBetween(p.table(), p.timeIndex(), p.unitsPerSecond(), p.min(),
@@ -1010,11 +1018,42 @@ public final class ImportJob {
     private int runLineProtocol(List<Inputs.Input> inputs, Summary summary) {
         long precision = precisionUnits();
         Map<String, String> with = keyValues(o.with, "--with");
-        appendMode = o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
         ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
+        if (o.dryRun) {
+            LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(sql, null));
+            columns.sample(inputs, in -> false, o.sample);
+            DryRun.lineProtocol(out, inputs.get(0), precision, columns, with, o.dryRunRows, stats.rawBytes);
+            return OK;
+        }
+        State state = loadState(inputs, o.table != null ? o.table : "(line protocol measurements)");
+        state.countBefore = 0;
+        boolean appendMode = appendModeAsked(with) || state.appendMode;
+        state.appendMode = appendMode;
+        resolveInDoubt(inputs, sql, state, appendMode);
+        state.save();
+        LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(sql, state));
+        Verify verify = new Verify(state, stats, err);
+        Load load = new Load(o.table != null ? o.table : "one table per measurement", with, null,
+                sum -> verify.perTable(sql, sum));
+        try (Rejects rejects = openRejects()) {
+            return load(new RunSetup(settings(), inputs, state, rejects, null, false, appendMode,
+                    new RunSetup.Measurements(precision, columns)), summary, load);
+        }
+    }
+
+    /**
+     * Describes the tables line protocol writes to, each once, over HTTP SQL; records a table's row count before the
+     * import first writes to it, for {@code --verify}. When the HTTP API does not answer (and
+     * {@code --http-endpoint} was not given), tables are taken as new.
+     *
+     * @param sql the HTTP SQL client
+     * @param state the resume state the counts go to, or null (a dry run)
+     * @return the schema of a table by name, null when it does not exist
+     */
+    private Function<String, TableSchema> described(ServerSql sql, State state) {
         Map<String, Optional<TableSchema>> described = new java.util.concurrent.ConcurrentHashMap<>();
         AtomicBoolean httpDown = new AtomicBoolean();
-        Function<String, TableSchema> existing = name -> described.computeIfAbsent(name, n -> {
+        return name -> described.computeIfAbsent(name, n -> {
             if (httpDown.get()) {
                 return Optional.empty();
             }
@@ -1046,44 +1085,6 @@ public final class ImportJob {
                 return Optional.empty();
             }
         }).orElse(null);
-        LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, existing);
-        if (o.dryRun) {
-            sampleLineProtocol(inputs, columns, null, o.sample);
-            DryRun.lineProtocol(out, inputs.get(0), precision, columns, with, o.dryRunRows, stats.rawBytes);
-            return OK;
-        }
-        if (o.rejects != null) {
-            rejects = new Rejects(o.rejects);
-        }
-        String stateTable = o.table != null ? o.table : "(line protocol measurements)";
-        state = loadState(inputs, stateTable);
-        state.countBefore = 0;
-        appendMode |= state.appendMode;
-        state.appendMode = appendMode;
-        resolveInDoubt(inputs, sql);
-        state.save();
-        RunSetup setup = new RunSetup(o, inputs, state, rejects, null, false, appendMode,
-                new RunSetup.Measurements(precision, columns));
-        Verify verify = new Verify(state, stats, err);
-        return load(setup, summary, new Load(o.table != null ? o.table : "one table per measurement", with, null,
-                sum -> verify.perTable(sql, sum)));
     }
 
-    /** Each input's first --sample points decide the columns' types before any row is sent (not standard input). */
-    static void sampleLineProtocol(List<Inputs.Input> inputs, LineProtocolTables.Columns columns, State state,
-            int sample) {
-        for (Inputs.Input in : inputs) {
-            if (in.path() != null && (state == null || !state.entry(in.name()).done)) {
-                try {
-                    columns.sample(Inputs.open(in, new java.util.concurrent.atomic.AtomicLong()), sample);
-                } catch (IOException e) {
-                    throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
-                }
-            }
-        }
-    }
-
-    static String lower(String s) {
-        return s.toLowerCase(Locale.ROOT);
-    }
 }

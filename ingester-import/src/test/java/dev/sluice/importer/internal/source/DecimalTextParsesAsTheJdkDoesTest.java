@@ -1,4 +1,4 @@
-package dev.sluice.importer.internal.plan;
+package dev.sluice.importer.internal.source;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package dev.sluice.importer.internal.cli;
+package dev.sluice.importer.internal.failure;
 
 /** A wrong option or input on the command line (exit code 2); the message says what to change. */
 public final class UsageException extends RuntimeException {

@@ -1,4 +1,4 @@
-package dev.sluice.importer.internal.plan;
+package dev.sluice.importer.internal.source;
 
 import com.fasterxml.jackson.core.io.NumberInput;
 
