@@ -282,21 +282,29 @@ class BulkWriteTest extends DefaultTestkitTest {
         assertEquals(500, server.rowCount("bulk_logs"));
     }
 
+    /**
+     * On a manual clock (the client's test hook): the 500 ms timeout of a withheld batch passes only when the test
+     * moves the clock, so a slow machine cannot make it fire before the second batch is sent.
+     */
     @Test
     void withoutRetriesWithheldAnswersFailByTheTimeoutAndCompletedReturnsInTime() {
         server.faults().bulkNeverAck(true);
+        ManualTime time = new ManualTime();
+        GreptimeDB manual = ManualTimeClients.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build(),
+                time);
         BulkWrite.Config cfg = BulkWrite.Config.newBuilder().maxInFlightRequests(4).requestTimeout(Duration.ofMillis(500)).build();
         Context noRetry = Context.newBuilder().retryPolicy(RetryPolicy.none()).build();
-        try (BulkStreamWriter w = db.bulkStreamWriter(LOGS, cfg, noRetry)) {
+        try (BulkStreamWriter w = manual.bulkStreamWriter(LOGS, cfg, noRetry)) {
             TableBufferRoot batch = w.tableBufferRoot(10);
             batch.addRow("h", "m", 1.0, 1L);
             CompletableFuture<Integer> first = w.writeNext();
             batch.addRow("h", "m", 2.0, 2L);
             CompletableFuture<Integer> second = w.writeNext();
-            CompletionException e = assertThrows(CompletionException.class, () -> first.orTimeout(5, TimeUnit.SECONDS).join());
+            time.advanceUntil(second, Duration.ofMillis(5));
+            CompletionException e = assertThrows(CompletionException.class, first::join);
             assertTrue(e.getCause() instanceof BulkWriteException);
             assertTrue(e.getCause().getMessage().contains("no answer within 500 ms"), e.getCause().getMessage());
-            assertThrows(CompletionException.class, () -> second.orTimeout(5, TimeUnit.SECONDS).join());
+            assertThrows(CompletionException.class, second::join);
             batch.addRow("h", "m", 3.0, 3L);
             CompletableFuture<Integer> later = w.writeNext();
             assertTrue(later.isCompletedExceptionally(), "after the stream failed, later batches fail fast");
@@ -305,6 +313,7 @@ class BulkWriteTest extends DefaultTestkitTest {
             assertEquals(3, w.failedBatches());
         } finally {
             server.faults().reset();
+            manual.shutdownNow();
         }
     }
 
@@ -610,7 +619,7 @@ class BulkWriteTest extends DefaultTestkitTest {
         CompletableFuture<Integer> f = w.writeNext();
         assertTrue(w.allocatedBytes() > 0);
         w.close();
-        assertThrows(CompletionException.class, () -> f.orTimeout(5, TimeUnit.SECONDS).join());
+        assertThrows(CompletionException.class, () -> f.orTimeout(Await.HANG_GUARD.toSeconds(), TimeUnit.SECONDS).join());
         server.faults().reset();
     }
 }

@@ -105,15 +105,18 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     /**
-     * Creates a client whose bulk writers' deadlines, timeouts and backoff run on the given timer and clock: a test
-     * hook (not API), reached from tests in this package, so that tests of deadlines move a manual clock instead of
-     * waiting on the real one. Everything else runs on the client's own timer.
+     * Creates a client whose writes' timers run on the given timer and clock: a test hook (not API), reached from
+     * tests in this package, so that tests of deadlines and backoff move a manual clock instead of waiting on the real
+     * one. It covers regular writes' delivery deadlines and retry backoff, streams' replays, their backoff and the
+     * wait for their answer, and bulk batches' deadlines, timeouts and stream reopenings. Each regular attempt's gRPC
+     * deadline (the request timeout, or less when the delivery deadline is nearer) is timed by gRPC on the real
+     * clock; health checks, batching writers' flush intervals and shutdown waits run on the client's own timer.
      *
      * @param options the options
-     * @param bulkTimer the timer of bulk batches' deadlines and stream reopenings, or null for the client's own
-     * @param bulkClock the time {@code bulkTimer} runs on, in nanoseconds
+     * @param writeTimer the timer of those deadlines, backoffs and reopenings, or null for the client's own
+     * @param clock the time {@code writeTimer} runs on, in nanoseconds
      */
-    GreptimeDB(GreptimeOptions options, ScheduledExecutorService bulkTimer, LongSupplier bulkClock) {
+    GreptimeDB(GreptimeOptions options, ScheduledExecutorService writeTimer, LongSupplier clock) {
         this.options = options;
         this.metrics = options.metrics().forClient(options.endpoints().get(0));
         OwnedThreads threads = new OwnedThreads();
@@ -129,8 +132,9 @@ public final class GreptimeDB implements AutoCloseable {
         this.limiter = new InFlightLimiter(options);
         this.endpoints = new Endpoints(options, executor, timer, TransportSecurity.setup(options.tls()),
                 threads.factory("sluice-grpc-io-"));
-        this.regular = new RegularWriter(options, endpoints, limiter, timer, metrics);
-        this.bulk = new BulkConnector(regular, endpoints, executor, bulkTimer != null ? bulkTimer : timer, bulkClock,
+        ScheduledExecutorService writes = writeTimer != null ? writeTimer : timer;
+        this.regular = new RegularWriter(options, endpoints, limiter, writes, clock, metrics);
+        this.bulk = new BulkConnector(regular, endpoints, executor, writes, clock,
                 limiter, metrics, options.bufferCache(), options.retryPolicy(), options.requestTimeout().toMillis());
         this.lifecycle = new ClientLifecycle(regular, endpoints, limiter, bulk, batchingWriters, timer, metrics,
                 ownExecutor, threads);

@@ -10,6 +10,7 @@ import dev.sluice.data.DataType;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
+import dev.sluice.internal.send.ManualTime;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import dev.sluice.testkit.RecordedRequest;
@@ -304,17 +305,55 @@ class RegularWriteSemanticsTest {
         }
     }
 
+    /**
+     * On a manual clock (the client's test hook): the backoff between attempts and the 2 s delivery deadline pass
+     * only when the test moves the clock, and each refused attempt fails at once.
+     */
     @Test
     void unreachableServerIsARetryableErrNotAnException() {
-        GreptimeDB nowhere = GreptimeDB.create(GreptimeOptions.newBuilder("127.0.0.1:1", "public")
+        ManualTime time = new ManualTime();
+        GreptimeDB nowhere = ManualTimeClients.create(GreptimeOptions.newBuilder("127.0.0.1:1", "public")
                 .requestTimeout(Duration.ofSeconds(5))
-                .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(2)).build()).build());
+                .retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(2)).build()).build(), time);
         try {
-            Err e = nowhere.write(cpu("a", 1.0, 1L)).join().getErr();
+            CompletableFuture<Result<WriteOk, Err>> f = nowhere.write(cpu("a", 1.0, 1L));
+            time.advanceUntil(f, Duration.ofMillis(5));
+            Err e = f.join().getErr();
             assertEquals(StatusCode.Grpc.UNAVAILABLE, e.grpcCode());
             assertTrue(e.retryable());
         } finally {
-            nowhere.shutdownGracefully();
+            nowhere.shutdownNow();
+        }
+    }
+
+    /**
+     * On a manual clock (the client's test hook): a write the server refuses with a retryable error is sent again
+     * after each backoff until its 2 s delivery deadline, and fails at that deadline: not before it, and not after
+     * another backoff.
+     */
+    @Test
+    void aRetryableRefusalIsResentUntilTheDeliveryDeadlineOnTheClientsClock() {
+        ManualTime time = new ManualTime();
+        GreptimeDB manual = ManualTimeClients.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
+                .retryPolicy(RetryPolicy.newBuilder().backoff(Duration.ofMillis(100), Duration.ofMillis(400))
+                        .deliveryTimeout(Duration.ofSeconds(2)).build()).build(), time);
+        server.faults().failEvery(1, StatusCode.StorageUnavailable, "write buffer full");
+        try {
+            long start = time.getAsLong();
+            CompletableFuture<Result<WriteOk, Err>> f = manual.write(cpu("a", 1.0, 1L));
+            time.advanceUntil(f, Duration.ofMillis(5));
+            long ms = (time.getAsLong() - start) / 1_000_000;
+            Err e = f.join().getErr();
+            assertEquals(StatusCode.StorageUnavailable.code(), e.code(), e::toString);
+            long attempts = server.requests().stream().filter(r -> r.tables().contains("cpu")).count();
+            assertTrue(attempts >= 3, "resent after each backoff: " + attempts + " attempts reached the server");
+            assertTrue(ms >= 2_000 - 400, "failed after " + ms + " ms on the clock, a backoff before its deadline");
+            // The clock moves in 5 ms steps: the last attempt, made before the deadline, fails within a step of it.
+            assertTrue(ms <= 2_000 + 5, "failed by its 2 s delivery deadline: " + ms + " ms on the clock");
+            assertEquals(0, server.rowCount("cpu"), "a refused write stores nothing");
+        } finally {
+            server.faults().reset();
+            manual.shutdownNow();
         }
     }
 

@@ -15,6 +15,7 @@ import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.StatusCode;
 import dev.sluice.write.WriteOk;
 import dev.sluice.write.WriteOp;
+import dev.sluice.internal.send.ManualTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -235,22 +236,34 @@ class StreamWriterTest {
         }
     }
 
+    /**
+     * On a manual clock (the client's test hook): the 2 s wait for the answer and the backoff between replays pass
+     * only when the test moves the clock, so the stream fails at its 5 s delivery deadline however slow the machine,
+     * not before it and not a replay later.
+     */
     @Test
     void anUnansweredStreamIsReplayedUntilItsDeliveryDeadline() {
         KIT.server().faults().neverRespond(true);
+        ManualTime time = new ManualTime();
+        GreptimeDB manual = ManualTimeClients.create(GreptimeOptions.newBuilder(KIT.server().endpoint(), "public")
+                .requestTimeout(Duration.ofSeconds(2)).build(), time);
         try {
-            // Call timeout 2 s (the client's), delivery deadline 5 s: a missing answer is retried like any deadline.
-            StreamWriter<Table, WriteOk> s = KIT.db().streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(5)).build()).build());
+            // Call timeout 2 s, delivery deadline 5 s: a missing answer is retried like any deadline.
+            StreamWriter<Table, WriteOk> s = manual.streamWriter(StreamWriter.Config.newBuilder().build(), Context.newBuilder().retryPolicy(RetryPolicy.newBuilder().deliveryTimeout(Duration.ofSeconds(5)).build()).build());
+            long start = time.getAsLong();
             s.write(cpu(0, 1));
-            long start = System.nanoTime();
-            CompletionException e = assertThrows(CompletionException.class,
-                    () -> s.completed().orTimeout(30, TimeUnit.SECONDS).join());
-            long ms = (System.nanoTime() - start) / 1_000_000;
+            CompletableFuture<WriteOk> done = s.completed();
+            time.advanceUntil(done, Duration.ofMillis(5)); // while the stream waits on its answer or a backoff
+            long ms = (time.getAsLong() - start) / 1_000_000;
+            CompletionException e = assertThrows(CompletionException.class, done::join);
             assertTrue(e.getCause() instanceof StreamWriteException, e.toString());
             assertTrue(s.replays() >= 1, "the unanswered stream was replayed: " + e.getCause());
-            assertTrue(ms >= 4_900, "failed after " + ms + " ms, before its delivery deadline of 5 s");
+            assertTrue(ms >= 5_000, "failed after " + ms + " ms on the clock, before its delivery deadline of 5 s");
+            assertTrue(ms <= 5_000 + 2_000, "failed at its 5 s delivery deadline, not a replay later: " + ms
+                    + " ms on the clock");
         } finally {
             KIT.server().faults().reset();
+            manual.shutdownNow();
         }
     }
 

@@ -20,6 +20,7 @@ import dev.sluice.write.WriteOp;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.TableBufferRoot;
+import dev.sluice.testkit.Faults;
 import dev.sluice.testkit.GreptimeTestServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,15 +49,20 @@ class AppendModeUnderFaultsTest extends DeliveryUnderFaultsKit {
                         .get(BOUND_S, TimeUnit.SECONDS).isOk());
             }
             Warm.regular(db);
-            server.faults().latency(Duration.ofMillis(1_500));
+            // Each write reaches the server and is held there unstored past the client's 1 s timeout; the release
+            // below stores every held one at once, as a server that was merely slow commits late.
+            server.faults().hold(Faults.HoldPoint.BEFORE_STORE,
+                    r -> r.kind().equals("insert") && r.tables().contains("append_regular"));
             List<CompletableFuture<Result<WriteOk, Err>>> fs = new ArrayList<>();
             for (int b = 0; b < 8; b++) {
                 fs.add(db.write(List.of(table(s, b * 100L, 100, 0)), WriteOp.Insert, append));
             }
             Tally t = new Tally(BOUND_S);
             fs.forEach(f -> t.regular(f, 100));
+            // Every write has its outcome, so the client sends nothing more for them; the late commits land now,
+            // before release() returns, and any resend the client made was held with them.
+            server.faults().release();
             server.faults().reset();
-            Thread.sleep(2_000); // a window for late commits and any resend to land: the contract must hold after it
             long stored = server.rowCount("append_regular") - 10;
             assertAbortContract("regular/append-timeouts", 800, t, stored);
             assertNoDuplicates(server, "append_regular");
@@ -75,7 +81,9 @@ class AppendModeUnderFaultsTest extends DeliveryUnderFaultsKit {
             long sent = 0;
             BulkStreamWriter w = db.bulkStreamWriter(s, BulkWrite.Config.newBuilder().maxInFlightRequests(4)
                     .requestTimeout(java.time.Duration.ofMillis(500)).build(), append);
-            server.faults().bulkAckDelay(Duration.ofMillis(1_200));
+            // Each batch is stored on arrival and its answer held past the writer's 500 ms timeout.
+            server.faults().hold(Faults.HoldPoint.BEFORE_ANSWER,
+                    r -> r.kind().equals("bulk") && r.tables().contains("append_bulk"));
             TableBufferRoot root = w.tableBufferRoot(100);
             for (int b = 0; b < 8; b++) {
                 root.addTable(table(s, b * 100L, 100, 0));
@@ -90,8 +98,10 @@ class AppendModeUnderFaultsTest extends DeliveryUnderFaultsKit {
             acks.forEach(a -> t.await(a, 100, n -> (long) n));
             assertDoesNotThrow(w::close);
             assertEquals(0, w.allocatedBytes());
+            // Every batch has its outcome and the writer is closed: nothing more is sent, and what was sent is
+            // stored (on arrival); the held answers go out to a closed writer.
+            server.faults().release();
             server.faults().reset();
-            Thread.sleep(2_000); // a window for late commits and any resend to land: the contract must hold after it
             assertAbortContract("bulk/append-timeouts", sent, t, server.rowCount("append_bulk"));
             assertNoDuplicates(server, "append_bulk");
             assertTrue(db.shutdownGracefully(Duration.ofSeconds(10)));

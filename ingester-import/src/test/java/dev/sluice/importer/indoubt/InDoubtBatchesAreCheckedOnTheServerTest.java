@@ -1,29 +1,24 @@
 package dev.sluice.importer.indoubt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.importer.Cli;
+import dev.sluice.write.StatusCode;
+import dev.sluice.testkit.Faults;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import dev.sluice.testkit.RecordedRequest;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.PipedInputStream;
-import java.io.PipedOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -77,16 +72,6 @@ class InDoubtBatchesAreCheckedOnTheServerTest {
         return p;
     }
 
-    /** Takes requests until a bulk batch arrives; its outcome tells whether it was stored. */
-    private static RecordedRequest nextBulkBatch() throws InterruptedException {
-        for (RecordedRequest r; (r = testkit.server().takeRequest(Duration.ofSeconds(60))) != null; ) {
-            if (r.kind().equals("bulk")) {
-                return r;
-            }
-        }
-        return null;
-    }
-
     private void createAppendModeTable(String table) {
         Cli.Run created = Cli.run(patient(args(table, "--with", "append_mode=true", "--state",
                 dir.resolve(table + "-create.state").toString(), write(table + "-create.csv",
@@ -111,31 +96,28 @@ class InDoubtBatchesAreCheckedOnTheServerTest {
         String state = dir.resolve("checked.state").toString();
         List<String> a = args(table, "--format", "csv", "--state", state, "-");
         InputStream old = System.in;
-        try (PipedOutputStream feed = new PipedOutputStream()) {
-            System.setIn(new PipedInputStream(feed, 1 << 16));
-            // Batches 1 and 2 are stored and never answered; batch 3 is neither stored nor answered.
-            testkit.server().faults().bulkNeverAck(true);
-            while (testkit.server().takeRequest(Duration.ZERO) != null) {
-                // earlier requests are not this run's
+        // Batches 1 and 2 are stored and never answered; batch 3 is neither stored nor answered. The server turns
+        // hung as batch 2 arrives, so all three go out at once, each well within the 2 s its answer may take.
+        java.util.concurrent.atomic.AtomicInteger bulkBatches = new java.util.concurrent.atomic.AtomicInteger();
+        testkit.server().faults().bulkNeverAck(true).hold(Faults.HoldPoint.BEFORE_ANSWER, r -> {
+            if (r.kind().equals("bulk") && bulkBatches.incrementAndGet() == 2) {
+                testkit.server().faults().neverRespond(true);
             }
-            CompletableFuture<Cli.Run> first = CompletableFuture.supplyAsync(() -> Cli.run(a.toArray(new String[0])));
-            // Past row 200, so that the reader (which looks a record ahead) has sent the second batch.
-            feed.write(("host,ts,v\n" + rows(0, 250, false)).getBytes(StandardCharsets.UTF_8));
-            feed.flush();
-            for (int b = 0; b < 2; b++) {
-                RecordedRequest stored = nextBulkBatch();
-                assertNotNull(stored, "batch " + (b + 1) + " reached the server");
-                assertEquals(100, stored.rows());
-            }
-            testkit.server().faults().neverRespond(true);
-            feed.write(rows(250, 300, false).getBytes(StandardCharsets.UTF_8));
-            feed.close();
-            assertNotNull(nextBulkBatch(), "batch 3 reached the server");
-            Cli.Run crashed = first.get(10, TimeUnit.MINUTES);
+            return false; // nothing is held: the matcher only sees the batches arrive
+        });
+        try {
+            System.setIn(new ByteArrayInputStream(("host,ts,v\n" + rows(0, 300, false)).getBytes(StandardCharsets.UTF_8)));
+            Cli.Run crashed = Cli.run(a.toArray(new String[0]));
             assertEquals(3, crashed.code(), crashed.toString());
         } finally {
             System.setIn(old);
         }
+        List<RecordedRequest> batches = testkit.server().requests().stream()
+                .filter(r -> r.kind().equals("bulk") && r.tables().contains(table)).toList();
+        assertEquals(2, batches.stream().filter(r -> r.outcome() == StatusCode.Success && r.rows() == 100).count(),
+                "batches 1 and 2 reached the server and were stored: " + batches);
+        assertEquals(1, batches.stream().filter(r -> r.outcome() == null).count(),
+                "batch 3 reached the server and was neither stored nor answered: " + batches);
         testkit.server().faults().reset();
         assertEquals(1 + 200, testkit.server().rowCount(table), "two of the three batches are stored");
 

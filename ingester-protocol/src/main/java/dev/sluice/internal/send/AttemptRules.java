@@ -44,16 +44,17 @@ public final class AttemptRules {
      * @param stopped whether the client is shutting down
      * @param attemptsMade attempts made so far
      * @param what what is sent, for the reason ("batch 7")
-     * @param deadline the delivery deadline ({@code System.nanoTime()}), or 0 for none
+     * @param deadline the delivery deadline (on the client's clock), or 0 for none
+     * @param now the time now, on the same clock
      * @param waitNanos the backoff before the next attempt
      * @param next what the client does next, said with the first transport failure of a run
      * @return the verdict
      */
     public static Verdict decide(Route.Target target, Err err, boolean ambiguous, RetryPolicy policy,
                                  boolean appendMode, boolean stopped, int attemptsMade, String what, long deadline,
-                                 long waitNanos, Function<Verdict, String> next) {
+                                 long now, long waitNanos, Function<Verdict, String> next) {
         String refusal = err.retryable() ? refusal(policy, appendMode, stopped, ambiguous, attemptsMade, what,
-                deadline, System.nanoTime(), waitNanos) : null;
+                deadline, now, waitNanos) : null;
         Verdict v = new Verdict(err.retryable() && refusal == null, waitNanos, refusal);
         report(target, err, () -> next.apply(v));
         return v;

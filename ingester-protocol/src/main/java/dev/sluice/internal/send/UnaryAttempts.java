@@ -19,6 +19,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -33,6 +34,7 @@ public final class UnaryAttempts<R> {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(UnaryAttempts.class);
     private final Route route;
     private final ScheduledExecutorService timer;
+    private final LongSupplier clock;
     private final BooleanSupplier stopped;
     private final Duration requestTimeout;
     private final BiFunction<R, List<String>, Result<WriteOk, Err>> answer;
@@ -44,17 +46,21 @@ public final class UnaryAttempts<R> {
      *
      * @param route the client's endpoints
      * @param timer schedules resends
+     * @param clock the time in nanoseconds that delivery deadlines are on ({@code System::nanoTime}, or a test's
+     *     manual clock, which then also runs {@code timer}); each attempt's gRPC deadline is timed by gRPC itself
      * @param stopped true once the client shuts down: nothing is resent after that
      * @param requestTimeout the longest one attempt may take
      * @param answer reads a response (the server's status in it) as an outcome for the given tables
      * @param explain adds a hint to a failure where the bare message would mislead (or returns it as it is)
      * @param onRetry counts a resend
      */
-    public UnaryAttempts(Route route, ScheduledExecutorService timer, BooleanSupplier stopped, Duration requestTimeout,
+    public UnaryAttempts(Route route, ScheduledExecutorService timer, LongSupplier clock, BooleanSupplier stopped,
+                         Duration requestTimeout,
                          BiFunction<R, List<String>, Result<WriteOk, Err>> answer, UnaryOperator<Err> explain,
                          Runnable onRetry) {
         this.route = route;
         this.timer = timer;
+        this.clock = clock;
         this.stopped = stopped;
         this.requestTimeout = requestTimeout;
         this.answer = answer;
@@ -70,7 +76,7 @@ public final class UnaryAttempts<R> {
      * @param callOptions compression and hints (the deadline is set per attempt)
      * @param appendMode no resend after an ambiguous failure
      * @param policy attempts, backoff and delivery deadline
-     * @param deadline the delivery deadline ({@code System.nanoTime()})
+     * @param deadline the delivery deadline, on the clock given to the constructor
      * @param names the tables written, named in the outcome
      * @param outcome completed once, with the answer or the last failure; never exceptionally
      * @param <Q> the request type
@@ -105,7 +111,7 @@ public final class UnaryAttempts<R> {
         }
 
         void attempt(int n, Route.Target avoid) {
-            long left = Math.min(deadline - System.nanoTime(), requestTimeout.toNanos());
+            long left = Math.min(deadline - clock.getAsLong(), requestTimeout.toNanos());
             Route.Target ep = route.next(avoid);
             try {
                 ClientCalls.asyncUnaryCall(ep.channel().newCall(method,
@@ -141,12 +147,13 @@ public final class UnaryAttempts<R> {
 
         private void failed(int n, Route.Target ep, Err failure) {
             Err err = explain.apply(failure);
+            long now = clock.getAsLong();
             AttemptRules.Verdict verdict = AttemptRules.decide(ep, err, GrpcErrors.maybeCommitted(err), policy,
-                    appendMode, stopped.getAsBoolean(), n, "write", deadline, AttemptRules.backoffNanos(policy, n),
+                    appendMode, stopped.getAsBoolean(), n, "write", deadline, now, AttemptRules.backoffNanos(policy, n),
                     v -> v.resend() ? "writes are retried with backoff (on another endpoint when one answers) until"
                             + " their retry policy's deliveryTimeout (" + policy.deliveryTimeout().toSeconds()
                             + " s) runs out, this one until about "
-                            + Instant.now().plusNanos(Math.max(0, deadline - System.nanoTime()))
+                            + Instant.now().plusNanos(Math.max(0, deadline - now))
                                     .truncatedTo(ChronoUnit.SECONDS) + ", then fail with this error"
                             : "the write fails after " + n + (n == 1 ? " attempt" : " attempts") + " (its retry"
                             + " policy allows no more)");

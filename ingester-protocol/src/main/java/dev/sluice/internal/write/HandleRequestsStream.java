@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * {@link StreamWriter} over {@code GreptimeDatabase/HandleRequests}, on the client's {@link SendEngine}. Writes are
@@ -101,6 +102,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      * @param rowsPerSecond a rate limit, or 0 for none
      * @param maxMessageSize the largest message sent
      * @param timer bounds the wait for the final answer and schedules replays
+     * @param clock the time {@code timer} runs on, in nanoseconds: what replays' delivery deadlines are counted on
      * @param limiter the client-wide budget queued messages count against
      * @param metrics where the outcome is reported
      * @param replayBudget bytes of sent messages kept for replaying the stream after a failure, 0 for no replay
@@ -108,8 +110,8 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
      */
     public HandleRequestsStream(Route route, BooleanSupplier stopped, CallOptions options, byte[] header,
                                 long maxQueuedBytes, long timeoutMillis, double rowsPerSecond, int maxMessageSize,
-                                ScheduledExecutorService timer, InFlightLimiter limiter, MetricsSink metrics,
-                                long replayBudget, RetryPolicy policy) {
+                                ScheduledExecutorService timer, LongSupplier clock, InFlightLimiter limiter,
+                                MetricsSink metrics, long replayBudget, RetryPolicy policy) {
         this.replayBudget = replayBudget;
         this.deliveryTimeoutSeconds = policy.deliveryTimeout().toSeconds();
         this.keeping = replayBudget > 0 && policy.maxAttempts() > 1;
@@ -123,7 +125,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         this.maxMessageSize = maxMessageSize;
         String noResend = keeping ? null : replayBudget <= 0 ? "replay is off" : "the retry policy allows no replay";
         SendEngine.Settings<RequestEncoder> settings = new SendEngine.Settings<>(timer, policy, false, null,
-                Duration.ofMillis(timeoutMillis), null, noResend, stopped, "message");
+                Duration.ofMillis(timeoutMillis), null, noResend, stopped, "message", clock);
         this.writer = new EngineWriter<>(settings, route, WriteMethods.HANDLE_REQUESTS, options, metrics, LOG,
                 new Events());
         this.engine = writer.engine();

@@ -41,6 +41,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /** Request-response writes over {@code GreptimeDatabase/Handle}. */
 public final class RegularWriter {
@@ -60,6 +61,8 @@ public final class RegularWriter {
     private final InFlightLimiter limiter;
     private final MetricsSink metrics;
     private final ScheduledExecutorService timer;
+    /** The time {@link #timer} runs on, in nanoseconds: what delivery deadlines are counted on. */
+    private final LongSupplier clock;
     /** Sends each unary request and resends it by the shared attempt rules. */
     private final UnaryAttempts<GreptimeResponse> unary;
     private volatile boolean closed;
@@ -75,16 +78,18 @@ public final class RegularWriter {
      * @param options client options
      * @param endpoints the channels
      * @param limiter the client-wide budget
-     * @param timer schedules retries
+     * @param timer schedules retries, streams' replays and their answer deadlines
+     * @param clock the time {@code timer} runs on, in nanoseconds ({@code System::nanoTime}, or a test's manual clock)
      * @param metrics where outcomes are reported
      */
     public RegularWriter(GreptimeOptions options, Endpoints endpoints, InFlightLimiter limiter,
-                         ScheduledExecutorService timer, MetricsSink metrics) {
+                         ScheduledExecutorService timer, LongSupplier clock, MetricsSink metrics) {
         this.metrics = metrics;
         this.options = options;
         this.endpoints = endpoints;
         this.limiter = limiter;
         this.timer = timer;
+        this.clock = clock;
         RequestHeader.Builder h = RequestHeader.newBuilder().setDbname(options.database()).setTimezone(options.timezone());
         if (options.authInfo() != null) {
             h.setAuthorization(AuthHeader.newBuilder().setBasic(Basic.newBuilder()
@@ -92,7 +97,7 @@ public final class RegularWriter {
         }
         this.header = h.build();
         this.headerBytes = header.toByteArray();
-        this.unary = new UnaryAttempts<>(endpoints, timer, this::stopped, options.requestTimeout(),
+        this.unary = new UnaryAttempts<>(endpoints, timer, clock, this::stopped, options.requestTimeout(),
                 RegularWriter::toResult, this::explain, () -> {
                     retries.increment();
                     metrics.retry("regular");
@@ -338,7 +343,7 @@ public final class RegularWriter {
             return future;
         }
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
-        long deadline = System.nanoTime() + (policy.maxAttempts() == 1 ? options.requestTimeout() : policy.deliveryTimeout()).toNanos();
+        long deadline = clock.getAsLong() + (policy.maxAttempts() == 1 ? options.requestTimeout() : policy.deliveryTimeout()).toNanos();
         unary.send(method, request, callOptions, ctx.appendMode(), policy, deadline, names, outcome);
         return future;
     }
@@ -382,7 +387,7 @@ public final class RegularWriter {
         // A few messages may wait for flow control; beyond that the writer waits (bounded) instead of piling up memory.
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         HandleRequestsStream stream = new HandleRequestsStream(endpoints, this::stopped, o, headerBytes, 16L << 20,
-                options.requestTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, limiter, metrics,
+                options.requestTimeout().toMillis(), rowsPerSecond, options.maxMessageSize(), timer, clock, limiter, metrics,
                 replay ? replayBudget() : 0, policy);
         openStreams.add(stream);
         stream.outcome().whenComplete((ok, t) -> openStreams.remove(stream));

@@ -54,6 +54,22 @@ public final class ManualTime extends AbstractExecutorService implements Schedul
         }
     }
 
+    /**
+     * Moves the clock in steps until {@code done} completes, each step only once a task waits for its time: the
+     * clock then stands still while the code under test works on the real one (a stream opens, a batch is on its
+     * way), and moves while it waits on this timer (a deadline, a timeout, a backoff).
+     *
+     * @param done what the timers lead to
+     * @param step how far each step moves the clock
+     */
+    public void advanceUntil(java.util.concurrent.Future<?> done, Duration step) {
+        while (!done.isDone()) {
+            dev.sluice.Await.until("a timer of the manual clock, or the end", dev.sluice.Await.HANG_GUARD,
+                    () -> scheduled() > 0 || done.isDone());
+            advance(step);
+        }
+    }
+
     /** Runs the tasks due now, without moving the clock. */
     public void runDue() {
         advance(Duration.ZERO);

@@ -13,7 +13,6 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -33,6 +32,8 @@ class SendEngineTest {
     private final Recorder recorder = new Recorder();
     private final FakeRoute route = new FakeRoute("a", "b");
     private static final RetryPolicy FAST = RetryPolicy.newBuilder().backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
+    /** How long a wait for the engine to finish may last: reached only when it hangs, never by a slow machine. */
+    private static final long HANG_GUARD_SECONDS = dev.sluice.Await.HANG_GUARD.toSeconds();
 
     @AfterEach
     void stop() {
@@ -235,7 +236,7 @@ class SendEngineTest {
     }
 
     private static void await(BooleanSupplier condition) throws InterruptedException {
-        dev.sluice.Await.until("the condition", Duration.ofSeconds(10), condition);
+        dev.sluice.Await.until("the condition", dev.sluice.Await.HANG_GUARD, condition);
     }
 
     @Test
@@ -256,7 +257,7 @@ class SendEngineTest {
         e.halfClose();
         assertTrue(calls.get(1).halfClosed);
         calls.get(1).end(Status.OK);
-        e.done().get(5, TimeUnit.SECONDS);
+        e.done().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
         assertEquals(3, recorder.answered.size());
         assertTrue(recorder.failed.isEmpty());
     }
@@ -373,7 +374,7 @@ class SendEngineTest {
         c.answer("ack:2");
         assertFalse(e.done().isDone(), "finished only once the call ended");
         c.end(Status.OK);
-        e.done().get(5, TimeUnit.SECONDS);
+        e.done().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
     }
 
     @Test
@@ -389,7 +390,7 @@ class SendEngineTest {
         e.halfClose();
         assertTrue(calls.get(1).halfClosed);
         calls.get(1).end(Status.OK);
-        e.done().get(5, TimeUnit.SECONDS);
+        e.done().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
         assertEquals(2, recorder.answered.size());
         assertTrue(recorder.finished);
     }
@@ -484,8 +485,8 @@ class SendEngineTest {
             Msg m = new Msg(1, "m1", 0);
             assertTrue(e.submit(m));
             e.halfClose();
-            e.done().get(5, TimeUnit.SECONDS);
-            assertEquals(1, failedAtFinish.get(5, TimeUnit.SECONDS),
+            e.done().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
+            assertEquals(1, failedAtFinish.get(HANG_GUARD_SECONDS, TimeUnit.SECONDS),
                     "round " + round + ": the engine finished before its handler was told the message failed");
         }
     }
@@ -531,7 +532,7 @@ class SendEngineTest {
                 Duration.ofSeconds(30), false, () -> false);
         e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
         calls.get(0).end(Status.UNAVAILABLE.withDescription("Connection refused"));
-        e.done().get(5, TimeUnit.SECONDS);
+        e.done().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
         assertEquals(1, recorder.failed.size());
         assertTrue(route.target("a").transportFailures.get(0).contains("fail ("),
                 "the endpoint hears that nothing is resent: " + route.target("a").transportFailures);
