@@ -78,6 +78,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     private final Set<Batch> outstanding = ConcurrentHashMap.newKeySet();
     private final Semaphore buffer;
     private final Semaphore inFlight;
+    /** Permits of {@link #inFlight}: {@code maxInFlightRequests}, at most a bulk stream's 31. */
+    private final int inFlightSlots;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     /** The first batch failure not yet reported by {@link #flushOrThrow(Duration)}. */
@@ -160,7 +162,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         this.timer = timer;
         this.closeTimeout = closeTimeout;
         this.buffer = new Semaphore((int) Math.min(config.maxBufferedRows(), Integer.MAX_VALUE), true);
-        this.inFlight = new Semaphore(config.maxInFlightRequests());
+        this.inFlightSlots = config.path() == Path.Bulk ? Math.min(31, config.maxInFlightRequests())
+                : config.maxInFlightRequests();
+        this.inFlight = new Semaphore(inFlightSlots);
         this.sender = new Thread(this::sendLoop, "sluice-batching-sender");
         sender.setDaemon(true);
         sender.start();
@@ -537,7 +541,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         Throwable last = lastFailure;
         String why = interrupted ? "the writer was closed while the batch waited for an in-flight slot"
                 : "it reached its delivery deadline (" + deliveryTimeout.toMillis() + " ms after it was sealed) while"
-                + " all " + config.maxInFlightRequests() + " in-flight slots were taken by batches " + paths.endpoints()
+                + " all " + inFlightSlots + " in-flight slots were taken by batches " + paths.endpoints()
                 + " had not answered";
         finish(List.of(b), null, new BatchWriteException("the batch of " + b.table.rowCount() + " rows of '"
                 + b.table.schema().tableName() + "' was not sent: " + why + (last != null ? "; the latest batch"
@@ -546,7 +550,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     }
 
     private void sendBulk(Batch b) {
-        // The writer's own slots, one per stream, would hold the sender without regard to this batch's deadline.
+        // This writer's slot first: the stream's own wait for a slot knows nothing of this batch's deadline.
         if (!acquireInFlight(b)) {
             return;
         }
@@ -557,7 +561,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             BulkStreamWriter w = bulkWriters.get(schema);
             if (w == null) {
                 w = paths.bulk(schema, BulkWrite.Config.newBuilder()
-                        .maxInFlightRequests(Math.min(31, config.maxInFlightRequests()))
+                        .maxInFlightRequests(inFlightSlots)
                         .requestTimeout(closeTimeout).build(), context);
                 bulkWriters.put(schema, w);
             }
