@@ -23,7 +23,9 @@ import java.util.concurrent.CompletableFuture;
  * {@code maxBlock} for room (or not at all with {@link WhenFull#FailFast}), then throws
  * {@link LimitExceededException}. Rows are never dropped: each
  * batch future completes normally once the server acknowledged it, or exceptionally with a
- * {@link BatchWriteException}.
+ * {@link BatchWriteException}. A batch sent when it is full or due waits for one of the
+ * {@code maxInFlightRequests} slots until the retry policy's delivery timeout at most; reaching it (every slot
+ * held by batches the server has not answered), it fails unsent, naming the endpoints and the latest failure.
  *
  * <p>Close the writer before the program ends ({@link #close()} flushes). A writer still open when the JVM exits
  * is closed by the client's exit hook, which sends its rows within a bounded time and logs a warning (see

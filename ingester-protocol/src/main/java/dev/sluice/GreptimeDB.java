@@ -309,9 +309,15 @@ public final class GreptimeDB implements AutoCloseable {
             public BulkStreamWriter bulk(TableSchema schema, BulkWrite.Config bulkConfig, Context ctx) {
                 return bulkStreamWriter(schema, bulkConfig, ctx);
             }
+
+            @Override
+            public List<String> endpoints() {
+                return options.endpoints();
+            }
         };
         DefaultBatchingWriter w = new DefaultBatchingWriter(paths, config, ctx, timer, options.requestTimeout(),
-                saturatedSum(policy.deliveryTimeout(), options.requestTimeout()), this::batchingWriterClosed);
+                saturatedSum(policy.deliveryTimeout(), options.requestTimeout()), policy.deliveryTimeout(),
+                this::batchingWriterClosed);
         batchingWriters.add(w);
         if (shutDown) {
             // Shut down meanwhile: the shutdown either closed this writer already or never saw it; close it here.

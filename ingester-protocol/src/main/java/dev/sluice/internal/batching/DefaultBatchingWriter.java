@@ -61,6 +61,13 @@ public final class DefaultBatchingWriter implements BatchingWriter {
          * @return the open writer
          */
         BulkStreamWriter bulk(TableSchema schema, BulkWrite.Config config, dev.sluice.write.Context ctx);
+
+        /**
+         * Names the client's endpoints, for errors of batches that were never sent.
+         *
+         * @return the endpoints
+         */
+        List<String> endpoints();
     }
     private final Config config;
     private final dev.sluice.write.Context context;
@@ -71,6 +78,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     private final Set<Batch> outstanding = ConcurrentHashMap.newKeySet();
     private final Semaphore buffer;
     private final Semaphore inFlight;
+    /** Permits of {@link #inFlight}: {@code maxInFlightRequests}, at most a bulk stream's 31. */
+    private final int inFlightSlots;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     /** The first batch failure not yet reported by {@link #flushOrThrow(Duration)}. */
@@ -93,6 +102,12 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     /** Callers between their closed-check and the end of their append; {@link #close()} waits for them. */
     private final LongAdder inside = new LongAdder();
     private final long inFlightWaitNanos;
+    /** How long after it is sealed a batch may wait for an in-flight slot: the retry policy's delivery timeout. */
+    private final Duration deliveryTimeout;
+    /** {@link #deliveryTimeout} in nanoseconds, at most a century (deadlines are compared by difference). */
+    private final long deliveryNanos;
+    /** The latest batch failure, named by the batches that then reach their deadline unsent. */
+    private volatile Throwable lastFailure;
     private final java.util.function.Consumer<BatchingWriter> onClose;
 
     /** Rows of one table waiting to be sent together. */
@@ -100,6 +115,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         final Table table;
         final CompletableFuture<Void> future = new CompletableFuture<>();
         long bytes;
+        /** {@link System#nanoTime()} by which the batch must be sent, set when it is sealed; 0 while open. */
+        long deadline;
         /** Ordered mode: this batch holds its table's turn (it may be sent); guarded by {@code turns}. */
         boolean hasTurn;
 
@@ -125,12 +142,18 @@ public final class DefaultBatchingWriter implements BatchingWriter {
      * @param closeTimeout how long {@link #close()} waits for the last batches
      * @param inFlightWait the longest a batch waits for an in-flight slot (longer than any write can stay
      *     unanswered, so reaching it means the client is broken or shutting down)
+     * @param deliveryTimeout the retry policy's delivery timeout: a batch not sent within it of being sealed
+     *     (every in-flight slot taken meanwhile) fails unsent
      * @param onClose told when the writer is closed
      */
     public DefaultBatchingWriter(Paths paths, Config config, dev.sluice.write.Context context,
                                  ScheduledExecutorService timer, Duration closeTimeout,
-                                 Duration inFlightWait, java.util.function.Consumer<BatchingWriter> onClose) {
+                                 Duration inFlightWait, Duration deliveryTimeout,
+                                 java.util.function.Consumer<BatchingWriter> onClose) {
         this.inFlightWaitNanos = inFlightWait.toNanos();
+        this.deliveryTimeout = deliveryTimeout;
+        Duration century = Duration.ofDays(36_500);
+        this.deliveryNanos = (deliveryTimeout.compareTo(century) < 0 ? deliveryTimeout : century).toNanos();
         this.onClose = onClose;
         this.paths = paths;
         this.config = config;
@@ -139,7 +162,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         this.timer = timer;
         this.closeTimeout = closeTimeout;
         this.buffer = new Semaphore((int) Math.min(config.maxBufferedRows(), Integer.MAX_VALUE), true);
-        this.inFlight = new Semaphore(config.maxInFlightRequests());
+        this.inFlightSlots = config.path() == Path.Bulk ? Math.min(31, config.maxInFlightRequests())
+                : config.maxInFlightRequests();
+        this.inFlight = new Semaphore(inFlightSlots);
         this.sender = new Thread(this::sendLoop, "sluice-batching-sender");
         sender.setDaemon(true);
         sender.start();
@@ -273,7 +298,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             timer.schedule(() -> sealIfOpen(acc, timed), config.flushInterval().toNanos(), TimeUnit.NANOSECONDS);
         }
         if (full != null) {
-            sealed.add(full);
+            seal(full);
         }
         return future;
     }
@@ -293,6 +318,12 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             }
             acc.current = null;
         }
+        seal(b);
+    }
+
+    /** Hands a batch to the sender; its delivery deadline starts now. */
+    private void seal(Batch b) {
+        b.deadline = System.nanoTime() + deliveryNanos;
         sealed.add(b);
     }
 
@@ -304,7 +335,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             reserve(table.rowCount());
             Batch b = new Batch(table);
             outstanding.add(b);
-            sealed.add(b);
+            seal(b);
             return b.future;
         } finally {
             exit();
@@ -319,7 +350,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                 acc.current = null;
             }
             if (b != null) {
-                sealed.add(b);
+                seal(b);
             }
         }
     }
@@ -392,6 +423,9 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     }
 
     private void sendRegular(Batch first) {
+        if (!acquireInFlight(first)) {
+            return;
+        }
         List<Batch> group = new ArrayList<>();
         group.add(first);
         long rows = first.table.rowCount();
@@ -404,14 +438,12 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             if (ordered && !takeTurn(next)) {
                 continue; // a batch of a table already in this request or in flight: it waits for its turn
             }
+            if (next.deadline - System.nanoTime() <= 0) {
+                failUnsent(next, false); // waited in the queue past its deadline (its table's turn came late)
+                continue;
+            }
             group.add(next);
             rows += next.table.rowCount();
-        }
-        if (!acquireInFlight()) {
-            finish(group, null, new BatchWriteException("no in-flight slot came free within "
-                    + TimeUnit.NANOSECONDS.toMillis(inFlightWaitNanos) + " ms (or the writer was interrupted while"
-                    + " closing); the batch was not sent", null, rowsOf(group), null));
-            return;
         }
         List<Table> tables = new ArrayList<>(group.size());
         for (Batch b : group) {
@@ -482,28 +514,66 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         sealed.add(next);
     }
 
-    /** Waits (bounded) for an in-flight slot; false when none came or the sender was interrupted. */
-    private boolean acquireInFlight() {
+    /**
+     * Waits for an in-flight slot for a batch, until the batch's delivery deadline at most; when none came (or the
+     * sender was interrupted), fails the batch unsent. The batches queued behind it then wait for their own
+     * deadlines, so none waits past its own.
+     *
+     * @return true when the slot is taken and the batch may be sent
+     */
+    private boolean acquireInFlight(Batch b) {
+        long wait = Math.min(inFlightWaitNanos, b.deadline - System.nanoTime());
         try {
-            return inFlight.tryAcquire(inFlightWaitNanos, TimeUnit.NANOSECONDS);
+            if (wait > 0 && inFlight.tryAcquire(wait, TimeUnit.NANOSECONDS)) {
+                return true;
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            failUnsent(b, true);
             return false;
         }
+        failUnsent(b, false);
+        return false;
+    }
+
+    /** Fails a batch that got no in-flight slot by its deadline (or before the writer closed): nothing was sent. */
+    private void failUnsent(Batch b, boolean interrupted) {
+        Throwable last = lastFailure;
+        String why = interrupted ? "the writer was closed while the batch waited for an in-flight slot"
+                : "it reached its delivery deadline (" + deliveryTimeout.toMillis() + " ms after it was sealed) while"
+                + " all " + inFlightSlots + " in-flight slots were taken by batches " + paths.endpoints()
+                + " had not answered";
+        finish(List.of(b), null, new BatchWriteException("the batch of " + b.table.rowCount() + " rows of '"
+                + b.table.schema().tableName() + "' was not sent: " + why + (last != null ? "; the latest batch"
+                + " failure: " + last.getMessage() : "") + ". Nothing of it was stored: write its rows again once the"
+                + " server answers", errOf(last), b.table.rowCount(), null), false);
     }
 
     private void sendBulk(Batch b) {
-        TableSchema schema = b.table.schema();
-        BulkStreamWriter w = bulkWriters.get(schema);
-        if (w == null) {
-            w = paths.bulk(schema, BulkWrite.Config.newBuilder()
-                    .maxInFlightRequests(Math.min(31, config.maxInFlightRequests()))
-                    .requestTimeout(closeTimeout).build(), context);
-            bulkWriters.put(schema, w);
+        // This writer's slot first: the stream's own wait for a slot knows nothing of this batch's deadline.
+        if (!acquireInFlight(b)) {
+            return;
         }
-        BulkStreamWriter writer = w;
-        writer.tableBufferRoot(config.maxBatchRows()).addTable(b.table);
-        writer.writeNext().whenComplete((rows, t) -> {
+        TableSchema schema = b.table.schema();
+        BulkStreamWriter writer;
+        CompletableFuture<Integer> sent;
+        try {
+            BulkStreamWriter w = bulkWriters.get(schema);
+            if (w == null) {
+                w = paths.bulk(schema, BulkWrite.Config.newBuilder()
+                        .maxInFlightRequests(inFlightSlots)
+                        .requestTimeout(closeTimeout).build(), context);
+                bulkWriters.put(schema, w);
+            }
+            writer = w;
+            writer.tableBufferRoot(config.maxBatchRows()).addTable(b.table);
+            sent = writer.writeNext();
+        } catch (RuntimeException e) {
+            inFlight.release();
+            throw e;
+        }
+        sent.whenComplete((rows, t) -> {
+            inFlight.release();
             if (t == null) {
                 finish(List.of(b), null, null);
             } else {
@@ -529,6 +599,18 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     }
 
     private void finish(List<Batch> group, Result<WriteOk, Err> ok, Throwable error) {
+        finish(group, ok, error, true);
+    }
+
+    /**
+     * Settles batches.
+     *
+     * @param sent whether the error is the answer of a send (then named by the batches failing unsent after it)
+     */
+    private void finish(List<Batch> group, Result<WriteOk, Err> ok, Throwable error, boolean sent) {
+        if (error != null && sent) {
+            lastFailure = error;
+        }
         for (Batch b : group) {
             if (!outstanding.remove(b)) {
                 continue; // already settled (close() fails what is left; a late answer changes nothing)
