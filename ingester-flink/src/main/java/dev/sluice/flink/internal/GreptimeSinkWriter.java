@@ -8,6 +8,7 @@ import dev.sluice.sink.internal.ServerTable;
 import dev.sluice.sink.internal.SinkSettings;
 import java.io.IOException;
 import java.util.List;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.slf4j.Logger;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * One parallel instance of the sink: encodes elements into the session's batching writer, and at every checkpoint
  * ({@link #flush}) returns only once every row it took before the barrier is acknowledged by GreptimeDB, so a job
  * restored from that checkpoint misses no row. A failure that outlived the client's retries fails the job with the
- * server's answer; nothing is dropped. On start it creates the tables it knows of when they are missing, which
+ * server's answer; nothing is dropped. Deletes the session holds (to send them together after the writes before
+ * them) are sent within the flush interval by a processing-time timer when the stream goes quiet. On start it creates the tables it knows of when they are missing, which
  * checks credentials, database and table options before the first row, and reads the columns of those that exist
  * from the HTTP API ({@link ServerTable}): a column the table disagrees with fails the job before the first row.
  *
@@ -29,6 +31,9 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
     private final ClientSession session;
     private final int subtask;
     private final org.apache.flink.api.common.typeutils.TypeSerializer<T> copier;
+    private final ProcessingTimeService timers;
+    /** Whether a timer to send the held deletes is registered. */
+    private boolean timerSet;
     private long elements;
 
     /**
@@ -45,6 +50,7 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
         encoder.open();
         this.session = ClientSession.open(settings, new FlinkMetrics(context.metricGroup()), encoder.ordered());
         this.copier = context.isObjectReuseEnabled() ? context.createInputSerializer() : null;
+        this.timers = context.getProcessingTimeService();
         session.naming("subtask " + subtask, e -> {
             @SuppressWarnings("unchecked")
             T element = (T) e;
@@ -125,6 +131,25 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
             throw new IOException("mapping element " + elements + " of subtask " + subtask + " failed: " + e
                     + "; element: " + encoder.describe(element), e);
         }
+        armTimer();
+    }
+
+    /**
+     * Registers a timer for the held deletes, so that they reach GreptimeDB within the flush interval when no
+     * element and no checkpoint follows them. Flink runs the timer on the task's thread, between elements.
+     */
+    private void armTimer() {
+        if (timerSet) {
+            return;
+        }
+        session.heldDueIn().ifPresent(in -> {
+            timerSet = true;
+            timers.registerTimer(timers.getCurrentProcessingTime() + Math.max(1, in.toMillis()), time -> {
+                timerSet = false;
+                session.sendHeldWhenDue();
+                armTimer();
+            });
+        });
     }
 
     @Override

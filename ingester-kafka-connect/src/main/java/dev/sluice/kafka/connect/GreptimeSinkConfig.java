@@ -8,7 +8,6 @@ import dev.sluice.write.Compression;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -383,10 +382,7 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         }
         Map<String, List<String>> settings = new LinkedHashMap<>();
         IN_CONNECTION_STRING.forEach((key, inString) -> settings.put(key, List.of(inString)));
-        List<String> hintNames = new ArrayList<>();
-        for (String h : getList(HINTS)) {
-            hintNames.add(h.substring(0, h.indexOf('=')).trim());
-        }
+        List<String> hintNames = new ArrayList<>(tableHints().keySet());
         ConnectionConfig c;
         try {
             c = ConnectionOverlap.parse(CONNECTION_STRING, text);
@@ -503,25 +499,48 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         return p == null ? "" : p.value();
     }
 
-    /** @return the hints as key=value entries: {@value #HINTS}, then the connection string's {@code hint.*} */
-    public List<String> hints() {
-        List<String> out = new ArrayList<>(getList(HINTS));
+    /** @return the table options of {@value #HINTS}, by name, in the order given */
+    public Map<String, String> tableHints() {
+        return parseHints(HINTS, getList(HINTS));
+    }
+
+    /** @return the hints by name: {@value #HINTS}, then the connection string's {@code hint.*} */
+    public Map<String, String> hints() {
+        Map<String, String> out = tableHints();
         if (connection != null) {
-            connection.context().hints().forEach((k, v) -> out.add(k + "=" + v));
+            out.putAll(connection.context().hints());
         }
         return out;
     }
 
     /** @return true when the hints ask for append-mode tables */
     public boolean appendModeHint() {
-        for (String h : hints()) {
+        return "true".equalsIgnoreCase(hints().get("append_mode"));
+    }
+
+    /**
+     * Reads {@value #HINTS} entries: {@code name=value}, both trimmed, each name once.
+     *
+     * @param option the option's name, for the error
+     * @param entries the entries
+     * @return the values by name, in the order given
+     * @throws ConfigException naming the entry that is not {@code name=value} or the name given twice
+     */
+    private static Map<String, String> parseHints(String option, List<String> entries) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String h : entries) {
             int eq = h.indexOf('=');
-            if (h.substring(0, eq).trim().equals("append_mode")
-                    && h.substring(eq + 1).trim().toLowerCase(Locale.ROOT).equals("true")) {
-                return true;
+            String name = eq < 0 ? "" : h.substring(0, eq).trim();
+            String value = eq < 0 ? "" : h.substring(eq + 1).trim();
+            if (name.isEmpty() || value.isEmpty()) {
+                throw new ConfigException(option, entries, "'" + h + "' is not key=value");
+            }
+            if (out.put(name, value) != null) {
+                throw new ConfigException(option, entries, "the table option '" + name + "' is given twice; keep one"
+                        + " entry");
             }
         }
-        return false;
+        return out;
     }
 
     /** Checks endpoints are host:port. */
@@ -616,12 +635,7 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         public void ensureValid(String name, Object value) {
             @SuppressWarnings("unchecked")
             List<String> list = (List<String>) value;
-            for (String h : list) {
-                int eq = h.indexOf('=');
-                if (eq <= 0 || eq == h.length() - 1) {
-                    throw new ConfigException(name, value, "'" + h + "' is not key=value");
-                }
-            }
+            parseHints(name, list);
         }
 
         @Override

@@ -67,6 +67,12 @@ class ConfigTest {
     }
 
     @Test
+    void aTableHintGivenTwiceIsRefusedNamingIt() {
+        String message = invalid(GreptimeSinkConfig.HINTS, "ttl=7d, ttl = 1d").getMessage();
+        assertTrue(message.contains("table.hints") && message.contains("'ttl' is given twice"), message);
+    }
+
+    @Test
     void appendModeHintIsRecognised() {
         Map<String, String> m = base();
         m.put(GreptimeSinkConfig.HINTS, "ttl=7d, append_mode = true");

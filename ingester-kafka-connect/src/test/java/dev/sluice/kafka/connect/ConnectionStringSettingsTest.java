@@ -90,7 +90,7 @@ class ConnectionStringSettingsTest {
         assertEquals("pw", cfg.password());
         assertEquals(Compression.Lz4, cfg.compression());
         assertEquals(BatchingWriter.Path.Bulk, cfg.path());
-        assertEquals(List.of("append_mode=true", "ttl=7d"), cfg.hints());
+        assertEquals(Map.of("append_mode", "true", "ttl", "7d"), cfg.hints());
         assertTrue(cfg.appendModeHint());
     }
 

@@ -20,11 +20,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -46,9 +44,11 @@ import java.util.function.Consumer;
  * before them is acknowledged. Writes and deletes of different rows (a row being its table, tags and time index) may
  * land in any order; those of one row land in the stream's order: a write of a row with a delete held waits, held
  * too, until the deletes are acknowledged, and a delete of a row with such a write held first sends everything held.
- * So a changelog of many deletes between writes costs a flush and a delete request per run of held deletes, not per
- * delete. Held deletes are sent when a table holds {@code batchRows} of them or as many writes wait, when the oldest
- * was held {@code flushInterval}, and at every flush (a checkpoint, a commit). Failures name the integration's options
+ * So a changelog of many deletes between writes costs a flush and a delete request per send of what is held, not per
+ * delete ({@link OrderedDeletes} keeps that order). Held deletes are sent when a table holds {@code batchRows} of
+ * them or as many writes wait, when the oldest was held {@code flushInterval} (checked at the next row, or by the
+ * integration's timer through {@link #sendHeldWhenDue()}), and at every flush (a checkpoint, a commit). Failures name
+ * the integration's options
  * and say what its job does next in the words of {@link SinkSettings#wording()}.
  *
  * <p>Each row written stays known (its element, its position in the writer's input, and how it fills its row)
@@ -65,17 +65,8 @@ public final class ClientSession implements AutoCloseable {
     private final Context context;
     private final AtomicReference<IOException> failure = new AtomicReference<>();
     private final SinkMetrics metrics;
-    /** Deletes held per table, to be sent after every write handed to the batching writer before them. */
-    private final Map<String, Table> deletes = new LinkedHashMap<>();
-    /** The rows the held deletes address. */
-    private final Set<RowKeys.Key> deletedKeys = new HashSet<>();
-    /** Writes of rows with a delete held, in stream order: handed to the batching writer once the deletes landed. */
-    private final List<Sent> heldWrites = new ArrayList<>();
-    /** The rows the held writes address. */
-    private final Set<RowKeys.Key> heldWriteKeys = new HashSet<>();
-    private final RowKeys keys = new RowKeys();
-    /** When the oldest held delete was taken ({@link System#nanoTime()}). */
-    private long deletesSince;
+    /** Deletes held per table, and the writes of their rows that wait for them. */
+    private final OrderedDeletes<Sent> held;
     private final Map<CompletableFuture<Void>, List<Sent>> unanswered = new ConcurrentHashMap<>();
     private final AtomicReference<CompletableFuture<Void>> failedBatch = new AtomicReference<>();
     private final AtomicReference<Throwable> failedCause = new AtomicReference<>();
@@ -114,6 +105,7 @@ public final class ClientSession implements AutoCloseable {
         this.writer = clients.writer();
         this.context = clients.context();
         this.metrics = metrics;
+        this.held = new OrderedDeletes<>(clients, SENT, settings.batchRows(), settings.flushInterval());
     }
 
     /**
@@ -182,18 +174,17 @@ public final class ClientSession implements AutoCloseable {
         rethrow();
         sendHeldWhenDue();
         Sent row = new Sent(schema, fill, position, element);
-        if (!deletes.isEmpty()) {
-            RowKeys.Key key = keyOf(schema, fill);
-            if (deletedKeys.contains(key)) {
-                heldWrites.add(row); // its row has a delete held: the write lands after it
-                heldWriteKeys.add(key);
-                if (heldWrites.size() >= settings.batchRows()) {
-                    sendHeld();
-                }
-                return;
-            }
+        boolean waits;
+        try {
+            waits = held.holds(row); // its row has a delete held: the write lands after it
+        } catch (InvalidDataException e) {
+            throw new BadRowException(e);
         }
-        hand(row);
+        if (!waits) {
+            hand(row);
+        } else if (held.due()) {
+            sendHeld();
+        }
     }
 
     /**
@@ -300,74 +291,87 @@ public final class ClientSession implements AutoCloseable {
             throws IOException, BadRowException, InterruptedException {
         rethrow();
         sendHeldWhenDue();
-        RowKeys.Key key = keyOf(keySchema, fill);
-        Table t = deletes.get(keySchema.tableName());
-        if (heldWriteKeys.contains(key) || t != null && !t.schema().equals(keySchema)) {
-            sendHeld(); // a write of its row waits for the held deletes, and this delete must land after that write
-            t = null;
-        }
-        if (t == null) {
-            t = Table.from(keySchema, 256);
-            if (deletes.isEmpty()) {
-                deletesSince = System.nanoTime();
+        Sent key = new Sent(keySchema, fill, position, element);
+        try {
+            if (!held.hold(key)) {
+                sendHeld(); // a write of its row waits for the held deletes, and this delete must land after that write
+                held.hold(key);
             }
-            deletes.put(keySchema.tableName(), t);
-        }
-        RowAppender a = t.appender();
-        try {
-            fill.accept(a);
-            a.endRow();
         } catch (InvalidDataException e) {
-            a.cancelRow();
             throw new BadRowException(e);
         }
-        deletedKeys.add(key);
-        if (t.rowCount() >= settings.batchRows()) {
+        if (held.due()) {
             sendHeld();
         }
     }
 
-    private RowKeys.Key keyOf(TableSchema schema, Consumer<RowAppender> fill) throws BadRowException {
-        try {
-            return keys.of(schema, fill);
-        } catch (InvalidDataException e) {
-            throw new BadRowException(e);
+    /**
+     * Sends the held deletes (and the writes of their rows that wait for them) once they are due: the oldest was held
+     * {@code flushInterval}, or a table holds {@code batchRows} of them. An integration with a timer calls this when
+     * {@link #heldDueIn()} has passed, so deletes reach the server on a stream that has gone quiet.
+     *
+     * @throws IOException when the writes before them or the deletes failed
+     * @throws InterruptedException when interrupted
+     */
+    public void sendHeldWhenDue() throws IOException, InterruptedException {
+        if (held.due()) {
+            sendHeld();
         }
     }
 
-    /** Sends what is held once the oldest held delete waited {@code flushInterval}. */
-    private void sendHeldWhenDue() throws IOException, InterruptedException {
-        if (!deletes.isEmpty() && System.nanoTime() - deletesSince >= settings.flushInterval().toNanos()) {
-            sendHeld();
-        }
+    /**
+     * Says when the held deletes are due.
+     *
+     * @return the time until the oldest held delete has waited {@code flushInterval} (zero when due), or empty when
+     *     nothing is held
+     */
+    public Optional<Duration> heldDueIn() {
+        return held.isEmpty() ? Optional.empty() : Optional.of(held.untilDue());
     }
 
     /**
      * Sends what is held, in stream order: waits until the batching writer acknowledged every write handed to it,
      * then sends the held deletes and waits for their acknowledgement, then hands the writes that waited for them to
      * the batching writer.
-     *
-     * @return whether writes were handed to the batching writer
      */
-    private boolean sendHeld() throws IOException, InterruptedException {
-        flushWriter();
-        sendDeletes();
-        deletedKeys.clear();
-        if (heldWrites.isEmpty()) {
-            return false;
+    private void sendHeld() throws IOException, InterruptedException {
+        if (held.isEmpty()) {
+            return;
         }
-        List<Sent> waiting = new ArrayList<>(heldWrites);
-        heldWrites.clear();
-        heldWriteKeys.clear();
-        for (Sent row : waiting) {
+        flushWriter();
+        OrderedDeletes.Sent<Sent> sent = held.send(true, settings.flushBound());
+        settleDeletes(sent.deletes());
+        for (Sent row : sent.writes()) {
             try {
                 hand(row);
             } catch (BadRowException e) {
-                // Its values were taken when it was held: a refusal now is the client's fault, not the row's.
+                // Its values were read when it was held: a refusal now is the client's fault, not the row's.
                 throw new IllegalStateException("a held row was refused when sent: " + e.getMessage(), e);
             }
         }
-        return true;
+    }
+
+    /** Fails with the first delete GreptimeDB refused, or with the answer that stopped the deletes. */
+    private void settleDeletes(RefusedRowIsolator.Report<Sent> report) throws IOException {
+        if (!report.stored().isEmpty()) {
+            metrics.batch();
+        }
+        if (report.stoppedBy() != null) {
+            metrics.failure();
+            throw describe(report.stoppedBy(), report.notWritten().size());
+        }
+        RefusedRowIsolator.Refused<Sent> first = report.refused().stream()
+                .min(Comparator.comparingLong(r -> r.row().position())).orElse(null);
+        if (first != null) {
+            metrics.failure();
+            Sent bad = first.row();
+            throw new IOException("GreptimeDB refused deleting the row of element " + bad.position() + " of " + input
+                    + " since it started: " + describer.apply(bad.element()) + " (table " + bad.schema().tableName()
+                    + first.column().map(c -> ", column " + c).orElse("") + "): code " + first.err().code() + " ("
+                    + first.err().statusCode() + ", gRPC " + first.err().grpcCode() + "): " + first.err().message()
+                    + " (" + report.stored().size() + " deletes stored, " + report.refused().size() + " refused). Fix"
+                    + " or filter this key upstream, then " + settings.wording().rerunAfterFix());
+        }
     }
 
     /**
@@ -377,10 +381,8 @@ public final class ClientSession implements AutoCloseable {
      * @throws InterruptedException when interrupted
      */
     public void flush() throws IOException, InterruptedException {
-        if (sendHeld()) {
-            flushWriter();
-        }
-        rethrow();
+        sendHeld();
+        flushWriter();
     }
 
     private void flushWriter() throws IOException, InterruptedException {
@@ -417,32 +419,6 @@ public final class ClientSession implements AutoCloseable {
             return null;
         } catch (CompletionException | java.util.concurrent.CancellationException e) {
             return e.getCause() != null ? e.getCause() : e;
-        }
-    }
-
-    private void sendDeletes() throws IOException, InterruptedException {
-        if (deletes.isEmpty()) {
-            return;
-        }
-        List<Table> tables = new ArrayList<>(deletes.values());
-        deletes.clear();
-        for (Table t : tables) {
-            t.complete();
-            CompletableFuture<Result<WriteOk, Err>> f = db.write(List.of(t), WriteOp.Delete, context);
-            Result<WriteOk, Err> r;
-            try {
-                r = f.get(settings.flushBound().toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                throw new IOException("deletes from table " + t.tableName() + " were not acknowledged within "
-                        + settings.flushBound().toSeconds() + " s", e);
-            } catch (ExecutionException e) {
-                throw describe(e.getCause());
-            }
-            if (!r.isOk() && r.getErr().statusCode() != StatusCode.TableNotFound) {
-                metrics.failure();
-                throw describe(r.getErr(), t.rowCount());
-            }
-            metrics.batch();
         }
     }
 
@@ -583,7 +559,7 @@ public final class ClientSession implements AutoCloseable {
 
     /** @return rows buffered or in flight */
     public long pendingRows() {
-        return writer.pendingRows() + heldWrites.size() + deletes.values().stream().mapToLong(Table::rowCount).sum();
+        return writer.pendingRows() + held.held();
     }
 
     /**

@@ -48,14 +48,33 @@ final class RowKeys {
      * @throws InvalidDataException when a value does not fit its column
      */
     Key of(TableSchema schema, Consumer<RowAppender> fill) {
+        return read(schema, t -> {
+            RowAppender a = t.appender();
+            fill.accept(a);
+            a.endRow();
+        });
+    }
+
+    /**
+     * Reads the key of an integration's row.
+     *
+     * @param row the row: a full row or a key (tags and time index only)
+     * @param rows how the row becomes a table's row
+     * @param <R> the integration's row
+     * @return the key
+     * @throws InvalidDataException when a value does not fit its column
+     */
+    <R> Key of(R row, RefusedRowIsolator.Rows<R> rows) {
+        return read(rows.schema(row), t -> rows.append(row, t));
+    }
+
+    private Key read(TableSchema schema, Consumer<Table> append) {
         Scratch s = schema == lastSchema ? last : scratch.computeIfAbsent(schema, RowKeys::scratchOf);
         lastSchema = schema;
         last = s;
         Table t = s.table();
-        RowAppender a = t.appender();
         try {
-            fill.accept(a);
-            a.endRow();
+            append.accept(t);
             List<Object> values = new ArrayList<>(2 * s.keyColumns().length);
             for (int c : s.keyColumns()) {
                 ColumnVector v = t.column(c);

@@ -5,12 +5,12 @@ import static dev.sluice.sink.CpuRows.deleteRequests;
 import static dev.sluice.sink.CpuRows.key;
 import static dev.sluice.sink.CpuRows.storedHosts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.sink.CpuRows;
 import dev.sluice.sink.internal.OrderedDeletes;
-import dev.sluice.sink.internal.RefusedRowIsolator;
 import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
@@ -33,7 +33,7 @@ class DeletesLandAfterTheWritesBeforeThemTest {
     void open() {
         server = testkit.server();
         clients = CpuRows.openOnEmpty(server);
-        deletes = new OrderedDeletes<>(clients, new CpuRows(), 100, Duration.ofSeconds(30));
+        deletes = new OrderedDeletes<>(clients, new CpuRows(), 100, Duration.ofHours(1));
     }
 
     @AfterEach
@@ -42,8 +42,25 @@ class DeletesLandAfterTheWritesBeforeThemTest {
     }
 
     void write(CpuRows.Row row) {
-        deletes.beforeWrite(row.schema().tableName());
-        clients.writer().write(row.schema(), row.values());
+        if (!deletes.holds(row)) {
+            clients.writer().write(row.schema(), row.values());
+        }
+    }
+
+    void delete(CpuRows.Row key) {
+        if (!deletes.hold(key)) {
+            send();
+            assertTrue(deletes.hold(key));
+        }
+    }
+
+    OrderedDeletes.Sent<CpuRows.Row> send() {
+        OrderedDeletes.Sent<CpuRows.Row> sent = deletes.send(clients.flush(Duration.ofSeconds(30)),
+                Duration.ofSeconds(30));
+        for (CpuRows.Row row : sent.writes()) {
+            clients.writer().write(row.schema(), row.values());
+        }
+        return sent;
     }
 
     @Test
@@ -52,52 +69,92 @@ class DeletesLandAfterTheWritesBeforeThemTest {
             write(cpu("h" + i, 1.0, 1_000L));
         }
         for (int i = 0; i < 3; i++) {
-            assertNull(deletes.delete(key("h" + i, 1_000L)));
+            delete(key("h" + i, 1_000L));
         }
         assertEquals(List.of(), storedHosts(server), "nothing is sent before the run of deletes ends");
 
-        RefusedRowIsolator.Report<CpuRows.Row> report = deletes.sendAll();
+        OrderedDeletes.Sent<CpuRows.Row> sent = send();
 
-        assertEquals(3, report.stored().size());
-        assertNull(report.stoppedBy());
+        assertEquals(3, sent.deletes().stored().size());
+        assertNull(sent.deletes().stoppedBy());
         assertEquals(List.of("h3", "h4"), storedHosts(server));
         assertEquals(1, deleteRequests(server));
     }
 
     @Test
-    void aWriteAfterADeleteOfItsKeyIsKept() {
+    void writesOfOtherRowsBetweenDeletesDoNotSendThem() {
+        for (int i = 0; i < 10; i++) {
+            write(cpu("h" + i, 1.0, 1_000L));
+            delete(key("h" + (i - 1), 1_000L));
+        }
+        assertEquals(10, deletes.held());
+
+        send();
+        clients.writer().flushOrThrow(Duration.ofSeconds(30));
+
+        assertEquals(List.of("h9"), storedHosts(server));
+        assertEquals(1, deleteRequests(server));
+    }
+
+    @Test
+    void aWriteAfterADeleteOfItsRowWaitsForTheDelete() {
         write(cpu("h0", 1.0, 1_000L));
-        deletes.delete(key("h0", 1_000L));
+        delete(key("h0", 1_000L));
         write(cpu("h0", 2.0, 1_000L));
+        assertEquals(2, deletes.held(), "the delete and the write of its row wait");
+        delete(key("h0", 1_000L)); // a delete after that write sends both first
+        write(cpu("h0", 3.0, 1_000L));
+
+        send();
         clients.writer().flushOrThrow(Duration.ofSeconds(30));
 
         assertEquals(0, deletes.held());
         assertEquals(List.of("h0"), storedHosts(server));
-        assertEquals(2.0, ((Number) server.rows("cpu").get(0).get("usage")).doubleValue());
+        assertEquals(3.0, ((Number) server.rows("cpu").get(0).get("usage")).doubleValue());
     }
 
     @Test
-    void aTableReachingTheMostDeletesItHoldsSendsThem() {
-        OrderedDeletes<CpuRows.Row> two = new OrderedDeletes<>(clients, new CpuRows(), 2, Duration.ofSeconds(30));
-        write(cpu("h0", 1.0, 1_000L));
-        write(cpu("h1", 1.0, 1_000L));
-        assertNull(two.delete(key("h0", 1_000L)));
+    void aTableReachingTheMostDeletesItHoldsIsDue() {
+        OrderedDeletes<CpuRows.Row> two = new OrderedDeletes<>(clients, new CpuRows(), 2, Duration.ofHours(1));
+        assertTrue(two.hold(key("h0", 1_000L)));
+        assertFalse(two.due());
 
-        RefusedRowIsolator.Report<CpuRows.Row> report = two.delete(key("h1", 1_000L));
+        assertTrue(two.hold(key("h1", 1_000L)));
 
-        assertEquals(2, report.stored().size());
-        assertEquals(List.of(), storedHosts(server));
+        assertTrue(two.due());
+    }
+
+    @Test
+    void aDeleteHeldForTheLingerIsDue() {
+        OrderedDeletes<CpuRows.Row> quick = new OrderedDeletes<>(clients, new CpuRows(), 100, Duration.ZERO);
+        assertFalse(quick.due(), "nothing held");
+
+        quick.hold(key("h0", 1_000L));
+
+        assertTrue(quick.due());
+        assertEquals(Duration.ZERO, quick.untilDue());
+    }
+
+    @Test
+    void deletesWhoseWritesWereNotAnsweredAreNotSent() {
+        delete(key("h0", 1_000L));
+
+        OrderedDeletes.Sent<CpuRows.Row> sent = deletes.send(false, Duration.ofSeconds(3));
+
+        assertEquals(1, sent.deletes().notWritten().size());
+        assertTrue(sent.deletes().stoppedBy().retryable());
+        assertEquals(0, deleteRequests(server));
     }
 
     @Test
     void aDeleteFromATableThatDoesNotExistIsDone() {
-        deletes.delete(key("h0", 1_000L));
+        delete(key("h0", 1_000L));
 
-        RefusedRowIsolator.Report<CpuRows.Row> report = deletes.sendAll();
+        OrderedDeletes.Sent<CpuRows.Row> sent = send();
 
-        assertEquals(1, report.stored().size());
-        assertNull(report.stoppedBy());
-        assertTrue(report.refused().isEmpty());
+        assertEquals(1, sent.deletes().stored().size());
+        assertNull(sent.deletes().stoppedBy());
+        assertTrue(sent.deletes().refused().isEmpty());
         assertTrue(!server.tables().contains("cpu"));
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.kafka.connect.internal;
 
+import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.kafka.connect.RecordRejectedException;
@@ -45,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * <p>A batch the server refused for good is split in halves and written directly until each bad record is
  * singled out ({@link RefusedRowIsolator}); the good ones are stored and each bad one goes to the dead-letter
  * queue, or fails the task when there is none. Tombstones become deletes held per table ({@link OrderedDeletes})
- * and sent after the writes before them: before the next write to their table, or at the end of the put. A
+ * and sent at the end of the put, after the writes before them: a write of a row with a delete held waits with it,
+ * and a tombstone of a row whose write waits sends what is held first, so each row ends as its records applied in
+ * offset order would leave it, at a flush and a delete request per table and put. A
  * retryable failure that outlived the client's retries (or a buffer that stayed full) rewinds the partitions
  * concerned to their first unsettled record and throws {@link RetriableException}: Connect pauses, redelivers
  * the same batch (whose records of rewound partitions are skipped, since the consumer re-reads them),
@@ -89,6 +92,8 @@ public final class SinkSession {
     private final Set<TableSchema> bulkReady = Collections.newSetFromMap(new IdentityHashMap<>());
     private Set<SinkRecord> skipOnRedelivery = Collections.emptySet();
     private boolean retryNeeded;
+    /** The writer's buffer stayed full during this put: its partitions are rewound. */
+    private boolean bufferFull;
     private ConnectException fatal;
     private final Counters counters = new Counters();
 
@@ -169,6 +174,7 @@ public final class SinkSession {
         this.flushTimeout = flushTimeout;
         this.redeliveryBackoffMs = redeliveryBackoffMs;
         this.isolator = new RefusedRowIsolator<>(client.clients(), ROWS);
+        // Sent at the end of every put (and before a dead-lettered record), never for their number or age.
         this.heldDeletes = new OrderedDeletes<>(client.clients(), ROWS, Integer.MAX_VALUE, flushTimeout);
     }
 
@@ -221,8 +227,11 @@ public final class SinkSession {
         }
         Set<SinkRecord> skip = skipOnRedelivery;
         skipOnRedelivery = Collections.emptySet();
-        boolean bufferFull = false;
+        bufferFull = false;
         for (SinkRecord r : records) {
+            if (bufferFull) {
+                break;
+            }
             if (!skip.isEmpty() && skip.contains(r)) {
                 continue;
             }
@@ -248,45 +257,78 @@ public final class SinkSession {
                 retryNeeded = true;
                 continue;
             }
-            settleDirect(heldDeletes.beforeWrite(row.schema().tableName()), "delete");
-            throwIfFatal();
-            if (client.bulk() && !bulkReady(row.schema())) {
-                try {
-                    client.checkPath(row.schema());
-                } catch (MappingException e) {
-                    rejectInOrder(pe, e.table(), e.column(), e.getMessage(), e);
-                    continue;
-                }
-                writeThroughRegularPath(pe);
-                throwIfFatal();
-                continue;
-            }
-            CompletableFuture<Void> f;
+            boolean waits;
             try {
-                f = client.write(row);
-            } catch (MappingException e) {
-                rejectInOrder(pe, e.table(), e.column(), e.getMessage(), e);
+                waits = heldDeletes.holds(pe); // its row has a delete held: the write lands after it
+            } catch (InvalidDataException e) {
+                rejectInOrder(pe, row.schema().tableName(), e.column(), e.reason(), e);
                 continue;
-            } catch (Backpressure.BufferStayedFull e) {
-                LOG.warn("GreptimeDB sink: {}", e.getMessage());
-                pe.state = State.RETRY;
-                bufferFull = true;
-                break;
             }
-            List<Pending> members = batches.get(f);
-            if (members == null) {
-                members = new ArrayList<>();
-                batches.put(f, members);
+            if (!waits) {
+                handWrite(pe);
             }
-            members.add(pe);
+        }
+        if (!bufferFull) {
+            sendHeld();
         }
         if (bufferFull) {
             heldDeletes.discard(); // their records are redelivered with the rest of this put's partitions
             rewind(records, true);
         }
-        settleDirect(heldDeletes.sendAll(), "delete");
         throwIfFatal();
         advanceAll();
+    }
+
+    /**
+     * Hands a record's row to the writer; on the bulk path, a row bringing a table or column this session has not
+     * written goes through the regular path instead. A buffer that stayed full sets {@link #bufferFull}.
+     */
+    private void handWrite(Pending pe) {
+        MappedRow row = pe.row;
+        if (client.bulk() && !bulkReady(row.schema())) {
+            try {
+                client.checkPath(row.schema());
+            } catch (MappingException e) {
+                rejectInOrder(pe, e.table(), e.column(), e.getMessage(), e);
+                return;
+            }
+            writeThroughRegularPath(pe);
+            throwIfFatal();
+            return;
+        }
+        CompletableFuture<Void> f;
+        try {
+            f = client.write(row);
+        } catch (MappingException e) {
+            rejectInOrder(pe, e.table(), e.column(), e.getMessage(), e);
+            return;
+        } catch (Backpressure.BufferStayedFull e) {
+            LOG.warn("GreptimeDB sink: {}", e.getMessage());
+            pe.state = State.RETRY;
+            bufferFull = true;
+            return;
+        }
+        batches.computeIfAbsent(f, k -> new ArrayList<>()).add(pe);
+    }
+
+    /**
+     * Sends the held deletes once the writer answered every write handed to it before them, settles them, then hands
+     * the writes that waited for them to the writer, in offset order.
+     */
+    private void sendHeld() {
+        if (heldDeletes.isEmpty()) {
+            return;
+        }
+        OrderedDeletes.Sent<Pending> sent = heldDeletes.send(client.flush(flushTimeout), flushTimeout);
+        settleDirect(sent.deletes(), "delete");
+        throwIfFatal();
+        for (Pending pe : sent.writes()) {
+            if (bufferFull) {
+                pe.state = State.RETRY; // redelivered with the rest of this put's partitions
+            } else {
+                handWrite(pe);
+            }
+        }
     }
 
     /**
@@ -395,7 +437,14 @@ public final class SinkSession {
             return;
         }
         pe.row = key;
-        settleDirect(heldDeletes.delete(pe), "delete");
+        try {
+            if (!heldDeletes.hold(pe)) {
+                sendHeld(); // a write of its row waits for the held deletes, and this delete must land after that write
+                heldDeletes.hold(pe);
+            }
+        } catch (InvalidDataException e) {
+            rejectInOrder(pe, key.schema().tableName(), e.column(), "tombstone: " + e.reason(), e);
+        }
     }
 
     /**
@@ -514,7 +563,7 @@ public final class SinkSession {
      * and settled: the dead-letter queue gets a partition's records in offset order.
      */
     private void rejectInOrder(Pending pe, String table, String column, String reason, Throwable cause) {
-        settleDirect(heldDeletes.sendAll(), "delete");
+        sendHeld();
         reject(pe, table, column, reason, cause);
     }
 

@@ -13,7 +13,6 @@ import dev.sluice.write.Err;
 import dev.sluice.write.ErrorKind;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.config.ConfigException;
@@ -66,11 +65,7 @@ public final class SluiceClient implements AutoCloseable {
      * @throws ConfigException when the settings do not fit together
      */
     static SinkSettings settings(GreptimeSinkConfig cfg) {
-        Map<String, String> hints = new LinkedHashMap<>();
-        for (String h : cfg.getList(GreptimeSinkConfig.HINTS)) {
-            int eq = h.indexOf('=');
-            hints.put(h.substring(0, eq).trim(), h.substring(eq + 1).trim());
-        }
+        Map<String, String> hints = cfg.tableHints();
         Password connection = cfg.getPassword(GreptimeSinkConfig.CONNECTION_STRING);
         try {
             return new SinkSettings(cfg.endpoints(), cfg.database(), cfg.username(), cfg.password(),
