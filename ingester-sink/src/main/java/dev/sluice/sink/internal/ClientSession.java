@@ -197,7 +197,7 @@ public final class ClientSession implements AutoCloseable {
      * @return true when the row written next must stay as it is until its batch is acknowledged
      */
     public boolean keepsRows() {
-        return !clients.bulk() || !deletes.isEmpty();
+        return !clients.bulk() || !held.isEmpty();
     }
 
     /** Hands a row to the batching writer, waiting within the delivery budget while its buffer is full. */
