@@ -39,6 +39,8 @@ final class BulkEngineWriter implements BulkStreamWriter {
     private final RetryPolicy policy;
     private final TableCodec codec;
     private final Consumer<BulkEngineWriter> onClose;
+    /** The table's creation, under way while the first batch is filled. */
+    private final TableCreation creation;
     /**
      * Slots, budget, sends, resends, answers, failures and metrics of the batches: the client's one writer on the
      * send engine, shared with streams.
@@ -84,17 +86,19 @@ final class BulkEngineWriter implements BulkStreamWriter {
      * @param client what the writer shares with its client
      * @param method the codec's call
      * @param codec the writer's batches
+     * @param creation the table's creation: the stream opens once the table exists
      * @param onClose told once the writer is closed
      */
     BulkEngineWriter(TableSchema schema, BulkWrite.Config config, Compression compression, RetryPolicy policy,
                      boolean appendMode, BulkClient client, MethodDescriptor<BulkMessage, BulkAnswer> method,
-                     TableCodec codec, Consumer<BulkEngineWriter> onClose) {
+                     TableCodec codec, TableCreation creation, Consumer<BulkEngineWriter> onClose) {
         this.schema = schema;
         this.config = config;
         this.client = client;
         this.policy = policy;
         this.codec = codec;
         this.onClose = onClose;
+        this.creation = creation;
         // Every batch is kept for a resend until answered, unless the policy allows no resend.
         SendEngine.Settings<BulkMessage> settings = new SendEngine.Settings<>(client.timer(), policy,
                 appendMode, config.requestTimeout(), null, codec.schemaMessage(),
@@ -105,7 +109,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
         this.writer = new EngineWriter<>(settings, client.route(), method, options, client.shared(),
                 config.maxInFlightRequests(), BulkMessage::release, LOG, new Events());
         this.engine = writer.engine();
-        engine.open();
+        creation.whenCreated(engine::open);
     }
 
     /**
@@ -164,6 +168,12 @@ final class BulkEngineWriter implements BulkStreamWriter {
         if (f == null && client.stopped().getAsBoolean()) {
             f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
                     localError(StatusCode.Grpc.UNAVAILABLE, "client shut down", false), null);
+        }
+        if (f == null && (f = creation.await()) != null) {
+            if (Thread.currentThread().isInterrupted()) {
+                return CompletableFuture.failedFuture(f); // the batch keeps its rows for the next writeNext()
+            }
+            writer.fail(f);
         }
         if (f != null) {
             codec.reset();
@@ -303,6 +313,10 @@ final class BulkEngineWriter implements BulkStreamWriter {
         if (closed) {
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
         }
+        BulkWriteException notCreated = creation.await();
+        if (notCreated != null) {
+            writer.fail(notCreated);
+        }
         if (!completing && root != null && root.rowCount() > 0) {
             // The last batch was filled but never passed to writeNext(): sent now, never dropped. Its outcome
             // reaches the caller through the counts below.
@@ -419,6 +433,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
                     + " not sent", schema.tableName(), unsent.rowCount());
         }
         closed = true;
+        creation.stop(closedError());
         onClose.accept(this);
         abort(closedError(), "bulk writer closed");
         boolean mine;
