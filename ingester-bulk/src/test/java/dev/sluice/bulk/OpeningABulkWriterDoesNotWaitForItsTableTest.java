@@ -5,12 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.GreptimeDB;
-import dev.sluice.GreptimeOptions;
 import dev.sluice.data.DataType;
 import dev.sluice.data.TableSchema;
 import dev.sluice.testkit.Faults;
-import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.write.Context;
 import dev.sluice.write.StatusCode;
 import java.time.Duration;
@@ -32,44 +29,41 @@ class OpeningABulkWriterDoesNotWaitForItsTableTest {
     private static final TableSchema CPU = TableSchema.newBuilder("opened_early").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
 
-    private GreptimeTestServer server;
-    private GreptimeDB db;
+    private ServerAndClient both;
 
     @BeforeEach
     void start() {
-        server = GreptimeTestServer.start();
-        db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
+        both = ServerAndClient.start();
     }
 
     @AfterEach
     void stop() {
-        db.shutdownNow();
-        server.close();
+        both.close();
     }
 
     @Test
     void theWriterOpensWhileTheTableIsBeingCreatedAndItsFirstBatchIsStoredOnceItExists() throws Exception {
-        server.faults().hold(Faults.HoldPoint.BEFORE_STORE, r -> r.kind().equals("ddl"));
-        try (BulkStreamWriter w = db.bulkStreamWriter(CPU, BulkWrite.Config.newBuilder().build(),
+        both.server().faults().hold(Faults.HoldPoint.BEFORE_STORE, r -> r.kind().equals("ddl"));
+        try (BulkStreamWriter w = both.db().bulkStreamWriter(CPU, BulkWrite.Config.newBuilder().build(),
                 Context.newBuilder().build())) {
             // Opened with the creation still held by the server: nothing is stored yet.
-            server.faults().awaitHeld(1, Duration.ofSeconds(30));
-            assertTrue(server.tables().isEmpty(), "tables while the creation is held: " + server.tables());
+            both.server().faults().awaitHeld(1, Duration.ofSeconds(30));
+            assertTrue(both.server().tables().isEmpty(), "tables while held: " + both.server().tables());
             TableBufferRoot root = w.tableBufferRoot(10);
             root.addRow("h1", 0.5, 1_700_000_000_000L);
             root.addRow("h2", 0.7, 1_700_000_000_001L);
-            server.faults().release();
+            both.server().faults().release();
             assertEquals(2, w.writeNext().get(30, TimeUnit.SECONDS));
             assertEquals(2, w.completed());
         }
-        assertEquals(2, server.rows("opened_early").size(), "rows stored");
+        assertEquals(2, both.server().rows("opened_early").size(), "rows stored");
     }
 
     @Test
     void aRefusedCreationFailsTheFirstBatchAndCompletedNamingTheTable() throws Exception {
         // The writer's creation is the next request (the client's health checks take no injected fault).
-        server.faults().failNext(1, StatusCode.TableNotFound, "no region for this table");
-        BulkStreamWriter w = db.bulkStreamWriter(CPU, BulkWrite.Config.newBuilder().build(),
+        both.server().faults().failNext(1, StatusCode.TableNotFound, "no region for this table");
+        BulkStreamWriter w = both.db().bulkStreamWriter(CPU, BulkWrite.Config.newBuilder().build(),
                 Context.newBuilder().build());
         try (w) {
             w.tableBufferRoot(10).addRow("h1", 0.5, 1_700_000_000_000L);
@@ -88,8 +82,8 @@ class OpeningABulkWriterDoesNotWaitForItsTableTest {
             BulkWriteException atEnd = assertThrows(BulkWriteException.class, w::completed);
             assertTrue(atEnd.getMessage().contains("could not create table 'opened_early'"), atEnd.getMessage());
         }
-        assertEquals(List.of(), server.tables(), "tables stored");
-        assertTrue(server.requests().stream().noneMatch(r -> r.method().equals("DoPut")),
-                "nothing was sent on the bulk stream: " + server.requests());
+        assertEquals(List.of(), both.server().tables(), "tables stored");
+        assertTrue(both.server().requests().stream().noneMatch(r -> r.method().equals("DoPut")),
+                "nothing was sent on the bulk stream: " + both.server().requests());
     }
 }
