@@ -138,7 +138,7 @@ class UnreachableEndpointOnEveryPathTest {
         assertSaysRefused("bulk exception message", w.getMessage());
     }
 
-    /** Opening does not wait for the table's creation: its failure reaches the first batch's future, and completed(). */
+    /** Opening does not wait for the table's creation: its failure reaches the first batch's future and completed(). */
     @Test
     void bulkWriterCreatingItsTable() {
         try (BulkStreamWriter bulk = db.bulkStreamWriter(CPU)) {

@@ -27,9 +27,11 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * The {@link BulkStreamWriter}: batches built and encoded by the bulk codec ({@link TableCodec}), sent, resent and
- * answered by the client's send engine, each holding an answer slot and its room in the client-wide byte budget
- * until answered. The delivery contract is {@link BulkStreamWriter}'s.
+ * The {@link BulkStreamWriter}: batches built and encoded by the bulk codec ({@link TableCodec}) and handed to the
+ * client's one writer on the send engine ({@link EngineWriter}), which holds each batch's answer slot and room in the
+ * client-wide byte budget until it is answered, sends and resends it, and settles it. This class keeps what is
+ * bulk's own: the table's creation, the codec's batch and memory, and reading the server's per-batch answers. The
+ * delivery contract is {@link BulkStreamWriter}'s.
  */
 final class BulkEngineWriter implements BulkStreamWriter {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
@@ -345,7 +347,8 @@ final class BulkEngineWriter implements BulkStreamWriter {
         BulkWriteException f = writer.failure();
         if (f != null || writer.failed() > 0) {
             throw new BulkWriteException("bulk write of '" + schema.tableName() + "' finished with " + writer.failed()
-                    + " failed and " + writer.acked() + " acknowledged batches" + (f != null ? ": " + f.getMessage() : ""),
+                    + " failed and " + writer.acked() + " acknowledged batches"
+                    + (f != null ? ": " + f.getMessage() : ""),
                     f != null ? f.err() : null, f);
         }
         return writer.ackedRows();

@@ -9,6 +9,7 @@ import dev.sluice.write.Context;
 import dev.sluice.write.StatusCode;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -62,8 +63,9 @@ final class TableCreation {
         // Compression on this call is gRPC message compression; the bulk codecs do not apply to DDL.
         regular.createTable(schema, ctx.toBuilder().compression(Compression.None).build()).whenComplete((r, t) -> {
             if (t != null) {
+                Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
                 created.completeExceptionally(new BulkWriteException("creating table '" + table + "' failed", null,
-                        t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t));
+                        cause));
             } else if (!r.isOk()) {
                 created.completeExceptionally(new BulkWriteException("could not create table '" + table
                         + "' before bulk writing: " + r.getErr().message(), r.getErr(), r.getErr().cause()));

@@ -26,7 +26,9 @@ import java.util.function.BooleanSupplier;
  * {@link StreamWriter} over {@code GreptimeDatabase/HandleRequests}, on the client's {@link SendEngine}. Writes are
  * encoded and queued; they go out as gRPC flow control allows, and the queue is bounded in bytes. The server
  * answers the stream once, when it is completed: until then every message is kept (within the replay budget) so
- * that a broken stream is replayed whole on a new call.
+ * that a broken stream is replayed whole on a new call. Budget, sending, replays and failures are the client's one
+ * writer on the send engine's ({@link EngineWriter}); this class keeps what is the stream's own: splitting tables
+ * into messages, the rate limit, the replay budget and reading the stream's one answer.
  */
 public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> {
     /** The retry policy's delivery deadline, said when the stream first breaks. */
