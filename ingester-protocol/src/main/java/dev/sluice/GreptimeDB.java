@@ -432,17 +432,23 @@ public final class GreptimeDB implements AutoCloseable {
     }
 
     /**
-     * Opens a bulk writer for one table over Arrow Flight DoPut, first creating the table if it is missing
-     * (unless the config says not to: the open-source server does not create tables on this path). An
-     * existing table is used as it is; batch columns it lacks are silently ignored by the server and its
-     * columns missing from the batch are stored as NULL, so keep the schema equal to the table's.
+     * Opens a bulk writer for one table over Arrow Flight DoPut, creating the table if it is missing (unless the
+     * config says not to: the open-source server does not create tables on this path). An existing table is used
+     * as it is; batch columns it lacks are silently ignored by the server and its columns missing from the batch
+     * are stored as NULL, so keep the schema equal to the table's.
+     *
+     * <p>Opening does not wait for the server: the table is created while the caller fills the first batch, and
+     * the writer's stream opens once it exists. The first {@code writeNext()} waits for the creation (at most the
+     * client's request timeout, counted from opening). When the creation fails or gets no answer in time, that
+     * batch's future, every later one's and {@code completed()} fail with a {@link dev.sluice.bulk.BulkWriteException}
+     * naming the table and, for a transport failure, the endpoint; nothing is sent, and a new writer tries again.
      *
      * @param schema the table's schema (no JSON columns: write those with {@link #write})
      * @param config writer settings
      * @param ctx compression (None, Zstd, Lz4 as Arrow IPC compression; Gzip as gRPC compression) and, for a
      *     table created here, table options as hints ({@code ttl}, {@code append_mode}...)
      * @return the writer; close it when done
-     * @throws dev.sluice.bulk.BulkWriteException when the table cannot be created, or the client is shut down
+     * @throws dev.sluice.bulk.BulkWriteException when the client is shut down
      * @throws IllegalStateException when the JVM lacks {@code --add-opens=java.base/java.nio=ALL-UNNAMED}, or
      *     when {@code dev.sluice:ingester-bulk} (which provides bulk writes, and brings Arrow) is not on the class or
      *     module path

@@ -54,7 +54,10 @@ class BrokenStreamWarningsTest {
     @Test
     void aBulkWriterWarnsOnceWhileItsStreamKeepsBreaking() {
         TableSchema schema = schema("bulk_breaking");
-        try (BulkStreamWriter bulk = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder().build(), FOUR_QUICK_ATTEMPTS);
+        // The table exists before the server goes away: the writer's stream, not its table's creation, is what breaks.
+        assertTrue(db.createTable(schema, Context.newBuilder().build()).join().isOk(), "table created");
+        try (BulkStreamWriter bulk = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder().createTable(false).build(),
+                FOUR_QUICK_ATTEMPTS);
              StandardErrorCapture log = new StandardErrorCapture()) {
             server.stop();
             bulk.tableBufferRoot(4).addRow("h1", 0.5, 1_700_000_000_000L);

@@ -27,6 +27,8 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.RepeatedTest;
@@ -136,10 +138,19 @@ class UnreachableEndpointOnEveryPathTest {
         assertSaysRefused("bulk exception message", w.getMessage());
     }
 
+    /** Opening does not wait for the table's creation: its failure reaches the first batch's future and completed(). */
     @Test
     void bulkWriterCreatingItsTable() {
-        RuntimeException e = assertThrows(RuntimeException.class, () -> db.bulkStreamWriter(CPU).close());
-        WriteException w = writeException(e);
-        assertSaysRefused("bulk create table", w.err());
+        try (BulkStreamWriter bulk = db.bulkStreamWriter(CPU)) {
+            bulk.tableBufferRoot(10).addRow("h1", 0.5, 1_700_000_000_000L);
+            CompletableFuture<Integer> first = bulk.writeNext();
+            ExecutionException e = assertThrows(ExecutionException.class, () -> first.get(60, TimeUnit.SECONDS));
+            WriteException w = writeException(e);
+            assertSaysRefused("bulk create table", w.err());
+            assertSaysRefused("bulk create table exception message", w.getMessage());
+            assertTrue(w.getMessage().contains("'cpu'"), "names the table: " + w.getMessage());
+            assertSaysRefused("bulk create table at completed()", writeException(
+                    assertThrows(RuntimeException.class, bulk::completed)).getMessage());
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.internal.bulk;
 
 import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.send.EngineWriter;
 import dev.sluice.internal.send.Route;
 import dev.sluice.metrics.MetricsSink;
 import java.util.concurrent.Executor;
@@ -21,4 +22,12 @@ import java.util.function.LongSupplier;
  */
 record BulkClient(Route route, Executor callbackExecutor, ScheduledExecutorService timer, LongSupplier clock,
                   InFlightLimiter limiter, MetricsSink metrics, BooleanSupplier stopped) {
+    /**
+     * Returns what a writer on the send engine takes from the client.
+     *
+     * @return the budget, callback executor and metrics
+     */
+    EngineWriter.Shared shared() {
+        return new EngineWriter.Shared(limiter, callbackExecutor, metrics);
+    }
 }

@@ -3,11 +3,9 @@ package dev.sluice.internal.bulk;
 import dev.sluice.BufferCache;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
-import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.bulk.spi.BulkCodec;
 import dev.sluice.internal.bulk.spi.BulkMemory;
-import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.transport.Endpoints;
 import dev.sluice.internal.transport.NettyHandOff;
@@ -15,22 +13,14 @@ import dev.sluice.internal.write.RegularWriter;
 import dev.sluice.metrics.MetricsSink;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
-import dev.sluice.write.Err;
-import dev.sluice.write.Result;
 import dev.sluice.write.RetryPolicy;
-import dev.sluice.write.StatusCode;
-import dev.sluice.write.WriteOk;
 import java.util.Iterator;
-import java.util.List;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
 /**
@@ -106,7 +96,10 @@ public final class BulkConnector {
     }
 
     /**
-     * Creates the table when the config asks, then opens the writer's DoPut stream on the next endpoint.
+     * Opens a writer without waiting for the server: when the config asks, the table is created meanwhile, and the
+     * writer's DoPut stream opens on the next endpoint once the table exists (at once when none is created). A
+     * creation that fails or gets no answer in time fails the writer's first batch, every later one and its
+     * {@code completed()}, with one error naming the table.
      *
      * @param schema the table
      * @param config writer settings
@@ -118,13 +111,12 @@ public final class BulkConnector {
         // Refused before the table is created: a writer that cannot write must leave nothing behind.
         // The one rule of which columns a path carries (JSON and Vector are refused here, naming the column).
         dev.sluice.BatchingWriter.Path.Bulk.check(schema);
-        if (config.createTable()) {
-            createTable(schema, ctx);
-        }
+        TableCreation creation = config.createTable() ? TableCreation.start(regular, schema, ctx, timeoutMs)
+                : TableCreation.none();
         Compression compression = ctx.compression();
         BulkEngineWriter w = new BulkEngineWriter(schema, config, compression,
                 ctx.retryPolicy() != null ? ctx.retryPolicy() : policy, ctx.appendMode(), client, m.method(),
-                m.open(schema, config, compression), open::remove);
+                m.open(schema, config, compression), creation, open::remove);
         open.add(w);
         return w;
     }
@@ -153,30 +145,6 @@ public final class BulkConnector {
             }
         }
         return m;
-    }
-
-    private void createTable(TableSchema schema, Context ctx) {
-        Result<WriteOk, Err> created;
-        try {
-            // Compression on this call is gRPC message compression; the bulk codecs do not apply to DDL.
-            created = regular.createTable(schema, ctx.toBuilder().compression(Compression.None).build())
-                    .get(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BulkWriteException("interrupted while creating table '" + schema.tableName() + "'", null, e);
-        } catch (TimeoutException e) {
-            // No answer is a timeout, not a refusal: the error says so (DEADLINE_EXCEEDED, retryable), like a
-            // write that is not answered in time, and names the table.
-            String message = "creating table '" + schema.tableName() + "' did not finish in " + timeoutMs + " ms";
-            throw new BulkWriteException(message, GrpcErrors.local(StatusCode.Grpc.DEADLINE_EXCEEDED, message, true,
-                    List.of(schema.tableName())), e);
-        } catch (ExecutionException e) {
-            throw new BulkWriteException("creating table '" + schema.tableName() + "' failed", null, e.getCause());
-        }
-        if (!created.isOk()) {
-            throw new BulkWriteException("could not create table '" + schema.tableName() + "' before bulk writing: "
-                    + created.getErr().message(), created.getErr(), created.getErr().cause());
-        }
     }
 
     /**

@@ -9,7 +9,6 @@ import dev.sluice.internal.bulk.spi.BatchGuard;
 import dev.sluice.internal.bulk.spi.BulkAnswer;
 import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.TableCodec;
-import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.send.EngineWriter;
 import dev.sluice.internal.send.SendEngine;
 import dev.sluice.write.Compression;
@@ -22,18 +21,17 @@ import io.grpc.MethodDescriptor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * The {@link BulkStreamWriter}: batches built and encoded by the bulk codec ({@link TableCodec}), sent, resent and
- * answered by the client's send engine, each holding an answer slot and its room in the client-wide byte budget
- * until answered. The delivery contract is {@link BulkStreamWriter}'s.
+ * The {@link BulkStreamWriter}: batches built and encoded by the bulk codec ({@link TableCodec}) and handed to the
+ * client's one writer on the send engine ({@link EngineWriter}), which holds each batch's answer slot and room in the
+ * client-wide byte budget until it is answered, sends and resends it, and settles it. This class keeps what is
+ * bulk's own: the table's creation, the codec's batch and memory, and reading the server's per-batch answers. The
+ * delivery contract is {@link BulkStreamWriter}'s.
  */
 final class BulkEngineWriter implements BulkStreamWriter {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
@@ -43,16 +41,16 @@ final class BulkEngineWriter implements BulkStreamWriter {
     private final RetryPolicy policy;
     private final TableCodec codec;
     private final Consumer<BulkEngineWriter> onClose;
-    private final Semaphore slots;
-    /** Sends, resends and answers the batches: the client's one writer on the send engine, shared with streams. */
-    private final EngineWriter<BulkMessage, BulkAnswer, Batch> writer;
-    private final SendEngine<BulkMessage, BulkAnswer, Batch> engine;
-    private final AtomicLong acked = new AtomicLong();
-    private final AtomicLong ackedRows = new AtomicLong();
-    private final AtomicLong failed = new AtomicLong();
+    /** The table's creation, under way while the first batch is filled. */
+    private final TableCreation creation;
+    /**
+     * Slots, budget, sends, resends, answers, failures and metrics of the batches: the client's one writer on the
+     * send engine, shared with streams.
+     */
+    private final EngineWriter<BulkMessage, BulkAnswer, BulkWriteException> writer;
+    private final SendEngine<BulkMessage, BulkAnswer, EngineWriter.Message<BulkMessage>> engine;
     private TableBufferRoot root;
     private long nextId;
-    private volatile BulkWriteException failure;
     private volatile boolean completing;
     private volatile boolean closed;
     /** Held by the producer while it changes or sends the batch; off-heap memory is freed only under it. */
@@ -79,30 +77,6 @@ final class BulkEngineWriter implements BulkStreamWriter {
         }
     };
 
-    /** One unanswered batch: its message, its room in the budget and its future. */
-    private static final class Batch extends SendEngine.Entry<BulkMessage> {
-        final BulkMessage message;
-        final InFlightLimiter.Permit budget;
-        final CompletableFuture<Integer> future = new CompletableFuture<>();
-
-        Batch(long id, int size, long deadline, BulkMessage message, InFlightLimiter.Permit budget) {
-            super(id, size, deadline);
-            this.message = message;
-            this.budget = budget;
-        }
-
-        @Override
-        protected BulkMessage payload() {
-            return message;
-        }
-
-        /** Frees the batch's memory, if it holds any; under the engine's lock or once no call can send it. */
-        @Override
-        protected void release() {
-            message.release();
-        }
-    }
-
     /**
      * Opens the stream.
      *
@@ -114,18 +88,19 @@ final class BulkEngineWriter implements BulkStreamWriter {
      * @param client what the writer shares with its client
      * @param method the codec's call
      * @param codec the writer's batches
+     * @param creation the table's creation: the stream opens once the table exists
      * @param onClose told once the writer is closed
      */
     BulkEngineWriter(TableSchema schema, BulkWrite.Config config, Compression compression, RetryPolicy policy,
                      boolean appendMode, BulkClient client, MethodDescriptor<BulkMessage, BulkAnswer> method,
-                     TableCodec codec, Consumer<BulkEngineWriter> onClose) {
+                     TableCodec codec, TableCreation creation, Consumer<BulkEngineWriter> onClose) {
         this.schema = schema;
         this.config = config;
         this.client = client;
         this.policy = policy;
         this.codec = codec;
         this.onClose = onClose;
-        this.slots = new Semaphore(config.maxInFlightRequests(), true);
+        this.creation = creation;
         // Every batch is kept for a resend until answered, unless the policy allows no resend.
         SendEngine.Settings<BulkMessage> settings = new SendEngine.Settings<>(client.timer(), policy,
                 appendMode, config.requestTimeout(), null, codec.schemaMessage(),
@@ -133,9 +108,10 @@ final class BulkEngineWriter implements BulkStreamWriter {
                 client.clock());
         CallOptions options = compression == Compression.Gzip
                 ? CallOptions.DEFAULT.withCompression("gzip") : CallOptions.DEFAULT;
-        this.writer = new EngineWriter<>(settings, client.route(), method, options, client.metrics(), LOG, new Events());
+        this.writer = new EngineWriter<>(settings, client.route(), method, options, client.shared(),
+                config.maxInFlightRequests(), BulkMessage::release, LOG, new Events());
         this.engine = writer.engine();
-        engine.open();
+        creation.whenCreated(engine::open);
     }
 
     /**
@@ -190,17 +166,23 @@ final class BulkEngineWriter implements BulkStreamWriter {
             return CompletableFuture.completedFuture(0);
         }
         int rows = root.rowCount();
-        BulkWriteException f = failure;
+        BulkWriteException f = writer.failure();
         if (f == null && client.stopped().getAsBoolean()) {
             f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
                     localError(StatusCode.Grpc.UNAVAILABLE, "client shut down", false), null);
         }
+        if (f == null && (f = creation.await()) != null) {
+            if (Thread.currentThread().isInterrupted()) {
+                return CompletableFuture.failedFuture(f); // the batch keeps its rows for the next writeNext()
+            }
+            writer.fail(f);
+        }
         if (f != null) {
             codec.reset();
-            failed.incrementAndGet();
+            writer.refused();
             return CompletableFuture.failedFuture(f);
         }
-        if (!acquireSlot()) {
+        if (!writer.takeSlot(config.whenFull(), config.maxBlock())) {
             // Nothing is sent and nothing dropped: the batch keeps its rows for the next writeNext().
             if (Thread.currentThread().isInterrupted()) {
                 String why = "interrupted while waiting for an answer slot of '" + schema.tableName() + "'; the batch"
@@ -215,9 +197,8 @@ final class BulkEngineWriter implements BulkStreamWriter {
             return CompletableFuture.failedFuture(new dev.sluice.LimitExceededException(why));
         }
         if (closed) {
-            slots.release(); // closed from another thread while this producer waited for the slot
+            writer.dropped(); // closed from another thread while this producer waited for the slot
             codec.reset();
-            failed.incrementAndGet();
             return CompletableFuture.failedFuture(closedError());
         }
         long id = ++nextId;
@@ -225,67 +206,20 @@ final class BulkEngineWriter implements BulkStreamWriter {
         try {
             message = codec.unload(id);
         } catch (RuntimeException e) {
-            slots.release();
-            failed.incrementAndGet();
+            writer.dropped();
             return CompletableFuture.failedFuture(e instanceof BulkWriteException ? e
                     : new BulkWriteException("could not serialize batch " + id + " of '" + schema.tableName() + "'", null, e));
         }
         int size = message.size();
-        InFlightLimiter.Permit budget;
+        EngineWriter.Message<BulkMessage> batch;
         try {
-            budget = client.limiter().acquire(size, false);
+            batch = writer.admit(id, message, size, writer.now() + policy.deliveryTimeout().toNanos());
         } catch (RuntimeException e) {
-            message.release();
-            slots.release();
-            failed.incrementAndGet();
             return CompletableFuture.failedFuture(new BulkWriteException("batch " + id + " of '" + schema.tableName()
                     + "' (" + size + " bytes) got no room in the client's memory budget: " + e.getMessage(), null, e));
         }
-        Batch p = new Batch(id, size, client.clock().getAsLong() + policy.deliveryTimeout().toNanos(), message, budget);
-        BulkWriteException refused = closed ? closedError() : failure;
-        try {
-            if (refused == null && !engine.submit(p)) {
-                refused = failure != null ? failure : closedError(); // failed or closed meanwhile
-            }
-        } catch (RuntimeException e) {
-            // Opening a call can fail locally (the client's channels or executor shut down meanwhile).
-            refused = new BulkWriteException("could not send batch " + id + " of '" + schema.tableName() + "': " + e,
-                    writer.error(e), e);
-        }
-        if (refused != null) {
-            settle(List.of(p), refused);
-        }
-        return p.future;
-    }
-
-    private boolean acquireSlot() {
-        if (config.whenFull() == WhenFull.FailFast) {
-            return slots.tryAcquire();
-        }
-        try {
-            return slots.tryAcquire(config.maxBlock().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /** Completes failed batches: gives back their memory, room and slot, then fails their futures on the callback executor. */
-    private void settle(List<Batch> batches, BulkWriteException e) {
-        for (Batch p : batches) {
-            p.release(); // a batch the engine never took; the engine released the others already
-            p.budget.release();
-            failed.incrementAndGet();
-            slots.release();
-            Err err = e.err();
-            client.metrics().failure("bulk", err == null ? -1 : err.code(),
-                    err == null ? "CLIENT" : err.grpcCode().name());
-            try {
-                client.callbackExecutor().execute(() -> p.future.completeExceptionally(e));
-            } catch (RejectedExecutionException rejected) {
-                p.future.completeExceptionally(e);
-            }
-        }
+        writer.submit(batch); // a refused batch's future fails with the refusal
+        return batch.answer();
     }
 
     private Err localError(StatusCode.Grpc grpc, String message, boolean retryable) {
@@ -298,7 +232,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
     }
 
     /** What the engine tells the writer: answers, clean ends, batches failed for good, how breaks are told. */
-    private final class Events implements EngineWriter.Path<BulkAnswer, Batch> {
+    private final class Events implements EngineWriter.Path<BulkAnswer, BulkWriteException> {
         @Override
         public String metric() {
             return "bulk";
@@ -320,19 +254,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
             if (a.requestId() == 0) {
                 return; // the server's greeting
             }
-            writer.answered();
-            Batch p = engine.ack(a.requestId());
-            if (p == null) {
-                return;
-            }
-            p.budget.release();
-            slots.release();
-            acked.incrementAndGet();
-            ackedRows.addAndGet(a.affectedRows());
-            client.metrics().rows("bulk", schema.tableName(), a.affectedRows());
-            client.metrics().bytes("bulk", p.size());
-            client.metrics().latency("bulk", client.clock().getAsLong() - p.sentAt());
-            p.future.complete((int) a.affectedRows());
+            writer.acknowledge(a.requestId(), schema.tableName(), a.affectedRows());
         }
 
         @Override
@@ -345,15 +267,22 @@ final class BulkEngineWriter implements BulkStreamWriter {
         }
 
         @Override
-        public void failed(List<Batch> batches, SendEngine.Broken broken, String notResent) {
-            BulkWriteException error = new BulkWriteException("bulk stream of '" + schema.tableName() + "' failed: "
+        public BulkWriteException failure(SendEngine.Broken broken, String notResent) {
+            return new BulkWriteException("bulk stream of '" + schema.tableName() + "' failed: "
                     + broken.err().message() + (notResent != null ? " (not resent: " + notResent + ")" : ""),
                     broken.err(), broken.cause());
-            if (failure == null) {
-                failure = error;
-            }
-            LOG.warn("{}", error.getMessage());
-            settle(batches, error);
+        }
+
+        @Override
+        public BulkWriteException ended() {
+            return closedError(); // closed meanwhile
+        }
+
+        @Override
+        public BulkWriteException notSent(long id, RuntimeException cause, Err err) {
+            // Opening a call can fail locally (the client's channels or executor shut down meanwhile).
+            return new BulkWriteException("could not send batch " + id + " of '" + schema.tableName() + "': " + cause,
+                    err, cause);
         }
 
         @Override
@@ -386,6 +315,10 @@ final class BulkEngineWriter implements BulkStreamWriter {
         if (closed) {
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
         }
+        BulkWriteException notCreated = creation.await();
+        if (notCreated != null) {
+            writer.fail(notCreated);
+        }
         if (!completing && root != null && root.rowCount() > 0) {
             // The last batch was filled but never passed to writeNext(): sent now, never dropped. Its outcome
             // reaches the caller through the counts below.
@@ -393,7 +326,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
                     + " last batch", schema.tableName(), root.rowCount());
             writeNext();
         }
-        long now = client.clock().getAsLong();
+        long now = writer.now();
         long waitNanos = Math.max(config.requestTimeout().toNanos(), engine.lastDeadline(now) - now);
         if (!completing) {
             completing = true;
@@ -411,13 +344,14 @@ final class BulkEngineWriter implements BulkStreamWriter {
         } catch (ExecutionException e) {
             throw new IllegalStateException(e);
         }
-        BulkWriteException f = failure;
-        if (f != null || failed.get() > 0) {
-            throw new BulkWriteException("bulk write of '" + schema.tableName() + "' finished with " + failed.get()
-                    + " failed and " + acked.get() + " acknowledged batches" + (f != null ? ": " + f.getMessage() : ""),
+        BulkWriteException f = writer.failure();
+        if (f != null || writer.failed() > 0) {
+            throw new BulkWriteException("bulk write of '" + schema.tableName() + "' finished with " + writer.failed()
+                    + " failed and " + writer.acked() + " acknowledged batches"
+                    + (f != null ? ": " + f.getMessage() : ""),
                     f != null ? f.err() : null, f);
         }
-        return ackedRows.get();
+        return writer.ackedRows();
     }
 
     /**
@@ -433,10 +367,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
 
     /** Fails every unanswered batch with {@code e} and cancels the stream. */
     private void abort(BulkWriteException e, String why) {
-        if (failure == null) {
-            failure = e;
-        }
-        settle(engine.abort(why), e);
+        writer.abort(e, why);
     }
 
     /**
@@ -446,7 +377,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
      */
     @Override
     public long ackedBatches() {
-        return acked.get();
+        return writer.acked();
     }
 
     /**
@@ -466,7 +397,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
      */
     @Override
     public long failedBatches() {
-        return failed.get();
+        return writer.failed();
     }
 
     /**
@@ -505,6 +436,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
                     + " not sent", schema.tableName(), unsent.rowCount());
         }
         closed = true;
+        creation.stop(closedError());
         onClose.accept(this);
         abort(closedError(), "bulk writer closed");
         boolean mine;
@@ -537,7 +469,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
             return;
         }
         freed = true;
-        settle(engine.abort("bulk writer closed"), closedError());
+        writer.abort(closedError(), "bulk writer closed");
         codec.close();
     }
 }

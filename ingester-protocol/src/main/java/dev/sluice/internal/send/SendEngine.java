@@ -65,7 +65,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
     /** The open call, or null between calls. Guarded by {@link #lock}. */
     private Call current;
     /** Identifies the scheduled reopening, null when none is; guarded by {@link #lock}. */
-    private Object reopening;
+    private Reopening reopening;
     private long queuedBytes;
     private long pendingBytes;
     private boolean halfClosePending;
@@ -729,9 +729,21 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
     /** The last failure of a call other than a delivery deadline passing; guarded by the lock. */
     private Broken lastBroken;
 
+    /**
+     * A scheduled reopening. It waits for the handler to have heard of the resend it makes (so that what the path
+     * tells of a resend comes before anything of the attempts after it); its fields are guarded by the lock.
+     */
+    private static final class Reopening {
+        /** Set once the handler heard of the resend. */
+        boolean told;
+        /** Set when the backoff ran out before the handler heard: the telling thread reopens. */
+        boolean due;
+    }
+
     /** A call ended: answered, resent on a new call after the backoff, or failed for good. */
     private void closed(Call c, Status status, Metadata trailers) {
         List<E> answered = List.of();
+        Reopening scheduled = null;
         List<E> lost = null;
         Broken broken = null;
         String notResent = null;
@@ -767,10 +779,11 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                     notResent = whyNotResent(broken);
                     if (broken.err().retryable() && notResent == null) {
                         long wait = AttemptRules.backoffNanos(settings.policy(), minAttempts());
-                        Object token = new Object();
+                        Reopening token = new Reopening();
                         try {
                             settings.timer().schedule(() -> reopen(token), wait, TimeUnit.NANOSECONDS);
                             reopening = token;
+                            scheduled = token;
                             reopenings++;
                             startDeadlines(now());
                         } catch (RejectedExecutionException rejected) {
@@ -793,7 +806,13 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             if (lost != null) {
                 handler.failed(lost, broken, broken.err().retryable() ? notResent : null);
             } else if (broken != null) {
-                handler.resending(broken, pendingCount());
+                try {
+                    handler.resending(broken, pendingCount());
+                } finally {
+                    if (scheduled != null) {
+                        told(scheduled);
+                    }
+                }
             }
         } finally {
             if (last || lost != null) {
@@ -890,9 +909,25 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         }
     }
 
-    private void reopen(Object token) {
+    /** The handler heard of a resend: its reopening may run, at once when its backoff already ran out. */
+    private void told(Reopening token) {
+        boolean due;
+        synchronized (lock) {
+            token.told = true;
+            due = token.due;
+        }
+        if (due) {
+            reopen(token);
+        }
+    }
+
+    private void reopen(Reopening token) {
         synchronized (lock) {
             if (reopening != token || ended) {
+                return;
+            }
+            if (!token.told) {
+                token.due = true; // reopened once the handler heard of the resend
                 return;
             }
             reopening = null;

@@ -27,7 +27,9 @@ import java.util.function.LongSupplier;
  * {@link StreamWriter} over {@code GreptimeDatabase/HandleRequests}, on the client's {@link SendEngine}. Writes are
  * encoded and queued; they go out as gRPC flow control allows, and the queue is bounded in bytes. The server
  * answers the stream once, when it is completed: until then every message is kept (within the replay budget) so
- * that a broken stream is replayed whole on a new call.
+ * that a broken stream is replayed whole on a new call. Budget, sending, replays and failures are the client's one
+ * writer on the send engine's ({@link EngineWriter}); this class keeps what is the stream's own: splitting tables
+ * into messages, the rate limit, the replay budget and reading the stream's one answer.
  */
 public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> {
     /** The retry policy's delivery deadline, said when the stream first breaks. */
@@ -40,16 +42,14 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     static final int MAX_STREAM_MESSAGE = 4 << 20;
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HandleRequestsStream.class);
-    private final EngineWriter<RequestEncoder, GreptimeResponse, Part> writer;
-    private final SendEngine<RequestEncoder, GreptimeResponse, Part> engine;
+    private final EngineWriter<RequestEncoder, GreptimeResponse, StreamWriteException> writer;
+    private final SendEngine<RequestEncoder, GreptimeResponse, EngineWriter.Message<RequestEncoder>> engine;
     private final long replayBudget;
     private final byte[] header;
     private final long maxQueuedBytes;
     private final long timeoutNanos;
     private final double rowsPerSecond;
     private final int maxMessageSize;
-    private final InFlightLimiter limiter;
-    private final MetricsSink metrics;
     private final long started;
     private final CompletableFuture<WriteOk> result = new CompletableFuture<>();
     /** Tables written, once per {@code write}; guarded by this. */
@@ -65,30 +65,6 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     /** The stream's outcome once its call ended cleanly; guarded by this. */
     private WriteOk answer;
     private volatile boolean completing;
-    private volatile StreamWriteException failure;
-
-    /** One message of the stream, holding its share of the client-wide budget until answered or sent for good. */
-    private static final class Part extends SendEngine.Entry<RequestEncoder> {
-        private RequestEncoder encoder;
-        private final InFlightLimiter.Permit permit;
-
-        Part(long id, RequestEncoder encoder, InFlightLimiter.Permit permit) {
-            super(id, encoder.size(), 0); // the deadline counts from the first failure or from completed()
-            this.encoder = encoder;
-            this.permit = permit;
-        }
-
-        @Override
-        protected RequestEncoder payload() {
-            return encoder;
-        }
-
-        @Override
-        protected void release() {
-            encoder = null;
-            permit.release();
-        }
-    }
 
     /**
      * Opens the stream.
@@ -115,9 +91,6 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         this.replayBudget = replayBudget;
         this.deliveryTimeoutSeconds = policy.deliveryTimeout().toSeconds();
         this.keeping = replayBudget > 0 && policy.maxAttempts() > 1;
-        this.metrics = metrics;
-        this.started = System.nanoTime();
-        this.limiter = limiter;
         this.header = header;
         this.maxQueuedBytes = maxQueuedBytes;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -126,9 +99,11 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         String noResend = keeping ? null : replayBudget <= 0 ? "replay is off" : "the retry policy allows no replay";
         SendEngine.Settings<RequestEncoder> settings = new SendEngine.Settings<>(timer, policy, false, null,
                 Duration.ofMillis(timeoutMillis), null, noResend, stopped, "message", clock);
-        this.writer = new EngineWriter<>(settings, route, WriteMethods.HANDLE_REQUESTS, options, metrics, LOG,
-                new Events());
+        // The stream has no answer slots: one answer comes for the whole stream; the outbox is bounded in bytes.
+        this.writer = new EngineWriter<>(settings, route, WriteMethods.HANDLE_REQUESTS, options,
+                new EngineWriter.Shared(limiter, Runnable::run, metrics), 0, encoder -> { }, LOG, new Events());
         this.engine = writer.engine();
+        this.started = writer.now();
         engine.open();
     }
 
@@ -170,18 +145,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         throttle(value.rowCount());
         boolean first = true;
         for (RequestEncoder part : parts) {
-            InFlightLimiter.Permit permit;
-            try {
-                permit = limiter.acquire(part.size(), false);
-            } catch (dev.sluice.LimitExceededException e) {
-                throw new StreamWriteException(e.getMessage(), null, unconfirmed(), e);
-            }
-            try {
-                enqueue(part, permit, first ? value.tableName() : null);
-            } catch (RuntimeException e) {
-                permit.release();
-                throw e;
-            }
+            enqueue(part, first ? value.tableName() : null);
             first = false;
         }
         return this;
@@ -192,7 +156,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     }
 
     /** Queues one message; {@code table} is recorded as sent (once per written table, with its first part). */
-    private void enqueue(RequestEncoder encoder, InFlightLimiter.Permit permit, String table) {
+    private void enqueue(RequestEncoder encoder, String table) {
         long deadline = System.nanoTime() + timeoutNanos;
         try {
             if (!engine.awaitRoom(encoder.size(), maxQueuedBytes, deadline)) {
@@ -215,22 +179,31 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                 engine.stopResending("the stream outgrew its replay budget of " + replayBudget + " bytes");
             }
         }
-        Part part;
+        long id;
         synchronized (this) {
-            part = new Part(++nextId, encoder, permit);
+            id = ++nextId;
+        }
+        EngineWriter.Message<RequestEncoder> part;
+        try {
+            // the deadline counts from the first failure or from completed()
+            part = writer.admit(id, encoder, encoder.size(), 0);
+        } catch (dev.sluice.LimitExceededException e) {
+            throw new StreamWriteException(e.getMessage(), null, unconfirmed(), e);
+        }
+        synchronized (this) {
             if (table != null) {
                 sentTables.add(table);
             }
             sentBytes += encoder.size();
         }
-        if (!engine.submit(part)) {
-            checkUsable();
-            throw new StreamWriteException("the stream has ended; open a new one", null, unconfirmed(), null);
+        StreamWriteException refused = writer.submit(part);
+        if (refused != null) {
+            throw new StreamWriteException(refused.getMessage(), refused.err(), unconfirmed(), refused);
         }
     }
 
     private void checkUsable() {
-        StreamWriteException f = failure;
+        StreamWriteException f = writer.failure();
         if (f != null) {
             throw new StreamWriteException(f.getMessage(), f.err(), f.unconfirmedTables(), f);
         }
@@ -257,7 +230,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             long until = now + Math.min(wait, timeoutNanos);
             synchronized (this) {
                 long left;
-                while (failure == null && (left = until - System.nanoTime()) > 0) {
+                while (writer.failure() == null && (left = until - System.nanoTime()) > 0) {
                     try {
                         TimeUnit.NANOSECONDS.timedWait(this, left);
                     } catch (InterruptedException e) {
@@ -274,7 +247,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     public CompletableFuture<WriteOk> completed() {
         boolean first = false;
         synchronized (this) {
-            if (!completing && failure == null) {
+            if (!completing && writer.failure() == null) {
                 completing = true;
                 first = true;
             }
@@ -317,13 +290,11 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     }
 
     private void end(String failureMessage, String toServer) {
+        StreamWriteException e;
         synchronized (this) {
-            if (failure == null && answer == null) {
-                failure = new StreamWriteException(failureMessage, null, List.copyOf(sentTables), null);
-            }
-            notifyAll(); // a write waiting on the rate limit
+            e = answer == null ? new StreamWriteException(failureMessage, null, List.copyOf(sentTables), null) : null;
         }
-        engine.abort(toServer);
+        writer.abort(e, toServer); // its end wakes a write waiting on the rate limit
     }
 
     private static List<String> distinct(List<String> tables) {
@@ -331,7 +302,7 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
     }
 
     /** What the engine tells the stream. */
-    private final class Events implements EngineWriter.Path<GreptimeResponse, Part> {
+    private final class Events implements EngineWriter.Path<GreptimeResponse, StreamWriteException> {
         @Override
         public String metric() {
             return "stream";
@@ -373,20 +344,24 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         }
 
         @Override
-        public void failed(List<Part> parts, SendEngine.Broken broken, String notResent) {
+        public StreamWriteException failure(SendEngine.Broken broken, String notResent) {
             Err err = broken.err();
             List<String> tables = unconfirmed();
-            metrics.failure("stream", err.code(), err.grpcCode().name());
-            LOG.warn("stream failed after {} messages: {}", tables.size(), err.message());
-            StreamWriteException e = new StreamWriteException("the stream failed: " + err.message()
+            return new StreamWriteException("the stream failed: " + err.message()
                     + (notResent != null ? " (" + engine.reopenings() + " replays; not replayed again: " + notResent + ")" : "")
                     + "; " + tables.size() + " messages were sent and not confirmed", err, tables, broken.cause());
-            synchronized (HandleRequestsStream.this) {
-                if (failure == null) {
-                    failure = e;
-                }
-                HandleRequestsStream.this.notifyAll();
-            }
+        }
+
+        @Override
+        public StreamWriteException ended() {
+            return new StreamWriteException(completing ? "the stream is completed; open a new one"
+                    : "the stream has ended; open a new one", null, unconfirmed(), null);
+        }
+
+        @Override
+        public StreamWriteException notSent(long id, RuntimeException cause, Err err) {
+            return new StreamWriteException("could not send message " + id + " of the stream: " + cause, err,
+                    unconfirmed(), cause);
         }
 
         @Override
@@ -409,13 +384,12 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
             List<String> tables;
             synchronized (HandleRequestsStream.this) {
                 ok = answer;
-                f = failure;
+                f = writer.failure();
                 tables = distinct(sentTables);
+                HandleRequestsStream.this.notifyAll(); // a write waiting on the rate limit
             }
             if (ok != null) {
-                metrics.rows("stream", tables.size() == 1 ? tables.get(0) : "multiple", ok.affectedRows());
-                metrics.bytes("stream", sentBytes);
-                metrics.latency("stream", System.nanoTime() - started);
+                writer.record(tables.size() == 1 ? tables.get(0) : "multiple", ok.affectedRows(), sentBytes, started);
                 result.complete(ok);
                 return;
             }
