@@ -264,6 +264,22 @@ public final class ImportJob {
         }
     }
 
+    /**
+     * The options of a table created for line protocol: {@code merge_mode=last_non_null} unless the options choose
+     * append mode or a merge mode, as GreptimeDB's own InfluxDB write endpoint creates its tables
+     * ({@code AutoCreateTableType::LastNonNull} in GreptimeDB's {@code src/operator/src/insert.rs}). So two points of
+     * one series and time keep the union of their fields, as InfluxDB keeps them, instead of the later point's nulls
+     * hiding the earlier one's fields.
+     */
+    private static Map<String, String> lineProtocolTableOptions(Map<String, String> with, boolean appendMode) {
+        if (appendMode || with.containsKey("merge_mode")) {
+            return with;
+        }
+        Map<String, String> options = new java.util.LinkedHashMap<>(with);
+        options.put("merge_mode", "last_non_null");
+        return options;
+    }
+
     /** Whether the options ask for an append-mode table ({@code --append-mode}, {@code --with append_mode=true}). */
     private boolean appendModeAsked(Map<String, String> with) {
         return o.appendMode || "true".equalsIgnoreCase(with.get("append_mode"));
@@ -1022,13 +1038,15 @@ public final class ImportJob {
         if (o.dryRun) {
             LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(sql, null));
             columns.sample(inputs, in -> false, o.sample);
-            DryRun.lineProtocol(out, inputs.get(0), precision, columns, with, o.dryRunRows, stats.rawBytes);
+            DryRun.lineProtocol(out, inputs.get(0), precision, columns,
+                    lineProtocolTableOptions(with, appendModeAsked(with)), o.dryRunRows, stats.rawBytes);
             return OK;
         }
         State state = loadState(inputs, o.table != null ? o.table : "(line protocol measurements)");
         state.countBefore = 0;
         boolean appendMode = appendModeAsked(with) || state.appendMode;
         state.appendMode = appendMode;
+        with = lineProtocolTableOptions(with, appendMode);
         resolveInDoubt(inputs, sql, state, appendMode);
         state.save();
         LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(sql, state));
