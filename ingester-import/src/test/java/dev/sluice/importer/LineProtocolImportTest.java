@@ -162,7 +162,7 @@ class LineProtocolImportTest {
                 + "  \"greptime_timestamp\" TIMESTAMP(9) NOT NULL,\n"
                 + "  TIME INDEX (\"greptime_timestamp\"),\n"
                 + "  PRIMARY KEY (\"k\")\n"
-                + ");\n"
+                + ") WITH ('merge_mode' = 'last_non_null');\n"
                 + "-- path: regular\n"
                 + "-- first rows as stored:\n"
                 + "dry_lp: k\tv\ts\tgreptime_timestamp\n"
