@@ -310,13 +310,18 @@ public final class ConnectionConfig {
             }
             keys.put(name, decode(pair.substring(eq + 1), "the value of '" + name + "'", false));
         }
-        if ("false".equalsIgnoreCase(keys.get("tls"))) {
+        if (keys.containsKey("tls") && isFalse(keys.get("tls"))) {
             for (String name : keys.keySet()) {
                 if (name.startsWith("tls_")) {
                     throw new IllegalArgumentException("key '" + name + "' contradicts tls=false in the connection"
                             + " string: drop one of them");
                 }
             }
+        }
+        if (lz4OnTheRegularPath(keys)) {
+            throw new IllegalArgumentException("key 'compression' is lz4, which applies to bulk writes only, but key"
+                    + " 'write_path' is regular in the connection string: use compression=zstd (or gzip, none) or"
+                    + " write_path=bulk");
         }
         if (keys.containsKey("tls_cert") != keys.containsKey("tls_key")) {
             throw new IllegalArgumentException("key '" + (keys.containsKey("tls_cert") ? "tls_cert" : "tls_key")
@@ -753,14 +758,34 @@ public final class ConnectionConfig {
     }
 
     private static boolean bool(String v) {
-        String t = v.trim().toLowerCase(Locale.ROOT);
-        if (t.equals("true")) {
-            return true;
-        }
-        if (t.equals("false")) {
+        if (isFalse(v)) {
             return false;
         }
+        if (v.trim().equalsIgnoreCase("true")) {
+            return true;
+        }
         throw new IllegalArgumentException("not true or false");
+    }
+
+    /**
+     * Tells whether the keys ask for lz4, a bulk-only compression, on the regular path (a bad value is left to the
+     * key's own error).
+     */
+    private static boolean lz4OnTheRegularPath(Map<String, String> keys) {
+        if (!keys.containsKey("write_path") || !keys.containsKey("compression")) {
+            return false;
+        }
+        try {
+            return path(keys.get("write_path")) == BatchingWriter.Path.Regular
+                    && Compression.parse(keys.get("compression")) == Compression.Lz4;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** The one reading of a boolean key's {@code false}: blanks around it and its case do not matter. */
+    private static boolean isFalse(String v) {
+        return v.trim().equalsIgnoreCase("false");
     }
 
     private static int integer(String v) {

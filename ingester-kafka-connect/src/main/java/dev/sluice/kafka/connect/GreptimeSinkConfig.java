@@ -6,11 +6,13 @@ import dev.sluice.kafka.connect.internal.ColumnTypeOverrides;
 import dev.sluice.sink.internal.ConnectionOverlap;
 import dev.sluice.write.Compression;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -154,6 +156,21 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         return java.util.Collections.unmodifiableMap(m);
     }
 
+    /**
+     * @return a check of a compression name by the client's one rule ({@link Compression#parse}: case and blanks do
+     *     not matter)
+     */
+    private static ConfigDef.Validator compressionNames() {
+        return ConfigDef.LambdaValidator.with((name, value) -> {
+            try {
+                Compression.parse((String) value);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(name, value, e.getMessage());
+            }
+        }, () -> Arrays.stream(Compression.values()).map(Compression::settingName)
+                .collect(Collectors.joining(", ", "[", "]")));
+    }
+
     private static ConfigDef build() {
         // Endpoints are required unless the connection string names the hosts: validate() says so, as it says of a
         // key without a default.
@@ -223,7 +240,7 @@ public final class GreptimeSinkConfig extends AbstractConfig {
                         + " wide rows; a record that brings a table or column new to the task is written through the"
                         + " regular path first, which creates it; records with JSON values go to the dead-letter"
                         + " queue, or fail the task without one).", WRITE, ++o, Width.SHORT, "Write path");
-        d.define(COMPRESSION, Type.STRING, "none", ConfigDef.ValidString.in("none", "gzip", "zstd", "lz4"),
+        d.define(COMPRESSION, Type.STRING, "none", compressionNames(),
                 Importance.LOW, "Compression of requests: none, gzip or zstd (lz4 on the bulk path only).", WRITE,
                 ++o, Width.SHORT, "Compression");
         d.define(BATCH_ROWS, Type.INT, 10_000, ConfigDef.Range.atLeast(1), Importance.MEDIUM,

@@ -13,6 +13,7 @@ import java.io.Serializable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -89,6 +90,11 @@ public record SinkSettings(List<String> endpoints, String database, String usern
         }
         if (retryAttempts < 0) {
             throw new IllegalArgumentException("retry attempts cannot be negative, got " + retryAttempts);
+        }
+        if (Compression.parse(compression) == Compression.Lz4 && path != BatchingWriter.Path.Bulk) {
+            throw new IllegalArgumentException("compression lz4 applies to the bulk write path only, but the write"
+                    + " path is " + (path == null ? "unset" : path.name().toLowerCase(Locale.ROOT))
+                    + ": set the compression to zstd, gzip or none, or choose the bulk write path");
         }
     }
 

@@ -11,6 +11,7 @@ import dev.sluice.importer.internal.failure.ImportFailure;
 import dev.sluice.metrics.MetricsSink;
 import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.sink.internal.SinkSettings;
+import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
 import dev.sluice.write.Err;
 import dev.sluice.write.Result;
@@ -110,7 +111,7 @@ public final class Client implements AutoCloseable {
      * @return the narrowing
      */
     public RefusedRows refusedRows(Context ctx) {
-        return new RefusedRows(clients, withConnection(ctx));
+        return new RefusedRows(clients, forRegularCalls(ctx));
     }
 
     /**
@@ -152,7 +153,7 @@ public final class Client implements AutoCloseable {
      * @throws ImportFailure when the server refuses
      */
     public void createTable(TableSchema schema, Context ctx) {
-        Result<WriteOk, Err> r = join(db.createTable(schema, withConnection(ctx)), "creating table '"
+        Result<WriteOk, Err> r = join(db.createTable(schema, forRegularCalls(ctx)), "creating table '"
                 + schema.tableName() + "'");
         if (!r.isOk()) {
             throw new ImportFailure("creating table '" + schema.tableName() + "' failed: " + r.getErr(), null);
@@ -167,7 +168,7 @@ public final class Client implements AutoCloseable {
      * @return the acknowledged rows, or exceptionally with an {@link ImportFailure}
      */
     public CompletableFuture<Long> write(List<Table> tables, Context ctx) {
-        return db.write(tables, WriteOp.Insert, withConnection(ctx)).thenApply(r -> {
+        return db.write(tables, WriteOp.Insert, forRegularCalls(ctx)).thenApply(r -> {
             if (!r.isOk()) {
                 throw new CompletionException(new WriteRefused("write of " + tableNames(tables) + " failed: "
                         + r.getErr(), r.getErr(), tables));
@@ -179,6 +180,16 @@ public final class Client implements AutoCloseable {
     /** The context with the client's compression ({@code --connection} may name one). */
     private Context withConnection(Context ctx) {
         return ctx.toBuilder().compression(clients.context().compression()).build();
+    }
+
+    /**
+     * The context of a regular call (creating a table, a regular write, narrowing a refusal): the client's
+     * compression unless it is a bulk-only one (lz4), which a regular call is sent without, as the client's own
+     * bulk writer creates its table.
+     */
+    private Context forRegularCalls(Context ctx) {
+        Context c = withConnection(ctx);
+        return c.compression() == Compression.Lz4 ? c.toBuilder().compression(Compression.None).build() : c;
     }
 
     private static String tableNames(List<Table> tables) {
