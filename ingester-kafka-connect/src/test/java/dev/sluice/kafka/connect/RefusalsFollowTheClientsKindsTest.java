@@ -119,4 +119,50 @@ class RefusalsFollowTheClientsKindsTest {
                 ctx.reporter.errors.get(0).getMessage());
         assertEquals(2, server.rowCount(TOPIC));
     }
+
+    @Test
+    void anUnparsableTableOptionFailsTheTaskAndDeadLettersNothing() {
+        FakeContext ctx = start();
+        server.faults().failEvery(1, StatusCode.InvalidArguments, "Failed to parse table option, key: ttl, value: x");
+        task.put(records("a", "b"));
+        assertFalse(commit().containsKey(P0), "nothing stored, nothing committed");
+        ConnectException e = assertThrows(ConnectException.class, () -> task.put(List.of()));
+        assertFalse(e instanceof RetriableException, e.toString());
+        assertEquals(List.of(), ctx.reporter.records);
+        assertEquals(0, server.rowCount(TOPIC));
+    }
+
+    @Test
+    void aMissingDatabaseFailsTheTaskAndDeadLettersNothing() {
+        FakeContext ctx = start();
+        server.faults().failEvery(1, StatusCode.InvalidArguments, "Failed to find schema, schema info: nodb");
+        task.put(records("a", "b", "c"));
+        assertFalse(commit().containsKey(P0), "nothing stored, nothing committed");
+        ConnectException e = assertThrows(ConnectException.class, () -> task.put(List.of()));
+        assertFalse(e instanceof RetriableException, e.toString());
+        assertEquals(List.of(), ctx.reporter.records);
+    }
+
+    @Test
+    void anUnsupportedAnswerFailsTheTaskWhateverTheRow() {
+        FakeContext ctx = start();
+        server.faults().failEvery(1, StatusCode.Unsupported, "Not supported: this write");
+        task.put(records("a", "b"));
+        assertFalse(commit().containsKey(P0), "nothing stored, nothing committed");
+        assertThrows(ConnectException.class, () -> task.put(List.of()));
+        assertEquals(List.of(), ctx.reporter.records);
+    }
+
+    @Test
+    void anInvalidValueForColumnMessageNamesTheColumn() {
+        FakeContext ctx = start();
+        server.faults().refuseValue("host", "bad", StatusCode.InvalidArguments, "Invalid value for column host: 'bad'");
+        task.put(records("a", "bad", "c"));
+        assertEquals(3, commit().get(P0).offset());
+        assertEquals(1, ctx.reporter.records.size());
+        assertEquals(1L, ctx.reporter.records.get(0).kafkaOffset());
+        assertTrue(ctx.reporter.errors.get(0).getMessage().contains("table=cpu column=host"),
+                ctx.reporter.errors.get(0).getMessage());
+        assertEquals(2, server.rowCount(TOPIC));
+    }
 }
