@@ -31,10 +31,11 @@ class OutOfRangeNanosecondsNameTableColumnRowAndRangeTest {
     }
 
     private static void assertNamed(String m, String table, String column) {
-        assertTrue(m.contains(table) && m.contains(column) && m.contains("element 2")
+        assertTrue(m.contains(table) && m.contains(column) && m.contains("k=bad")
                 && m.contains("1677-09-21T00:12:43.145224192Z") && m.contains("2262-04-11T23:47:16.854775807Z")
                 && !m.contains("ArithmeticException"),
-                "the failure names table " + table + ", column " + column + ", element 2 and the range: " + m);
+                "the failure names table " + table + ", column " + column + ", the refused element (k=bad, whichever"
+                        + " subtask and position it had) and the range: " + m);
     }
 
     @Test
