@@ -111,8 +111,11 @@ class SluiceScriptImportsAndKeepsAClassArchiveIT {
         assertEquals(0, second.code(), second.output());
         assertEquals(expected, stored("second"));
         String loaded = Files.readString(dir.resolve("classes.txt"));
-        assertTrue(loaded.contains("dev.sluice.importer.ImportCommand source: shared objects file (top)"),
+        assertTrue(loaded.contains("dev.sluice.importer.ImportCommand source: shared objects file"),
                 "the second run maps the import's classes from the archive");
+        // picocli's classes are of class file version 49, which an archive written at a JVM's exit refuses.
+        assertTrue(loaded.contains("picocli.CommandLine source: shared objects file"),
+                "the second run maps the option parser's classes from the archive too");
         assertEquals(archives, archives(), "the archive is kept as it is");
     }
 
