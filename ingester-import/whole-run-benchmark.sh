@@ -6,8 +6,8 @@
 #   METRICS_CSV_DIR  the 1,000,000 metrics rows as CSV parts (default /tmp/bench/metrics-csv; see the module's
 #                    README, Benchmark)
 # Needs the builds of ingester-import (its sluice script and jar), ingester-bench and ingester-testkit
-# (./mvnw -B -ntp -pl ingester-bench,ingester-import,ingester-testkit -am package -DskipTests) and free ports 14000
-# and 14001.
+# (./mvnw -B -ntp -pl ingester-bench,ingester-import,ingester-testkit -am package -DskipTests) and two free ports,
+# GRPC_PORT and HTTP_PORT (default 14001 and 14000). SLUICE names another sluice script to time (default: the build's).
 #
 # A round runs, in this order in odd rounds and reversed in even ones:
 #   bench      the benchmark's bulk mode on the same 1M metrics rows, its defaults (5 writers)
@@ -16,8 +16,8 @@
 #   import-10  sluice import of a 10-row CSV file, its defaults
 # Each line gives the command's wall and CPU seconds (/usr/bin/time) and its rows/s: the benchmark's own figure
 # (its writing span), the import's rows over its whole process (start to exit) and, from its summary, over its
-# transfer span. The end gives the medians and, round by round, the import's whole-process rate as a share of each
-# benchmark rate in the same round. The import runs through the sluice script with its class-data sharing archive
+# transfer span. The end gives the medians and, round by round, the import's whole-process and transfer rates as
+# shares of each benchmark rate in the same round. The import runs through the sluice script with its class-data sharing archive
 # in a directory of this run (the warm-up round writes it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,17 +25,19 @@ ROUNDS=${1:-5}
 FILES=${2:-/tmp/bench/metrics-csv}
 TESTKIT=$(ls ingester-testkit/target/ingester-testkit-*-all.jar | head -1)
 BENCH=ingester-bench/target/ingester-bench.jar
-SLUICE=ingester-import/target/sluice
+SLUICE=${SLUICE:-ingester-import/target/sluice}
+GRPC_PORT=${GRPC_PORT:-14001}
+HTTP_PORT=${HTTP_PORT:-14000}
 for f in "$TESTKIT" "$BENCH" "$SLUICE" "$FILES"; do
   [ -e "$f" ] || { echo "missing $f: see ingester-import/README.md, Benchmark" >&2; exit 2; }
 done
 WORK=$(mktemp -d)
 export SLUICE_CACHE_DIR=$WORK/cache
 java --add-opens=java.base/java.nio=ALL-UNNAMED -XX:MaxDirectMemorySize=4g -Xmx2g \
-  -jar "$TESTKIT" --port 14001 --http-port 14000 --no-retain-rows > /dev/null 2>&1 &
+  -jar "$TESTKIT" --port $GRPC_PORT --http-port $HTTP_PORT --no-retain-rows > /dev/null 2>&1 &
 TK=$!
 trap 'kill $TK 2>/dev/null; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 60); do curl -s -o /dev/null http://127.0.0.1:14000/health && break; sleep 1; done
+for _ in $(seq 1 60); do curl -s -o /dev/null http://127.0.0.1:$HTTP_PORT/health && break; sleep 1; done
 {
   echo "ts,host,cpu"
   for i in $(seq 0 9); do echo "$((1704067200000 + i)),host-$i,$i.5"; done
@@ -48,14 +50,14 @@ one() { # round kind -> "round kind wall cpu rows/s transfer_rows/s"
   bench|bench-p2)
     local p=""; [ "$k" = bench-p2 ] && p="--parallelism 2"
     out=$( { $T java -jar $BENCH --workload metrics --rows 1000000 --mode bulk --warmup-rows 0 \
-      --endpoint 127.0.0.1:14001 --http-endpoint 127.0.0.1:14000 $p; } 2>&1 | tr '\r' '\n')
+      --endpoint 127.0.0.1:$GRPC_PORT --http-endpoint 127.0.0.1:$HTTP_PORT $p; } 2>&1 | tr '\r' '\n')
     local rps; rps=$(echo "$out" | grep -E '^bulk +[0-9,]+ +[0-9.]+ ' | awk '{gsub(",", "", $4); print $4}')
     t=$(echo "$out" | grep '^TIME_' | tr '_' ' ' | awk '{print $2, $3 + $4}')
     echo "$r $k $t $rps $rps" ;;
   import-1m|import-10)
     local rows=1000000 in=$FILES/ opts="--tags host,region,datacenter,service"
     [ "$k" = import-10 ] && { rows=10; in=$WORK/ten.csv; opts="--tags host"; }
-    out=$( { $T $SLUICE import -e 127.0.0.1:14001 --http-endpoint 127.0.0.1:14000 --restart --quiet \
+    out=$( { $T $SLUICE import -e 127.0.0.1:$GRPC_PORT --http-endpoint 127.0.0.1:$HTTP_PORT --restart --quiet \
       --summary-json=- --table whole_run_${k#import-} --state "$WORK/$k.state.json" $opts "$in"; } 2>&1)
     local span; span=$(echo "$out" | tr -d '\n ' | grep -o -E '"transferRowsPerSecond":[0-9.]+' | cut -d: -f2)
     t=$(echo "$out" | grep '^TIME_' | tr '_' ' ' | awk '{print $2, $3 + $4}')
@@ -87,5 +89,7 @@ awk '
     for (i = 1; i <= 2; i++) {
       line = ""; for (r = 1; r <= n; r++) { s[r] = 100 * rate["import-1m", r] / rate[ks[i], r]; line = line sprintf(" %.0f%%", s[r]) }
       printf "import-1m whole process / %s: %s; median %.0f%%\n", ks[i], line, median(s, n)
+      line = ""; for (r = 1; r <= n; r++) { s[r] = 100 * span["import-1m", r] / rate[ks[i], r]; line = line sprintf(" %.0f%%", s[r]) }
+      printf "import-1m transfer      / %s: %s; median %.0f%%\n", ks[i], line, median(s, n)
     }
   }' "$OUT"
