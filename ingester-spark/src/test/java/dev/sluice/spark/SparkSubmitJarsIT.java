@@ -24,21 +24,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The connector jar used as {@code spark-submit --jars} would: Spark's {@code SparkSubmit} runs in its own JVM whose
- * class path holds Spark and the libraries Spark ships, and none of the connector's or the Sluice client's classes.
+ * class path is Spark's alone: {@code spark-sql_2.13} and its dependencies at Spark's versions, resolved by the build
+ * on their own ({@code src/it/spark-classpath/pom.xml}), with none of the connector's or the Sluice client's classes.
  * A small application, compiled into its own jar, writes rows through {@code format("greptimedb")} on both write
  * paths into a testkit this test started, and the rows are read back from the testkit.
  */
 class SparkSubmitJarsIT {
     static final int ROWS = 1_000;
-    /**
-     * Class path entries that Spark does not ship: this project's modules, the tests' libraries, and the client's
-     * libraries that only the connector jar brings (relocated there). Everything else on the test's class path is
-     * Spark and its dependencies (Jackson, Guava, protobuf, Netty, Arrow vectors, SLF4J, zstd-jni... which a Spark
-     * installation's jars directory holds in its own versions).
-     */
-    static final Pattern NOT_SPARKS = Pattern.compile(".*(/target/|/dev/sluice/|/io/grpc/|/io/perfmark/"
-            + "|/org/junit/|/org/opentest4j/|/org/apiguardian/|/com/google/api/grpc/|/com/google/android/"
-            + "|/org/apache/arrow/flight-|/com/h2database/|/org/jspecify/|/org/slf4j/slf4j-simple/).*");
+
+    /** This project's modules and the client's libraries that only the connector jar brings (relocated there). */
+    static final Pattern OURS = Pattern.compile(".*(/target/|/dev/sluice/|/io/grpc/|/org/apache/arrow/flight-).*");
 
     static final String APP = """
             import org.apache.spark.sql.SparkSession;
@@ -68,9 +63,13 @@ class SparkSubmitJarsIT {
     void anApplicationSubmittedWithTheConnectorJarWritesThroughIt(@TempDir Path dir) throws Exception {
         Path connectorJar = Path.of(System.getProperty("spark.connector.jar", "target/missing.jar"));
         assertTrue(Files.isRegularFile(connectorJar), "the connector jar exists: " + connectorJar);
-        List<String> sparkClassPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(e -> !NOT_SPARKS.matcher(e.replace(File.separatorChar, '/')).matches()).toList();
+        Path classPathFile = Path.of(System.getProperty("spark.classpath.file", "target/missing-spark-classpath.txt"));
+        assertTrue(Files.isRegularFile(classPathFile), "Spark's class path, resolved by the build: " + classPathFile);
+        List<String> sparkClassPath = Arrays.asList(Files.readString(classPathFile).trim().split(File.pathSeparator));
         assertTrue(sparkClassPath.stream().anyMatch(e -> e.contains("spark-core_")), sparkClassPath.toString());
+        List<String> ours = sparkClassPath.stream().filter(e -> OURS.matcher(e.replace(File.separatorChar, '/'))
+                .matches()).toList();
+        assertEquals(List.of(), ours, "Spark's class path holds none of the connector's or the client's libraries");
 
         Path appJar = compileApp(dir, String.join(File.pathSeparator, sparkClassPath));
         try (GreptimeTestServer server = GreptimeTestServer.builder().httpPort(0).start()) {

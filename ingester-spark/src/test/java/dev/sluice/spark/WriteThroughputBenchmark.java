@@ -18,7 +18,10 @@ import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
 
 /**
  * Throughput of a batch write through the connector beside Sluice's own batching writer, in one JVM with one
@@ -54,13 +57,15 @@ public final class WriteThroughputBenchmark {
                     .getOrCreate();
             System.out.printf(Locale.ROOT, "%,d rows, parallelism %d, %d rounds, %d cores, Java %s%n", rows,
                     parallelism, rounds, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+            Dataset<Row> input = cachedInput(spark, rows, parallelism);
+            Columns columns = Columns.of(rows);
             for (String path : paths) {
                 List<double[]> job = new ArrayList<>();
                 List<double[]> reference = new ArrayList<>();
                 // A first, uncounted round of each loads and compiles their code.
                 for (int round = 0; round <= rounds; round++) {
-                    double[] j = measure(rows, () -> sparkJob(spark, server, path, rows, parallelism));
-                    double[] r = measure(rows, () -> sluiceWriters(server, path, rows, parallelism));
+                    double[] j = measure(rows, () -> sparkJob(input, server, path));
+                    double[] r = measure(rows, () -> sluiceWriters(server, path, columns, parallelism));
                     if (round > 0) {
                         job.add(j);
                         reference.add(r);
@@ -78,20 +83,58 @@ public final class WriteThroughputBenchmark {
         }
     }
 
-    private static void sparkJob(SparkSession spark, GreptimeTestServer server, String path, long rows,
-            int parallelism) {
-        spark.range(0, rows, 1, parallelism).selectExpr(
-                        "concat('host-', id % 1000) AS host", "concat('region-', id % 5) AS region",
-                        "concat('dc-', id % 10) AS datacenter", "concat('service-', id % 20) AS service",
-                        "(id * 7 % 10000) / 100.0D AS cpu", "(id * 11 % 10000) / 100.0D AS memory",
-                        "(id * 13 % 10000) / 100.0D AS disk_util", "id * 3 % 100000 AS net_in",
-                        "id * 5 % 100000 AS net_out", "timestamp_micros(" + BASE_MICROS + " + id) AS ts")
-                .write().format("greptimedb").option("endpoints", server.endpoint())
+    /**
+     * The job's input: the benchmark's rows computed by Spark once and cached in memory ({@code MEMORY_ONLY}), in
+     * {@code parallelism} partitions, so that a round measures reading cached rows and writing them, as a migration
+     * job reads rows that already exist, rather than Spark computing them.
+     */
+    private static Dataset<Row> cachedInput(SparkSession spark, long rows, int parallelism) {
+        Dataset<Row> df = spark.range(0, rows, 1, parallelism).selectExpr(
+                "concat('host-', id % 1000) AS host", "concat('region-', id % 5) AS region",
+                "concat('dc-', id % 10) AS datacenter", "concat('service-', id % 20) AS service",
+                "(id * 7 % 10000) / 100.0D AS cpu", "(id * 11 % 10000) / 100.0D AS memory",
+                "(id * 13 % 10000) / 100.0D AS disk_util", "id * 3 % 100000 AS net_in",
+                "id * 5 % 100000 AS net_out", "timestamp_micros(" + BASE_MICROS + " + id) AS ts")
+                .persist(StorageLevel.MEMORY_ONLY());
+        if (df.count() != rows) {
+            throw new IllegalStateException("the cached input does not hold " + rows + " rows");
+        }
+        return df;
+    }
+
+    private static void sparkJob(Dataset<Row> input, GreptimeTestServer server, String path) {
+        input.write().format("greptimedb").option("endpoints", server.endpoint())
                 .option("httpEndpoint", server.httpEndpoint()).option("table", "bench_spark_" + path)
                 .option("tags", "host,region,datacenter,service").option("writePath", path).mode("append").save();
     }
 
-    private static void sluiceWriters(GreptimeTestServer server, String path, long rows, int parallelism)
+    /**
+     * The writers' input: the same rows as {@link #cachedInput}, computed once into column arrays (one per column, a
+     * string object per row and text column), split between the threads as Spark splits its partitions.
+     */
+    record Columns(String[] host, String[] region, String[] datacenter, String[] service, double[] cpu,
+                   double[] memory, double[] diskUtil, long[] netIn, long[] netOut, long[] ts) {
+        static Columns of(long rows) {
+            int n = Math.toIntExact(rows);
+            Columns c = new Columns(new String[n], new String[n], new String[n], new String[n], new double[n],
+                    new double[n], new double[n], new long[n], new long[n], new long[n]);
+            for (int i = 0; i < n; i++) {
+                c.host[i] = "host-" + i % 1000;
+                c.region[i] = "region-" + i % 5;
+                c.datacenter[i] = "dc-" + i % 10;
+                c.service[i] = "service-" + i % 20;
+                c.cpu[i] = (i * 7L % 10000) / 100.0;
+                c.memory[i] = (i * 11L % 10000) / 100.0;
+                c.diskUtil[i] = (i * 13L % 10000) / 100.0;
+                c.netIn[i] = i * 3L % 100000;
+                c.netOut[i] = i * 5L % 100000;
+                c.ts[i] = BASE_MICROS + i;
+            }
+            return c;
+        }
+    }
+
+    private static void sluiceWriters(GreptimeTestServer server, String path, Columns c, int parallelism)
             throws Exception {
         TableSchema schema = TableSchema.newBuilder("bench_sluice_" + path)
                 .addTag("host", DataType.String).addTag("region", DataType.String)
@@ -103,22 +146,22 @@ public final class WriteThroughputBenchmark {
         BatchingWriter.Config config = BatchingWriter.Config.newBuilder().maxBatchRows(10_000)
                 .maxInFlightRequests(4).maxBufferedRows(200_000).path(path.equals("bulk")
                         ? BatchingWriter.Path.Bulk : BatchingWriter.Path.Regular).build();
+        int rows = c.ts().length;
         ExecutorService pool = Executors.newFixedThreadPool(parallelism);
         try {
             List<Future<?>> tasks = new ArrayList<>();
             for (int t = 0; t < parallelism; t++) {
-                long from = rows * t / parallelism;
-                long to = rows * (t + 1) / parallelism;
+                int from = (int) ((long) rows * t / parallelism);
+                int to = (int) ((long) rows * (t + 1) / parallelism);
                 tasks.add(pool.submit(() -> {
                     try (GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(List.of(server.endpoint()),
                             "public").build()); BatchingWriter w = db.batchingWriter(config)) {
-                        for (long id = from; id < to; id++) {
-                            long i = id;
-                            w.write(schema, a -> a.setString(0, "host-" + i % 1000).setString(1, "region-" + i % 5)
-                                    .setString(2, "dc-" + i % 10).setString(3, "service-" + i % 20)
-                                    .setDouble(4, (i * 7 % 10000) / 100.0).setDouble(5, (i * 11 % 10000) / 100.0)
-                                    .setDouble(6, (i * 13 % 10000) / 100.0).setLong(7, i * 3 % 100000)
-                                    .setLong(8, i * 5 % 100000).setLong(9, BASE_MICROS + i));
+                        for (int id = from; id < to; id++) {
+                            int i = id;
+                            w.write(schema, a -> a.setString(0, c.host[i]).setString(1, c.region[i])
+                                    .setString(2, c.datacenter[i]).setString(3, c.service[i])
+                                    .setDouble(4, c.cpu[i]).setDouble(5, c.memory[i]).setDouble(6, c.diskUtil[i])
+                                    .setLong(7, c.netIn[i]).setLong(8, c.netOut[i]).setLong(9, c.ts[i]));
                         }
                         w.flushOrThrow(Duration.ofMinutes(5));
                     }

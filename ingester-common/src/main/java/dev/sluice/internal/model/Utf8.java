@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 
 /**
  * Checks that bytes are well-formed UTF-8 (RFC 3629): no overlong forms, no encoded surrogates, nothing above
- * U+10FFFF, no sequence cut short. ASCII runs are checked eight bytes at a time.
+ * U+10FFFF, no sequence cut short. ASCII text and ASCII runs are checked eight bytes at a time.
  */
 public final class Utf8 {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -25,6 +25,9 @@ public final class Utf8 {
      *     when the text is well-formed
      */
     public static int malformedAt(byte[] b, int offset, int length) {
+        if (ascii(b, offset, length)) {
+            return -1;
+        }
         int i = offset;
         int end = offset + length;
         while (i < end) {
@@ -44,6 +47,27 @@ public final class Utf8 {
             i += n;
         }
         return -1;
+    }
+
+    /**
+     * Tells whether every byte is below 0x80, the common case, eight bytes at a time: the last eight bytes of the
+     * text as one step (overlapping the step before), and text shorter than eight bytes without a branch per byte.
+     */
+    private static boolean ascii(byte[] b, int offset, int length) {
+        int end = offset + length;
+        if (length < 8) {
+            int any = 0;
+            for (int i = offset; i < end; i++) {
+                any |= b[i];
+            }
+            return any >= 0;
+        }
+        for (int i = offset; i < end - 8; i += 8) {
+            if (((long) LONGS.get(b, i) & HIGH_BITS) != 0) {
+                return false;
+            }
+        }
+        return ((long) LONGS.get(b, end - 8) & HIGH_BITS) == 0;
     }
 
     /** The length of the multi-byte sequence at {@code i}, or -1 when it is malformed. */

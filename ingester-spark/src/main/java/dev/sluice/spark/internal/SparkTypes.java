@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.function.Function;
 import dev.sluice.sql.ServerColumn;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.MapData;
 import org.apache.spark.sql.types.ArrayType;
@@ -251,11 +252,30 @@ public final class SparkTypes {
             int s = d.scale();
             return (r, i, a) -> a.setDecimal(i, r.getDecimal(i, p, s).toJavaBigDecimal());
         } else if (t instanceof StringType) {
-            return (r, i, a) -> setUtf8(r.getUTF8String(i), i, a);
+            return (r, i, a) -> {
+                if (r instanceof UnsafeRow u && u.getBaseObject() instanceof byte[] b) {
+                    setUtf8(u, b, i, a);
+                } else {
+                    setUtf8(r.getUTF8String(i), i, a);
+                }
+            };
         } else if (t instanceof BinaryType) {
             return (r, i, a) -> a.setBytes(i, r.getBinary(i));
         }
         return (r, i, a) -> a.setValue(i, json(r.get(i, t), t));
+    }
+
+    /**
+     * Sets text from a row Spark keeps in one array, as the part of that array the text lies in (an {@link UnsafeRow}
+     * holds a variable-length value's offset from the row's start and its size in one long), without a
+     * {@link UTF8String} per value. Sluice copies such a part into its batch, so the array may change afterwards; the
+     * text never starts at the array's start (the row's null bits and fixed-width slots come first), so it is never a
+     * whole array Sluice could keep.
+     */
+    private static void setUtf8(UnsafeRow u, byte[] b, int i, RowAppender a) {
+        long offsetAndSize = u.getLong(i);
+        long at = u.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET + (offsetAndSize >> 32);
+        a.setUtf8(i, b, (int) at, (int) offsetAndSize);
     }
 
     /**

@@ -714,6 +714,18 @@ public final class Storage {
     }
 
     /**
+     * Returns some columns of the stored rows.
+     *
+     * @param db database
+     * @param table table
+     * @param names the columns
+     * @return one list of values per name, each in the order of {@link #rows}
+     */
+    public synchronized List<List<Object>> columns(String db, String table, List<String> names) {
+        return Collections.unmodifiableList(table(db, table).columns(names));
+    }
+
+    /**
      * Returns the stored row count.
      *
      * @param db database

@@ -317,6 +317,29 @@ final class StoredTable {
         return retainRows ? live : countOnly;
     }
 
+    /** The values of the named columns, one list per name, each in the order of {@link #rows()}. */
+    List<List<Object>> columns(List<String> names) {
+        List<List<Object>> out = new ArrayList<>(names.size());
+        for (String name : names) {
+            int c = 0;
+            while (c < columns.size() && !columns.get(c).name().equals(name)) {
+                c++;
+            }
+            if (c == columns.size()) {
+                throw new IllegalArgumentException("table " + this.name + " has no column " + name);
+            }
+            ColumnStore store = stores.get(c);
+            List<Object> values = new ArrayList<>(live);
+            for (int p = 0; p < size; p++) {
+                if (!dead.get(p)) {
+                    values.add(store.get(p));
+                }
+            }
+            out.add(Collections.unmodifiableList(values));
+        }
+        return out;
+    }
+
     List<Map<String, Object>> rows() {
         List<Map<String, Object>> out = new ArrayList<>(live);
         for (int p = 0; p < size; p++) {
