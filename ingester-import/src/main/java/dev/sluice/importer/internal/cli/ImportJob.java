@@ -308,6 +308,7 @@ public final class ImportJob {
         boolean appendMode = setup.appendMode();
         summary.started = true;
         summary.collapsible = !appendMode;
+        summary.lineProtocol = setup.rows() instanceof RunSetup.Measurements;
         summary.table = load.table();
         summary.path = setup.bulk() ? "bulk" : "regular";
         summary.stateFile = state.file().toString();
@@ -416,14 +417,23 @@ public final class ImportJob {
      */
     private void warnOfCollisions(boolean keepsEveryRow, Plan plan, Sampled sampled, String sampledName,
             Summary summary) {
-        if (keepsEveryRow) {
-            return;
+        if (!keepsEveryRow) {
+            String w = SampledCollisions.check(plan, sampled.columns(), sampled.rows(), sampledName);
+            warn(summary, w == null ? List.of() : List.of(w));
         }
-        String w = SampledCollisions.check(plan, sampled.columns(), sampled.rows(), sampledName);
-        if (w != null) {
+    }
+
+    /** Gives warnings before anything is written: on standard error and in the summary. */
+    private void warn(Summary summary, List<String> warnings) {
+        for (String w : warnings) {
             err.println("warning: " + w);
             summary.warnings.add(w);
         }
+    }
+
+    /** Whether a line protocol table keeps every row: the import's tables in append mode, or an append-mode table. */
+    private boolean keepsEveryRow(boolean appendMode, ServerSql sql, LineProtocolTables.Columns columns, String table) {
+        return appendMode || columns.existing(table) != null && keepsEveryRow(sql, table);
     }
 
     // ------------------------------------------------------------------ options
@@ -1037,7 +1047,9 @@ public final class ImportJob {
         ServerSql sql = new ServerSql(httpEndpoint(), o.database, o.user, password());
         if (o.dryRun) {
             LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(sql, null));
-            columns.sample(inputs, in -> false, o.sample);
+            boolean appendMode = appendModeAsked(with);
+            warn(summary, LineProtocolTables.collapses(precision, columns, columns.sample(inputs, in -> false,
+                    o.sample), System.currentTimeMillis() * 1_000_000L, t -> keepsEveryRow(appendMode, sql, columns, t)));
             DryRun.lineProtocol(out, inputs.get(0), precision, columns,
                     lineProtocolTableOptions(with, appendModeAsked(with)), o.dryRunRows, stats.rawBytes);
             return OK;
@@ -1050,6 +1062,10 @@ public final class ImportJob {
         resolveInDoubt(inputs, sql, state, appendMode);
         state.save();
         LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(sql, state));
+        // The samples decide the columns' types before any row is sent, whatever the parallelism.
+        warn(summary, LineProtocolTables.collapses(precision, columns, columns.sample(inputs,
+                in -> state.entry(in.name()).done, o.sample), state.importTimeNanos,
+                t -> keepsEveryRow(appendMode, sql, columns, t)));
         Verify verify = new Verify(state, stats, err);
         Load load = new Load(o.table != null ? o.table : "one table per measurement", with, null,
                 sum -> verify.perTable(sql, sum));
