@@ -117,9 +117,6 @@ public final class LoadRun implements AutoCloseable {
 
     /** Reads every input not yet imported and waits for the answers (up to {@code --timeout}). */
     public void read() {
-        if (setup.rows() instanceof RunSetup.Measurements m) {
-            m.columns().sample(setup.inputs(), in -> state.entry(in.name()).done, o.sample());
-        }
         runWorkers(setup.inputs());
         awaitAnswers();
     }
@@ -469,6 +466,7 @@ public final class LoadRun implements AutoCloseable {
             String m = ImportFailure.message(ex);
             throw m.contains(in.name()) ? ex : new IOException("'" + in.name() + "' cannot be read: " + m, ex);
         } finally {
+            stats.linesWithoutRecord.addAndGet(src.linesWithoutRecord());
             src.close();
         }
     }
