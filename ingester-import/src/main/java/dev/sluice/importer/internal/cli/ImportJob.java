@@ -10,12 +10,11 @@ import dev.sluice.importer.internal.plan.SampledCollisions;
 import dev.sluice.importer.internal.plan.TypeNames;
 import dev.sluice.importer.internal.plan.Widening;
 import dev.sluice.importer.internal.report.DryRun;
-import dev.sluice.importer.internal.report.Progress;
 import dev.sluice.importer.internal.report.Rejects;
 import dev.sluice.importer.internal.report.Stats;
 import dev.sluice.importer.internal.report.Summary;
 import dev.sluice.importer.internal.report.Verify;
-import dev.sluice.importer.internal.run.LoadRun;
+import dev.sluice.importer.internal.run.Loading;
 import dev.sluice.importer.internal.run.RunSetup;
 import dev.sluice.importer.internal.source.CsvSource;
 import dev.sluice.importer.internal.source.Format;
@@ -28,48 +27,36 @@ import dev.sluice.importer.internal.source.Sampled;
 import dev.sluice.importer.internal.state.InDoubt;
 import dev.sluice.importer.internal.state.State;
 import dev.sluice.importer.internal.state.StateFiles;
-import dev.sluice.importer.internal.target.Client;
+import dev.sluice.importer.internal.target.Connecting;
 import dev.sluice.importer.internal.target.ServerSql;
-import dev.sluice.sink.internal.SinkSettings;
-import dev.sluice.write.Context;
+import dev.sluice.importer.internal.target.ServerTables;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
  * One {@code sluice import}: checks the options and inputs, plans the tables (from a sample of CSV, TSV, JSON Lines or
- * Parquet rows, or the line protocol samples), loads the state, then hands the setup to the one {@link LoadRun} of
+ * Parquet rows, or the line protocol samples), loads the state, then hands the setup to the one {@link dev.sluice.importer.internal.run.LoadRun} of
  * every format and reports.
  */
 public final class ImportJob {
     /** Exit code: everything written. */
-    public static final int OK = 0;
-    /** Exit code: rows rejected (skipped, or the import stopped at one). */
-    public static final int REJECTED = 1;
+    public static final int OK = Loading.OK;
     /** Exit code: usage error. */
     public static final int USAGE = 2;
     /** Exit code: failed. */
-    public static final int FAILED = 3;
+    public static final int FAILED = Loading.FAILED;
 
     private final ImportOptions o;
     private final OptionReading options;
@@ -79,14 +66,8 @@ public final class ImportJob {
     final Stats stats = new Stats();
     /** The state file: found, locked from its first reading to the end of the run, read. */
     private final StateFiles stateFiles;
-    private Client client;
-    /**
-     * The client, created on a thread of its own while the inputs are sampled and the table is looked up over
-     * HTTP: loading gRPC, Netty and Arrow takes a few hundred milliseconds that need not wait for them.
-     */
-    private CompletableFuture<Client> early;
-    /** Completes once the early client's bulk writers are ready ({@code GreptimeDB.prepareBulk}); null if not started. */
-    private CompletableFuture<Void> prepared;
+    /** The client, created early on a thread of its own when there is something to send. */
+    private final Connecting connecting;
 
     /**
      * Creates the job.
@@ -100,6 +81,8 @@ public final class ImportJob {
         this.options = new OptionReading(options);
         this.stateFiles = new StateFiles(new StateFiles.Options(options.state, options.rejects, options.database,
                 options.restart));
+        this.connecting = new Connecting(this.options::target, !options.path.equalsIgnoreCase("regular"),
+                options.timeoutSeconds);
         this.out = out;
         this.err = err;
     }
@@ -122,11 +105,7 @@ public final class ImportJob {
             summary.error = e.getMessage();
             code = FAILED;
         } finally {
-            if (client != null) {
-                client.close();
-            } else if (early != null) {
-                early.thenAccept(Client::close);
-            }
+            connecting.close();
             stateFiles.close();
         }
         summary.exitCode = code;
@@ -188,7 +167,7 @@ public final class ImportJob {
         ZoneId zone = options.zone();
         String table = options.tableName(inputs);
         if (!o.dryRun && somethingToSend(inputs, table)) {
-            startConnecting();
+            connecting.start();
         }
         Map<String, String> with = OptionReading.keyValues(o.with, "--with");
         boolean appendModeAsked = options.appendModeAsked(with);
@@ -196,9 +175,9 @@ public final class ImportJob {
                 OptionReading.keyValues(o.rename, "--rename"), zone, with);
 
         // The table is looked up over HTTP while the first input is sampled: neither needs the other.
-        CompletableFuture<TableLookup> lookup = inBackground("sluice-import-lookup", () -> {
-            ServerSql q = new ServerSql(options.httpEndpoint(), o.database, o.user, options.password());
-            return new TableLookup(q, describe(q, table));
+        CompletableFuture<TableLookup> lookup = Connecting.inBackground("sluice-import-lookup", () -> {
+            ServerTables q = serverTables();
+            return new TableLookup(q, q.describe(table));
         });
         // Sample the first input that holds rows (an input of only a header says nothing of the types); its records
         // are replayed when it is imported.
@@ -222,8 +201,9 @@ public final class ImportJob {
         }
         String sampledName = first.name();
         boolean json = first.format() == Format.JSONL;
-        TableLookup looked = await(lookup, "looking the table up over HTTP");
-        ServerSql sql = looked.sql();
+        TableLookup looked = connecting.await(lookup, "looking the table up over HTTP");
+        ServerTables tables = looked.tables();
+        ServerSql sql = tables.sql();
         TableSchema existing = looked.existing();
         boolean regular = o.path.equalsIgnoreCase("regular");
         Plan plan = Plan.build(sampled.columns(), sampled.rows(), json, m, existing, regular, declared);
@@ -239,16 +219,16 @@ public final class ImportJob {
         boolean bulk = !regular;
         plan = checkColumnsOfEveryInput(inputs, plan, sampledAt, bulk, m);
         if (o.dryRun) {
-            warnOfCollisions(appendModeAsked || existing != null && keepsEveryRow(sql, table), plan, sampled, sampledName,
+            warnOfCollisions(appendModeAsked || existing != null && tables.keepsEveryRow(table), plan, sampled, sampledName,
                     summary);
             DryRun.oneTable(out, plan, bulk, sampled, sampledName, o.dryRunRows);
             return OK;
         }
         State state = stateFiles.load(inputs, table);
         if (state.countBefore < 0) {
-            state.countBefore = existing == null ? 0 : countOrMinusOne(sql, table);
+            state.countBefore = existing == null ? 0 : tables.countOrMinusOne(table);
         }
-        boolean appendMode = appendModeAsked || state.appendMode || existing != null && keepsEveryRow(sql, table);
+        boolean appendMode = appendModeAsked || state.appendMode || existing != null && tables.keepsEveryRow(table);
         state.appendMode = appendMode;
         warnOfCollisions(appendMode, plan, sampled, sampledName, summary);
         InDoubt.resolve(inputs, state, appendMode, o.inDoubt, p -> sql.countBetween(p.table(), p.timeIndex(),
@@ -256,134 +236,28 @@ public final class ImportJob {
         state.save();
         Sampled s = sampled;
         Verify verify = new Verify(state, stats, err);
-        Load load = new Load(table, existing == null ? with : Map.of(), existing == null ? plan.schema() : null,
+        Loading.Load load = new Loading.Load(table, existing == null ? with : Map.of(), existing == null ? plan.schema() : null,
                 sum -> verify.oneTable(sql, table, sum));
         try (Rejects rejects = openRejects()) {
-            return load(new RunSetup(options.settings(), inputs, state, rejects, m, bulk, appendMode, new RunSetup.OneTable(plan, s,
+            return loading().load(new RunSetup(options.settings(), inputs, state, rejects, m, bulk, appendMode, new RunSetup.OneTable(plan, s,
                     sampledAt, sampledName, in -> openSource(in, m))), summary, load);
         }
     }
 
-    /** Whether the options ask for an append-mode table ({@code --append-mode}, {@code --with append_mode=true}). */
-    /** What the load run takes from the options. */
+    /** The server's tables, asked over HTTP SQL. */
+    private ServerTables serverTables() {
+        return new ServerTables(new ServerSql(options.httpEndpoint(), o.database, o.user, options.password()),
+                new ServerTables.Options(options.httpEndpoint(), o.httpEndpoint != null, o.verify, o.quiet), err);
+    }
+
+    /** The load that follows the setup. */
+    private Loading loading() {
+        return new Loading(new Loading.Options(o.verify, o.quiet, o.progressInterval), connecting, stats, err);
+    }
+
     /** The {@code --rejects} file, opened; null without one. */
     private Rejects openRejects() {
         return o.rejects == null ? null : new Rejects(o.rejects);
-    }
-
-    /**
-     * Runs the load of every format once the setup is done: connects, creates the table the setup planned, reads the
-     * inputs on the workers, waits for the answers and reports.
-     *
-     * @return the exit code
-     */
-    private int load(RunSetup setup, Summary summary, Load load) {
-        List<Inputs.Input> inputs = setup.inputs();
-        State state = setup.state();
-        boolean appendMode = setup.appendMode();
-        summary.started = true;
-        summary.collapsible = !appendMode;
-        summary.lineProtocol = setup.rows() instanceof RunSetup.Measurements;
-        summary.table = load.table();
-        summary.path = setup.bulk() ? "bulk" : "regular";
-        summary.stateFile = state.file().toString();
-        if (inputs.stream().allMatch(in -> state.entry(in.name()).done)) {
-            // Nothing left to send: do not even connect.
-            err.println("note: every input is recorded as imported in " + state.file() + "; nothing to send (--restart"
-                    + " imports everything again)");
-            stats.inputs = inputs.size();
-            stats.inputsDone.set(inputs.size());
-            if (o.verify) {
-                load.verify(summary);
-                if (summary.verifyOk != null && !summary.verifyOk) {
-                    return FAILED;
-                }
-            }
-            return OK;
-        }
-        Context ctx = Client.context(load.tableOptions(), appendMode);
-        client = connect();
-        if (load.toCreate() != null) {
-            client.createTable(load.toCreate(), ctx);
-        }
-        try (LoadRun r = new LoadRun(setup, client, ctx, stats, err)) {
-            return transfer(setup, summary, load, r);
-        }
-    }
-
-    /**
-     * Reads the inputs on the run's workers, under a shutdown hook that saves the state, waits for the answers and
-     * reports.
-     *
-     * @return the exit code
-     */
-    private int transfer(RunSetup setup, Summary summary, Load load, LoadRun r) {
-        List<Inputs.Input> inputs = setup.inputs();
-        State state = setup.state();
-        stats.inputs = inputs.size();
-        for (Inputs.Input in : inputs) {
-            stats.totalBytes += Math.max(0, in.size());
-            if (state.entry(in.name()).done) {
-                stats.inputsDone.incrementAndGet();
-                stats.rawBytes.addAndGet(Math.max(0, in.size()));
-            }
-        }
-        Thread hook = new Thread(() -> {
-            r.stop();
-            state.save();
-        }, "sluice-import-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        Progress progress = o.quiet ? null : Progress.start(stats, err, o.progressInterval);
-        try {
-            awaitPrepared();
-            stats.readingFrom = System.nanoTime();
-            r.read();
-            stats.answeredAt = System.nanoTime();
-        } finally {
-            if (progress != null) {
-                progress.stop();
-            }
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs anyway
-            }
-        }
-        state.save();
-        Throwable f = r.failure();
-        if (f != null) {
-            throw new ImportFailure(ImportFailure.message(f) + "\nRows acknowledged so far are recorded in "
-                    + state.file() + ": run the same command again to continue from there.", f);
-        }
-        if (o.verify) {
-            load.verify(summary);
-        }
-        String stoppedAt = r.stoppedAt();
-        if (stoppedAt != null) {
-            summary.error = stoppedAt;
-            err.println("error: " + stoppedAt);
-            return REJECTED;
-        }
-        if (summary.verifyOk != null && !summary.verifyOk) {
-            return FAILED;
-        }
-        return stats.rejected.get() > 0 ? REJECTED : OK;
-    }
-
-    /**
-     * What differs by format around the one load run: the table the summary names, the options of the tables the
-     * import creates, the table to create first (or null), and how {@code --verify} counts.
-     *
-     * @param table the table the summary names
-     * @param tableOptions the options of the tables the import creates
-     * @param toCreate the table to create before the run, or null
-     * @param verify how {@code --verify} counts, filling the summary
-     */
-    private record Load(String table, Map<String, String> tableOptions, TableSchema toCreate,
-            java.util.function.Consumer<Summary> verify) {
-        void verify(Summary summary) {
-            verify.accept(summary);
-        }
     }
 
     /**
@@ -407,63 +281,18 @@ public final class ImportJob {
     }
 
     /** Whether a line protocol table keeps every row: the import's tables in append mode, or an append-mode table. */
-    private boolean keepsEveryRow(boolean appendMode, ServerSql sql, LineProtocolTables.Columns columns, String table) {
-        return appendMode || columns.existing(table) != null && keepsEveryRow(sql, table);
+    private static boolean keepsEveryRow(boolean appendMode, ServerTables tables, LineProtocolTables.Columns columns,
+            String table) {
+        return appendMode || columns.existing(table) != null && tables.keepsEveryRow(table);
     }
 
     /**
      * The HTTP SQL client and the table as the server describes it.
      *
-     * @param sql the HTTP SQL client
+     * @param tables the server's tables
      * @param existing the table's schema, or null when it does not exist
      */
-    private record TableLookup(ServerSql sql, TableSchema existing) {
-    }
-
-    /**
-     * Runs a task on a daemon thread of its own.
-     *
-     * @param name the thread's name
-     * @param task what it computes
-     * @return completes with the task's result or failure
-     */
-    private static <T> CompletableFuture<T> inBackground(String name, java.util.function.Supplier<T> task) {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                f.complete(task.get());
-            } catch (Throwable e) {
-                f.completeExceptionally(e);
-            }
-        }, name);
-        t.setDaemon(true);
-        t.start();
-        return f;
-    }
-
-    /**
-     * Waits for a background task, within {@code --timeout} plus a minute.
-     *
-     * @param f the task
-     * @param what what it does, for the errors ("creating the client")
-     * @return its result
-     * @throws RuntimeException the task's own failure, or an {@link ImportFailure} when it fails otherwise or runs late
-     */
-    private <T> T await(CompletableFuture<T> f, String what) {
-        long limit = o.timeoutSeconds + 60L;
-        try {
-            return f.get(limit, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new ImportFailure(what + " failed: " + e.getCause(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ImportFailure("interrupted while " + what, e);
-        } catch (TimeoutException e) {
-            throw new ImportFailure(what + " took over " + limit + " s", e);
-        }
+    private record TableLookup(ServerTables tables, TableSchema existing) {
     }
 
     /**
@@ -528,82 +357,6 @@ public final class ImportJob {
         }
     }
 
-    /** Starts creating the client on a thread of its own; {@link #connect()} takes it. */
-    private void startConnecting() {
-        SinkSettings t = options.target();
-        early = inBackground("sluice-import-connect", () -> new Client(t));
-        if (!o.path.equalsIgnoreCase("regular")) {
-            // The bulk writers' classes load while the setup goes on; the transfer starts once they have loaded.
-            prepared = early.thenAcceptAsync(Client::prepareBulk, task -> {
-                Thread th = new Thread(task, "sluice-import-prepare");
-                th.setDaemon(true);
-                th.start();
-            });
-        }
-    }
-
-    /**
-     * Waits (up to --timeout) for the bulk writers' classes to load, so that the transfer starts with a client ready
-     * to write, as a program that prepared its client would: the workers would otherwise wait for the same loading
-     * when they open their writers. A failed preparation is left to the first writer, which reports it.
-     */
-    private void awaitPrepared() {
-        if (prepared == null) {
-            return;
-        }
-        try {
-            prepared.get(o.timeoutSeconds, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // the writers meet the same problem and report it
-        }
-    }
-
-    /** The client: the one {@link #startConnecting()} created, or a new one. */
-    private Client connect() {
-        return early == null ? new Client(options.target()) : await(early, "creating the client");
-    }
-
-    private TableSchema describe(ServerSql sql, String table) {
-        try {
-            return sql.describe(table);
-        } catch (IOException | RuntimeException e) {
-            if (o.httpEndpoint != null || o.verify) {
-                throw new ImportFailure("cannot read table '" + table + "' over HTTP SQL at " + options.httpEndpoint() + ": "
-                        + e.getMessage(), e);
-            }
-            if (!o.quiet) {
-                err.println("note: the HTTP API at " + options.httpEndpoint() + " did not answer (" + e.getMessage() + "): the"
-                        + " import assumes table '" + table + "' does not exist; give --http-endpoint to check");
-            }
-            return null;
-        }
-    }
-
-    /**
-     * Whether an existing table is append-mode (it keeps every row, so a batch must never be resent silently). When
-     * the server cannot say, the import goes on as for an ordinary table and says so.
-     */
-    private boolean keepsEveryRow(ServerSql sql, String table) {
-        try {
-            return sql.appendMode(table);
-        } catch (IOException | RuntimeException e) {
-            err.println("warning: could not read whether table '" + table + "' is append-mode (" + e.getMessage()
-                    + "): it is treated as keeping the last write of each key; if it keeps every row, pass"
-                    + " --append-mode so that a rerun never resends a batch without being asked");
-            return false;
-        }
-    }
-
-    private static long countOrMinusOne(ServerSql sql, String table) {
-        try {
-            return sql.count(table);
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-    }
-
     private RecordSource openSource(Inputs.Input in, Mapping mapping) throws IOException {
         if (in.format() == Format.PARQUET) {
             return new ParquetSource(in.path(), in.name(), mapping.skip(), mapping.zone(), stats.rawBytes);
@@ -624,18 +377,16 @@ public final class ImportJob {
         }
     }
 
-    /** The character {@code --delimiter} gives ({@code \t} and {@code tab} for a tab). */
-    /** The state file's real path: {@code --state}, or beside the first input. */
-    /** Refuses a rejects file that is an input or the state file, before either is written. */
     private int runLineProtocol(List<Inputs.Input> inputs, Summary summary) {
         long precision = options.precisionUnits();
         Map<String, String> with = OptionReading.keyValues(o.with, "--with");
-        ServerSql sql = new ServerSql(options.httpEndpoint(), o.database, o.user, options.password());
+        ServerTables tables = serverTables();
+        ServerSql sql = tables.sql();
         if (o.dryRun) {
-            LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(sql, null));
+            LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(tables, null));
             boolean appendMode = options.appendModeAsked(with);
             warn(summary, LineProtocolTables.collapses(precision, columns, columns.sample(inputs, in -> false,
-                    o.sample), System.currentTimeMillis() * 1_000_000L, t -> keepsEveryRow(appendMode, sql, columns, t)));
+                    o.sample), System.currentTimeMillis() * 1_000_000L, t -> keepsEveryRow(appendMode, tables, columns, t)));
             DryRun.lineProtocol(out, inputs.get(0), precision, columns,
                     OptionReading.lineProtocolTableOptions(with, options.appendModeAsked(with)), o.dryRunRows, stats.rawBytes);
             return OK;
@@ -648,16 +399,16 @@ public final class ImportJob {
         InDoubt.resolve(inputs, state, appendMode, o.inDoubt, p -> sql.countBetween(p.table(), p.timeIndex(),
                 p.unitsPerSecond(), p.min(), p.max()), options.httpEndpoint(), err);
         state.save();
-        LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(sql, state));
+        LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(tables, state));
         // The samples decide the columns' types before any row is sent, whatever the parallelism.
         warn(summary, LineProtocolTables.collapses(precision, columns, columns.sample(inputs,
                 in -> state.entry(in.name()).done, o.sample), state.importTimeNanos,
-                t -> keepsEveryRow(appendMode, sql, columns, t)));
+                t -> keepsEveryRow(appendMode, tables, columns, t)));
         Verify verify = new Verify(state, stats, err);
-        Load load = new Load(o.table != null ? o.table : "one table per measurement", with, null,
+        Loading.Load load = new Loading.Load(o.table != null ? o.table : "one table per measurement", with, null,
                 sum -> verify.perTable(sql, sum));
         try (Rejects rejects = openRejects()) {
-            return load(new RunSetup(options.settings(), inputs, state, rejects, null, false, appendMode,
+            return loading().load(new RunSetup(options.settings(), inputs, state, rejects, null, false, appendMode,
                     new RunSetup.Measurements(precision, columns)), summary, load);
         }
     }
@@ -667,11 +418,11 @@ public final class ImportJob {
      * import first writes to it, for {@code --verify}. When the HTTP API does not answer (and
      * {@code --http-endpoint} was not given), tables are taken as new.
      *
-     * @param sql the HTTP SQL client
+     * @param tables the server's tables
      * @param state the resume state the counts go to, or null (a dry run)
      * @return the schema of a table by name, null when it does not exist
      */
-    private Function<String, TableSchema> described(ServerSql sql, State state) {
+    private Function<String, TableSchema> described(ServerTables tables, State state) {
         Map<String, Optional<TableSchema>> described = new java.util.concurrent.ConcurrentHashMap<>();
         AtomicBoolean httpDown = new AtomicBoolean();
         return name -> described.computeIfAbsent(name, n -> {
@@ -679,12 +430,12 @@ public final class ImportJob {
                 return Optional.empty();
             }
             try {
-                TableSchema t = sql.describe(n);
+                TableSchema t = tables.sql().describe(n);
                 if (state != null) {
                     // The table's count before this import first writes to it, for --verify.
                     synchronized (state) {
                         if (!state.tableCountsBefore.containsKey(n)) {
-                            state.tableCountsBefore.put(n, t == null ? 0 : countOrMinusOne(sql, n));
+                            state.tableCountsBefore.put(n, t == null ? 0 : tables.countOrMinusOne(n));
                             // On disk before any row of the table is sent: a run killed after sending must not
                             // leave its rows to be counted as "before" by the rerun.
                             state.save();
@@ -694,8 +445,8 @@ public final class ImportJob {
                 return Optional.ofNullable(t);
             } catch (IOException | RuntimeException e) {
                 if (o.httpEndpoint != null) {
-                    throw new ImportFailure("cannot read table '" + n + "' over HTTP SQL at " + options.httpEndpoint() + ": "
-                            + e.getMessage(), e);
+                    throw new ImportFailure("cannot read table '" + n + "' over HTTP SQL at " + options.httpEndpoint()
+                            + ": " + e.getMessage(), e);
                 }
                 httpDown.set(true);
                 if (!o.quiet) {
