@@ -38,18 +38,6 @@ class SameSeriesAndTimeMergesOrIsWarnedOfTest {
     }
 
     @Test
-    void jsonLinesRowsSharingTimeWithoutTagsAreWarnedOf() throws Exception {
-        Path f = dir.resolve("dev.jsonl");
-        Files.writeString(f, "{\"device\":\"d1\",\"ts\":\"2024-05-01T10:00:00Z\",\"temp\":20.5}\n"
-                + "{\"device\":\"d2\",\"ts\":\"2024-05-01T10:00:00Z\",\"temp\":21.5}\n"
-                + "{\"device\":\"d3\",\"ts\":\"2024-05-01T10:00:00Z\",\"temp\":22.5}\n");
-        Cli.Run r = Cli.run(Cli.at(testkit.server(), "--table", "jcollapse", "--state",
-                dir.resolve("j.state").toString(), f.toString()));
-        assertEquals(0, r.code(), r.toString());
-        assertTrue(r.err().contains("warning:") && r.err().contains("--tags device"), r.toString());
-    }
-
-    @Test
     void lineProtocolPointsSharingSeriesAndTimeAreWarnedOfInTheDryRun() throws Exception {
         Path f = dir.resolve("dup.lp");
         Files.writeString(f, "ldup,host=a v=1 1000\nldup,host=a v=2 1000\n");

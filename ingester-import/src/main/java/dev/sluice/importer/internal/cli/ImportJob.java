@@ -47,8 +47,8 @@ import java.util.function.Function;
 
 /**
  * One {@code sluice import}: checks the options and inputs, plans the tables (from a sample of CSV, TSV, JSON Lines or
- * Parquet rows, or the line protocol samples), loads the state, then hands the setup to the one {@link dev.sluice.importer.internal.run.LoadRun} of
- * every format and reports.
+ * Parquet rows, or the line protocol samples), loads the state, then hands the setup to {@link Loading}, the load of
+ * every format, and reports.
  */
 public final class ImportJob {
     /** Exit code: everything written. */
@@ -219,7 +219,8 @@ public final class ImportJob {
         boolean bulk = !regular;
         plan = checkColumnsOfEveryInput(inputs, plan, sampledAt, bulk, m);
         if (o.dryRun) {
-            warnOfCollisions(appendModeAsked || existing != null && tables.keepsEveryRow(table), plan, sampled, sampledName,
+            warnOfCollisions(appendModeAsked || existing != null && tables.keepsEveryRow(table), plan, sampled,
+                    sampledName,
                     summary);
             DryRun.oneTable(out, plan, bulk, sampled, sampledName, o.dryRunRows);
             return OK;
@@ -236,10 +237,12 @@ public final class ImportJob {
         state.save();
         Sampled s = sampled;
         Verify verify = new Verify(state, stats, err);
-        Loading.Load load = new Loading.Load(table, existing == null ? with : Map.of(), existing == null ? plan.schema() : null,
+        Loading.Load load = new Loading.Load(table, existing == null ? with : Map.of(),
+                existing == null ? plan.schema() : null,
                 sum -> verify.oneTable(sql, table, sum));
         try (Rejects rejects = openRejects()) {
-            return loading().load(new RunSetup(options.settings(), inputs, state, rejects, m, bulk, appendMode, new RunSetup.OneTable(plan, s,
+            return loading().load(new RunSetup(options.settings(), inputs, state, rejects, m, bulk, appendMode,
+                    new RunSetup.OneTable(plan, s,
                     sampledAt, sampledName, in -> openSource(in, m))), summary, load);
         }
     }
@@ -386,9 +389,11 @@ public final class ImportJob {
             LineProtocolTables.Columns columns = new LineProtocolTables.Columns(o.table, described(tables, null));
             boolean appendMode = options.appendModeAsked(with);
             warn(summary, LineProtocolTables.collapses(precision, columns, columns.sample(inputs, in -> false,
-                    o.sample), System.currentTimeMillis() * 1_000_000L, t -> keepsEveryRow(appendMode, tables, columns, t)));
+                    o.sample), System.currentTimeMillis() * 1_000_000L,
+                    t -> keepsEveryRow(appendMode, tables, columns, t)));
             DryRun.lineProtocol(out, inputs.get(0), precision, columns,
-                    OptionReading.lineProtocolTableOptions(with, options.appendModeAsked(with)), o.dryRunRows, stats.rawBytes);
+                    OptionReading.lineProtocolTableOptions(with, options.appendModeAsked(with)), o.dryRunRows,
+                    stats.rawBytes);
             return OK;
         }
         State state = stateFiles.load(inputs, o.table != null ? o.table : "(line protocol measurements)");

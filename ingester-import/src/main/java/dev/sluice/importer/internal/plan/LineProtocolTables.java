@@ -133,7 +133,10 @@ public final class LineProtocolTables {
             }
         }
 
-        /** Integers beside floats make a float column; any other disagreement keeps the first (its lines convert or are rejected). */
+        /**
+         * Integers beside floats make a float column; any other disagreement keeps the first (its lines convert or
+         * are rejected).
+         */
         private static Col wider(Col a, Col b) {
             boolean floatAndInteger = a.type() == DataType.Float64 && isInteger(b.type())
                     || b.type() == DataType.Float64 && isInteger(a.type());

@@ -15,7 +15,10 @@ import dev.sluice.importer.internal.target.RefusedRows;
 import java.io.IOException;
 import java.util.List;
 
-/** CSV, TSV, JSON Lines and Parquet: rows of one table through a batch sink of its schema, opened with the worker's first input. */
+/**
+ * CSV, TSV, JSON Lines and Parquet: rows of one table through a batch sink of its schema, opened with the worker's
+ * first input.
+ */
 final class OneTableRows implements WorkerRows {
     private final LoadRun run;
     private final RunSetup.OneTable one;
