@@ -63,7 +63,7 @@ public final class LoadRun implements AutoCloseable {
     final RefusedRows narrower;
     /** The thread the narrowing's direct writes wait on (not the client's, which answers them); null without one. */
     private final java.util.concurrent.ExecutorService narrowing;
-    private final AtomicBoolean stop = new AtomicBoolean();
+    final AtomicBoolean stop = new AtomicBoolean();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** Batches whose answer has not been handled yet (acknowledgement recorded, or failure noted). */
     private final java.util.concurrent.Phaser answers = new java.util.concurrent.Phaser(1);
@@ -148,7 +148,6 @@ public final class LoadRun implements AutoCloseable {
         }
     }
 
-    /** What one worker turns its inputs' records into, input after input. */
     /** The rows one input's records become: appended record by record, sent request by request. */
     private void runWorkers(List<Inputs.Input> inputs) {
         AtomicInteger next = new AtomicInteger();
@@ -202,19 +201,16 @@ public final class LoadRun implements AutoCloseable {
         }
     }
 
-    /** Rows of one table through a batch sink of its schema, opened with the worker's first input. */
-    /** The points of one line protocol input, added to the worker's tables. */
     private void fail(Throwable t) {
         failure.compareAndSet(null, t);
         stop.set(true);
     }
 
-    /** The batches of one input in send order, for the acknowledged watermark. */
     /** Reads an input record by record into its rows, sends them request by request, and closes its records. */
     private void importInput(Inputs.Input in, State.Entry e, WorkerRows.InputRows rows) throws IOException {
         RecordSource src = rows.source();
         try {
-            InputReader r = new InputReader(in, e, rows);
+            InputReader r = new InputReader(this, in, e, rows);
             src.readValuesAtOnce(); // each record's values go into the batch before the next is read
             if (r.skipTo > 0) {
                 // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread). Where
@@ -245,118 +241,6 @@ public final class LoadRun implements AutoCloseable {
         }
     }
 
-    /** Reads one input record by record into its rows: the one loop of every format. */
-    final class InputReader {
-        final Inputs.Input in;
-        final RecordSource src;
-        final WorkerRows.InputRows rows;
-        final Tracker tracker;
-        /** The position an earlier run imported the input to. */
-        final long skipTo;
-        /** The records read so far. */
-        long counted;
-        /** The current record's position (see {@link RecordSource#position}). */
-        long position;
-        long rejectedInBatch;
-        /** Records read and not yet added to {@link Stats#rowsRead} (added once per batch, not per record). */
-        long read;
-        boolean eof;
-
-        InputReader(Inputs.Input in, State.Entry e, WorkerRows.InputRows rows) {
-            this.in = in;
-            this.src = rows.source();
-            this.rows = rows;
-            this.tracker = new Tracker(e, state, appendMode, stats);
-            this.skipTo = e.acked;
-        }
-
-        /** Whether a record is in a batch that --in-doubt check found stored. */
-        boolean storedAlready(long record) {
-            return !tracker.entry.stored.isEmpty() && tracker.entry.storedAlready(record);
-        }
-
-        void countRead() {
-            if (read > 0) {
-                stats.rowsRead.addAndGet(read);
-                read = 0;
-            }
-        }
-
-        /**
-         * Sends the rows read so far.
-         *
-         * @param end the position of their last record
-         * @param last whether they end the input
-         */
-        void flush(long end, boolean last) {
-            countRead();
-            rows.send(this, end, last);
-            rejectedInBatch = 0;
-        }
-
-        /**
-         * Reads the next record and appends it (or rejects it).
-         *
-         * @return false when the input ends here: its end, an abort point, or a stop
-         */
-        boolean step() throws IOException {
-            long before = position;
-            boolean has;
-            try {
-                has = src.next();
-            } catch (RecordSource.BadRecord b) {
-                return badRecord(b, before);
-            }
-            if (!has) {
-                eof = true;
-                return false;
-            }
-            if (stop.get()) {
-                // Read after the abort point (or a failure) of another input: not sent, and not counted, so the
-                // state's position stays before it and a rerun reads it again.
-                return false;
-            }
-            position = src.position(++counted);
-            if (position <= skipTo || storedAlready(position)) {
-                return true;
-            }
-            read++;
-            String reason = rows.append(this);
-            if (reason != null) {
-                String badColumn = rows.badColumn();
-                String where = src.where() + (badColumn != null ? ", column '" + badColumn + "'" : "");
-                if (!reject(in, src.line(), badColumn, where + ": " + reason, src.raw())) {
-                    position = before;
-                    return false;
-                }
-                rejectedInBatch++;
-                return true;
-            }
-            if (rows.rows() >= o.batch()) {
-                flush(position, false);
-            }
-            return true;
-        }
-
-        private boolean badRecord(RecordSource.BadRecord b, long before) {
-            if (stop.get()) {
-                return false; // read after another input's abort point: neither counted nor rejected
-            }
-            position = src.position(++counted);
-            if (position <= skipTo || storedAlready(position)) {
-                return true;
-            }
-            read++;
-            if (!reject(in, b.line(), null, b.description(), b.raw())) {
-                position = before;
-                return false;
-            }
-            rejectedInBatch++;
-            return true;
-        }
-    }
-
-    /** The records of one CSV, TSV, JSON Lines or Parquet input, bound to the plan's columns. */
     /** Adds a field for a JSON key first seen after the sample; every worker then writes the wider plan. */
     synchronized Plan widen(String key, Object value) {
         if (!plan.knows(key)) {
@@ -461,7 +345,7 @@ public final class LoadRun implements AutoCloseable {
      *
      * @return true to go on, false to stop at this row
      */
-    private boolean reject(Inputs.Input in, long line, String column, String reason, String raw) {
+    boolean reject(Inputs.Input in, long line, String column, String reason, String raw) {
         if (rejects != null) {
             rejects.write(in.name(), line, column, reason, raw);
         }

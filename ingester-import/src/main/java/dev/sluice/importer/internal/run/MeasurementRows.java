@@ -42,6 +42,7 @@ final class MeasurementRows implements WorkerRows {
     public void close() {
     }
 
+    /** The points of one line protocol input, added to the worker's tables. */
     private final class Input implements InputRows {
         private final Inputs.Input in;
         private final LineProtocolSource src;
@@ -63,7 +64,7 @@ final class MeasurementRows implements WorkerRows {
         }
 
         @Override
-        public String append(LoadRun.InputReader r) {
+        public String append(InputReader r) {
             LineProtocol.Point pt = src.point();
             try {
                 tables.add(pt, run.state.importTimeNanos);
@@ -88,7 +89,7 @@ final class MeasurementRows implements WorkerRows {
         }
 
         @Override
-        public void send(LoadRun.InputReader r, long end, boolean last) {
+        public void send(InputReader r, long end, boolean last) {
             run.sendTables(sink, tables, r.tracker, end, r.rejectedInBatch, last, in, origins);
         }
     }

@@ -57,6 +57,7 @@ final class OneTableRows implements WorkerRows {
         }
     }
 
+    /** The records of one CSV, TSV, JSON Lines or Parquet input, bound to the plan's columns. */
     private final class Input implements InputRows {
         final Inputs.Input in;
         final RecordSource src;
@@ -99,7 +100,7 @@ final class OneTableRows implements WorkerRows {
         }
 
         @Override
-        public String append(LoadRun.InputReader r) {
+        public String append(InputReader r) {
             if (columns.size() != known) {
                 columnsChanged();
             }
@@ -117,7 +118,7 @@ final class OneTableRows implements WorkerRows {
         }
 
         @Override
-        public void send(LoadRun.InputReader r, long end, boolean last) {
+        public void send(InputReader r, long end, boolean last) {
             run.send(sink, r.tracker, end, r.rejectedInBatch, last, in, takeOrigin());
         }
 
@@ -163,7 +164,7 @@ final class OneTableRows implements WorkerRows {
          * A key first seen after the sample: the regular path adds it as a column. The rows before this one are
          * sent with the schema they were read with, and this row starts a batch of the wider schema.
          */
-        private void widenForNewKeys(LoadRun.InputReader r) {
+        private void widenForNewKeys(InputReader r) {
             String added = null;
             for (int c = 0; c < known; c++) {
                 if (unknown[c] && src.value(c) != null) {

@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 
+/** The batches of one input in send order, for the acknowledged watermark. */
 final class Tracker {
     final State.Entry entry;
     private final State state;
