@@ -42,7 +42,7 @@ class ExistingTableTest {
                 .addField("count", DataType.Int32).addField("note", DataType.String)
                 .addTimestamp("ts", DataType.TimestampSecond).build());
         Path f = dir.resolve("typed.csv");
-        Files.writeString(f, "host,cpu,count,ts\nh1,0.5,7,2024-01-01T00:00:05.900Z\n");
+        Files.writeString(f, "host,cpu,count,ts\nh1,0.5,7,2024-01-01T00:00:05Z\n");
         Cli.Run r = Cli.run(Cli.at(testkit.server(), f.toString()));
         assertEquals(0, r.code(), r.toString());
         Map<String, Object> row = testkit.server().rows("typed").get(0);

@@ -76,18 +76,23 @@ public final class LineProtocolTables {
          * @param inputs the inputs
          * @param done whether an input was imported to its end already (it is not read)
          * @param rows how many points of each input to read
+         * @return the points read, per input
          * @throws ImportFailure when an input cannot be read
          */
-        public void sample(List<Inputs.Input> inputs, java.util.function.Predicate<Inputs.Input> done, int rows) {
+        public List<SampledPoints> sample(List<Inputs.Input> inputs, java.util.function.Predicate<Inputs.Input> done,
+                int rows) {
+            List<SampledPoints> out = new ArrayList<>();
             for (Inputs.Input in : inputs) {
                 if (in.path() != null && !done.test(in)) {
                     try {
-                        sample(Inputs.open(in, new java.util.concurrent.atomic.AtomicLong()), rows);
+                        out.add(new SampledPoints(in.name(), sample(Inputs.open(in,
+                                new java.util.concurrent.atomic.AtomicLong()), rows)));
                     } catch (IOException e) {
                         throw new ImportFailure("'" + in.name() + "' cannot be read: " + e.getMessage(), e);
                     }
                 }
             }
+            return out;
         }
 
         /**
@@ -96,9 +101,11 @@ public final class LineProtocolTables {
          *
          * @param in the input, closed here
          * @param rows how many points to read
+         * @return the points read
          * @throws IOException when the input cannot be read
          */
-        public void sample(InputStream in, int rows) throws IOException {
+        public List<LineProtocol.Point> sample(InputStream in, int rows) throws IOException {
+            List<LineProtocol.Point> points = new ArrayList<>();
             try (LineProtocolSource src = new LineProtocolSource(in)) {
                 for (int n = 0; n < rows; n++) {
                     try {
@@ -106,11 +113,13 @@ public final class LineProtocolTables {
                             break;
                         }
                         sample(src.point());
+                        points.add(src.point());
                     } catch (RecordSource.BadRecord e) {
                         // rejected when the import reads the line
                     }
                 }
             }
+            return points;
         }
 
         private synchronized void sample(LineProtocol.Point pt) {
@@ -124,7 +133,10 @@ public final class LineProtocolTables {
             }
         }
 
-        /** Integers beside floats make a float column; any other disagreement keeps the first (its lines convert or are rejected). */
+        /**
+         * Integers beside floats make a float column; any other disagreement keeps the first (its lines convert or
+         * are rejected).
+         */
         private static Col wider(Col a, Col b) {
             boolean floatAndInteger = a.type() == DataType.Float64 && isInteger(b.type())
                     || b.type() == DataType.Float64 && isInteger(a.type());
@@ -168,6 +180,48 @@ public final class LineProtocolTables {
                 }
             });
         }
+    }
+
+    /**
+     * The points sampled from one input.
+     *
+     * @param input the input's name
+     * @param points its first points, in order
+     */
+    public record SampledPoints(String input, List<LineProtocol.Point> points) {
+        /** Fixes the list. */
+        public SampledPoints {
+            points = List.copyOf(points);
+        }
+    }
+
+    /**
+     * Warns of sampled points that their table would store as one row: points of one series (measurement and tag
+     * set) and time, each input's points as the import would write them.
+     *
+     * @param precisionUnits units per second of the lines' timestamps
+     * @param columns the import's columns, decided by the samples
+     * @param samples the sampled points
+     * @param defaultTimeNanos the time of a point without a timestamp, in nanoseconds
+     * @param keepsEveryRow whether a table keeps every row (append mode)
+     * @return the warnings, one per input and table whose points collapse
+     */
+    public static List<String> collapses(long precisionUnits, Columns columns, List<SampledPoints> samples,
+            long defaultTimeNanos, java.util.function.Predicate<String> keepsEveryRow) {
+        List<String> warnings = new ArrayList<>();
+        for (SampledPoints s : samples) {
+            LineProtocolTables tables = new LineProtocolTables(precisionUnits, columns);
+            for (LineProtocol.Point pt : s.points()) {
+                try {
+                    tables.add(pt, defaultTimeNanos);
+                } catch (IllegalArgumentException | ArithmeticException e) {
+                    // a rejected line is no key; the import names it when it reads it
+                }
+            }
+            warnings.addAll(SampledCollisions.checkPoints(tables.drain(), s.points().size(), s.input(),
+                    keepsEveryRow));
+        }
+        return warnings;
     }
 
     private final class Measurement {
@@ -299,9 +353,19 @@ public final class LineProtocolTables {
                 int idx = s.indexOf(k);
                 set(a, idx, s.column(idx).dataType(), k, pt.fieldValues().get(i), name);
             }
+            long unit = m.timeType.unitsPerSecond();
             long ts = pt.timestamp() != null ? pt.timestamp()
                     : TimeFormat.rescale(defaultTimeNanos, 1_000_000_000L, precisionUnits);
-            a.setLong(s.timestampIndex(), TimeFormat.rescale(ts, precisionUnits, m.timeType.unitsPerSecond()));
+            if (pt.timestamp() != null && precisionUnits > unit && ts % (precisionUnits / unit) != 0) {
+                // Cut to the table's unit, the point could land on another point's time and replace it.
+                throw new IllegalArgumentException("the time " + ts + " (" + TimeFormat.unitName(precisionUnits)
+                        + ", --precision) is finer than the time index '" + m.timeColumn + "' of table '" + name
+                        + "', which holds " + TimeFormat.unitName(unit) + " (" + m.timeType + "): cut to it, the"
+                        + " point could replace another of its series; import into a new table (--table <new>),"
+                        + " whose time index takes --precision's unit, or cut the times in the input if their"
+                        + " finer digits are not wanted");
+            }
+            a.setLong(s.timestampIndex(), TimeFormat.rescale(ts, precisionUnits, unit));
             a.endRow();
         } catch (RuntimeException e) {
             a.cancelRow();

@@ -251,14 +251,19 @@ public final class Plan {
                     if (t == null && declared != null && declared.get(s).type().isTimestamp()) {
                         t = declared.get(s);
                     }
-                    TimeFormat format = timeFormat;
+                    // A time finer than the time index's unit is refused, not cut: cut, it could replace a row.
+                    TimeFormat format;
                     if (t == null) {
                         t = new TypeNames.Type(timeFormat.kind() == TimeFormat.Kind.ISO && stats.get(s).allIso
                                 ? stats.get(s).isoUnit() : timeFormat.naturalType(), null);
-                        format = timeFormat.exact(); // a unit from the sample: a finer time later is refused, not cut
+                        format = timeFormat.exact("sample more rows (--sample N) or give the column a finer type"
+                                + " (--types " + s + ":TimestampMicrosecond or TimestampNanosecond)");
                     } else if (!t.type().isTimestamp()) {
                         throw new UsageException("--types gives the time index '" + s + "' type " + t
                                 + "; the time index must be a Timestamp type (TimestampSecond..TimestampNanosecond)");
+                    } else {
+                        format = timeFormat.exact("--types gives it " + t.type() + ": give it a finer type (--types "
+                                + s + ":TimestampNanosecond) to keep such times");
                     }
                     cols.add(new Col(name, s, SemanticType.Timestamp, t, format));
                     continue;
@@ -299,8 +304,13 @@ public final class Plan {
             for (TableSchema.Column c : existing.columns()) {
                 String s = sourceOf.remove(c.name());
                 TimeFormat tf = null;
-                if (c.dataType().isTimestamp()) {
-                    tf = s != null && s.equals(timeSource) ? timeFormat : TimeFormat.parse("iso", m.zone());
+                if (c.dataType().isTimestamp() && s != null && s.equals(timeSource)) {
+                    tf = timeFormat.exact("table '" + existing.tableName() + "' keeps its time index '" + c.name()
+                            + "' in " + TimeFormat.unitName(c.dataType().unitsPerSecond()) + " (" + c.dataType()
+                            + "): import into a new table (--table <new>), whose time index takes the input's unit,"
+                            + " or cut the times in the input if their finer digits are not wanted");
+                } else if (c.dataType().isTimestamp()) {
+                    tf = TimeFormat.parse("iso", m.zone());
                 }
                 cols.add(new Col(c.name(), s, c.semanticType(), TypeNames.of(c), tf));
             }

@@ -1,11 +1,13 @@
 package dev.sluice.importer.internal.plan;
 
+import dev.sluice.data.DataType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +53,84 @@ public final class SampledCollisions {
     }
 
     /**
+     * Rows of one table that a table keeping one row per key (tags and time index) stores as one.
+     *
+     * @param table the table
+     * @param collapsed how many rows have the key of an earlier row
+     * @param example the time index of the first such row, as text
+     * @param tags the table's tag columns
+     * @param apart the fields whose values differ between such a row and the earlier one
+     * @param apartText those of them that are String columns
+     */
+    record Found(String table, int collapsed, String example, List<String> tags, Set<String> apart,
+            Set<String> apartText) {
+    }
+
+    /**
+     * Finds, among rows of one table (possibly in several tables of its growing shape), the rows whose tags and time
+     * index equal an earlier row's: a tag a shape lacks is null, as the server stores it.
+     *
+     * @param tables the rows, of one table name, in input order
+     * @return what collapses, or null when every row has a key of its own
+     */
+    static Found find(List<Table> tables) {
+        Set<String> tags = new LinkedHashSet<>();
+        Set<String> textFields = new HashSet<>();
+        for (Table t : tables) {
+            for (TableSchema.Column c : t.schema().columns()) {
+                if (c.semanticType() == SemanticType.Tag) {
+                    tags.add(c.name());
+                } else if (c.semanticType() == SemanticType.Field && c.dataType() == DataType.String) {
+                    textFields.add(c.name());
+                }
+            }
+        }
+        Map<List<String>, Map<String, String>> first = new HashMap<>();
+        Set<String> apart = new LinkedHashSet<>();
+        int collapsed = 0;
+        String example = null;
+        for (Table t : tables) {
+            TableSchema schema = t.schema();
+            int ts = schema.timestampIndex();
+            for (int r = 0; r < t.rowCount(); r++) {
+                List<String> key = new ArrayList<>();
+                for (String tag : tags) {
+                    int c = schema.indexOf(tag);
+                    key.add(c < 0 ? "NULL" : CellText.cell(t.column(c), schema.column(c), r));
+                }
+                key.add(CellText.cell(t.column(ts), schema.column(ts), r));
+                Map<String, String> fields = new java.util.LinkedHashMap<>();
+                for (int c = 0; c < schema.columnCount(); c++) {
+                    if (schema.column(c).semanticType() == SemanticType.Field) {
+                        fields.put(schema.column(c).name(), CellText.cell(t.column(c), schema.column(c), r));
+                    }
+                }
+                Map<String, String> earlier = first.putIfAbsent(key, fields);
+                if (earlier == null) {
+                    continue;
+                }
+                collapsed++;
+                if (example == null) {
+                    example = key.get(key.size() - 1);
+                }
+                Set<String> names = new LinkedHashSet<>(earlier.keySet());
+                names.addAll(fields.keySet());
+                for (String f : names) {
+                    if (!earlier.getOrDefault(f, "NULL").equals(fields.getOrDefault(f, "NULL"))) {
+                        apart.add(f);
+                    }
+                }
+            }
+        }
+        if (collapsed == 0) {
+            return null;
+        }
+        Set<String> apartText = new LinkedHashSet<>(apart);
+        apartText.retainAll(textFields);
+        return new Found(tables.get(0).tableName(), collapsed, example, List.copyOf(tags), apart, apartText);
+    }
+
+    /**
      * Looks for sampled rows of equal tags and time index.
      *
      * @param plan the plan
@@ -76,67 +156,68 @@ public final class SampledCollisions {
                 a.cancelRow(); // a bad row is the import's to reject, not a key
             }
         }
-        List<Integer> key = new ArrayList<>();
-        for (int c = 0; c < schema.columnCount(); c++) {
-            if (schema.column(c).semanticType() != SemanticType.Field) {
-                key.add(c);
-            }
-        }
-        Map<List<String>, Integer> first = new HashMap<>();
-        Set<String> apart = new LinkedHashSet<>();
-        Set<String> apartText = new LinkedHashSet<>();
-        int collapsed = 0;
-        String example = null;
-        for (int r = 0; r < t.rowCount(); r++) {
-            List<String> k = new ArrayList<>();
-            for (int c : key) {
-                k.add(CellText.cell(t.column(c), schema.column(c), r));
-            }
-            Integer earlier = first.putIfAbsent(k, r);
-            if (earlier == null) {
-                continue;
-            }
-            collapsed++;
-            if (example == null) {
-                example = CellText.cell(t.column(ts), schema.column(ts), r);
-            }
-            for (int c = 0; c < schema.columnCount(); c++) {
-                if (key.contains(c)) {
-                    continue;
-                }
-                String x = CellText.cell(t.column(c), schema.column(c), earlier);
-                String y = CellText.cell(t.column(c), schema.column(c), r);
-                if (!x.equals(y)) {
-                    String source = plan.cols().get(c).source();
-                    String name = source != null ? source : schema.column(c).name();
-                    apart.add(name);
-                    if (schema.column(c).dataType() == dev.sluice.data.DataType.String) {
-                        apartText.add(name);
-                    }
-                }
-            }
-        }
-        if (collapsed == 0) {
+        Found found = find(List.of(t));
+        if (found == null) {
             return null;
         }
         List<String> tags = new ArrayList<>();
-        for (int c : key) {
-            if (c != ts) {
-                tags.add(plan.cols().get(c).source() != null ? plan.cols().get(c).source() : schema.column(c).name());
-            }
-        }
+        found.tags().forEach(n -> tags.add(sourceName(plan, schema.indexOf(n))));
+        Set<String> apart = new LinkedHashSet<>();
+        found.apart().forEach(n -> apart.add(sourceName(plan, schema.indexOf(n))));
         Set<String> offer = new LinkedHashSet<>(tags);
-        offer.addAll(apartText.isEmpty() ? apart : apartText);
+        found.apartText().forEach(n -> offer.add(sourceName(plan, schema.indexOf(n))));
+        if (found.apartText().isEmpty()) {
+            offer.addAll(apart);
+        }
         String sourceTime = plan.cols().get(ts).source();
-        return collapsed + " of the " + rows.size() + " sampled rows of '" + input + "' have the same "
+        return found.collapsed() + " of the " + rows.size() + " sampled rows of '" + input + "' have the same "
                 + (tags.isEmpty() ? "time index" : "tags (" + String.join(", ", tags) + ") and time index") + " as an"
-                + " earlier row (e.g. '" + sourceTime + "' " + example + "): table '" + schema.tableName() + "' keeps"
-                + " only the last row of equal tags and time, so such rows are acknowledged as written but not stored."
-                + (apart.isEmpty() ? " They are equal in every column."
+                + " earlier row (e.g. '" + sourceTime + "' " + found.example() + "): table '" + schema.tableName()
+                + "' keeps only the last row of equal tags and time, so such rows are acknowledged as written but not"
+                + " stored." + (apart.isEmpty() ? " They are equal in every column."
                         : " Columns that tell them apart: " + quoted(apart) + ". If they name a series, make them tags"
                         + (plan.tableExists() ? " of a new table (the existing table's tags stay as they are): --table"
                         + " <new> --tags " : ": --tags ") + String.join(",", offer) + ".")
                 + " To keep every row, import into an append-mode table (--with append_mode=true).";
+    }
+
+    /**
+     * Looks for sampled line protocol points of one series (table and tag set) and time.
+     *
+     * @param tables the sampled points of one input as rows, as {@link LineProtocolTables#drain()} gives them
+     * @param points the sampled points
+     * @param input the input's name
+     * @param keepsEveryRow whether a table keeps every row (append mode), so its points never collapse
+     * @return a warning per table whose points collapse, naming their count and what the table keeps
+     */
+    public static List<String> checkPoints(List<Table> tables, int points, String input,
+            java.util.function.Predicate<String> keepsEveryRow) {
+        Map<String, List<Table>> byTable = new java.util.LinkedHashMap<>();
+        for (Table t : tables) {
+            byTable.computeIfAbsent(t.tableName(), n -> new ArrayList<>()).add(t);
+        }
+        List<String> warnings = new ArrayList<>();
+        for (Map.Entry<String, List<Table>> e : byTable.entrySet()) {
+            Found found = keepsEveryRow.test(e.getKey()) ? null : find(e.getValue());
+            if (found == null) {
+                continue;
+            }
+            warnings.add(found.collapsed() + " of the " + points + " sampled points of '" + input + "' have the same"
+                    + " measurement, tags" + (found.tags().isEmpty() ? "" : " (" + String.join(", ", found.tags()) + ")")
+                    + " and time as an earlier point (e.g. " + found.example() + "): table '" + found.table() + "'"
+                    + " keeps one row per series and time, so such points are acknowledged as written but stored as"
+                    + " one row" + (found.apart().isEmpty() ? " (they are equal in every field)"
+                    : ": a table the import creates merges their fields (merge_mode last_non_null: a later point's"
+                    + " value of a field replaces an earlier one's, as in InfluxDB); fields they disagree on: "
+                    + quoted(found.apart())) + ". To keep every point, import into an append-mode table"
+                    + " (--append-mode).");
+        }
+        return warnings;
+    }
+
+    private static String sourceName(Plan plan, int c) {
+        String source = plan.cols().get(c).source();
+        return source != null ? source : plan.schema().column(c).name();
     }
 
     private static String quoted(Set<String> names) {

@@ -35,10 +35,13 @@ public final class TimeFormat {
     private final DateTimeFormatter pattern;
     private final ZoneId zone;
     private final String text;
-    /** Refuse a time more precise than the column instead of cutting it (the column's unit was inferred). */
-    private final boolean exact;
+    /**
+     * When a time more precise than the column is refused instead of cut: what to do about it; null to cut (a
+     * timestamp field, which no row's key holds).
+     */
+    private final String exact;
 
-    private TimeFormat(Kind kind, long unitsPerSecond, DateTimeFormatter pattern, ZoneId zone, String text, boolean exact) {
+    private TimeFormat(Kind kind, long unitsPerSecond, DateTimeFormatter pattern, ZoneId zone, String text, String exact) {
         this.kind = kind;
         this.unitsPerSecond = unitsPerSecond;
         this.pattern = pattern;
@@ -48,14 +51,14 @@ public final class TimeFormat {
     }
 
     /**
-     * The same format, refusing times more precise than the column they go to: for a time index whose unit the
-     * import inferred from sampled rows, where a later, finer time cut to that unit could replace another row.
-     * (A column of an existing table or given by {@code --types} keeps its unit: times are cut to it.)
+     * The same format, refusing times more precise than the column they go to: for a time index, where a time cut to
+     * the column's unit could land on another row's key and replace that row.
      *
+     * @param advice what to do about such a time (the message ends with it)
      * @return the exact format
      */
-    public TimeFormat exact() {
-        return new TimeFormat(kind, unitsPerSecond, pattern, zone, text, true);
+    public TimeFormat exact(String advice) {
+        return new TimeFormat(kind, unitsPerSecond, pattern, zone, text, advice);
     }
 
     /**
@@ -73,10 +76,10 @@ public final class TimeFormat {
             case "ms": case "millis": return epoch(1_000, zone);
             case "us": case "micros": return epoch(1_000_000, zone);
             case "ns": case "nanos": return epoch(1_000_000_000, zone);
-            case "iso": case "iso8601": case "rfc3339": return new TimeFormat(Kind.ISO, 0, null, zone, "iso", false);
+            case "iso": case "iso8601": case "rfc3339": return new TimeFormat(Kind.ISO, 0, null, zone, "iso", null);
             default:
                 try {
-                    return new TimeFormat(Kind.PATTERN, 0, DateTimeFormatter.ofPattern(spec, Locale.ROOT), zone, spec, false);
+                    return new TimeFormat(Kind.PATTERN, 0, DateTimeFormatter.ofPattern(spec, Locale.ROOT), zone, spec, null);
                 } catch (IllegalArgumentException e) {
                     throw new UsageException("--time-format '" + spec + "' is neither s, ms, us, ns, iso nor a valid"
                             + " date-time pattern: " + e.getMessage());
@@ -93,7 +96,7 @@ public final class TimeFormat {
      */
     public static TimeFormat epoch(long unitsPerSecond, ZoneId zone) {
         String name = unitsPerSecond == 1 ? "s" : unitsPerSecond == 1_000 ? "ms" : unitsPerSecond == 1_000_000 ? "us" : "ns";
-        return new TimeFormat(Kind.EPOCH, unitsPerSecond, null, zone, name, false);
+        return new TimeFormat(Kind.EPOCH, unitsPerSecond, null, zone, name, null);
     }
 
     /**
@@ -155,7 +158,11 @@ public final class TimeFormat {
                 n = l;
             } else if (v instanceof Double d) {
                 if (d != Math.rint(d)) {
-                    return Math.round(d * targetUnitsPerSecond / unitsPerSecond);
+                    double units = d * targetUnitsPerSecond / unitsPerSecond;
+                    if (exact != null && units != Math.rint(units)) {
+                        throw finer(v, targetUnitsPerSecond, exact);
+                    }
+                    return Math.round(units);
                 }
                 n = d.longValue();
             } else {
@@ -165,6 +172,9 @@ public final class TimeFormat {
                 } catch (NumberFormatException e) {
                     throw new IllegalArgumentException("'" + s + "' is not an epoch number in " + text);
                 }
+            }
+            if (exact != null && unitsPerSecond > targetUnitsPerSecond && n % (unitsPerSecond / targetUnitsPerSecond) != 0) {
+                throw finer(v, targetUnitsPerSecond, exact);
             }
             return rescale(n, unitsPerSecond, targetUnitsPerSecond);
         }
@@ -178,8 +188,8 @@ public final class TimeFormat {
             throw new IllegalArgumentException("'" + s + "' is not a " + (kind == Kind.ISO ? "ISO-8601" : "'" + text + "'")
                     + " time");
         }
-        if (exact && i.getNano() % (1_000_000_000L / targetUnitsPerSecond) != 0) {
-            throw finer(s, targetUnitsPerSecond);
+        if (exact != null && i.getNano() % (1_000_000_000L / targetUnitsPerSecond) != 0) {
+            throw finer(s, targetUnitsPerSecond, exact);
         }
         return toUnits(i, targetUnitsPerSecond);
     }
@@ -188,12 +198,20 @@ public final class TimeFormat {
      * A time more precise than the column: cut to the column's unit it could land on another row's time and replace
      * that row, so it is refused instead.
      */
-    private static IllegalArgumentException finer(Object v, long targetUnitsPerSecond) {
-        String unit = targetUnitsPerSecond == 1 ? "seconds" : targetUnitsPerSecond == 1_000 ? "milliseconds"
-                : targetUnitsPerSecond == 1_000_000 ? "microseconds" : "nanoseconds";
-        return new IllegalArgumentException("'" + v + "' is more precise than the time index's unit (" + unit + "): cut"
-                + " to it, the row could replace another; sample more rows (--sample N) or give the column a finer"
-                + " type (--types COLUMN:TimestampMicrosecond or TimestampNanosecond)");
+    private static IllegalArgumentException finer(Object v, long targetUnitsPerSecond, String advice) {
+        return new IllegalArgumentException("'" + v + "' is more precise than the time index's unit ("
+                + unitName(targetUnitsPerSecond) + "): cut to it, the row could replace another; " + advice);
+    }
+
+    /**
+     * Names a time unit.
+     *
+     * @param unitsPerSecond 1, 1,000, 1,000,000 or 1,000,000,000
+     * @return {@code seconds}, {@code milliseconds}, {@code microseconds} or {@code nanoseconds}
+     */
+    public static String unitName(long unitsPerSecond) {
+        return unitsPerSecond == 1 ? "seconds" : unitsPerSecond == 1_000 ? "milliseconds"
+                : unitsPerSecond == 1_000_000 ? "microseconds" : "nanoseconds";
     }
 
     static long toUnits(Instant i, long unitsPerSecond) {

@@ -31,6 +31,15 @@ public final class ValueBinding {
         this.zone = zone;
     }
 
+    /** An epoch number in the column's unit; a time the column's time format refuses is a bad value of the column. */
+    private static long units(Plan.Col c, Object epoch, DataType t) throws BadValue {
+        try {
+            return c.timeFormat().toUnits(epoch, t.unitsPerSecond());
+        } catch (IllegalArgumentException e) {
+            throw new BadValue(c.name(), e.getMessage());
+        }
+    }
+
     /** A finite double that a Float32 column would turn into an infinity is refused. */
     private static double inRange(Plan.Col c, DataType t, double d, Object source) throws BadValue {
         if (t == DataType.Float32 && !Double.isInfinite(d) && Math.abs(d) > Float.MAX_VALUE) {
@@ -76,7 +85,7 @@ public final class ValueBinding {
             } else if (v instanceof Long l) {
                 if (t.isTimestamp()) {
                     a.setLong(index, c.timeFormat() != null && c.timeFormat().kind() == TimeFormat.Kind.EPOCH
-                            ? c.timeFormat().toUnits(l, t.unitsPerSecond()) : l);
+                            ? units(c, l, t) : l);
                 } else if (t == DataType.String || t == DataType.Json) {
                     a.setString(index, Long.toString(l));
                 } else if (t == DataType.Decimal128) {
@@ -101,7 +110,7 @@ public final class ValueBinding {
                 } else if (t == DataType.Decimal128) {
                     a.setDecimal(index, BigDecimal.valueOf(d));
                 } else if (t.isTimestamp() && c.timeFormat() != null && c.timeFormat().kind() == TimeFormat.Kind.EPOCH) {
-                    a.setLong(index, c.timeFormat().toUnits(d, t.unitsPerSecond()));
+                    a.setLong(index, units(c, d, t));
                 } else if (d == Math.rint(d) && !t.isTimestamp() && t != DataType.Bool) {
                     a.setLong(index, d.longValue());
                 } else {
@@ -170,7 +179,7 @@ public final class ValueBinding {
                 if (tf != null && tf.kind() == TimeFormat.Kind.EPOCH) {
                     long l = f.plainLong();
                     if (l != Long.MIN_VALUE) {
-                        a.setLong(index, tf.toUnits(l, t.unitsPerSecond()));
+                        a.setLong(index, units(c, l, t));
                         return;
                     }
                 }

@@ -7,6 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Stats {
     /** Records read from the inputs (records an earlier run imported are not counted). */
     public final AtomicLong rowsRead = new AtomicLong();
+    /** Lines passed over because they held no record (blank, only whitespace, or a comment). */
+    public final AtomicLong linesWithoutRecord = new AtomicLong();
     /** Rows the server acknowledged. */
     public final AtomicLong rowsWritten = new AtomicLong();
     /** Records rejected (bad input, or refused by the server under {@code --on-error skip}). */

@@ -25,6 +25,7 @@ public final class Summary {
     long rowsRead;
     long rowsWritten;
     long rowsRejected;
+    long linesWithoutRecord;
     long bytesRead;
     double seconds;
     /** Seconds before the first input was read (sampling, table lookup, connecting), or -1. */
@@ -45,6 +46,8 @@ public final class Summary {
     public int exitCode;
     /** Whether the table keeps only the last row of equal tags and time index (it is not append-mode). */
     public boolean collapsible;
+    /** Whether the rows are line protocol points, of tables keyed on a series (measurement and tags) and time. */
+    public boolean lineProtocol;
     /** Warnings given before anything was written. */
     public final java.util.List<String> warnings = new java.util.ArrayList<>();
     /** Files of the directories given that were not read, with the reason. */
@@ -60,6 +63,7 @@ public final class Summary {
         rowsRead = s.rowsRead.get();
         rowsWritten = s.rowsWritten.get();
         rowsRejected = s.rejected.get();
+        linesWithoutRecord = s.linesWithoutRecord.get();
         bytesRead = s.rawBytes.get();
         long end = s.verifyFrom != 0 ? s.verifyFrom : System.nanoTime();
         seconds = (end - s.started) / 1e9;
@@ -86,8 +90,14 @@ public final class Summary {
                 + " (%,.0f rows/s, %.1f MB/s)%n", table, path, rowsRead, rowsWritten, rowsRejected, seconds,
                 seconds > 0 ? rowsWritten / seconds : 0, seconds > 0 ? bytesRead / 1e6 / seconds : 0));
         if (collapsible) {
-            sb.append("  written counts rows the server acknowledged: the table keeps only the last of rows with equal"
-                    + " tags and time index, so it can hold fewer (--verify counts them)\n");
+            sb.append("  written counts rows the server acknowledged: ").append(lineProtocol ? "a table keeps one row"
+                    + " per series (measurement and tags) and time, so the tables can hold fewer points"
+                    : "the table keeps only the last of rows with equal tags and time index, so it can hold fewer")
+                    .append(" (--verify counts them)\n");
+        }
+        if (linesWithoutRecord > 0) {
+            sb.append(String.format("  %,d lines held no row (blank, only whitespace, or # comments): skipped, as"
+                    + " InfluxDB skips them%n", linesWithoutRecord));
         }
         for (String w : warnings) {
             sb.append("warning: ").append(w).append('\n');
@@ -125,6 +135,7 @@ public final class Summary {
             g.writeNumberField("rowsRead", rowsRead);
             g.writeNumberField("rowsWritten", rowsWritten);
             g.writeNumberField("rowsRejected", rowsRejected);
+            g.writeNumberField("linesWithoutRow", linesWithoutRecord);
             g.writeNumberField("bytesRead", bytesRead);
             g.writeNumberField("seconds", Math.round(seconds * 1000) / 1000.0);
             g.writeNumberField("rowsPerSecond", seconds > 0 ? Math.round(rowsWritten / seconds) : 0);

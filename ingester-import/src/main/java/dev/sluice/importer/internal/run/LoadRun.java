@@ -44,32 +44,37 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class LoadRun implements AutoCloseable {
     private final RunSetup setup;
-    private final RunSetup.Settings o;
+    final RunSetup.Settings o;
     private final PrintStream err;
-    private final Stats stats;
-    private final State state;
+    final Stats stats;
+    final State state;
     private final Rejects rejects;
     private final Mapping mapping;
-    private final boolean bulk;
-    private final boolean appendMode;
-    private final int sampledInput;
+    final boolean bulk;
+    final boolean appendMode;
+    final int sampledInput;
     private final String sampledName;
-    private final Client client;
-    private final Context ctx;
+    final Client client;
+    final Context ctx;
     /**
      * Under {@code --on-error skip} on a table that is not append-mode: narrows a request the server refuses down to
      * its refused rows; null otherwise.
      */
-    private final RefusedRows narrower;
+    final RefusedRows narrower;
     /** The thread the narrowing's direct writes wait on (not the client's, which answers them); null without one. */
     private final java.util.concurrent.ExecutorService narrowing;
-    private final AtomicBoolean stop = new AtomicBoolean();
+    final AtomicBoolean stop = new AtomicBoolean();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** Batches whose answer has not been handled yet (acknowledgement recorded, or failure noted). */
     private final java.util.concurrent.Phaser answers = new java.util.concurrent.Phaser(1);
     private volatile String stoppedAt;
     /** The plan rows are written with; it widens when a JSON key first seen after the sample comes (regular path). */
     private Plan plan;
+
+    /** @return the plan rows are written with now (it widens as JSON keys beyond the sample come) */
+    synchronized Plan plan() {
+        return plan;
+    }
 
     /**
      * Readies the run. Under {@code --on-error skip}, for tables that are not append-mode, refused requests are
@@ -117,9 +122,6 @@ public final class LoadRun implements AutoCloseable {
 
     /** Reads every input not yet imported and waits for the answers (up to {@code --timeout}). */
     public void read() {
-        if (setup.rows() instanceof RunSetup.Measurements m) {
-            m.columns().sample(setup.inputs(), in -> state.entry(in.name()).done, o.sample());
-        }
         runWorkers(setup.inputs());
         awaitAnswers();
     }
@@ -146,54 +148,7 @@ public final class LoadRun implements AutoCloseable {
         }
     }
 
-    /** What one worker turns its inputs' records into, input after input. */
-    private interface WorkerRows extends AutoCloseable {
-        /**
-         * Opens an input: its records and the rows they become.
-         *
-         * @param index the input's index among the inputs
-         * @param in the input
-         * @return its rows
-         * @throws IOException when it cannot be opened
-         */
-        InputRows open(int index, Inputs.Input in) throws IOException;
-
-        /** Waits for the worker's requests to be answered. */
-        void finish();
-
-        @Override
-        void close();
-    }
-
     /** The rows one input's records become: appended record by record, sent request by request. */
-    private interface InputRows {
-        /** @return the input's records */
-        RecordSource source();
-
-        /**
-         * Appends the reader's current record as a row (or rows).
-         *
-         * @param r the reader, at the record
-         * @return null when the record was added; otherwise why not ({@link #badColumn()} names the column, if one)
-         */
-        String append(InputReader r);
-
-        /** @return the column the last record refused by {@link #append} was refused for, or null */
-        String badColumn();
-
-        /** @return rows appended since the last request */
-        long rows();
-
-        /**
-         * Sends the rows appended since the last request, or records at once a request without rows.
-         *
-         * @param r the reader (its tracker and rejected records)
-         * @param end the position of the request's last record
-         * @param last whether the request ends the input
-         */
-        void send(InputReader r, long end, boolean last);
-    }
-
     private void runWorkers(List<Inputs.Input> inputs) {
         AtomicInteger next = new AtomicInteger();
         int n = Math.min(o.parallelism(), inputs.size());
@@ -227,8 +182,8 @@ public final class LoadRun implements AutoCloseable {
                     continue;
                 }
                 if (rows == null) {
-                    rows = setup.rows() instanceof RunSetup.OneTable one ? new OneTableRows(one)
-                            : new MeasurementRows((RunSetup.Measurements) setup.rows());
+                    rows = setup.rows() instanceof RunSetup.OneTable one ? new OneTableRows(this, one)
+                            : new MeasurementRows(this, (RunSetup.Measurements) setup.rows());
                 }
                 importInput(in, e, rows.open(i, in));
             }
@@ -246,204 +201,16 @@ public final class LoadRun implements AutoCloseable {
         }
     }
 
-    /** Rows of one table through a batch sink of its schema, opened with the worker's first input. */
-    private final class OneTableRows implements WorkerRows {
-        private final RunSetup.OneTable one;
-        private Client.BatchSink sink;
-
-        OneTableRows(RunSetup.OneTable one) {
-            this.one = one;
-        }
-
-        @Override
-        public InputRows open(int index, Inputs.Input in) throws IOException {
-            if (sink == null) {
-                // Kept rows: a refused batch is narrowed from them, an append-mode batch's time range read.
-                sink = client.open(plan.schema(), bulk, o.batch(), o.inFlight(), ctx, narrower != null || appendMode);
-            }
-            return new OneTableInput(in, index == sampledInput ? one.sampled() : one.open().open(in), sink);
-        }
-
-        @Override
-        public void finish() {
-            if (sink != null) {
-                sink.finish();
-            }
-        }
-
-        @Override
-        public void close() {
-            if (sink != null) {
-                try {
-                    sink.close();
-                } catch (RuntimeException ignored) {
-                    // failures were reported by the batches
-                }
-            }
-        }
-    }
-
-    /**
-     * Line protocol: rows of the tables the points' measurements name (or {@code --table}), several tables per
-     * request, the columns' types decided once for every worker.
-     */
-    private final class MeasurementRows implements WorkerRows {
-        private final LineProtocolTables tables;
-        private final Client.TablesSink sink = client.openTables(o.inFlight(), ctx);
-
-        MeasurementRows(RunSetup.Measurements m) {
-            this.tables = new LineProtocolTables(m.precision(), m.columns());
-        }
-
-        @Override
-        public InputRows open(int index, Inputs.Input in) throws IOException {
-            return new MeasurementInput(in, new LineProtocolSource(Inputs.open(in, stats.rawBytes)), tables, sink);
-        }
-
-        @Override
-        public void finish() {
-            sink.finish();
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
-    /** The points of one line protocol input, added to the worker's tables. */
-    private final class MeasurementInput implements InputRows {
-        private final Inputs.Input in;
-        private final LineProtocolSource src;
-        private final LineProtocolTables tables;
-        private final Client.TablesSink sink;
-        /** The lines of the open request's rows per table, kept while refused requests are narrowed; else null. */
-        private final Map<String, List<RefusedRows.LineText>> origins = narrower != null ? new LinkedHashMap<>() : null;
-
-        MeasurementInput(Inputs.Input in, LineProtocolSource src, LineProtocolTables tables, Client.TablesSink sink) {
-            this.in = in;
-            this.src = src;
-            this.tables = tables;
-            this.sink = sink;
-        }
-
-        @Override
-        public RecordSource source() {
-            return src;
-        }
-
-        @Override
-        public String append(InputReader r) {
-            LineProtocol.Point pt = src.point();
-            try {
-                tables.add(pt, state.importTimeNanos);
-            } catch (IllegalArgumentException | ArithmeticException ex) {
-                return ex.getMessage();
-            }
-            if (origins != null) {
-                origins.computeIfAbsent(tables.table(pt), k -> new ArrayList<>())
-                        .add(new RefusedRows.LineText(src.line(), src.raw()));
-            }
-            return null;
-        }
-
-        @Override
-        public String badColumn() {
-            return null;
-        }
-
-        @Override
-        public long rows() {
-            return tables.rows();
-        }
-
-        @Override
-        public void send(InputReader r, long end, boolean last) {
-            sendTables(sink, tables, r.tracker, end, r.rejectedInBatch, last, in, origins);
-        }
-    }
-
     private void fail(Throwable t) {
         failure.compareAndSet(null, t);
         stop.set(true);
     }
 
-    /** The batches of one input in send order, for the acknowledged watermark. */
-    private final class Tracker {
-        private final State.Entry entry;
-        private final ArrayDeque<long[]> pending = new ArrayDeque<>(); // {end, rejected, last, acked}
-        private final Map<long[], Map<String, Long>> tableRows = new java.util.IdentityHashMap<>();
-        /** The last record of the last batch added. */
-        private long lastEnd;
-
-        Tracker(State.Entry entry) {
-            this.entry = entry;
-            this.lastEnd = entry.acked;
-        }
-
-        long[] add(long end, long rejected, boolean last) {
-            return add(end, rejected, last, null, List.of());
-        }
-
-        /**
-         * Adds a batch about to leave.
-         *
-         * @param end its last record
-         * @param rejected its records rejected
-         * @param last whether it ends the input
-         * @param rowsPerTable line protocol: its rows per table, else null
-         * @param parts append mode: its rows and time range per table, recorded as in doubt until acknowledged
-         * @return its tracker entry
-         */
-        long[] add(long end, long rejected, boolean last, Map<String, Long> rowsPerTable, List<State.Part> parts) {
-            long[] p = {end, rejected, last ? 1 : 0, 0};
-            synchronized (state) {
-                pending.add(p);
-                if (rowsPerTable != null) {
-                    tableRows.put(p, rowsPerTable);
-                }
-                if (appendMode) {
-                    if (!parts.isEmpty()) {
-                        entry.inDoubt.add(new State.Batch(lastEnd + 1, end, rejected, parts));
-                    }
-                    entry.sent = end;
-                    state.save();
-                }
-                lastEnd = end;
-            }
-            return p;
-        }
-
-        void acked(long[] p) {
-            synchronized (state) {
-                p[3] = 1;
-                while (!pending.isEmpty() && pending.peek()[3] == 1) {
-                    long[] h = pending.poll();
-                    Map<String, Long> perTable = tableRows.remove(h);
-                    if (perTable != null) {
-                        perTable.forEach((t, n) -> entry.tableRows.merge(t, n, Long::sum));
-                    }
-                    entry.acked = h[0];
-                    entry.rejected += h[1];
-                    entry.settled();
-                    if (h[2] == 1) {
-                        entry.done = true;
-                        stats.inputsDone.incrementAndGet();
-                    }
-                }
-                if (appendMode) {
-                    state.save();
-                } else {
-                    state.saveSoon();
-                }
-            }
-        }
-    }
-
     /** Reads an input record by record into its rows, sends them request by request, and closes its records. */
-    private void importInput(Inputs.Input in, State.Entry e, InputRows rows) throws IOException {
+    private void importInput(Inputs.Input in, State.Entry e, WorkerRows.InputRows rows) throws IOException {
         RecordSource src = rows.source();
         try {
-            InputReader r = new InputReader(in, e, rows);
+            InputReader r = new InputReader(this, in, e, rows);
             src.readValuesAtOnce(); // each record's values go into the batch before the next is read
             if (r.skipTo > 0) {
                 // Records acknowledged by an earlier run (a Parquet file skips whole row groups unread). Where
@@ -469,310 +236,13 @@ public final class LoadRun implements AutoCloseable {
             String m = ImportFailure.message(ex);
             throw m.contains(in.name()) ? ex : new IOException("'" + in.name() + "' cannot be read: " + m, ex);
         } finally {
+            stats.linesWithoutRecord.addAndGet(src.linesWithoutRecord());
             src.close();
         }
     }
 
-    /** Reads one input record by record into its rows: the one loop of every format. */
-    private final class InputReader {
-        final Inputs.Input in;
-        final RecordSource src;
-        final InputRows rows;
-        final Tracker tracker;
-        /** The position an earlier run imported the input to. */
-        final long skipTo;
-        /** The records read so far. */
-        long counted;
-        /** The current record's position (see {@link RecordSource#position}). */
-        long position;
-        long rejectedInBatch;
-        /** Records read and not yet added to {@link Stats#rowsRead} (added once per batch, not per record). */
-        long read;
-        boolean eof;
-
-        InputReader(Inputs.Input in, State.Entry e, InputRows rows) {
-            this.in = in;
-            this.src = rows.source();
-            this.rows = rows;
-            this.tracker = new Tracker(e);
-            this.skipTo = e.acked;
-        }
-
-        /** Whether a record is in a batch that --in-doubt check found stored. */
-        boolean storedAlready(long record) {
-            return !tracker.entry.stored.isEmpty() && tracker.entry.storedAlready(record);
-        }
-
-        void countRead() {
-            if (read > 0) {
-                stats.rowsRead.addAndGet(read);
-                read = 0;
-            }
-        }
-
-        /**
-         * Sends the rows read so far.
-         *
-         * @param end the position of their last record
-         * @param last whether they end the input
-         */
-        void flush(long end, boolean last) {
-            countRead();
-            rows.send(this, end, last);
-            rejectedInBatch = 0;
-        }
-
-        /**
-         * Reads the next record and appends it (or rejects it).
-         *
-         * @return false when the input ends here: its end, an abort point, or a stop
-         */
-        boolean step() throws IOException {
-            long before = position;
-            boolean has;
-            try {
-                has = src.next();
-            } catch (RecordSource.BadRecord b) {
-                return badRecord(b, before);
-            }
-            if (!has) {
-                eof = true;
-                return false;
-            }
-            if (stop.get()) {
-                // Read after the abort point (or a failure) of another input: not sent, and not counted, so the
-                // state's position stays before it and a rerun reads it again.
-                return false;
-            }
-            position = src.position(++counted);
-            if (position <= skipTo || storedAlready(position)) {
-                return true;
-            }
-            read++;
-            String reason = rows.append(this);
-            if (reason != null) {
-                String badColumn = rows.badColumn();
-                String where = src.where() + (badColumn != null ? ", column '" + badColumn + "'" : "");
-                if (!reject(in, src.line(), badColumn, where + ": " + reason, src.raw())) {
-                    position = before;
-                    return false;
-                }
-                rejectedInBatch++;
-                return true;
-            }
-            if (rows.rows() >= o.batch()) {
-                flush(position, false);
-            }
-            return true;
-        }
-
-        private boolean badRecord(RecordSource.BadRecord b, long before) {
-            if (stop.get()) {
-                return false; // read after another input's abort point: neither counted nor rejected
-            }
-            position = src.position(++counted);
-            if (position <= skipTo || storedAlready(position)) {
-                return true;
-            }
-            read++;
-            if (!reject(in, b.line(), null, b.description(), b.raw())) {
-                position = before;
-                return false;
-            }
-            rejectedInBatch++;
-            return true;
-        }
-    }
-
-    /** The records of one CSV, TSV, JSON Lines or Parquet input, bound to the plan's columns. */
-    private final class OneTableInput implements InputRows {
-        final Inputs.Input in;
-        final RecordSource src;
-        final Client.BatchSink sink;
-        final long importBase;
-        final List<String> columns;
-        Plan pl = plan;
-        TableSchema schema = pl.schema();
-        int n = schema.columnCount();
-        final int ts = schema.timestampIndex();
-        int known = -1;
-        int[] bind;
-        boolean[] unknown;
-        String badColumn;
-        /** The lines of the open batch's rows, kept while refused requests are narrowed; else null. */
-        long[] lines = narrower != null ? new long[256] : null;
-        int kept;
-
-        OneTableInput(Inputs.Input in, RecordSource src, Client.BatchSink sink) {
-            this.in = in;
-            this.src = src;
-            this.sink = sink;
-            this.columns = src.columns();
-            this.importBase = state.importTimeNanos + in.index() * 1_000_000_000_000L;
-        }
-
-        @Override
-        public RecordSource source() {
-            return src;
-        }
-
-        @Override
-        public String badColumn() {
-            return badColumn;
-        }
-
-        @Override
-        public long rows() {
-            return sink.rows();
-        }
-
-        @Override
-        public String append(InputReader r) {
-            if (columns.size() != known) {
-                columnsChanged();
-            }
-            if (!bulk && in.format() == Format.JSONL) {
-                widenForNewKeys(r);
-            }
-            String reason = append(sink.appender(), r.position);
-            if (reason == null && lines != null) {
-                if (kept == lines.length) {
-                    lines = java.util.Arrays.copyOf(lines, kept * 2);
-                }
-                lines[kept++] = src.line();
-            }
-            return reason;
-        }
-
-        @Override
-        public void send(InputReader r, long end, boolean last) {
-            LoadRun.this.send(sink, r.tracker, end, r.rejectedInBatch, last, in, takeOrigin());
-        }
-
-        /** Where the open batch's rows came from (null when not kept); the next batch starts afresh. */
-        RefusedRows.Origin takeOrigin() {
-            if (lines == null) {
-                return null;
-            }
-            long[] l = java.util.Arrays.copyOf(lines, kept);
-            kept = 0;
-            return new RefusedRows.Origin() {
-                @Override
-                public long line(int table, int row) {
-                    return l[row];
-                }
-
-                @Override
-                public String raw(Table t, int table, int row) {
-                    return RefusedRows.json(t, row);
-                }
-            };
-        }
-
-        private void columnsChanged() {
-            known = columns.size();
-            bind = pl.bind(columns);
-            unknown = new boolean[known];
-            for (int c = 0; c < known; c++) {
-                unknown[c] = !pl.knows(columns.get(c));
-            }
-            if (in.format() != Format.JSONL) {
-                for (int c = 0; c < known; c++) {
-                    if (unknown[c]) {
-                        throw new ImportFailure("'" + in.name() + "': column '" + columns.get(c) + "' is not in the"
-                                + " table's columns (" + String.join(", ", pl.cols().stream().map(Plan.Col::name)
-                                .toList()) + "): name it with --skip, or import this file on its own", null);
-                    }
-                }
-            }
-        }
-
-        /**
-         * A key first seen after the sample: the regular path adds it as a column. The rows before this one are
-         * sent with the schema they were read with, and this row starts a batch of the wider schema.
-         */
-        private void widenForNewKeys(InputReader r) {
-            String added = null;
-            for (int c = 0; c < known; c++) {
-                if (unknown[c] && src.value(c) != null) {
-                    if (sink.rows() > 0) {
-                        r.flush(r.position - 1, false);
-                    }
-                    pl = widen(columns.get(c), src.value(c));
-                    added = columns.get(c);
-                }
-            }
-            if (added != null) {
-                sink.reschema(pl.schema());
-                schema = pl.schema();
-                n = schema.columnCount();
-                bind = pl.bind(columns);
-                for (int c = 0; c < known; c++) {
-                    unknown[c] = !pl.knows(columns.get(c));
-                }
-            }
-        }
-
-        /**
-         * Converts the current record into a row of the appender.
-         *
-         * @param record the record's position (it times the row when the import's time is its time index)
-         * @return null when the row was added; otherwise why not ({@link #badColumn} names the column, if one)
-         */
-        private String append(RowAppender a, long record) {
-            badColumn = null;
-            try {
-                Plan p = pl;
-                int[] b = bind;
-                for (int c = 0; c < n; c++) {
-                    int s = b[c];
-                    if (s < 0) {
-                        if (c == ts) {
-                            if (!p.importTime()) {
-                                throw new BadValue(schema.column(c).name(), "the time index is missing");
-                            }
-                            a.setLong(c, importBase + record);
-                        }
-                        continue;
-                    }
-                    Object v = src.value(s);
-                    if (v == null) {
-                        if (c == ts) {
-                            throw new BadValue(schema.column(c).name(), "the time index is empty");
-                        }
-                        continue;
-                    }
-                    p.values().set(a, c, v);
-                }
-                if (in.format() == Format.JSONL) { // other formats refuse unknown columns up front
-                    for (int c = 0; c < known; c++) {
-                        if (unknown[c] && src.value(c) != null) {
-                            throw new BadValue(columns.get(c), "key '" + columns.get(c) + "' is not a column of"
-                                    + " the table (it was not in the " + o.sample() + " sampled rows) and the bulk path"
-                                    + " cannot add columns: rerun with --path regular (adds it), a larger --sample, or"
-                                    + " --skip it");
-                        }
-                    }
-                }
-                a.endRow();
-                return null;
-            } catch (BadValue bv) {
-                a.cancelRow();
-                badColumn = bv.column();
-                return bv.getMessage();
-            } catch (InvalidDataException ide) {
-                a.cancelRow();
-                badColumn = ide.column();
-                return ide.column() != null ? "column '" + ide.column() + "': " + ide.reason() : ide.reason();
-            } catch (IllegalArgumentException | ArithmeticException ex) {
-                a.cancelRow();
-                return ex.getMessage();
-            }
-        }
-    }
-
     /** Adds a field for a JSON key first seen after the sample; every worker then writes the wider plan. */
-    private synchronized Plan widen(String key, Object value) {
+    synchronized Plan widen(String key, Object value) {
         if (!plan.knows(key)) {
             plan = Widening.withField(plan, key, value);
             if (!o.quiet()) {
@@ -784,7 +254,7 @@ public final class LoadRun implements AutoCloseable {
         return plan;
     }
 
-    private void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last,
+    void send(Client.BatchSink sink, Tracker tracker, long end, long rejectedInBatch, boolean last,
             Inputs.Input in, RefusedRows.Origin origin) {
         long rows = sink.rows();
         request(rows, tracker, end, rejectedInBatch, last, p -> {
@@ -875,7 +345,7 @@ public final class LoadRun implements AutoCloseable {
      *
      * @return true to go on, false to stop at this row
      */
-    private boolean reject(Inputs.Input in, long line, String column, String reason, String raw) {
+    boolean reject(Inputs.Input in, long line, String column, String reason, String raw) {
         if (rejects != null) {
             rejects.write(in.name(), line, column, reason, raw);
         }
@@ -951,7 +421,7 @@ public final class LoadRun implements AutoCloseable {
         }, narrowing);
     }
 
-    private void sendTables(Client.TablesSink sink, LineProtocolTables tables, Tracker tracker, long end,
+    void sendTables(Client.TablesSink sink, LineProtocolTables tables, Tracker tracker, long end,
             long rejectedInBatch, boolean last, Inputs.Input in, Map<String, List<RefusedRows.LineText>> origins) {
         long rows = tables.rows();
         request(rows, tracker, end, rejectedInBatch, last, p -> {

@@ -16,7 +16,7 @@ import java.util.List;
  * influxdata/influxdb3_core): {@code measurement[,tag_key=tag_value...] field_key=field_value[,...] [timestamp]}.
  *
  * <p>Lines: a line ends at a line feed that is neither escaped nor inside a quoted string field value (a carriage
- * return is no line break; one just before the line feed is dropped). Leading spaces and tabs are skipped; a line
+ * return is no line break; one just before the line feed is dropped). Leading spaces, tabs and NULs are skipped; a line
  * that is then empty or starts with {@code #} holds no point. A line's bytes must be well-formed UTF-8.
  *
  * <p>Escapes, per element: in a measurement a backslash makes the next comma, space or backslash literal; in tag
@@ -74,10 +74,18 @@ public final class LineProtocol {
      */
     public static boolean isEmpty(String line) {
         int i = 0;
-        while (i < line.length() && (line.charAt(i) == ' ' || line.charAt(i) == '\t')) {
+        while (i < line.length() && isLeadingSpace(line.charAt(i))) {
             i++;
         }
         return i == line.length() || line.charAt(i) == '#' || line.charAt(i) == '\r' && i == line.length() - 1;
+    }
+
+    /**
+     * Whether a character before the measurement is passed over: a space, a tab or a NUL, as InfluxDB's parser
+     * passes them over ({@code skipWhitespace} in {@code models/points.go} of influxdata/influxdb).
+     */
+    private static boolean isLeadingSpace(char c) {
+        return c == ' ' || c == '\t' || c == 0;
     }
 
     /**
@@ -89,7 +97,7 @@ public final class LineProtocol {
      */
     public static Point parse(String line) throws ParseException {
         Cursor c = new Cursor(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line);
-        while (c.more() && (c.peek() == ' ' || c.peek() == '\t')) {
+        while (c.more() && isLeadingSpace(c.peek())) {
             c.i++;
         }
         int at = c.i;
@@ -471,7 +479,7 @@ public final class LineProtocol {
                 } else if (fields && b == '"' && equals > commas) {
                     quoted = !quoted;
                 }
-                blank &= b == ' ' || b == '\t';
+                blank &= b == ' ' || b == '\t' || b == 0;
             }
             if (!any) {
                 return false;

@@ -16,6 +16,8 @@ public final class LineProtocolSource implements RecordSource {
     /** A line read by {@link #skip(long)} beyond the position skipped to, handed out by the next {@link #next()}. */
     private boolean pending;
     private LineProtocol.Point point;
+    /** Lines read by {@link #next()} that held no point (blank, only whitespace, or a comment). */
+    private long withoutPoint;
 
     /**
      * Reads an input.
@@ -52,6 +54,7 @@ public final class LineProtocolSource implements RecordSource {
             if (!reader.holdsNoPoint()) {
                 break;
             }
+            withoutPoint++;
         }
         try {
             point = reader.point();
@@ -103,6 +106,11 @@ public final class LineProtocolSource implements RecordSource {
             reached = reader.lastLine();
         }
         return reached;
+    }
+
+    @Override
+    public long linesWithoutRecord() {
+        return withoutPoint;
     }
 
     @Override

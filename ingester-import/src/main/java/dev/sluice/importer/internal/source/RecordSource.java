@@ -95,6 +95,15 @@ public interface RecordSource extends Closeable {
     }
 
     /**
+     * Returns how many lines held no record and were passed over (blank lines, comments), as read so far.
+     *
+     * @return the count; 0 for a format that does not count them
+     */
+    default long linesWithoutRecord() {
+        return 0;
+    }
+
+    /**
      * Returns the current record's text as read (for rejects files).
      *
      * @return the raw text

@@ -2,7 +2,10 @@ package dev.sluice.importer.internal.state;
 
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
+import dev.sluice.importer.internal.failure.ImportFailure;
+import dev.sluice.importer.internal.source.Inputs;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -163,5 +166,89 @@ public final class InDoubt {
 
     private static String name(State.Entry e, long from, long to) {
         return "'" + e.name() + "' records " + from + ".." + to;
+    }
+
+    /**
+     * Settles the batches a previous run sent to an append-mode table and never had answered, per {@code --in-doubt}:
+     * {@code fail} stops naming them; {@code check} asks the server which arrived (the rerun sends only the others)
+     * and stops when it cannot tell; {@code skip} goes on after them; {@code resend} sends them again.
+     *
+     * @param inputs the inputs
+     * @param state the resume state, changed as the policy says
+     * @param appendMode whether the table keeps every row (only then is a batch in doubt)
+     * @param policy {@code fail}, {@code check}, {@code resend} or {@code skip}
+     * @param counter counts a table's rows in a time range on the server ({@code check})
+     * @param server where the counts are asked, for messages
+     * @param err where notes and errors go
+     * @throws ImportFailure when the import must stop, naming the batches and the choices
+     */
+    public static void resolve(List<Inputs.Input> inputs, State state, boolean appendMode, String policy,
+            Counter counter, String server, PrintStream err) {
+        if (!appendMode) {
+            return;
+        }
+        if (policy.equals("check") && !undecidedOnServer(state, counter, server, err)) {
+            return;
+        }
+        List<String> doubts = new ArrayList<>();
+        for (Inputs.Input in : inputs) {
+            State.Entry e = state.entry(in.name());
+            if (!e.done && e.sent > e.acked) {
+                doubts.add("'" + in.name() + "' records " + (e.acked + 1) + ".." + e.sent);
+            }
+        }
+        if (doubts.isEmpty()) {
+            return;
+        }
+        switch (policy) {
+            case "fail":
+            case "check":
+                throw new ImportFailure("the previous run stopped with batches sent to append-mode table '" + state.table
+                        + "' but never answered: " + String.join(", ", doubts) + ". They may or may not be stored, and"
+                        + " the table keeps duplicates. " + (policy.equals("check") ? ""
+                        : "Rerun with --in-doubt check to ask the server which of them arrived and send only the others;"
+                        + " or check the table, then ") + "rerun with --in-doubt resend (send them again) or --in-doubt"
+                        + " skip (continue after them). Nothing was sent.", null);
+            case "skip":
+                for (State.Entry e : state.entries) {
+                    if (!e.done && e.sent > e.acked) {
+                        e.acked = e.sent;
+                    }
+                }
+                err.println("note: continuing after the in-doubt records (" + String.join(", ", doubts) + ")");
+                break;
+            default:
+                err.println("note: sending the in-doubt records again (" + String.join(", ", doubts) + ")");
+                break;
+        }
+    }
+
+    /**
+     * {@code --in-doubt check}: asks the server which in-doubt batches arrived; when each is decided, the rerun sends
+     * only the missing ones.
+     *
+     * @return true when some batch could not be decided (the in-doubt batches stay as they are: the import stops
+     *     and names them)
+     */
+    private static boolean undecidedOnServer(State state, Counter counter, String server, PrintStream err) {
+        InDoubt.Verdict v;
+        try {
+            v = check(state, counter);
+        } catch (IOException | RuntimeException e) {
+            err.println("error: --in-doubt check: the server could not count the in-doubt batches' rows over HTTP SQL"
+                    + " at " + server + ": " + e.getMessage());
+            return true;
+        }
+        if (!v.undecided().isEmpty()) {
+            err.println("error: --in-doubt check cannot tell whether these batches arrived: "
+                    + String.join("; ", v.undecided()));
+            return true;
+        }
+        if (!v.arrived().isEmpty() || !v.missing().isEmpty()) {
+            err.println("note: --in-doubt check: stored, not sent again: " + (v.arrived().isEmpty() ? "none"
+                    : String.join(", ", v.arrived())) + "; not stored, sent again: " + (v.missing().isEmpty() ? "none"
+                    : String.join(", ", v.missing())));
+        }
+        return false;
     }
 }
