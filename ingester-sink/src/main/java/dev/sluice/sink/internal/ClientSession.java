@@ -528,6 +528,11 @@ public final class ClientSession implements AutoCloseable {
                     + " GreptimeDB may be overloaded or unreachable, and the batch may or may not have been stored. "
                     + whatTheJobDoesNext());
         }
+        if (err.code() < 0 && err.cause() instanceof IllegalArgumentException && !err.retryable()) {
+            return new IOException("Sluice refused a batch of " + rows + " rows for table " + tables + " before"
+                    + " sending it, and nothing of it was sent: " + err.message() + ". Fix the table or the settings,"
+                    + " then " + settings.wording().rerunAfterFix());
+        }
         return new IOException("GreptimeDB refused a batch of " + rows + " rows for table " + tables + ": code "
                 + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): " + err.message()
                 + (err.retryable() ? " (retryable, but the retries ran out). " + whatTheJobDoesNext()

@@ -281,13 +281,17 @@ public final class SinkClients implements AutoCloseable {
      *
      * @param failure the exception it completed with
      * @param table the batch's table
-     * @return the client's error; one made here, retryable, when the client gave none (no answer from the server,
-     *     or the writer closed)
+     * @return the client's error; a refusal by the client's own rules is never retryable
+     *     ({@link Err#refusedByClient}); one made here, retryable, when the client gave none (no answer from the
+     *     server, or the writer closed)
      */
     public static Err errOf(Throwable failure, String table) {
         Throwable t = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (t instanceof BatchWriteException b && b.err() != null) {
             return b.err();
+        }
+        if (t instanceof IllegalArgumentException refusal) {
+            return Err.refusedByClient(refusal, List.of(table));
         }
         return localErr(StatusCode.Grpc.UNAVAILABLE, true, table, String.valueOf(t.getMessage()), t);
     }
