@@ -105,7 +105,7 @@ public final class ClientSession implements AutoCloseable {
         this.writer = clients.writer();
         this.context = clients.context();
         this.metrics = metrics;
-        this.held = new OrderedDeletes<>(clients, SENT, settings.batchRows(), settings.flushInterval());
+        this.held = new OrderedDeletes<>(clients, SENT);
     }
 
     /**
