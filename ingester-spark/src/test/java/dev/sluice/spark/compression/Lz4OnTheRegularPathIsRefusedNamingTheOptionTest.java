@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.spark.Failures;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import org.apache.spark.sql.SparkSession;
@@ -20,14 +21,6 @@ class Lz4OnTheRegularPathIsRefusedNamingTheOptionTest {
     static final GreptimeTestkitExtension TESTKIT = new GreptimeTestkitExtension(
             GreptimeTestServer.builder().httpPort(0));
 
-    private static String messages(Throwable t) {
-        StringBuilder b = new StringBuilder();
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            b.append(c.getMessage()).append(" | ");
-        }
-        return b.toString();
-    }
-
     @Test
     void theWriteIsRefusedNamingTheCompression(GreptimeTestServer server) {
         SparkSession s = SparkSession.builder().master("local[1]").appName("lz4-regular")
@@ -37,7 +30,7 @@ class Lz4OnTheRegularPathIsRefusedNamingTheOptionTest {
                 .option("endpoints", server.endpoint()).option("httpEndpoint", server.httpEndpoint())
                 .option("table", "lz4reg").option("tags", "host").option("compression", "lz4")
                 .option("writePath", "regular").mode("append").save());
-        String m = messages(e);
+        String m = Failures.messages(e);
         assertTrue(m.toLowerCase(java.util.Locale.ROOT).contains("lz4") && m.contains("compression"), m);
         assertFalse(m.contains("UNAVAILABLE") || m.contains("once the server answers"), m);
         assertEquals(0, server.rowCount("lz4reg"));

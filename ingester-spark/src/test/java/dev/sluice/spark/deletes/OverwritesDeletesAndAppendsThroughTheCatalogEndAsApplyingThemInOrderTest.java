@@ -11,12 +11,9 @@ import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -55,13 +52,33 @@ class OverwritesDeletesAndAppendsThroughTheCatalogEndAsApplyingThemInOrderTest {
     }
 
     /** Rows as a VALUES query: host, usage, ts. */
-    private static String values(List<String> hosts, List<Long> seconds, List<Double> usages) {
+    private static String values(Map<String, Double> rows) {
         StringBuilder b = new StringBuilder("SELECT host, usage, ts FROM VALUES ");
-        for (int i = 0; i < hosts.size(); i++) {
-            b.append(i == 0 ? "" : ", ").append("('").append(hosts.get(i)).append("', ").append(usages.get(i))
-                    .append("D, timestamp_millis(").append(T0 + seconds.get(i) * 1000).append("))");
+        String sep = "";
+        for (Map.Entry<String, Double> r : rows.entrySet()) {
+            String k = r.getKey();
+            b.append(sep).append("('").append(k, 0, k.indexOf('@')).append("', ").append(r.getValue())
+                    .append("D, timestamp_millis(").append(T0 + second(k) * 1000).append("))");
+            sep = ", ";
         }
         return b.append(" AS t(host, usage, ts)").toString();
+    }
+
+    private static long second(String key) {
+        return Long.parseLong(key.substring(key.indexOf('@') + 1));
+    }
+
+    /**
+     * Up to {@code n} rows of random hosts at random seconds in {@code [from, to)}, one per key (the tasks of one
+     * statement may write in any order), each with the next usage.
+     */
+    private static Map<String, Double> rows(Random random, int n, long from, long to, double[] next) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            out.putIfAbsent(key(HOSTS[random.nextInt(HOSTS.length)], from + random.nextInt((int) (to - from))),
+                    ++next[0]);
+        }
+        return out;
     }
 
     private static Timestamp at(long second) {
@@ -83,59 +100,26 @@ class OverwritesDeletesAndAppendsThroughTheCatalogEndAsApplyingThemInOrderTest {
         SparkSession s = session(server);
         Random random = new Random(20_261_207L);
         Map<String, Double> expected = new TreeMap<>();
-        double next = 0;
+        double[] next = {0};
         int deletedKeys = 0;
         for (int step = 0; step < 12; step++) {
             int kind = step < 2 ? 0 : random.nextInt(3);
             if (kind == 0) {
                 // Append rows spread over every host and time.
-                List<String> hosts = new ArrayList<>();
-                List<Long> seconds = new ArrayList<>();
-                List<Double> usages = new ArrayList<>();
-                Set<String> keys = new HashSet<>();
-                for (int i = 0; i < 150; i++) {
-                    String h = HOSTS[random.nextInt(HOSTS.length)];
-                    long sec = random.nextInt(SECONDS);
-                    if (!keys.add(key(h, sec))) {
-                        continue; // one row per key within a statement: its tasks may run in any order
-                    }
-                    hosts.add(h);
-                    seconds.add(sec);
-                    usages.add(++next);
-                }
-                s.sql(values(hosts, seconds, usages)).writeTo("gtdel.public.ordered").append();
-                for (int i = 0; i < hosts.size(); i++) {
-                    expected.put(key(hosts.get(i), seconds.get(i)), usages.get(i));
-                }
+                Map<String, Double> rows = rows(random, 150, 0, SECONDS, next);
+                s.sql(values(rows)).writeTo("gtdel.public.ordered").append();
+                expected.putAll(rows);
             } else if (kind == 1) {
                 // Overwrite a time range with rows inside it, many at keys the overwrite deletes first.
                 long from = random.nextInt(SECONDS / 2);
                 long to = from + 20 + random.nextInt(SECONDS / 2);
-                List<String> hosts = new ArrayList<>();
-                List<Long> seconds = new ArrayList<>();
-                List<Double> usages = new ArrayList<>();
-                Set<String> keys = new HashSet<>();
-                for (int i = 0; i < 60; i++) {
-                    String h = HOSTS[random.nextInt(HOSTS.length)];
-                    long sec = from + random.nextInt((int) (to - from));
-                    if (!keys.add(key(h, sec))) {
-                        continue; // one row per key within a statement: its tasks may run in any order
-                    }
-                    hosts.add(h);
-                    seconds.add(sec);
-                    usages.add(++next);
-                }
-                s.sql(values(hosts, seconds, usages)).writeTo("gtdel.public.ordered")
+                Map<String, Double> rows = rows(random, 60, from, to, next);
+                s.sql(values(rows)).writeTo("gtdel.public.ordered")
                         .overwrite(col("ts").geq(lit(at(from))).and(col("ts").lt(lit(at(to)))));
                 int before = expected.size();
-                expected.keySet().removeIf(k -> {
-                    long sec = Long.parseLong(k.substring(k.indexOf('@') + 1));
-                    return sec >= from && sec < to;
-                });
+                expected.keySet().removeIf(k -> second(k) >= from && second(k) < to);
                 deletedKeys += before - expected.size();
-                for (int i = 0; i < hosts.size(); i++) {
-                    expected.put(key(hosts.get(i), seconds.get(i)), usages.get(i));
-                }
+                expected.putAll(rows);
             } else {
                 // Delete one host's rows from a time on.
                 String h = HOSTS[random.nextInt(HOSTS.length)];
@@ -143,8 +127,7 @@ class OverwritesDeletesAndAppendsThroughTheCatalogEndAsApplyingThemInOrderTest {
                 s.sql("DELETE FROM gtdel.public.ordered WHERE host = '" + h + "' AND ts >= timestamp_millis("
                         + (T0 + from * 1000) + ")");
                 int before = expected.size();
-                expected.keySet().removeIf(k -> k.startsWith(h + "@")
-                        && Long.parseLong(k.substring(k.indexOf('@') + 1)) >= from);
+                expected.keySet().removeIf(k -> k.startsWith(h + "@") && second(k) >= from);
                 deletedKeys += before - expected.size();
             }
             assertEquals(expected, stored(server), "after step " + step);

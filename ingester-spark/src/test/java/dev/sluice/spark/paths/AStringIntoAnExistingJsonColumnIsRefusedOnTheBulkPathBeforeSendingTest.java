@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.data.DataType;
 import dev.sluice.data.TableSchema;
+import dev.sluice.spark.Failures;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.util.HashMap;
@@ -44,14 +45,6 @@ class AStringIntoAnExistingJsonColumnIsRefusedOnTheBulkPathBeforeSendingTest {
         return server.requests().stream().filter(r -> WRITES.contains(r.kind())).count();
     }
 
-    private static String messages(Throwable t) {
-        StringBuilder b = new StringBuilder();
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            b.append(c.getMessage()).append(" | ");
-        }
-        return b.toString();
-    }
-
     @Test
     void theBulkWriteIsRefusedNamingTableAndColumn(GreptimeTestServer server) {
         write("SELECT 'a' AS host, map('k', 'v') AS attrs, TIMESTAMP'2024-01-01 00:00:00' AS ts", server, "docs",
@@ -61,7 +54,7 @@ class AStringIntoAnExistingJsonColumnIsRefusedOnTheBulkPathBeforeSendingTest {
         long writes = writes(server);
         Exception e = assertThrows(Exception.class, () -> write("SELECT 'b' AS host, '{\"k\":1}' AS attrs,"
                 + " TIMESTAMP'2024-01-01 00:00:01' AS ts", server, "docs", "bulk"));
-        String m = messages(e);
+        String m = Failures.messages(e);
         assertTrue(m.contains("docs") && m.contains("attrs"), m);
         assertTrue(!m.contains("UNAVAILABLE") && !m.contains("once the server answers"),
                 "a rule of the client is not the server being unavailable: " + m);

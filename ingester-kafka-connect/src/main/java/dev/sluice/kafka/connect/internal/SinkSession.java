@@ -690,9 +690,10 @@ public final class SinkSession {
     }
 
     /**
-     * Sends the held deletes (after the writes before them) and what the writer holds, waits up to the flush timeout
-     * for the answers, and reports per partition the offset after the records settled by then. Flushing here keeps the uncommitted tail short, so a rebalance
-     * or restart (which commits just before handing partitions over) redelivers few records.
+     * Sends the held deletes (after the writes before them) and what the writer holds, waits up to the flush
+     * timeout for the answers, and reports per partition the offset after the records settled by then. Flushing
+     * here keeps the uncommitted tail short, so a rebalance or restart (which commits just before handing
+     * partitions over) redelivers few records.
      *
      * @param currentOffsets the offsets Connect has delivered
      * @return the offsets safe to commit
