@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.spark.Failures;
+import dev.sluice.spark.LocalSpark;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import org.apache.spark.sql.SparkSession;
@@ -23,8 +24,7 @@ class Lz4OnTheRegularPathIsRefusedNamingTheOptionTest {
 
     @Test
     void theWriteIsRefusedNamingTheCompression(GreptimeTestServer server) {
-        SparkSession s = SparkSession.builder().master("local[1]").appName("lz4-regular")
-                .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1").getOrCreate();
+        SparkSession s = LocalSpark.session();
         Exception e = assertThrows(Exception.class, () -> s.sql("SELECT 'a' AS host, 1.0D AS v,"
                 + " TIMESTAMP'2024-01-01 00:00:00' AS ts").write().format("greptimedb")
                 .option("endpoints", server.endpoint()).option("httpEndpoint", server.httpEndpoint())

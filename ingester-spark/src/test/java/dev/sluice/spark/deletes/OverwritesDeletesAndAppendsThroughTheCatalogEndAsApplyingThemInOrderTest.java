@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.spark.GreptimeCatalog;
+import dev.sluice.spark.LocalSpark;
 import dev.sluice.sql.HttpSql;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
@@ -37,9 +38,7 @@ class OverwritesDeletesAndAppendsThroughTheCatalogEndAsApplyingThemInOrderTest {
     private static final int BATCH_ROWS = 40;
 
     private static SparkSession session(GreptimeTestServer server) {
-        SparkSession s = SparkSession.builder().master("local[2]").appName("ordered-deletes")
-                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-                .config("spark.driver.host", "127.0.0.1").getOrCreate();
+        SparkSession s = LocalSpark.session();
         s.conf().set("spark.sql.catalog.gtdel", GreptimeCatalog.class.getName());
         s.conf().set("spark.sql.catalog.gtdel.endpoints", server.endpoint());
         s.conf().set("spark.sql.catalog.gtdel.httpEndpoint", server.httpEndpoint());

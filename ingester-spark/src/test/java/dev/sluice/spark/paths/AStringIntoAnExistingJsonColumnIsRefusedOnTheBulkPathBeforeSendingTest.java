@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sluice.data.DataType;
 import dev.sluice.data.TableSchema;
 import dev.sluice.spark.Failures;
+import dev.sluice.spark.LocalSpark;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import java.util.HashMap;
@@ -28,9 +29,7 @@ class AStringIntoAnExistingJsonColumnIsRefusedOnTheBulkPathBeforeSendingTest {
             GreptimeTestServer.builder().httpPort(0));
 
     private static void write(String query, GreptimeTestServer server, String table, String path) {
-        SparkSession s = SparkSession.builder().master("local[1]").appName("json-bulk")
-                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
-                .config("spark.driver.host", "127.0.0.1").getOrCreate();
+        SparkSession s = LocalSpark.session();
         Map<String, String> o = new HashMap<>();
         o.put("endpoints", server.endpoint());
         o.put("httpEndpoint", server.httpEndpoint());
