@@ -24,6 +24,22 @@ public record Err(int code, StatusCode.Grpc grpcCode, String message, boolean re
     }
 
     /**
+     * The error of a write the client refused itself, before sending it, by one of its rules: a value that does not
+     * fit its column ({@link dev.sluice.data.InvalidDataException}, {@link ErrorKind#Data}), or a table the write
+     * cannot carry, such as a column type its path does not carry ({@link ErrorKind#Setup}, gRPC
+     * {@code UNIMPLEMENTED}). Never retryable: the same write is refused again, and the server was not asked.
+     *
+     * @param refusal the client's refusal, whose message names what to change
+     * @param tables the tables of the refused write
+     * @return the error, code -1
+     */
+    public static Err refusedByClient(IllegalArgumentException refusal, List<String> tables) {
+        StatusCode.Grpc grpc = refusal instanceof dev.sluice.data.InvalidDataException
+                ? StatusCode.Grpc.INVALID_ARGUMENT : StatusCode.Grpc.UNIMPLEMENTED;
+        return new Err(-1, grpc, String.valueOf(refusal.getMessage()), false, tables, refusal);
+    }
+
+    /**
      * Returns the status code as a constant.
      *
      * @return the constant, or null when the code is -1 or unknown to this client

@@ -15,15 +15,21 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * One local Spark session for the test JVM: two cores, up to three attempts per task ({@code local[2,3]}), two
- * shuffle partitions, no UI.
+ * shuffle partitions, no UI. Every test takes its session from here: Spark keeps one session per JVM, and the first
+ * one built decides the master for all.
  */
-final class LocalSpark {
+public final class LocalSpark {
     private static SparkSession session;
 
     private LocalSpark() {
     }
 
-    static synchronized SparkSession session() {
+    /**
+     * Returns the test JVM's session, building it on first use.
+     *
+     * @return the session
+     */
+    public static synchronized SparkSession session() {
         if (session == null) {
             session = SparkSession.builder().appName("sluice-spark-tests").master("local[2,3]")
                     .config("spark.sql.shuffle.partitions", "2")

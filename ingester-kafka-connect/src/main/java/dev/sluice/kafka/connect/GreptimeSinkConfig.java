@@ -4,6 +4,7 @@ import dev.sluice.BatchingWriter;
 import dev.sluice.ConnectionConfig;
 import dev.sluice.kafka.connect.internal.ColumnTypeOverrides;
 import dev.sluice.sink.internal.ConnectionOverlap;
+import dev.sluice.kafka.connect.internal.SluiceClient;
 import dev.sluice.write.Compression;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -374,12 +375,11 @@ public final class GreptimeSinkConfig extends AbstractConfig {
             throw new ConfigException(TLS_CERT, getString(TLS_CERT), "mutual TLS needs both " + TLS_CERT + " and "
                     + TLS_KEY);
         }
-        if (compression() == Compression.Lz4 && path() != BatchingWriter.Path.Bulk) {
-            throw new ConfigException(COMPRESSION, "lz4", "lz4 is only offered on the bulk write path");
-        }
         if (!getString(TABLE_REGEX).isEmpty() && getString(TABLE_REPLACEMENT).isEmpty()) {
             throw new ConfigException(TABLE_REPLACEMENT, "", "is required with " + TABLE_REGEX);
         }
+        // The checks every integration shares (lz4 only on the bulk path...), naming this connector's keys.
+        SluiceClient.settings(this);
     }
 
     /**

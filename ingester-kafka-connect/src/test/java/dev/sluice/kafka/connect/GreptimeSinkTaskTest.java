@@ -289,6 +289,7 @@ class GreptimeSinkTaskTest {
         key.put("host", "d");
         key.put("t", 5L);
         task.put(List.of(new SinkRecord("del", 0, null, key, null, null, 1, null, TimestampType.NO_TIMESTAMP_TYPE)));
+        task.preCommit(Map.of()); // a held tombstone is sent, after the writes before it, before offsets are committed
         assertEquals(0, server.rowCount("del"));
         // A tombstone for a table that was never created deletes nothing and is committed.
         task.put(List.of(new SinkRecord("never", 0, null, key, null, null, 0, null, TimestampType.NO_TIMESTAMP_TYPE)));

@@ -410,13 +410,29 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                     sendRegular(first);
                 }
             } catch (RuntimeException e) {
-                finish(List.of(first), null, new BatchWriteException("could not send the batch: " + e, errOf(e),
-                        first.table.rowCount(), e));
+                finish(List.of(first), null, new BatchWriteException("could not send the batch: " + e,
+                        errOf(e, List.of(first)), first.table.rowCount(), e));
             }
         }
     }
 
-    /** The server's or the transport's answer a failure carries, when it is a write's: kept for the caller. */
+    /**
+     * The server's or the transport's answer a failure carries, when it is a write's, kept for the caller; a refusal
+     * by one of the client's own rules (a column the path cannot carry) is that, not retryable, naming the tables.
+     */
+    private static Err errOf(Throwable t, List<Batch> batches) {
+        Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+        if (c instanceof IllegalArgumentException refusal) {
+            List<String> tables = new ArrayList<>();
+            for (Batch b : batches) {
+                tables.add(b.table.schema().tableName());
+            }
+            return Err.refusedByClient(refusal, tables);
+        }
+        return errOf(c);
+    }
+
+    /** The server's or the transport's answer a failure carries, when it is a write's. */
     private static Err errOf(Throwable t) {
         Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
         return c instanceof dev.sluice.write.WriteException w ? w.err() : null;
@@ -455,13 +471,13 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         } catch (RuntimeException e) {
             inFlight.release();
             // Every batch of the group fails, not only the first (the send loop knows only that one).
-            finish(group, null, new BatchWriteException("could not send the batch: " + e, errOf(e), rowsOf(group), e));
+            finish(group, null, new BatchWriteException("could not send the batch: " + e, errOf(e, group), rowsOf(group), e));
             return;
         }
         sent.whenComplete((r, t) -> {
             inFlight.release();
             if (t != null) {
-                finish(group, null, new BatchWriteException("the batch could not be sent: " + t, errOf(t), rowsOf(group), t));
+                finish(group, null, new BatchWriteException("the batch could not be sent: " + t, errOf(t, group), rowsOf(group), t));
             } else if (r.isOk()) {
                 finish(group, r, null);
             } else {

@@ -105,7 +105,7 @@ public final class ClientSession implements AutoCloseable {
         this.writer = clients.writer();
         this.context = clients.context();
         this.metrics = metrics;
-        this.held = new OrderedDeletes<>(clients, SENT, settings.batchRows(), settings.flushInterval());
+        this.held = new OrderedDeletes<>(clients, SENT);
     }
 
     /**
@@ -527,6 +527,11 @@ public final class ClientSession implements AutoCloseable {
                     + tables + ", " + retriesAllowed() + " (gRPC DEADLINE_EXCEEDED: " + err.message() + ")."
                     + " GreptimeDB may be overloaded or unreachable, and the batch may or may not have been stored. "
                     + whatTheJobDoesNext());
+        }
+        if (err.code() < 0 && err.cause() instanceof IllegalArgumentException && !err.retryable()) {
+            return new IOException("Sluice refused a batch of " + rows + " rows for table " + tables + " before"
+                    + " sending it, and nothing of it was sent: " + err.message() + ". Fix the table or the settings,"
+                    + " then " + settings.wording().rerunAfterFix());
         }
         return new IOException("GreptimeDB refused a batch of " + rows + " rows for table " + tables + ": code "
                 + err.code() + " (" + err.statusCode() + ", gRPC " + err.grpcCode() + "): " + err.message()

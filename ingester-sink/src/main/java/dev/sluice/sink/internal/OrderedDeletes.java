@@ -67,6 +67,19 @@ public final class OrderedDeletes<R> {
     }
 
     /**
+     * Creates an empty set of deletes that are due as the clients' batching writer's batches are: when a table holds
+     * its batch rows, or after its flush interval. An integration's deletes so reach GreptimeDB with the writes
+     * around them, whichever integration it is.
+     *
+     * @param clients the client the deletes go through, with its batching writer
+     * @param rows how writes and keys become a table's rows (and which row of GreptimeDB they address)
+     * @throws IllegalStateException when the clients have no batching writer
+     */
+    public OrderedDeletes(SinkClients clients, RefusedRowIsolator.Rows<R> rows) {
+        this(clients, rows, clients.writerConfig().maxBatchRows(), clients.writerConfig().flushInterval());
+    }
+
+    /**
      * Creates an empty set of deletes.
      *
      * @param clients the client the deletes go through

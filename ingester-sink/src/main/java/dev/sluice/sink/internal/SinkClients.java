@@ -32,13 +32,17 @@ import java.util.concurrent.TimeoutException;
 public final class SinkClients implements AutoCloseable {
     private final GreptimeDB db;
     private final BatchingWriter writer;
+    /** The batching writer's settings, or null when there is no writer. */
+    private final BatchingWriter.Config writerConfig;
     private final Context context;
     private final boolean bulk;
     private final Duration directWriteBound;
 
-    private SinkClients(GreptimeDB db, BatchingWriter writer, Context context, boolean bulk) {
+    private SinkClients(GreptimeDB db, BatchingWriter writer, BatchingWriter.Config writerConfig, Context context,
+                        boolean bulk) {
         this.db = db;
         this.writer = writer;
+        this.writerConfig = writerConfig;
         this.context = context;
         this.bulk = bulk;
         GreptimeOptions o = db.options();
@@ -159,7 +163,7 @@ public final class SinkClients implements AutoCloseable {
         GreptimeDB db = GreptimeDB.create(options);
         try {
             BatchingWriter w = db.batchingWriter(writerConfig, context);
-            return new SinkClients(db, w, context, writerConfig.path() == BatchingWriter.Path.Bulk);
+            return new SinkClients(db, w, writerConfig, context, writerConfig.path() == BatchingWriter.Path.Bulk);
         } catch (RuntimeException | Error e) {
             db.shutdownNow();
             throw e;
@@ -175,7 +179,7 @@ public final class SinkClients implements AutoCloseable {
      * @return the opened clients; {@link #writer()} throws
      */
     public static SinkClients openDirect(GreptimeOptions options, Context context) {
-        return new SinkClients(GreptimeDB.create(options), null, context, false);
+        return new SinkClients(GreptimeDB.create(options), null, null, context, false);
     }
 
     /**
@@ -217,6 +221,15 @@ public final class SinkClients implements AutoCloseable {
                     + " with a batching writer's settings to write through one");
         }
         return writer;
+    }
+
+    /**
+     * @return the batching writer's settings, as it was opened with them (a connection string's included)
+     * @throws IllegalStateException when the clients were opened for direct writes only
+     */
+    public BatchingWriter.Config writerConfig() {
+        writer();
+        return writerConfig;
     }
 
     /** @return the per-call context of direct writes */
@@ -281,13 +294,17 @@ public final class SinkClients implements AutoCloseable {
      *
      * @param failure the exception it completed with
      * @param table the batch's table
-     * @return the client's error; one made here, retryable, when the client gave none (no answer from the server,
-     *     or the writer closed)
+     * @return the client's error; a refusal by the client's own rules is never retryable
+     *     ({@link Err#refusedByClient}); one made here, retryable, when the client gave none (no answer from the
+     *     server, or the writer closed)
      */
     public static Err errOf(Throwable failure, String table) {
         Throwable t = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (t instanceof BatchWriteException b && b.err() != null) {
             return b.err();
+        }
+        if (t instanceof IllegalArgumentException refusal) {
+            return Err.refusedByClient(refusal, List.of(table));
         }
         return localErr(StatusCode.Grpc.UNAVAILABLE, true, table, String.valueOf(t.getMessage()), t);
     }

@@ -92,9 +92,11 @@ public record SinkSettings(List<String> endpoints, String database, String usern
             throw new IllegalArgumentException("retry attempts cannot be negative, got " + retryAttempts);
         }
         if (Compression.parse(compression) == Compression.Lz4 && path != BatchingWriter.Path.Bulk) {
-            throw new IllegalArgumentException("compression lz4 applies to the bulk write path only, but the write"
-                    + " path is " + (path == null ? "unset" : path.name().toLowerCase(Locale.ROOT))
-                    + ": set the compression to zstd, gzip or none, or choose the bulk write path");
+            throw new IllegalArgumentException("compression lz4 (" + wording.key("compression") + ") applies to the"
+                    + " bulk write path only, but the write path (" + wording.key("write_path") + ") is "
+                    + (path == null ? "unset" : path.name().toLowerCase(Locale.ROOT)) + ": set "
+                    + wording.key("compression") + " to zstd, gzip or none, or " + wording.key("write_path")
+                    + " to bulk");
         }
     }
 
@@ -190,8 +192,10 @@ public record SinkSettings(List<String> endpoints, String database, String usern
      *     restarts it from its last checkpoint
      * @param rerunAfterFix what to do once the data or the table is fixed, completing "fix the data or the table,
      *     then ...", e.g. {@code restart the job}
+     * @param keys the integration's name of a setting, by the connection string's key for it (e.g.
+     *     {@code compression} to {@code write.compression}); a key not named here is called as the string calls it
      */
-    public record Wording(String retryTimeoutOption, String afterFailure, String rerunAfterFix)
+    public record Wording(String retryTimeoutOption, String afterFailure, String rerunAfterFix, Map<String, String> keys)
             implements Serializable {
         private static final long serialVersionUID = 1L;
 
@@ -202,6 +206,28 @@ public record SinkSettings(List<String> endpoints, String database, String usern
                 throw new IllegalArgumentException("the retry timeout option, the sentence after a failure and the"
                         + " step after a fix must all be given");
             }
+            keys = Map.copyOf(keys);
+        }
+
+        /**
+         * Words with every setting called as the connection string calls it.
+         *
+         * @param retryTimeoutOption as {@link Wording}'s
+         * @param afterFailure as {@link Wording}'s
+         * @param rerunAfterFix as {@link Wording}'s
+         */
+        public Wording(String retryTimeoutOption, String afterFailure, String rerunAfterFix) {
+            this(retryTimeoutOption, afterFailure, rerunAfterFix, Map.of());
+        }
+
+        /**
+         * Names a setting as the integration calls it.
+         *
+         * @param connectionKey the connection string's key for the setting
+         * @return the integration's name for it
+         */
+        public String key(String connectionKey) {
+            return keys.getOrDefault(connectionKey, connectionKey);
         }
     }
 }

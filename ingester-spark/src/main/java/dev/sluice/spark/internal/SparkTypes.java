@@ -1,6 +1,5 @@
 package dev.sluice.spark.internal;
 
-import dev.sluice.BatchingWriter;
 import dev.sluice.data.DecimalType;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
@@ -124,7 +123,7 @@ public final class SparkTypes {
                                      Map<String, dev.sluice.data.DataType> existing) {
         TableSchema.Builder b = TableSchema.newBuilder(o.table());
         for (StructField f : struct.fields()) {
-            dev.sluice.data.DataType t = columnType(o.table(), f, o.sink().path());
+            dev.sluice.data.DataType t = columnType(o.table(), f);
             dev.sluice.data.DataType there = existing.get(f.name());
             if (there != null && (t.isTimestamp() && there.isTimestamp()
                     || t == dev.sluice.data.DataType.String && there == dev.sluice.data.DataType.Json)) {
@@ -149,11 +148,10 @@ public final class SparkTypes {
      *
      * @param table the table (for the message)
      * @param f the column
-     * @param path the write path
      * @return the type
      * @throws IllegalArgumentException for a type with no GreptimeDB column
      */
-    static dev.sluice.data.DataType columnType(String table, StructField f, BatchingWriter.Path path) {
+    static dev.sluice.data.DataType columnType(String table, StructField f) {
         DataType t = f.dataType();
         if (t instanceof BooleanType) {
             return dev.sluice.data.DataType.Bool;
@@ -180,11 +178,6 @@ public final class SparkTypes {
         } else if (t instanceof TimestampType || t instanceof TimestampNTZType) {
             return dev.sluice.data.DataType.TimestampMicrosecond;
         } else if (t instanceof ArrayType || t instanceof MapType || t instanceof StructType) {
-            if (path == BatchingWriter.Path.Bulk) {
-                throw new IllegalArgumentException("table " + table + ", column " + f.name() + ": " + t.sql()
-                        + " is written as JSON, which the bulk path does not carry: write over the regular path"
-                        + " (writePath=regular) or drop the column");
-            }
             return dev.sluice.data.DataType.Json;
         }
         throw new IllegalArgumentException("table " + table + ", column " + f.name() + ": Spark type " + t.sql()

@@ -1,5 +1,6 @@
 package dev.sluice.spark.internal;
 
+import dev.sluice.BatchingWriter;
 import dev.sluice.data.TableSchema;
 import dev.sluice.sink.internal.SchemaCheck;
 import dev.sluice.sink.internal.SchemaSpec;
@@ -40,6 +41,7 @@ public final class TablePlanner {
     public static TableSchema plan(WriteOptions o, StructType struct) {
         List<ServerColumn> existing = describe(o);
         TableSchema schema = SparkTypes.schema(struct, o, existing);
+        refuseUncarried(o, struct, schema, existing != null);
         if (existing != null) {
             List<String> bad = SchemaCheck.disagreements(SchemaSpec.of(schema), i -> SparkTypes.declared(struct, i),
                     existing, o.sink().path());
@@ -59,6 +61,27 @@ public final class TablePlanner {
             throw new IllegalStateException("interrupted while creating table " + o.table(), e);
         }
         return schema;
+    }
+
+    /**
+     * Refuses a column the write path cannot carry, by the client's rule ({@link BatchingWriter.Path#firstUncarried}),
+     * before anything is created or sent: on the bulk path, a JSON column (a string written into an existing JSON
+     * column, or an array, map or struct) or a vector column.
+     *
+     * @throws IllegalArgumentException naming the table, the column, its type in the DataFrame and in GreptimeDB,
+     *     and the path that carries it
+     */
+    private static void refuseUncarried(WriteOptions o, StructType struct, TableSchema schema, boolean exists) {
+        BatchingWriter.Path path = o.sink().path();
+        path.firstUncarried(schema).ifPresent(c -> {
+            int i = schema.indexOf(c.name());
+            throw new IllegalArgumentException("table " + o.table() + " in database " + o.sink().database()
+                    + ", column " + c.name() + ": " + SparkTypes.declared(struct, i) + " is written as GreptimeDB's "
+                    + c.dataType() + (exists ? " (the existing table's column type)" : "") + ", which the "
+                    + path.name().toLowerCase(java.util.Locale.ROOT) + " write path cannot carry; nothing was sent."
+                    + " Write this DataFrame over the regular path (option writePath=regular)"
+                    + (exists ? "" : ", or drop or cast the column"));
+        });
     }
 
     /**

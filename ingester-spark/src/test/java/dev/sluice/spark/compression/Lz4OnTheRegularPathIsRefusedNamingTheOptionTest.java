@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.spark.Failures;
+import dev.sluice.spark.LocalSpark;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.GreptimeTestkitExtension;
 import org.apache.spark.sql.SparkSession;
@@ -20,24 +22,15 @@ class Lz4OnTheRegularPathIsRefusedNamingTheOptionTest {
     static final GreptimeTestkitExtension TESTKIT = new GreptimeTestkitExtension(
             GreptimeTestServer.builder().httpPort(0));
 
-    private static String messages(Throwable t) {
-        StringBuilder b = new StringBuilder();
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            b.append(c.getMessage()).append(" | ");
-        }
-        return b.toString();
-    }
-
     @Test
     void theWriteIsRefusedNamingTheCompression(GreptimeTestServer server) {
-        SparkSession s = SparkSession.builder().master("local[1]").appName("lz4-regular")
-                .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1").getOrCreate();
+        SparkSession s = LocalSpark.session();
         Exception e = assertThrows(Exception.class, () -> s.sql("SELECT 'a' AS host, 1.0D AS v,"
                 + " TIMESTAMP'2024-01-01 00:00:00' AS ts").write().format("greptimedb")
                 .option("endpoints", server.endpoint()).option("httpEndpoint", server.httpEndpoint())
                 .option("table", "lz4reg").option("tags", "host").option("compression", "lz4")
                 .option("writePath", "regular").mode("append").save());
-        String m = messages(e);
+        String m = Failures.messages(e);
         assertTrue(m.toLowerCase(java.util.Locale.ROOT).contains("lz4") && m.contains("compression"), m);
         assertFalse(m.contains("UNAVAILABLE") || m.contains("once the server answers"), m);
         assertEquals(0, server.rowCount("lz4reg"));

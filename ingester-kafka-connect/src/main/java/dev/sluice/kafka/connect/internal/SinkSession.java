@@ -45,11 +45,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A batch the server refused for good is split in halves and written directly until each bad record is
  * singled out ({@link RefusedRowIsolator}); the good ones are stored and each bad one goes to the dead-letter
- * queue, or fails the task when there is none. Tombstones become deletes held per table ({@link OrderedDeletes})
- * and sent at the end of the put, after the writes before them: a write of a row with a delete held waits with it,
- * and a tombstone of a row whose write waits sends what is held first, so each row ends as its records applied in
- * offset order would leave it, at a flush and a delete request per table and put. A
- * retryable failure that outlived the client's retries (or a buffer that stayed full) rewinds the partitions
+ * queue, or fails the task when there is none. Tombstones become deletes held per table ({@link OrderedDeletes}),
+ * across puts, and sent after the writes before them when they are due as the writer's batches are: the oldest
+ * was held {@code batch.flush.interval.ms}, or a table holds {@code batch.max.rows} of them (checked at the end of
+ * each put); and before the offsets are committed ({@link #preCommit}), partitions close or a rewind. A write of a
+ * row with a delete held waits with it, and a tombstone of a row whose write waits sends what is held first, so
+ * each row ends as its records applied in offset order would leave it, at a flush and a delete request per table
+ * and send. A held tombstone is unsettled, so no offset from it on is committed before its delete is acknowledged.
+ *
+ * <p>A retryable failure that outlived the client's retries (or a buffer that stayed full) rewinds the partitions
  * concerned to their first unsettled record and throws {@link RetriableException}: Connect pauses, redelivers
  * the same batch (whose records of rewound partitions are skipped, since the consumer re-reads them),
  * and re-polls from the rewound offsets. Redelivered rows overwrite their earlier copies on tables without
@@ -174,8 +178,9 @@ public final class SinkSession {
         this.flushTimeout = flushTimeout;
         this.redeliveryBackoffMs = redeliveryBackoffMs;
         this.isolator = new RefusedRowIsolator<>(client.clients(), ROWS);
-        // Sent at the end of every put (and before a dead-lettered record), never for their number or age.
-        this.heldDeletes = new OrderedDeletes<>(client.clients(), ROWS, Integer.MAX_VALUE, flushTimeout);
+        // Due by number or age as the batching writer's batches are; sent too before a dead-lettered record, a
+        // commit, a rewind and closing partitions.
+        this.heldDeletes = new OrderedDeletes<>(client.clients(), ROWS);
     }
 
     /** @return the running totals */
@@ -268,12 +273,10 @@ public final class SinkSession {
                 handWrite(pe);
             }
         }
-        if (!bufferFull) {
-            sendHeld();
-        }
         if (bufferFull) {
-            heldDeletes.discard(); // their records are redelivered with the rest of this put's partitions
             rewind(records, true);
+        } else if (heldDeletes.due()) {
+            sendHeld();
         }
         throwIfFatal();
         advanceAll();
@@ -638,6 +641,8 @@ public final class SinkSession {
      * @param thisPut true to rewind every partition of the current put too (its records were not all taken)
      */
     private void rewind(Collection<SinkRecord> records, boolean thisPut) {
+        // Held deletes of partitions that stay are not redelivered: they are sent (or marked for a resend) first.
+        sendHeld();
         advanceAll();
         Map<TopicPartition, Long> targets = new HashMap<>();
         for (Map.Entry<TopicPartition, Partition> e : partitions.entrySet()) {
@@ -685,14 +690,16 @@ public final class SinkSession {
     }
 
     /**
-     * Sends what the writer holds, waits up to the flush timeout for the answers, and reports per partition the
-     * offset after the records settled by then. Flushing here keeps the uncommitted tail short, so a rebalance
-     * or restart (which commits just before handing partitions over) redelivers few records.
+     * Sends the held deletes (after the writes before them) and what the writer holds, waits up to the flush
+     * timeout for the answers, and reports per partition the offset after the records settled by then. Flushing
+     * here keeps the uncommitted tail short, so a rebalance or restart (which commits just before handing
+     * partitions over) redelivers few records.
      *
      * @param currentOffsets the offsets Connect has delivered
      * @return the offsets safe to commit
      */
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        sendHeld();
         if (!batches.isEmpty() && !client.flush(flushTimeout)) {
             LOG.info("GreptimeDB sink: not every write was answered within {} ms; committing what was",
                     flushTimeout.toMillis());
@@ -716,6 +723,9 @@ public final class SinkSession {
      * @param closed the partitions taken away
      */
     public void close(Collection<TopicPartition> closed) {
+        if (!closed.isEmpty()) {
+            sendHeld();
+        }
         if (!closed.isEmpty() && !client.flush(flushTimeout)) {
             LOG.warn("GreptimeDB sink: writes of closing partitions {} were not all answered within {} ms; their"
                     + " records will be redelivered", closed, flushTimeout.toMillis());

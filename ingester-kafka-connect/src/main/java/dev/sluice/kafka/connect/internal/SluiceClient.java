@@ -35,7 +35,8 @@ public final class SluiceClient implements AutoCloseable {
     /** The connector's words in the shared layer's failures. */
     private static final SinkSettings.Wording WORDING = new SinkSettings.Wording(GreptimeSinkConfig.RETRY_DELIVERY,
             "Records that can never be written go to the dead-letter queue, or fail the task when there is none.",
-            "restart the task");
+            "restart the task", Map.of("compression", GreptimeSinkConfig.COMPRESSION,
+            "write_path", GreptimeSinkConfig.WRITE_PATH));
 
     private SluiceClient(SinkClients clients) {
         this.clients = clients;
@@ -62,9 +63,9 @@ public final class SluiceClient implements AutoCloseable {
      *
      * @param cfg the connector's settings
      * @return the settings
-     * @throws ConfigException when the settings do not fit together
+     * @throws ConfigException when the settings do not fit together, naming the connector's keys
      */
-    static SinkSettings settings(GreptimeSinkConfig cfg) {
+    public static SinkSettings settings(GreptimeSinkConfig cfg) {
         Map<String, String> hints = cfg.tableHints();
         Password connection = cfg.getPassword(GreptimeSinkConfig.CONNECTION_STRING);
         try {

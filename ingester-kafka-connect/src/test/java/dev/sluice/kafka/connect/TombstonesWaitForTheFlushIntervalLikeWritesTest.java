@@ -15,23 +15,28 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tombstones between writes are held per table and sent together, not one request each, while every row still ends
- * as the topic's records applied in order would leave it; offsets are committed only for stored records.
+ * Tombstones are held across puts until the flush interval passes or the offsets are committed, as writes wait in
+ * the batching writer: many small puts with a tombstone each share delete requests, a tombstone of the last put
+ * reaches GreptimeDB by the next commit, and its offset is committed only once its delete is acknowledged. The
+ * tombstones of one put are one delete per table, after the inserts before them; at the default flush interval,
+ * tombstones between writes still share requests, and every row ends as the topic's records applied in order
+ * would leave it, with offsets committed only for stored records.
  */
-class TombstonesBetweenWritesShareDeleteRequestsTest {
+class TombstonesWaitForTheFlushIntervalLikeWritesTest {
     private static final String TOPIC = "cpu";
     private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
-    /** Records per put, as Connect's consumer hands them over (its max.poll.records default). */
-    private static final int PUT = 500;
     private GreptimeTestServer server;
     private GreptimeSinkTask task;
+    /** A flush interval longer than any test: what is sent before the commit is sent for another reason. */
+    private static final String NEVER_BY_AGE = "600000";
+    /** Records per put, as Connect's consumer hands them over (its max.poll.records default). */
+    private static final int PUT = 500;
 
-    @BeforeEach
-    void start() {
+    /** Starts the task; a flush interval longer than the test means nothing is sent for its age. */
+    private void start(String flushInterval) {
         server = GreptimeTestServer.start();
         task = new GreptimeSinkTask();
         task.initialize(new FakeContext(false));
@@ -40,14 +45,17 @@ class TombstonesBetweenWritesShareDeleteRequestsTest {
         props.put(GreptimeSinkConfig.TAGS, "host");
         props.put(GreptimeSinkConfig.TS_FIELD, "t");
         props.put(GreptimeSinkConfig.DELETES, "true");
+        props.put(GreptimeSinkConfig.FLUSH_INTERVAL, flushInterval);
         task.start(props);
         task.open(List.of(P0));
     }
 
     @AfterEach
     void stop() {
-        task.stop();
-        server.close();
+        if (task != null) {
+            task.stop();
+            server.close();
+        }
     }
 
     private static SinkRecord record(long offset, String host, Double cpu) {
@@ -73,7 +81,71 @@ class TombstonesBetweenWritesShareDeleteRequestsTest {
     }
 
     @Test
+    void twoHundredPutsOfOneTombstoneEachShareDeleteRequests() {
+        start(NEVER_BY_AGE);
+        int puts = 200;
+        for (int i = 0; i < puts; i++) {
+            // A write of a new row, and a tombstone of the row the put before wrote.
+            task.put(List.of(record(2L * i, "w" + i, 1.0), record(2L * i + 1, "w" + (i - 1), null)));
+        }
+
+        Map<TopicPartition, OffsetAndMetadata> committed = task.preCommit(Map.of(P0, new OffsetAndMetadata(0)));
+        assertEquals(2L * puts, committed.get(P0).offset());
+        long deletes = deleteRequests();
+        assertTrue(deletes < puts / 10, puts + " puts with one tombstone each took " + deletes + " delete requests;"
+                + " held until the flush interval or the commit, they share a few");
+        List<Map<String, Object>> rows = server.rows(TOPIC);
+        assertEquals(1, rows.size(), "every row but the last was deleted after its write: " + rows);
+        assertEquals("w" + (puts - 1), rows.get(0).get("host"));
+    }
+
+    @Test
+    void aTombstoneOfTheLastPutIsSentByTheNextCommitAfterItsWrite() {
+        start(NEVER_BY_AGE);
+        task.put(List.of(record(0, "h0", 1.0), record(1, "h0", null), record(2, "h1", 2.0)));
+        assertEquals(0, deleteRequests(), "the tombstone waits for the flush interval like the writes around it");
+
+        Map<TopicPartition, OffsetAndMetadata> committed = task.preCommit(Map.of(P0, new OffsetAndMetadata(0)));
+        assertEquals(3, committed.get(P0).offset());
+        assertEquals(1, deleteRequests());
+        List<Map<String, Object>> rows = server.rows(TOPIC);
+        assertEquals(1, rows.size(), "h0 was written, then deleted: " + rows);
+        assertEquals("h1", rows.get(0).get("host"));
+    }
+
+    @Test
+    void tenTombstonesAfterTheirInsertsInOnePutAreOneDeleteRequest() {
+        start(NEVER_BY_AGE);
+        List<SinkRecord> put = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            put.add(record(i, "h" + i, 1.0));
+        }
+        for (int i = 0; i < 10; i++) {
+            put.add(record(12 + i, "h" + i, null));
+        }
+        task.put(put);
+
+        Map<TopicPartition, OffsetAndMetadata> committed = task.preCommit(Map.of(P0, new OffsetAndMetadata(0)));
+        assertEquals(22, committed.get(P0).offset());
+        assertEquals(2, server.rowCount(TOPIC), "h10 and h11 remain");
+        assertEquals(1, server.requests().stream().filter(r -> r.kind().equals("delete")).count());
+    }
+
+    @Test
+    void anInsertAfterATombstoneOfItsRowInTheSamePutIsKept() {
+        start(NEVER_BY_AGE);
+        task.put(List.of(record(0, "h0", 1.0), record(1, "h0", null), record(2, "h0", 3.0)));
+
+        Map<TopicPartition, OffsetAndMetadata> committed = task.preCommit(Map.of(P0, new OffsetAndMetadata(0)));
+        assertEquals(3, committed.get(P0).offset());
+        List<Map<String, Object>> rows = server.rows(TOPIC);
+        assertEquals(1, rows.size());
+        assertEquals(3.0, rows.get(0).get("cpu"));
+    }
+
+    @Test
     void twoThousandRecordsAlternatingWritesAndTombstonesOfDistinctRowsSendFarFewerDeleteRequestsThanDeletes() {
+        start("200");
         List<SinkRecord> records = new ArrayList<>();
         for (int i = 0; i < 1_000; i++) {
             records.add(record(2L * i, "w" + i, 1.0));
@@ -93,6 +165,7 @@ class TombstonesBetweenWritesShareDeleteRequestsTest {
 
     @Test
     void aRandomSequenceOfWritesAndTombstonesOverFewRowsEndsAsApplyingItInOrder() {
+        start("200");
         Random random = new Random(20_260_101L);
         String[] hosts = {"a", "b", "c", "d", "e"};
         List<SinkRecord> records = new ArrayList<>();
