@@ -41,10 +41,7 @@ class ZeroCopyCloseTest {
     @ParameterizedTest
     @EnumSource(Compression.class)
     void closingRightAfterLargeBatchesAreHandedToTheTransportFailsOrAnswersEachAndLeaksNothing(Compression compression) {
-        // Half the rows with LZ4 (Java, on the caller's thread, the slowest part of the test): its random blobs do
-        // not compress, so 2,000 rows make a message of about 3.8 MiB and 1,000 rows one of about 1.9 MiB, both
-        // under the 4 MiB from which a batch is sent from Arrow memory: the same path either way.
-        int rows = compression == Compression.Lz4 ? ROWS / 2 : ROWS;
+        int rows = ZcKit.rows(compression);
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_close_mid_" + compression.name().toLowerCase();
             Context ctx = Context.newBuilder().compression(compression).retryPolicy(ZcKit.quick(5, BOUND)).build();
@@ -371,19 +368,20 @@ class ZeroCopyCloseTest {
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_close_compressing";
             long[] delays = {0, 20, 60, 150};
+            int rows = ZcKit.rows(Compression.Lz4);
             for (long delay : delays) {
                 BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 4),
                         Context.newBuilder().compression(Compression.Lz4).retryPolicy(ZcKit.quick(3, BOUND)).build());
-                TableBufferRoot batch = w.tableBufferRoot(ROWS);
-                ZcKit.fill(batch, 0, ROWS);
+                TableBufferRoot batch = w.tableBufferRoot(rows);
+                ZcKit.fill(batch, 0, rows);
                 List<CompletableFuture<Integer>> acks = new CopyOnWriteArrayList<>();
                 AtomicReference<Throwable> producerError = new AtomicReference<>();
                 CountDownLatch entering = new CountDownLatch(1);
                 Thread producer = new Thread(() -> {
                     try {
                         entering.countDown();
-                        acks.add(w.writeNext()); // Lz4 of 8 MB runs on this thread
-                        ZcKit.fill(batch, ROWS, ROWS);
+                        acks.add(w.writeNext()); // Lz4 of 4 MB runs on this thread
+                        ZcKit.fill(batch, rows, rows);
                         acks.add(w.writeNext());
                     } catch (Throwable t) {
                         producerError.set(t);
@@ -393,7 +391,7 @@ class ZeroCopyCloseTest {
                 assertTrue(entering.await(5, TimeUnit.SECONDS));
                 ZcKit.sleep(delay);
                 assertDoesNotThrow(w::close, "close at " + delay + " ms");
-                // the producer returns (the bound, reached only if it hangs, leaves a loaded machine its 8 MB of Lz4)
+                // the producer returns (the bound, reached only if it hangs, leaves a loaded machine its 4 MB of Lz4)
                 producer.join(120_000);
                 assertFalse(producer.isAlive(), "producer returned (delay " + delay + ")");
                 Throwable t = producerError.get();
@@ -405,7 +403,7 @@ class ZeroCopyCloseTest {
                 ZcKit.await("writer memory released (delay " + delay + ", " + w.allocatedBytes() + ")", BOUND,
                         () -> w.allocatedBytes() == 0);
             }
-            ZcKit.assertStored(kit.server, table, new BitSet(), ZcKit.range(0, 2L * ROWS));
+            ZcKit.assertStored(kit.server, table, new BitSet(), ZcKit.range(0, 2L * rows));
             kit.assertNoLeak();
         }
     }

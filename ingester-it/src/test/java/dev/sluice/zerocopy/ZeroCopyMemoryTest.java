@@ -42,23 +42,24 @@ class ZeroCopyMemoryTest {
             long id = 0;
             for (int cycle = 0; cycle < 12; cycle++) {
                 Compression c = Compression.values()[cycle % Compression.values().length];
+                int rows = ZcKit.rows(c);
                 Context ctx = Context.newBuilder().compression(c)
                         .retryPolicy(cycle % 3 == 2 ? RetryPolicy.none() : ZcKit.quick(3, BOUND)).build();
                 BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(10), 2), ctx);
-                TableBufferRoot batch = w.tableBufferRoot(ROWS);
-                ZcKit.fill(batch, id, ROWS);
-                written.set((int) id, (int) id + ROWS);
+                TableBufferRoot batch = w.tableBufferRoot(rows);
+                ZcKit.fill(batch, id, rows);
+                written.set((int) id, (int) id + rows);
                 CompletableFuture<Integer> f = w.writeNext();
                 long first = id;
-                id += ROWS;
+                id += rows;
                 if (cycle % 2 == 0) {
-                    assertEquals(ROWS, ZcKit.outcome("cycle " + cycle, f, BOUND), "cycle " + cycle);
+                    assertEquals(rows, ZcKit.outcome("cycle " + cycle, f, BOUND), "cycle " + cycle);
                     w.completed();
                 }
                 assertDoesNotThrow(w::close, "cycle " + cycle);
                 Integer r = ZcKit.outcome("cycle " + cycle, f, BOUND);
                 if (r != null) {
-                    acked.set((int) first, (int) first + ROWS);
+                    acked.set((int) first, (int) first + rows);
                 }
                 assertEquals(0, w.allocatedBytes(), "cycle " + cycle + " writer memory");
                 assertEquals(0, kit.db.stats().bulkAllocatedBytes(), "cycle " + cycle + " client memory");
@@ -146,18 +147,19 @@ class ZeroCopyMemoryTest {
                 int writer = k;
                 results.add(pool.submit(() -> {
                     Compression c = Compression.values()[writer % Compression.values().length];
+                    int rows = ZcKit.rows(c);
                     try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema("zc_many_" + writer),
                             ZcKit.config(Duration.ofSeconds(20), 2),
                             Context.newBuilder().compression(c).retryPolicy(ZcKit.quick(20, BOUND)).build())) {
-                        TableBufferRoot batch = w.tableBufferRoot(ROWS);
+                        TableBufferRoot batch = w.tableBufferRoot(rows);
                         List<CompletableFuture<Integer>> acks = ZcKit.futures();
                         for (int b = 0; b < batches; b++) {
-                            ZcKit.fill(batch, (long) b * ROWS, ROWS);
+                            ZcKit.fill(batch, (long) b * rows, rows);
                             acks.add(w.writeNext());
                             peak.accumulateAndGet(kit.db.stats().bulkAllocatedBytes(), Math::max);
                         }
                         for (int b = 0; b < batches; b++) {
-                            assertEquals(ROWS, ZcKit.outcome("writer " + writer + " batch " + b, acks.get(b), BOUND));
+                            assertEquals(rows, ZcKit.outcome("writer " + writer + " batch " + b, acks.get(b), BOUND));
                         }
                         return new long[] {w.completed(), w.replays()};
                     }
@@ -165,12 +167,14 @@ class ZeroCopyMemoryTest {
             }
             pool.shutdown();
             // hang guards only: each writer waits for its own batches' outcomes, one bound each
-            for (Future<long[]> r : results) {
-                assertEquals((long) batches * ROWS, r.get(Await.HANG_GUARD.toSeconds() * batches, TimeUnit.SECONDS)[0]);
+            for (int k = 0; k < writers; k++) {
+                long rows = ZcKit.rows(Compression.values()[k % Compression.values().length]);
+                assertEquals(batches * rows, results.get(k).get(Await.HANG_GUARD.toSeconds() * batches, TimeUnit.SECONDS)[0]);
             }
             assertTrue(pool.awaitTermination(Await.HANG_GUARD.toSeconds(), TimeUnit.SECONDS));
             for (int k = 0; k < writers; k++) {
-                ZcKit.assertStored(kit.server, "zc_many_" + k, ZcKit.range(0, (long) batches * ROWS), null);
+                long rows = ZcKit.rows(Compression.values()[k % Compression.values().length]);
+                ZcKit.assertStored(kit.server, "zc_many_" + k, ZcKit.range(0, batches * rows), null);
             }
             assertTrue(peak.get() > 0, "the writers used off-heap memory");
             kit.assertNoLeak();

@@ -36,26 +36,27 @@ class ZeroCopyResendTest {
     @ParameterizedTest
     @EnumSource(Compression.class)
     void largeBatchesResentAfterARateLimitedBatchAreStoredByteForByteWithEveryCompression(Compression compression) {
+        int rows = ZcKit.rows(compression);
         try (ZcKit kit = new ZcKit()) {
             String table = "zc_resend_" + compression.name().toLowerCase();
             Context ctx = Context.newBuilder().compression(compression).retryPolicy(ZcKit.quick(6, BOUND)).build();
             kit.server.faults().failBulkBatch(2, StatusCode.RateLimited, "slow down");
             try (BulkStreamWriter w = kit.db.bulkStreamWriter(ZcKit.schema(table), ZcKit.config(Duration.ofSeconds(20), 4), ctx)) {
-                TableBufferRoot batch = w.tableBufferRoot(ROWS);
+                TableBufferRoot batch = w.tableBufferRoot(rows);
                 List<CompletableFuture<Integer>> acks = ZcKit.futures();
                 for (int b = 0; b < 4; b++) {
-                    ZcKit.fill(batch, (long) b * ROWS, ROWS);
+                    ZcKit.fill(batch, (long) b * rows, rows);
                     acks.add(w.writeNext());
                 }
                 for (int b = 0; b < acks.size(); b++) {
-                    assertEquals(ROWS, ZcKit.outcome("batch " + b, acks.get(b), BOUND), "batch " + b);
+                    assertEquals(rows, ZcKit.outcome("batch " + b, acks.get(b), BOUND), "batch " + b);
                 }
                 assertTrue(w.replays() >= 1, "the stream broke and was reopened");
-                assertEquals(4L * ROWS, w.completed());
+                assertEquals(4L * rows, w.completed());
                 assertDoesNotThrow(w::close);
                 assertEquals(0, w.allocatedBytes());
             }
-            ZcKit.assertStored(kit.server, table, ZcKit.range(0, 4L * ROWS), null);
+            ZcKit.assertStored(kit.server, table, ZcKit.range(0, 4L * rows), null);
             kit.assertNoLeak();
         }
     }
