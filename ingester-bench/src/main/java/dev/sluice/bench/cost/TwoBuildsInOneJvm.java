@@ -24,7 +24,7 @@ import java.util.Map;
  *
  * <p>A first round, not counted, warms both builds up. Each round runs a short and a long run of each build and prints, per build, the marginal CPU per row (long
  * less short over the extra rows) twice: of the whole process, and of the client's own threads (the process less
- * the GC and JIT threads, read from {@code /proc/self/task}). After all rounds it prints each figure's median and
+ * the GC and JIT threads, read from {@code /proc/self/task}), and the process's kernel-mode CPU per row. After all rounds it prints each figure's median and
  * the ratio B/A of the medians and of each round's pair.
  *
  * <p>usage: {@code java -Xmx6g -XX:MaxDirectMemorySize=6g --add-opens=java.base/java.nio=ALL-UNNAMED -cp
@@ -55,6 +55,7 @@ public final class TwoBuildsInOneJvm {
             PrintStream out = System.out;
             ByteArrayOutputStream captured = new ByteArrayOutputStream();
             long jvm0 = gcAndJitNanos();
+            long sys0 = systemNanos();
             long cpu0 = Jvm.processCpuNanos();
             int rc;
             me.setContextClassLoader(loader);
@@ -72,6 +73,7 @@ public final class TwoBuildsInOneJvm {
             }
             long processCpu = Jvm.processCpuNanos() - cpu0;
             long jvmCpu = gcAndJitNanos() - jvm0;
+            long sysCpu = systemNanos() - sys0;
             String line = captured.toString(StandardCharsets.UTF_8).lines()
                     .filter(l -> l.startsWith(CostClient.MARKER)).findFirst()
                     .orElseThrow(() -> new IllegalStateException(name + " printed no result line: " + captured));
@@ -86,7 +88,7 @@ public final class TwoBuildsInOneJvm {
             // The client's own figure is CostClient's (from the client's creation to its shutdown); the GC and JIT
             // share of this run is taken off it as measured around the whole call.
             long clientCpu = Long.parseLong(f.get("cpu_ns"));
-            return new long[] {clientCpu, clientCpu - jvmCpu, processCpu};
+            return new long[] {clientCpu, clientCpu - jvmCpu, processCpu, sysCpu};
         }
     }
 
@@ -114,8 +116,8 @@ public final class TwoBuildsInOneJvm {
                 Duration.ofMinutes(2))) {
             System.out.printf(Locale.ROOT, "A=%s%nB=%s%nserver %s, %d rounds of %d and %d rows, %s%n", args[0], args[1],
                     server.endpoint(), rounds, shortRows, longRows, String.join(" ", options));
-            System.out.printf(Locale.ROOT, "%5s %5s %14s %14s %14s %14s%n", "round", "build", "marginal_us",
-                    "client_us", "cold_us", "gc+jit_us");
+            System.out.printf(Locale.ROOT, "%5s %5s %14s %14s %14s %14s %14s%n", "round", "build", "marginal_us",
+                    "client_us", "cold_us", "gc+jit_us", "sys_us");
             for (int r = 0; r <= rounds; r++) {
                 for (Build x : r % 2 == 1 ? List.of(a, b) : List.of(b, a)) {
                     long[] s = x.run(withRows(options, shortRows, server.endpoint()));
@@ -125,14 +127,14 @@ public final class TwoBuildsInOneJvm {
                     }
                     double d = (longRows - shortRows) * 1000.0;
                     double[] fig = {(l[0] - s[0]) / d, (l[1] - s[1]) / d, l[0] / (longRows * 1000.0),
-                        ((l[0] - l[1]) - (s[0] - s[1])) / d};
+                        ((l[0] - l[1]) - (s[0] - s[1])) / d, (l[3] - s[3]) / d};
                     x.rounds.add(fig);
-                    System.out.printf(Locale.ROOT, "%5d %5s %14.3f %14.3f %14.3f %14.3f%n", r, x.name, fig[0], fig[1],
-                            fig[2], fig[3]);
+                    System.out.printf(Locale.ROOT, "%5d %5s %14.3f %14.3f %14.3f %14.3f %14.3f%n", r, x.name, fig[0],
+                            fig[1], fig[2], fig[3], fig[4]);
                 }
             }
         }
-        String[] names = {"marginal_us", "client_us", "cold_us", "gc+jit_us"};
+        String[] names = {"marginal_us", "client_us", "cold_us", "gc+jit_us", "sys_us"};
         System.out.printf(Locale.ROOT, "%-12s %10s %10s %10s   %s%n", "median", "A", "B", "B/A", "B/A each round");
         for (int i = 0; i < names.length; i++) {
             double ma = median(a, i);
@@ -157,6 +159,12 @@ public final class TwoBuildsInOneJvm {
     private static double median(Build x, int figure) {
         double[] v = x.rounds.stream().mapToDouble(f -> f[figure]).sorted().toArray();
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** Kernel-mode CPU of the whole process so far, from {@code /proc/self/stat}, in nanoseconds. */
+    private static long systemNanos() throws IOException {
+        String stat = Files.readString(Path.of("/proc/self/stat"), StandardCharsets.US_ASCII);
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[12]) * 10_000_000L;
     }
 
     /** CPU of the JVM's own GC and JIT compiler threads so far, from {@code /proc/self/task}, in nanoseconds. */
