@@ -30,7 +30,9 @@ import java.util.Map;
  * <p>usage: {@code java -Xmx6g -XX:MaxDirectMemorySize=6g --add-opens=java.base/java.nio=ALL-UNNAMED -cp
  * ingester-bench.jar dev.sluice.bench.cost.TwoBuildsInOneJvm A.jar B.jar ROUNDS SHORT LONG COSTCLIENT-OPTIONS...}
  * where the options are {@link CostClient}'s without {@code --rows} and {@code --endpoint}, e.g.
- * {@code --workload logs --mode bulk --batch 65536 --parallelism 1 --max-in-flight 4}.
+ * {@code --workload logs --mode bulk --batch 65536 --parallelism 1 --max-in-flight 4}. A jar may be followed by
+ * options of its own that replace the common ones, {@code JAR@--mode,workload}: one build against itself with the
+ * workload alone ({@value CostBenchmark#WORKLOAD_ONLY}) as A sets the client's own cost apart from the workload's.
  */
 public final class TwoBuildsInOneJvm {
     private TwoBuildsInOneJvm() {
@@ -41,10 +43,32 @@ public final class TwoBuildsInOneJvm {
         final String name;
         final ClassLoader loader;
         final List<double[]> rounds = new ArrayList<>();
+        /** Options of this build's runs that replace the common ones, in pairs (name, value). */
+        final String[] own;
 
-        Build(String name, Path jar) throws IOException {
+        /** @param spec {@code JAR} or {@code JAR@--option,value,...} */
+        Build(String name, String spec) throws IOException {
+            int at = spec.indexOf('@');
+            Path jar = Path.of(at < 0 ? spec : spec.substring(0, at));
             this.name = name;
+            this.own = at < 0 ? new String[0] : spec.substring(at + 1).split(",");
             this.loader = new URLClassLoader(name, new URL[] {jar.toUri().toURL()}, ClassLoader.getPlatformClassLoader());
+        }
+
+        /** The common options with this build's own in place of theirs, and the run's rows and endpoint. */
+        String[] options(String[] common, long rows, String endpoint) {
+            List<String> all = new ArrayList<>(Arrays.asList(common));
+            for (int i = 0; i + 1 < own.length; i += 2) {
+                int k = all.indexOf(own[i]);
+                if (k >= 0) {
+                    all.set(k + 1, own[i + 1]);
+                } else {
+                    all.add(own[i]);
+                    all.add(own[i + 1]);
+                }
+            }
+            all.addAll(List.of("--rows", Long.toString(rows), "--endpoint", endpoint));
+            return all.toArray(String[]::new);
         }
 
         /** Runs {@link CostClient} of this build with the given options; returns {process CPU, client CPU} in ns. */
@@ -100,14 +124,15 @@ public final class TwoBuildsInOneJvm {
      */
     public static void main(String[] args) throws Exception {
         if (args.length < 5) {
-            System.err.println("usage: TwoBuildsInOneJvm A.jar B.jar ROUNDS SHORT LONG COSTCLIENT-OPTIONS...");
+            System.err.println("usage: TwoBuildsInOneJvm A.jar[@--option,value] B.jar[@...] ROUNDS SHORT LONG"
+                    + " COSTCLIENT-OPTIONS...");
             System.exit(2);
         }
         if (System.getProperty(dev.sluice.bench.BenchMain.NETTY_UNZEROED) == null) {
             System.setProperty(dev.sluice.bench.BenchMain.NETTY_UNZEROED, "true");
         }
-        Build a = new Build("A", Path.of(args[0]));
-        Build b = new Build("B", Path.of(args[1]));
+        Build a = new Build("A", args[0]);
+        Build b = new Build("B", args[1]);
         int rounds = Integer.parseInt(args[2]);
         long shortRows = Long.parseLong(args[3]);
         long longRows = Long.parseLong(args[4]);
@@ -120,8 +145,8 @@ public final class TwoBuildsInOneJvm {
                     "client_us", "cold_us", "gc+jit_us", "sys_us");
             for (int r = 0; r <= rounds; r++) {
                 for (Build x : r % 2 == 1 ? List.of(a, b) : List.of(b, a)) {
-                    long[] s = x.run(withRows(options, shortRows, server.endpoint()));
-                    long[] l = x.run(withRows(options, longRows, server.endpoint()));
+                    long[] s = x.run(x.options(options, shortRows, server.endpoint()));
+                    long[] l = x.run(x.options(options, longRows, server.endpoint()));
                     if (r == 0) {
                         continue; // the warm-up round: each build's classes loaded and compiled, not counted
                     }
@@ -145,15 +170,6 @@ public final class TwoBuildsInOneJvm {
             }
             System.out.printf(Locale.ROOT, "%-12s %10.3f %10.3f %10.3f   %s%n", names[i], ma, mb, mb / ma, pairs);
         }
-    }
-
-    private static String[] withRows(String[] options, long rows, String endpoint) {
-        String[] all = Arrays.copyOf(options, options.length + 4);
-        all[options.length] = "--rows";
-        all[options.length + 1] = Long.toString(rows);
-        all[options.length + 2] = "--endpoint";
-        all[options.length + 3] = endpoint;
-        return all;
     }
 
     private static double median(Build x, int figure) {
