@@ -16,8 +16,8 @@ import jdk.jfr.consumer.RecordingFile;
  * Reads a flight recording of {@link TwoBuildsInOneJvm} and sets the two builds' profiles side by side: each CPU
  * sample and each allocation sample belongs to the build whose class loader ({@code A} or {@code B}) loaded the
  * classes on its stack. Prints, per build, the samples by thread kind, by the method on top of the stack, and by
- * the innermost project method ({@code dev.sluice}) on the stack; and the allocation weight by type and by the
- * innermost project method. Lines are sorted by the larger difference between the builds first.
+ * the innermost project method ({@code dev.sluice}) on the stack; the allocation weight by type and by the
+ * innermost project method; and the JIT's deoptimizations and long compilations of each build's methods. Lines are sorted by the larger difference between the builds first.
  *
  * <p>usage: {@code java -cp ingester-bench.jar dev.sluice.bench.cost.JfrByBuild recording.jfr [lines]}
  */
@@ -71,6 +71,8 @@ public final class JfrByBuild {
         Table allocType = new Table("allocation weight by type");
         Table allocSite = new Table("allocation weight by innermost project frame");
         Table allocTop = new Table("allocation weight by top frame");
+        Table deopt = new Table("deoptimizations by method and reason");
+        Table compiled = new Table("compilations of 100 ms or more, ms by method");
         long unknown = 0;
         try (RecordingFile f = new RecordingFile(Path.of(args[0]))) {
             while (f.hasMoreEvents()) {
@@ -78,6 +80,19 @@ public final class JfrByBuild {
                 String type = e.getEventType().getName();
                 boolean cpu = type.equals("jdk.ExecutionSample");
                 boolean alloc = type.equals("jdk.ObjectAllocationSample");
+                if (type.equals("jdk.Deoptimization") || type.equals("jdk.Compilation")) {
+                    var m = e.getValue("method") instanceof jdk.jfr.consumer.RecordedMethod rm ? rm : null;
+                    var loader = m == null || m.getType() == null ? null : m.getType().getClassLoader();
+                    int build = loader == null ? -1 : "A".equals(loader.getName()) ? 0 : "B".equals(loader.getName()) ? 1 : -1;
+                    if (build >= 0 && type.equals("jdk.Deoptimization")) {
+                        deopt.add(shortName(m.getType().getName()) + "." + m.getName() + " " + e.getString("reason")
+                                + "/" + e.getString("action"), build, 1);
+                    } else if (build >= 0) {
+                        compiled.add(shortName(m.getType().getName()) + "." + m.getName(), build,
+                                e.getDuration().toNanos() / 1e6);
+                    }
+                    continue;
+                }
                 if (!cpu && !alloc) {
                     continue;
                 }
@@ -130,6 +145,8 @@ public final class JfrByBuild {
         allocType.print(lines, "MB");
         allocSite.print(lines, "MB");
         allocTop.print(lines, "MB");
+        deopt.print(lines, "deoptimizations");
+        compiled.print(lines, "ms");
     }
 
     private static String shortName(String cls) {
