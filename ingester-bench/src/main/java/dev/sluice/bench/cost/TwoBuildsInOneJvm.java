@@ -43,6 +43,10 @@ public final class TwoBuildsInOneJvm {
         final String name;
         final ClassLoader loader;
         final List<double[]> rounds = new ArrayList<>();
+        /** Per round, the marginal CPU per row of each kind of thread. */
+        final List<Map<String, Double>> kinds = new ArrayList<>();
+        /** The last run's CPU by kind of thread, in nanoseconds. */
+        Map<String, Long> lastKinds = Map.of();
         /** Options of this build's runs that replace the common ones, in pairs (name, value). */
         final String[] own;
 
@@ -78,6 +82,7 @@ public final class TwoBuildsInOneJvm {
             ClassLoader before = me.getContextClassLoader();
             PrintStream out = System.out;
             ByteArrayOutputStream captured = new ByteArrayOutputStream();
+            Map<String, Long> kinds0 = THREADS.totals();
             long jvm0 = gcAndJitNanos();
             long sys0 = systemNanos();
             long cpu0 = Jvm.processCpuNanos();
@@ -98,6 +103,10 @@ public final class TwoBuildsInOneJvm {
             long processCpu = Jvm.processCpuNanos() - cpu0;
             long jvmCpu = gcAndJitNanos() - jvm0;
             long sysCpu = systemNanos() - sys0;
+            Map<String, Long> kinds1 = THREADS.totals();
+            Map<String, Long> used = new HashMap<>();
+            kinds1.forEach((k, v) -> used.put(k, v - kinds0.getOrDefault(k, 0L)));
+            lastKinds = used;
             String line = captured.toString(StandardCharsets.UTF_8).lines()
                     .filter(l -> l.startsWith(CostClient.MARKER)).findFirst()
                     .orElseThrow(() -> new IllegalStateException(name + " printed no result line: " + captured));
@@ -146,6 +155,7 @@ public final class TwoBuildsInOneJvm {
             for (int r = 0; r <= rounds; r++) {
                 for (Build x : r % 2 == 1 ? List.of(a, b) : List.of(b, a)) {
                     long[] s = x.run(x.options(options, shortRows, server.endpoint()));
+                    Map<String, Long> shortKinds = x.lastKinds;
                     long[] l = x.run(x.options(options, longRows, server.endpoint()));
                     if (r == 0) {
                         continue; // the warm-up round: each build's classes loaded and compiled, not counted
@@ -154,6 +164,9 @@ public final class TwoBuildsInOneJvm {
                     double[] fig = {(l[0] - s[0]) / d, (l[1] - s[1]) / d, l[0] / (longRows * 1000.0),
                         ((l[0] - l[1]) - (s[0] - s[1])) / d, (l[3] - s[3]) / d};
                     x.rounds.add(fig);
+                    Map<String, Double> perKind = new HashMap<>();
+                    x.lastKinds.forEach((k, v) -> perKind.put(k, (v - shortKinds.getOrDefault(k, 0L)) / d));
+                    x.kinds.add(perKind);
                     System.out.printf(Locale.ROOT, "%5d %5s %14.3f %14.3f %14.3f %14.3f %14.3f%n", r, x.name, fig[0],
                             fig[1], fig[2], fig[3], fig[4]);
                 }
@@ -170,11 +183,90 @@ public final class TwoBuildsInOneJvm {
             }
             System.out.printf(Locale.ROOT, "%-12s %10.3f %10.3f %10.3f   %s%n", names[i], ma, mb, mb / ma, pairs);
         }
+        System.out.printf(Locale.ROOT, "%nmarginal CPU per row by thread (name without digits), medians%n%10s %10s  %s%n",
+                "A_us", "B_us", "threads");
+        java.util.Set<String> all = new java.util.TreeSet<>();
+        a.kinds.forEach(m -> all.addAll(m.keySet()));
+        b.kinds.forEach(m -> all.addAll(m.keySet()));
+        for (String k : all) {
+            double ka = medianOf(a.kinds.stream().mapToDouble(m -> m.getOrDefault(k, 0.0)).toArray());
+            double kb = medianOf(b.kinds.stream().mapToDouble(m -> m.getOrDefault(k, 0.0)).toArray());
+            if (Math.abs(ka) >= 0.005 || Math.abs(kb) >= 0.005) {
+                System.out.printf(Locale.ROOT, "%10.3f %10.3f  %s%n", ka, kb, k);
+            }
+        }
+        THREADS.close();
     }
 
     private static double median(Build x, int figure) {
-        double[] v = x.rounds.stream().mapToDouble(f -> f[figure]).sorted().toArray();
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        return medianOf(x.rounds.stream().mapToDouble(f -> f[figure]).toArray());
+    }
+
+    private static double medianOf(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        return v.length == 0 ? 0 : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static final ThreadCpu THREADS = new ThreadCpu();
+
+    /**
+     * CPU of every thread this process has run, by kind (its name without digits), read from {@code /proc/self/task}
+     * every 20 ms: a thread that ends during a run is counted up to its last reading.
+     */
+    private static final class ThreadCpu implements AutoCloseable {
+        private final Map<String, long[]> byTask = new HashMap<>();
+        private final Thread sampler;
+        private volatile boolean stop;
+
+        ThreadCpu() {
+            sampler = new Thread(() -> {
+                while (!stop) {
+                    read();
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "ab-thread-cpu");
+            sampler.setDaemon(true);
+            sampler.start();
+        }
+
+        private synchronized void read() {
+            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path task : (Iterable<Path>) tasks::iterator) {
+                    try {
+                        String comm = Files.readString(task.resolve("comm"), StandardCharsets.US_ASCII).trim();
+                        String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                        // a task id and its start time name one thread, even if the id is used again
+                        String id = task.getFileName() + "/" + f[19] + "/" + comm.replaceAll("[0-9]+", "N");
+                        byTask.computeIfAbsent(id, k -> new long[1])[0] = ticks;
+                    } catch (IOException | RuntimeException ended) {
+                        // the thread ended between listing and reading
+                    }
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        /** Every kind's CPU so far, in nanoseconds. */
+        synchronized Map<String, Long> totals() {
+            read();
+            Map<String, Long> t = new HashMap<>();
+            byTask.forEach((id, ticks) -> t.merge(id.substring(id.lastIndexOf('/') + 1), ticks[0] * 10_000_000L, Long::sum));
+            return t;
+        }
+
+        @Override
+        public void close() {
+            stop = true;
+            sampler.interrupt();
+        }
     }
 
     /** Kernel-mode CPU of the whole process so far, from {@code /proc/self/stat}, in nanoseconds. */
