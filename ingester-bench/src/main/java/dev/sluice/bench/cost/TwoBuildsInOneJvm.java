@@ -24,7 +24,7 @@ import java.util.Map;
  *
  * <p>A first round, not counted, warms both builds up. Each round runs a short and a long run of each build and prints, per build, the marginal CPU per row (long
  * less short over the extra rows) twice: of the whole process, and of the client's own threads (the process less
- * the GC and JIT threads, read from {@code /proc/self/task}), and the process's kernel-mode CPU per row. After all rounds it prints each figure's median and
+ * the GC and JIT threads and this class's own reader of the threads' CPU, read from {@code /proc/self/task}), and the process's kernel-mode CPU per row. After all rounds it prints each figure's median and
  * the ratio B/A of the medians and of each round's pair.
  *
  * <p>usage: {@code java -Xmx6g -XX:MaxDirectMemorySize=6g --add-opens=java.base/java.nio=ALL-UNNAMED -cp
@@ -121,7 +121,8 @@ public final class TwoBuildsInOneJvm {
             // The client's own figure is CostClient's (from the client's creation to its shutdown); the GC and JIT
             // share of this run is taken off it as measured around the whole call.
             long clientCpu = Long.parseLong(f.get("cpu_ns"));
-            return new long[] {clientCpu, clientCpu - jvmCpu, processCpu, sysCpu};
+            long sampler = used.getOrDefault(SAMPLER, 0L);
+            return new long[] {clientCpu, clientCpu - jvmCpu - sampler, processCpu, sysCpu};
         }
     }
 
@@ -208,11 +209,13 @@ public final class TwoBuildsInOneJvm {
         return v.length == 0 ? 0 : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
+    /** The name of the thread that reads the others' CPU (its own CPU is not the client's). */
+    private static final String SAMPLER = "ab-thread-cpu";
     private static final ThreadCpu THREADS = new ThreadCpu();
 
     /**
      * CPU of every thread this process has run, by kind (its name without digits), read from {@code /proc/self/task}
-     * every 20 ms: a thread that ends during a run is counted up to its last reading.
+     * every 200 ms: a thread that ends during a run is counted up to its last reading.
      */
     private static final class ThreadCpu implements AutoCloseable {
         private final Map<String, long[]> byTask = new HashMap<>();
@@ -224,12 +227,12 @@ public final class TwoBuildsInOneJvm {
                 while (!stop) {
                     read();
                     try {
-                        Thread.sleep(20);
+                        Thread.sleep(200);
                     } catch (InterruptedException e) {
                         return;
                     }
                 }
-            }, "ab-thread-cpu");
+            }, SAMPLER);
             sampler.setDaemon(true);
             sampler.start();
         }
