@@ -6,6 +6,8 @@
 #   floor      gRPC-Java over Netty sending the bytes Sluice's regular path sends, nothing else
 #              (transport-floor/TransportFloor); floor+disableRetry+waterMark etc. try channel settings
 #   sluicebulk Sluice's bulk path, the cost benchmark's client: one BulkStreamWriter, PAR batches in flight
+#   CLIENT@JAR any Sluice client above run from another build's ingester-bench.jar, e.g.
+#              sluicebulk@/tmp/before/ingester-bench.jar beside sluicebulk, to set two builds side by side
 #   bulkfloor  gRPC-Java over Netty streaming, on one DoPut call with PAR batches in flight, the FlightData
 #              Sluice's bulk path sends, nothing else (transport-floor/BulkFloor)
 # Each prints per round: marginal CPU per row (long run less short run, over the extra rows; metrics 1M and 4M,
@@ -24,29 +26,30 @@ WL=${1:-metrics}; ROUNDS=${2:-3}; EP=${3:-127.0.0.1:4101}
 JVM=${JVM:-"-Xmx4g -XX:MaxDirectMemorySize=4g"}
 if [ "$WL" = logs ]; then S0=500000; L0=2000000; BATCH=65536; PAR=4; else S0=1000000; L0=4000000; BATCH=1000; PAR=5; fi
 SHORT=${SHORT:-$S0}; LONG=${LONG:-$L0}
-BENCH=../ingester-bench/target/ingester-bench.jar
+BENCH=${BENCH:-../ingester-bench/target/ingester-bench.jar}
 [ -f "$BENCH" ] || { echo "build the benchmark first: ./mvnw install -DskipTests" >&2; exit 2; }
 [ -f official-java/target/cp.txt ] || (cd official-java && ../../mvnw -B -ntp -q package \
   && ../../mvnw -B -ntp -q dependency:build-classpath -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=runtime)
 # The official client's own dependencies, then just Sluice's data model classes (the workload's schema types).
-OFFCP=official-java/target/compare-official-java-0.1.0-SNAPSHOT.jar:$(cat official-java/target/cp.txt):../ingester-common/target/classes:../ingester-bulk/target/classes
+OFFCP=official-java/target/compare-official-java-0.1.0-SNAPSHOT.jar:$(cat official-java/target/cp.txt):../ingester-common/target/classes:../ingester-protocol/target/classes:../ingester-bulk/target/classes
 FLOOR=transport-floor/target/compare-transport-floor-0.1.0-SNAPSHOT.jar
 [ -f $FLOOR ] || (cd transport-floor && ../../mvnw -B -ntp -q package)
 
 one() { # client rows -> the result line's fields
-  local client=$1 rows=$2 line
+  local client=$1 rows=$2 line bench=$BENCH
+  case $client in *@*) bench=${client#*@}; client=${client%%@*} ;; esac
   if [ "$client" = bulkfloor ]; then
-    line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $FLOOR:$BENCH dev.sluice.bench.cost.BulkFloor $WL $rows \
+    line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $FLOOR:$bench dev.sluice.bench.cost.BulkFloor $WL $rows \
       $BATCH $PAR $EP 2>/dev/null | grep '^sluice-cost-result')
   elif [ "$client" = sluicebulk ]; then
-    line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $BENCH dev.sluice.bench.cost.CostClient --workload $WL \
+    line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $bench dev.sluice.bench.cost.CostClient --workload $WL \
       --mode bulk --rows $rows --batch $BATCH --parallelism 1 --max-in-flight $PAR --endpoint $EP 2>/dev/null \
       | grep '^sluice-cost-result')
   elif [ "${client%%+*}" = floor ]; then
     line=$(java $JVM -cp $FLOOR:$BENCH dev.sluice.bench.cost.TransportFloor $WL $rows $BATCH $PAR $EP \
       "$(echo "${client#floor}" | sed 's/^+//; s/+/,/g')" 2>/dev/null | grep '^sluice-cost-result')
   elif [ "$client" = sluice ]; then
-    line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $BENCH dev.sluice.bench.cost.CostClient --workload $WL \
+    line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $bench dev.sluice.bench.cost.CostClient --workload $WL \
       --mode regular --rows $rows --batch $BATCH --parallelism $PAR --endpoint $EP 2>/dev/null | grep '^sluice-cost-result')
   else
     line=$(java $JVM -cp "$OFFCP" dev.sluice.bench.cost.OfficialCostClient $WL $rows $BATCH $PAR $EP 2>/dev/null | grep '^sluice-cost-result')

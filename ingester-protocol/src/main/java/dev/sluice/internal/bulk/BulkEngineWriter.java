@@ -49,6 +49,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
      */
     private final EngineWriter<BulkMessage, BulkAnswer, BulkWriteException> writer;
     private final SendEngine<BulkMessage, BulkAnswer, EngineWriter.Message<BulkMessage>> engine;
+    private final EngineWriter.Breaks breaks;
     private TableBufferRoot root;
     private long nextId;
     private volatile boolean completing;
@@ -101,6 +102,10 @@ final class BulkEngineWriter implements BulkStreamWriter {
         this.codec = codec;
         this.onClose = onClose;
         this.creation = creation;
+        this.breaks = new EngineWriter.Breaks("bulk stream of '" + schema.tableName() + "'", "unanswered batches",
+                "resent", "resending", "each until its delivery deadline (" + policy.deliveryTimeout().toSeconds()
+                + " s after its writeNext()) or the policy's attempts run out, then fail. Further breaks are logged at"
+                + " DEBUG until the server answers again");
         // Every batch is kept for a resend until answered, unless the policy allows no resend.
         SendEngine.Settings<BulkMessage> settings = new SendEngine.Settings<>(client.timer(), policy,
                 appendMode, config.requestTimeout(), null, codec.schemaMessage(),
@@ -286,18 +291,8 @@ final class BulkEngineWriter implements BulkStreamWriter {
         }
 
         @Override
-        public String firstBreak(SendEngine.Broken broken, int entries) {
-            return "bulk stream of '" + schema.tableName() + "' broke (" + broken.err().message() + "); its " + entries
-                    + " unanswered batches are resent on a new stream after the retry policy's backoff, each until its"
-                    + " delivery deadline (" + policy.deliveryTimeout().toSeconds() + " s after its writeNext()) or the"
-                    + " policy's attempts run out, then fail. Further breaks are logged at DEBUG until the server"
-                    + " answers again";
-        }
-
-        @Override
-        public String nextBreak(SendEngine.Broken broken, int entries) {
-            return "bulk stream of '" + schema.tableName() + "' broke (" + broken.err().message() + "); resending "
-                    + entries + " unanswered batches on a new stream";
+        public EngineWriter.Breaks breaks() {
+            return breaks;
         }
     }
 

@@ -189,25 +189,37 @@ public final class EngineWriter<Q, R, X extends WriteException> {
         X notSent(long id, RuntimeException cause, Err err);
 
         /**
-         * Says a break in the log: the warning of the first break of a run, which says what happens next.
+         * Returns the words a break of this path is told in.
          *
-         * @param broken what broke
-         * @param entries how many are resent
-         * @return the sentence
+         * @return the words
          */
-        String firstBreak(SendEngine.Broken broken, int entries);
-
-        /**
-         * Says a later break, or a server refusing for now, in the log.
-         *
-         * @param broken what broke
-         * @param entries how many are resent
-         * @return the sentence
-         */
-        String nextBreak(SendEngine.Broken broken, int entries);
+        Breaks breaks();
 
         /** The engine finished: half-closed with nothing pending, answered for the last time, failed or aborted. */
         default void finished() {
+        }
+    }
+
+    /**
+     * The words a path's breaks are told in: {@code "<subject> broke (<why>); its <n> <units> are <resent> on a new
+     * stream after the retry policy's backoff, <until>"} for the warning that starts a run of breaks, and
+     * {@code "<subject> broke (<why>); <resending> <n> <units> on a new stream"} for the later ones.
+     *
+     * @param subject what broke, e.g. {@code "bulk stream of 'cpu'"}
+     * @param units what is sent again, plural, e.g. {@code "unanswered batches"}
+     * @param resent how they are sent again, e.g. {@code "resent"}
+     * @param resending the same as a verb of the later breaks, e.g. {@code "resending"}
+     * @param until until when, and how later breaks are told
+     */
+    public record Breaks(String subject, String units, String resent, String resending, String until) {
+        String first(SendEngine.Broken broken, int entries) {
+            return subject + " broke (" + broken.err().message() + "); its " + entries + " " + units + " are " + resent
+                    + " on a new stream after the retry policy's backoff, " + until;
+        }
+
+        String next(SendEngine.Broken broken, int entries) {
+            return subject + " broke (" + broken.err().message() + "); " + resending + " " + entries + " " + units
+                    + " on a new stream";
         }
     }
 
@@ -544,12 +556,12 @@ public final class EngineWriter<Q, R, X extends WriteException> {
             metrics.retry(path.metric());
             if (broken.serverRefusal()) {
                 // The server refused for now (rate limiting, a region moving): part of normal operation.
-                log.info("{}", path.nextBreak(broken, entries));
+                log.info("{}", path.breaks().next(broken, entries));
             } else if (!breaking) {
                 breaking = true;
-                log.warn("{}", path.firstBreak(broken, entries));
+                log.warn("{}", path.breaks().first(broken, entries));
             } else if (log.isDebugEnabled()) {
-                log.debug("{}", path.nextBreak(broken, entries));
+                log.debug("{}", path.breaks().next(broken, entries));
             }
         }
 

@@ -32,8 +32,8 @@ import java.util.function.LongSupplier;
  * into messages, the rate limit, the replay budget and reading the stream's one answer.
  */
 public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> {
-    /** The retry policy's delivery deadline, said when the stream first breaks. */
-    private final long deliveryTimeoutSeconds;
+    /** How the stream's breaks are told. */
+    private final EngineWriter.Breaks breaks;
     /**
      * The largest message put on a stream: a bigger table is sent as several messages of consecutive rows. The
      * stream is answered once, for all of them, so nothing changes for the caller, while the server parses a few
@@ -89,7 +89,9 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
                                 ScheduledExecutorService timer, LongSupplier clock, InFlightLimiter limiter,
                                 MetricsSink metrics, long replayBudget, RetryPolicy policy) {
         this.replayBudget = replayBudget;
-        this.deliveryTimeoutSeconds = policy.deliveryTimeout().toSeconds();
+        this.breaks = new EngineWriter.Breaks("stream", "messages", "replayed", "replaying", "until its delivery"
+                + " deadline (" + policy.deliveryTimeout().toSeconds() + " s) or attempts run out, then it fails."
+                + " Further breaks of this stream are logged at DEBUG");
         this.keeping = replayBudget > 0 && policy.maxAttempts() > 1;
         this.header = header;
         this.maxQueuedBytes = maxQueuedBytes;
@@ -365,16 +367,8 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
         }
 
         @Override
-        public String firstBreak(SendEngine.Broken broken, int entries) {
-            return "stream broke (" + broken.err().message() + "); its " + entries + " messages are replayed on a new"
-                    + " stream after the retry policy's backoff, until its delivery deadline (" + deliveryTimeoutSeconds
-                    + " s) or attempts run out, then it fails. Further breaks of this stream are logged at DEBUG";
-        }
-
-        @Override
-        public String nextBreak(SendEngine.Broken broken, int entries) {
-            return "stream broke (" + broken.err().message() + "); replaying its " + entries + " messages on a new"
-                    + " stream";
+        public EngineWriter.Breaks breaks() {
+            return breaks;
         }
 
         @Override
