@@ -6,7 +6,9 @@ import java.util.Map;
 /**
  * Every option of the {@code greptimedb} data source and of {@link GreptimeCatalog}, with its default and its
  * meaning. Options are read case-insensitively, from {@code .option(...)}, from a catalog's
- * {@code spark.sql.catalog.<name>.<option>} settings, or from both (the writer's own win).
+ * {@code spark.sql.catalog.<name>.<option>} settings, or from both (the writer's own win). A key that is none of
+ * these (nor one Spark itself passes, such as {@code path} or {@code checkpointLocation}) is refused, naming the
+ * options nearest to it.
  */
 public final class GreptimeSparkOptions {
     private GreptimeSparkOptions() {

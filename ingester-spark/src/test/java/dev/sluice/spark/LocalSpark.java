@@ -44,12 +44,12 @@ public final class LocalSpark {
     }
 
     /** @return a testkit serving gRPC and GreptimeDB's HTTP SQL API, started once per test class */
-    static GreptimeTestkitExtension testkit() {
+    public static GreptimeTestkitExtension testkit() {
         return new GreptimeTestkitExtension(GreptimeTestServer.builder().httpPort(0));
     }
 
     /** Writes a DataFrame to the testkit through the greptimedb source. */
-    static void write(Dataset<Row> df, GreptimeTestServer server, String table, String mode, String... options) {
+    public static void write(Dataset<Row> df, GreptimeTestServer server, String table, String mode, String... options) {
         var w = df.write().format("greptimedb").option("endpoints", server.endpoint())
                 .option("httpEndpoint", server.httpEndpoint()).option("table", table);
         for (int i = 0; i < options.length; i += 2) {

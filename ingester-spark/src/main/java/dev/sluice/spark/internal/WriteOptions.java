@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
 
 /**
  * The options of one write, checked: how to reach GreptimeDB and batch rows ({@link SinkSettings}, shared with the
@@ -49,6 +50,7 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
     public static WriteOptions parse(Map<String, String> given, String table) {
         Map<String, String> o = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         o.putAll(given);
+        refuseUnknown(o.keySet());
         ConnectionConfig connection = CONNECTION.get(o).isEmpty() ? null : connection(o);
         List<String> endpoints = connection != null ? connection.endpoints() : list(ENDPOINTS.get(o));
         if (endpoints.isEmpty()) {
@@ -71,13 +73,13 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
                 hints.put(h.name(), h.get(o));
             }
         }
-        int batchRows = integer(o, BATCH_ROWS);
-        long buffer = Math.max(integer(o, BUFFER_ROWS), batchRows);
+        int batchRows = positive(o, BATCH_ROWS);
+        long buffer = Math.max(positive(o, BUFFER_ROWS), batchRows);
         boolean tls = Boolean.parseBoolean(TLS.get(o));
         SinkSettings s = new SinkSettings(endpoints, DATABASE.get(o), USER.get(o), PASSWORD.get(o), tls,
                 TLS_CA.get(o), "", "", "", TIMEZONE.get(o), duration(o, REQUEST_TIMEOUT), 0, Duration.ofMillis(100),
-                Duration.ofSeconds(5), duration(o, RETRY_TIMEOUT), path, batchRows, Long.parseLong(BATCH_BYTES.get(o)),
-                duration(o, FLUSH_INTERVAL), integer(o, MAX_IN_FLIGHT), buffer, COMPRESSION.get(o), hints,
+                Duration.ofSeconds(5), duration(o, RETRY_TIMEOUT), path, batchRows, positive(o, BATCH_BYTES, Long.MAX_VALUE),
+                duration(o, FLUSH_INTERVAL), positive(o, MAX_IN_FLIGHT), buffer, COMPRESSION.get(o), hints,
                 HTTP_ENDPOINT.get(o), "", WORDING);
         if (connection != null) {
             try {
@@ -138,13 +140,91 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
         return out;
     }
 
-    private static int integer(Map<String, String> o, GreptimeSparkOptions.Option opt) {
+    /**
+     * Refuses a key that is neither an option of the connector nor one Spark itself puts beside them, naming it and
+     * the known options nearest to it: a misspelled option would otherwise be ignored (a misspelled {@code tags}
+     * creates a table without tags, and rows that differ only in that column replace each other).
+     *
+     * @param keys the keys given
+     */
+    private static void refuseUnknown(Iterable<String> keys) {
+        Map<String, String> known = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        for (GreptimeSparkOptions.Option opt : all()) {
+            known.put(opt.name(), opt.name());
+        }
+        for (String key : keys) {
+            if (known.containsKey(key) || SPARKS_OWN.contains(key.toLowerCase(Locale.ROOT))) {
+                continue;
+            }
+            int best = Integer.MAX_VALUE;
+            List<String> nearest = new ArrayList<>();
+            for (String name : known.values()) {
+                int d = distance(key.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
+                if (d < best) {
+                    best = d;
+                    nearest.clear();
+                }
+                if (d == best) {
+                    nearest.add(name);
+                }
+            }
+            String hint = key.toLowerCase(Locale.ROOT).startsWith(TableCatalog.OPTION_PREFIX)
+                    ? "; give a table's settings as TBLPROPERTIES, not OPTIONS" : "";
+            throw new IllegalArgumentException("option '" + key + "' is not an option of the greptimedb connector:"
+                    + " did you mean " + String.join(" or ", nearest.stream().map(n -> "'" + n + "'").toList())
+                    + "? (the options are " + known.values() + ")" + hint);
+        }
+    }
+
+    /**
+     * The keys Spark itself puts beside the connector's options: {@code path} ({@code save(path)},
+     * {@code start(path)}), {@code checkpointLocation} (a stream's options reach its sink), and the reserved
+     * properties a catalog's {@code CREATE TABLE} passes ({@link TableCatalog}'s {@code PROP_*}).
+     */
+    private static final java.util.Set<String> SPARKS_OWN = java.util.Set.of("path", "checkpointlocation",
+            TableCatalog.PROP_LOCATION, TableCatalog.PROP_IS_MANAGED_LOCATION, TableCatalog.PROP_EXTERNAL,
+            TableCatalog.PROP_TABLE_TYPE, TableCatalog.PROP_COMMENT, TableCatalog.PROP_COLLATION,
+            TableCatalog.PROP_PROVIDER, TableCatalog.PROP_OWNER);
+
+    /** Edits (insert, delete, replace one character) that turn one word into another. */
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int replace = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(replace, Math.min(prev[j], cur[j - 1]) + 1);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
+    /** Reads a whole number from 1 to {@link Integer#MAX_VALUE}, naming the option when it is not. */
+    private static int positive(Map<String, String> o, GreptimeSparkOptions.Option opt) {
+        return (int) positive(o, opt, Integer.MAX_VALUE);
+    }
+
+    /** Reads a whole number from 1 to {@code max}, naming the option when it is not. */
+    private static long positive(Map<String, String> o, GreptimeSparkOptions.Option opt, long max) {
+        long v;
         try {
-            return Integer.parseInt(opt.get(o).replace("_", ""));
+            v = Long.parseLong(opt.get(o).replace("_", ""));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("option '" + opt.name() + "' is '" + opt.get(o)
                     + "': give a whole number", e);
         }
+        if (v < 1 || v > max) {
+            throw new IllegalArgumentException("option '" + opt.name() + "' is '" + opt.get(o)
+                    + "': give a whole number from 1 to " + max + " (the default is " + opt.defaultValue() + ")");
+        }
+        return v;
     }
 
     /**
