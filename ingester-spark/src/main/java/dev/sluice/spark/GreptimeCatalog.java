@@ -19,8 +19,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * {@code spark.sql.catalog.greptime.endpoints=host:4001} (and any other {@link GreptimeSparkOptions}), then
  * {@code df.writeTo("greptime.public.cpu").append()}, {@code INSERT INTO greptime.public.cpu SELECT ...},
  * {@code df.writeTo(...).overwrite(col("ts").geq(...))} (delete the range's rows, then write), {@code CREATE TABLE
- * ... TBLPROPERTIES ('tags' = ...)} and {@code DROP TABLE}. Tables are described from GreptimeDB's HTTP SQL API; the
- * catalog writes only (no reads, so no {@code DELETE FROM}, which Spark plans over a readable table).
+ * ... TBLPROPERTIES ('tags' = ...)}, {@code DROP TABLE} and {@code DELETE FROM} with a condition on tags and the
+ * time index (without one it truncates the table). Tables are described from GreptimeDB's HTTP SQL API; the catalog
+ * does not read rows.
  */
 public final class GreptimeCatalog implements TableCatalog {
     private CatalogTables tables;

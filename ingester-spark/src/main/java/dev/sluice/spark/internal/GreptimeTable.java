@@ -52,6 +52,12 @@ public final class GreptimeTable implements SupportsWrite, SupportsRead, Support
         return WriteOptions.parse(options, table).sink().database() + "." + table;
     }
 
+    /** @return the table's name, database first, as {@link #name()} */
+    @Override
+    public String toString() {
+        return name();
+    }
+
     @Override
     @SuppressWarnings("deprecation")
     public StructType schema() {
@@ -96,6 +102,13 @@ public final class GreptimeTable implements SupportsWrite, SupportsRead, Support
         };
     }
 
+    /**
+     * Tells whether the rows the predicates match can be deleted.
+     *
+     * @param predicates the condition, joined by AND
+     * @return true when they can
+     * @throws IllegalArgumentException naming a condition that cannot be translated and what is accepted
+     */
     @Override
     public boolean canDeleteWhere(Predicate[] predicates) {
         return RowDeleter.translatable(WriteOptions.parse(options, table), predicates);
@@ -132,6 +145,7 @@ public final class GreptimeTable implements SupportsWrite, SupportsRead, Support
             return this;
         }
 
+        /** Refuses a condition that cannot be translated by throwing, naming it and what is accepted. */
         @Override
         public boolean canOverwrite(Predicate[] predicates) {
             return RowDeleter.translatable(WriteOptions.parse(options, table), predicates);

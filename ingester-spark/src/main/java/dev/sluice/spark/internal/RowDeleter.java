@@ -38,25 +38,43 @@ public final class RowDeleter {
     }
 
     /**
-     * Tells whether the predicates can be translated.
+     * Checks that the predicates can be translated, refusing with a message that names the condition and says which
+     * conditions are accepted (Spark's own refusal says neither).
      *
      * @param o the options (table)
      * @param where the predicates, joined by AND
-     * @return true when every predicate only reads tags and the time index
+     * @return true when every predicate only compares tags and the time index with literals, or the predicates are
+     *     always true; false when the table does not exist
+     * @throws IllegalArgumentException naming the condition that cannot be translated and what is accepted
      */
     public static boolean translatable(WriteOptions o, Predicate[] where) {
+        if (truncates(where)) {
+            return true;
+        }
         List<ServerColumn> columns = TablePlanner.describe(o);
         if (columns == null) {
             return false;
         }
-        try {
-            for (Predicate p : where) {
+        for (Predicate p : where) {
+            try {
                 sql(p, columns);
+            } catch (IllegalArgumentException e) {
+                List<String> keys = columns.stream().filter(c -> c.semantic() != SemanticType.Field)
+                        .map(ServerColumn::name).toList();
+                throw new IllegalArgumentException("cannot select the rows of table " + o.sink().database() + "."
+                        + o.table() + " to delete or overwrite where " + p + ": " + e.getMessage() + ". GreptimeDB"
+                        + " deletes rows by their tags and time index (here " + keys + "): a condition may compare"
+                        + " a tag or the time index with a literal (= <> < <= > >=, IN, IS [NOT] NULL), joined by"
+                        + " AND, OR and NOT; DELETE FROM without WHERE truncates the table", e);
             }
-            return true;
-        } catch (IllegalArgumentException e) {
-            return false;
         }
+        return true;
+    }
+
+    /** Tells whether the predicates are always true: the table is truncated. */
+    private static boolean truncates(Predicate[] where) {
+        return where.length == 0 || where.length == 1 && (where[0] instanceof AlwaysTrue
+                || "ALWAYS_TRUE".equals(where[0].name()));
     }
 
     /**
@@ -70,7 +88,7 @@ public final class RowDeleter {
         try {
             HttpSql http = TablePlanner.http(o);
             String table = HttpSql.quote(o.table());
-            if (where.length == 0 || where.length == 1 && where[0] instanceof AlwaysTrue) {
+            if (truncates(where)) {
                 http.execute("TRUNCATE TABLE " + table);
                 return -1;
             }
@@ -157,26 +175,26 @@ public final class RowDeleter {
                 }
                 return column(c[0], columns) + " IN (" + String.join(", ", values) + ")";
             }
-            default -> throw new IllegalArgumentException("cannot translate " + p);
+            default -> throw new IllegalArgumentException(p.name() + " is not accepted");
         }
     }
 
     private static String column(Object e, List<ServerColumn> columns) {
         if (!(e instanceof NamedReference r) || r.fieldNames().length != 1) {
-            throw new IllegalArgumentException("not a column: " + e);
+            throw new IllegalArgumentException(e + " is not a column");
         }
         String n = r.fieldNames()[0];
         ServerColumn c = columns.stream().filter(x -> x.name().equals(n)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no column " + n));
         if (c.semantic() == SemanticType.Field) {
-            throw new IllegalArgumentException("column " + n + " is a field; deletes address tags and the time index");
+            throw new IllegalArgumentException("column " + n + " is a field, not a tag or the time index");
         }
         return HttpSql.quote(n);
     }
 
     private static String literal(Object e) {
         if (!(e instanceof Literal<?> l)) {
-            throw new IllegalArgumentException("not a literal: " + e);
+            throw new IllegalArgumentException(e + " is not a literal");
         }
         Object v = l.value();
         if (v == null) {
