@@ -16,7 +16,7 @@ import org.apache.arrow.vector.compression.CompressionUtil;
 
 /**
  * Arrow IPC's LZ4_FRAME buffer compression with lz4-java: each buffer becomes one standard LZ4 frame (independent
- * 4 MiB blocks, content checksum, no dictionary), which any LZ4 frame decoder reads. Arrow's
+ * blocks of up to 4 MiB, content checksum, no dictionary), which any LZ4 frame decoder reads. Arrow's
  * {@link AbstractCompressionCodec} adds the uncompressed length before the frame and sends a buffer as it is when
  * compressing does not make it smaller.
  *
@@ -42,8 +42,7 @@ final class Lz4FrameCodec extends AbstractCompressionCodec {
     protected ArrowBuf doCompress(BufferAllocator allocator, ArrowBuf uncompressed) {
         byte[] in = bytes(uncompressed, 0, "compress");
         ByteArrayOutputStream frame = new ByteArrayOutputStream(in.length / 2 + 64);
-        try (LZ4FrameOutputStream out = new LZ4FrameOutputStream(frame, LZ4FrameOutputStream.BLOCKSIZE.SIZE_4MB,
-                in.length, LZ4.fastCompressor(), XXHASH.hash32(),
+        try (LZ4FrameOutputStream out = new LZ4FrameOutputStream(frame, blockSize(in.length), in.length, LZ4.fastCompressor(), XXHASH.hash32(),
                 LZ4FrameOutputStream.FLG.Bits.BLOCK_INDEPENDENCE, LZ4FrameOutputStream.FLG.Bits.CONTENT_CHECKSUM)) {
             out.write(in);
         } catch (IOException e) {
@@ -79,6 +78,19 @@ final class Lz4FrameCodec extends AbstractCompressionCodec {
         decompressed.setBytes(0, out);
         decompressed.writerIndex(length);
         return decompressed;
+    }
+
+    /**
+     * The smallest block size that holds the whole buffer, at most 4 MiB: the stream allocates two arrays of the block
+     * size, which for a small buffer (validity bits, offsets) would cost more than compressing it.
+     */
+    private static LZ4FrameOutputStream.BLOCKSIZE blockSize(int length) {
+        for (LZ4FrameOutputStream.BLOCKSIZE size : LZ4FrameOutputStream.BLOCKSIZE.values()) {
+            if (length <= 1 << (8 + 2 * size.getIndicator())) {
+                return size;
+            }
+        }
+        return LZ4FrameOutputStream.BLOCKSIZE.SIZE_4MB;
     }
 
     private static byte[] bytes(ArrowBuf buf, int from, String what) {
