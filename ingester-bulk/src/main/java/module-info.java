@@ -13,6 +13,7 @@ module dev.sluice.bulk {
     requires org.apache.arrow.vector;
     requires org.apache.arrow.format;
     requires org.apache.arrow.compression;
+    requires org.lz4.java;
     requires org.apache.arrow.flight.core;
     requires arrow.memory.netty;
     requires io.grpc;

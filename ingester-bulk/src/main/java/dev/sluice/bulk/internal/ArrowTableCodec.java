@@ -70,7 +70,7 @@ final class ArrowTableCodec implements TableCodec {
         this.codec = compression == Compression.Zstd
                 ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.ZSTD)
                 : compression == Compression.Lz4
-                ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.LZ4_FRAME)
+                ? Lz4FrameCodec.INSTANCE
                 : NoCompressionCodec.INSTANCE;
     }
 
