@@ -283,7 +283,7 @@ public final class SinkSession {
     }
 
     /**
-     * Hands a record's row to the writer; on the bulk path, a row bringing a table or column this session has not
+     * Hands a record's row to the writer; on the bulk path, a row bringing a table or column the session has not
      * written goes through the regular path instead. A buffer that stayed full sets {@link #bufferFull}.
      */
     private void handWrite(Pending pe) {
