@@ -266,8 +266,7 @@ public final class ClientSession implements AutoCloseable {
         unanswered.put(f, rows);
         f.whenComplete((ok, t) -> {
             if (t == null) {
-                unanswered.remove(f);
-                metrics.batch();
+                acknowledged(f);
             } else {
                 metrics.failure();
                 if (failedBatch.compareAndSet(null, f)) {
@@ -397,7 +396,20 @@ public final class ClientSession implements AutoCloseable {
             failed(e.getCause() != null ? e.getCause() : e);
             rethrow();
         }
+        // Every batch is answered now, but a future's own callback may still be on its way: count them here, once.
+        for (CompletableFuture<Void> f : unanswered.keySet()) {
+            if (f.isDone() && !f.isCompletedExceptionally()) {
+                acknowledged(f);
+            }
+        }
         rethrow();
+    }
+
+    /** Counts an acknowledged batch once, whether its callback or a flush sees it first. */
+    private void acknowledged(CompletableFuture<Void> f) {
+        if (unanswered.remove(f) != null) {
+            metrics.batch();
+        }
     }
 
     /** Records the first failed batch (its rows are found by the exception its future failed with). */
