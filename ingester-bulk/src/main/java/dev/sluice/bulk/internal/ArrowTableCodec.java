@@ -11,6 +11,7 @@ import dev.sluice.write.Compression;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.compression.CompressionCodec;
 import org.apache.arrow.vector.compression.CompressionUtil;
 import org.apache.arrow.vector.compression.NoCompressionCodec;
@@ -18,16 +19,17 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 
 /**
  * One bulk writer's Arrow batches: rows built in Arrow vectors from the writer's allocator (a capped child of the
- * client's), unloaded into Flight messages with Arrow IPC compression, sent from Arrow memory when large.
+ * client's), unloaded into Flight messages with Arrow IPC compression, sent from Arrow memory.
  */
 final class ArrowTableCodec implements TableCodec {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(dev.sluice.bulk.BulkStreamWriter.class);
     /**
      * Batches at least this large stay in the Arrow memory they were built in until answered, and the next rows get
-     * fresh buffers; smaller ones are copied to the heap and the vectors refilled. Fresh buffers cost a fixed price
-     * per batch (allocation, zeroing, cold memory) that only large batches amortize: on the 1,000-row metrics
-     * benchmark (about 100 KB a batch) keeping every batch cost 25% of bulk throughput and 20% more client CPU than
-     * the copy, while a 65,536-row logs batch (about 150 MB) copied to the heap cost over 1 GiB of heap.
+     * fresh buffers; smaller ones are copied once into one buffer of the writer's memory (handed to the transport
+     * whole) and the vectors refilled. Fresh vectors cost a fixed price per batch (allocation, zeroing, cold memory)
+     * that only large batches amortize: on the 1,000-row metrics benchmark (about 100 KB a batch) keeping every batch
+     * cost 25% of bulk throughput and 20% more client CPU than a copy, while a 65,536-row logs batch (about 150 MB)
+     * copied to the heap cost over 1 GiB of heap.
      */
     static final int KEEP_IN_ARROW_BYTES = 4 << 20;
     /**
@@ -105,9 +107,10 @@ final class ArrowTableCodec implements TableCodec {
                     // kept until answered so that a broken stream can resend it without a copy.
                     return m;
                 }
-                // A small batch, or the allocator's cap leaves no room for fresh buffers: a heap copy, the same
-                // vectors refilled.
-                BulkMessage copy = new FlightMessages.HeapMessage(m.toBytes());
+                // A small batch, or the allocator's cap leaves no room for fresh buffers: the same vectors refilled,
+                // the batch copied once into one buffer the transport takes whole, or to the heap when the cap
+                // leaves no room for that either.
+                BulkMessage copy = pack(m);
                 m.release();
                 root.reset();
                 return copy;
@@ -118,6 +121,16 @@ final class ArrowTableCodec implements TableCodec {
         } catch (RuntimeException e) {
             root.reset();
             throw e;
+        }
+    }
+
+    private BulkMessage pack(FlightMessages.BatchMessage m) {
+        try {
+            FlightMessages.PackedMessage packed = m.pack(allocator, this::messageFreed);
+            messageCreated();
+            return packed;
+        } catch (OutOfMemoryException e) {
+            return new FlightMessages.HeapMessage(m.toBytes());
         }
     }
 

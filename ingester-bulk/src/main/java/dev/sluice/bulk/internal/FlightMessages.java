@@ -28,6 +28,8 @@ import org.apache.arrow.flatbuf.Endianness;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.ipc.message.ArrowBuffer;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.FBSerializables;
@@ -172,30 +174,110 @@ public final class FlightMessages {
     }
 
     /**
-     * A record batch on its way out: written straight from the Arrow buffers into gRPC's output each time it is
-     * sent (a batch kept for a resend is sent again from the same memory). Its large buffers are handed to the
-     * transport without a copy where the transport takes them ({@link DirectHandOff}); the rest is copied.
+     * A message in Arrow memory on its way out: written into gRPC's output each time it is sent (a message kept for a
+     * resend is sent again from the same memory), its large buffers handed to the transport without a copy where the
+     * transport takes them ({@link DirectHandOff}).
      *
-     * <p>Owns the batch. Its memory is freed once the owner has {@linkplain #release() released} it and the
-     * transport has let go of every buffer handed to it, whichever comes last; then {@code freed} runs.
+     * <p>Owns its memory, which is freed once the owner has {@linkplain #release() released} it and the transport
+     * has let go of every buffer handed to it, whichever comes last; then {@code freed} runs.
      */
-    public static final class BatchMessage implements BulkMessage {
+    public abstract static sealed class ArrowMessage implements BulkMessage permits BatchMessage, PackedMessage {
+        private final DirectHandOff handOff;
+        private final Runnable freed;
+        /** One for the owner until released, one per buffer the transport holds; the memory is freed at zero. */
+        private final AtomicInteger holders = new AtomicInteger(1);
+        private final AtomicBoolean released = new AtomicBoolean();
+        private final Runnable unlent = this::drop;
+
+        ArrowMessage(DirectHandOff handOff, Runnable freed) {
+            this.handOff = handOff;
+            this.freed = freed;
+        }
+
+        /**
+         * Writes the FlightData bytes, handing buffers to the transport where it takes them.
+         *
+         * @param out the destination
+         * @throws IOException from the destination
+         */
+        public abstract void writeTo(OutputStream out) throws IOException;
+
+        /** Frees the memory (once, when neither the owner nor the transport holds it any more). */
+        abstract void free();
+
+        final DirectHandOff handOff() {
+            return handOff;
+        }
+
+        /** Hands one buffer to the transport, holding the memory until the transport lets go of it. */
+        final boolean lend(OutputStream out, ArrowBuf buf, long length) {
+            if (handOff == DirectHandOff.NONE) {
+                return false;
+            }
+            int h;
+            do {
+                h = holders.get();
+                if (h == 0) {
+                    throw new IllegalStateException("a bulk batch was sent after its memory was freed");
+                }
+            } while (!holders.compareAndSet(h, h + 1));
+            boolean taken = false;
+            try {
+                taken = handOff.handOff(out, buf.nioBuffer(0, (int) length), unlent);
+            } finally {
+                if (!taken) {
+                    drop();
+                }
+            }
+            return taken;
+        }
+
+        /**
+         * The owner lets go (once): after its last send, its answer, or when it is dropped. The memory is freed
+         * now, or when the transport lets go of the last buffer handed to it.
+         */
+        @Override
+        public final void release() {
+            if (released.compareAndSet(false, true)) {
+                drop();
+            }
+        }
+
+        private void drop() {
+            if (holders.decrementAndGet() == 0) {
+                try {
+                    free();
+                } finally {
+                    freed.run();
+                }
+            }
+        }
+
+        /**
+         * Returns what gRPC drains this message from; may be called once per send.
+         *
+         * @return a stream of the FlightData bytes
+         */
+        @Override
+        public final InputStream stream() {
+            return new MessageStream(this);
+        }
+    }
+
+    /**
+     * A record batch straight from the vectors it was built in: its large buffers are handed to the transport, the
+     * rest is copied around them. Owns the batch.
+     */
+    public static final class BatchMessage extends ArrowMessage {
         /** Buffers at least this large are handed off; smaller ones, and the gaps between, are copied. */
         static final int HAND_OFF_MIN_BYTES = 64 << 10;
         private final ArrowRecordBatch batch;
         private final byte[] prefix;
         private final int size;
-        private final DirectHandOff handOff;
-        private final Runnable freed;
-        /** One for the owner until released, one per buffer the transport holds; the batch is freed at zero. */
-        private final AtomicInteger holders = new AtomicInteger(1);
-        private final AtomicBoolean released = new AtomicBoolean();
-        private final Runnable unlent = this::drop;
 
         BatchMessage(ArrowRecordBatch batch, long requestId, DirectHandOff handOff, Runnable freed) {
+            super(handOff, freed);
             this.batch = batch;
-            this.handOff = handOff;
-            this.freed = freed;
             byte[] header = bytes(MessageSerializer.serializeMetadata(batch, IpcOption.DEFAULT));
             byte[] metadata = ("{\"request_id\":" + requestId + "}").getBytes(StandardCharsets.UTF_8);
             long body = batch.computeBodyLength();
@@ -232,15 +314,16 @@ public final class FlightMessages {
          * @param out the destination
          * @throws IOException from the destination
          */
+        @Override
         public void writeTo(OutputStream out) throws IOException {
             writeTo(out, true, null);
         }
 
         /**
-         * Writes the FlightData bytes to {@code out}; with {@code heap} set, the Arrow buffers' bytes go straight
+         * Writes the FlightData bytes to {@code out}; with {@code copy} set, the Arrow buffers' bytes go straight
          * into it at the current position instead (one copy, no chunk), and {@code out} must write into it too.
          */
-        private void writeTo(OutputStream out, boolean lend, HeapCopy heap) throws IOException {
+        private void writeTo(OutputStream out, boolean lend, Copy copy) throws IOException {
             out.write(prefix);
             List<ArrowBuf> buffers = batch.getBuffers();
             List<ArrowBuffer> layout = batch.getBuffersLayout();
@@ -260,20 +343,15 @@ public final class FlightMessages {
                     written += length;
                     continue;
                 }
-                if (heap != null) {
-                    heap.copyFrom(buf, length);
+                if (copy != null) {
+                    copy.copyFrom(buf, length);
                     written += length;
                     continue;
                 }
-                // In chunks: ArrowBuf.getBytes(index, OutputStream, length) would copy the whole buffer onto the heap.
                 if (chunk == null) {
                     chunk = new byte[Math.min(64 * 1024, Math.max(8, size))];
                 }
-                for (long off = 0; off < length; off += chunk.length) {
-                    int n = (int) Math.min(chunk.length, length - off);
-                    buf.getBytes(off, chunk, 0, n);
-                    out.write(chunk, 0, n);
-                }
+                copyInChunks(out, buf, length, chunk);
                 written += length;
             }
             long end = size - prefix.length;
@@ -284,37 +362,39 @@ public final class FlightMessages {
             }
         }
 
-        /** Hands one buffer to the transport, holding the batch until the transport lets go of it. */
-        private boolean lend(OutputStream out, ArrowBuf buf, long length) {
-            if (handOff == DirectHandOff.NONE) {
-                return false;
-            }
-            int h;
-            do {
-                h = holders.get();
-                if (h == 0) {
-                    throw new IllegalStateException("a bulk batch was sent after its memory was freed");
-                }
-            } while (!holders.compareAndSet(h, h + 1));
-            boolean taken = false;
-            try {
-                taken = handOff.handOff(out, buf.nioBuffer(0, (int) length), unlent);
-            } finally {
-                if (!taken) {
-                    drop();
-                }
-            }
-            return taken;
-        }
-
         /**
-         * Copies the FlightData bytes to the heap (for a writer whose allocator has no room to keep the batch
-         * itself, and for tests).
+         * Copies the FlightData bytes to the heap (for a writer whose allocator has no room for another copy of the
+         * batch, and for tests).
          *
          * @return the bytes
          */
         public byte[] toBytes() {
             HeapCopy copy = new HeapCopy(new byte[size]);
+            copy(copy);
+            return copy.bytes;
+        }
+
+        /**
+         * Copies the FlightData bytes into one buffer of {@code allocator}, as a message of their own that the
+         * transport takes whole; this message is left as it was (its owner still releases it).
+         *
+         * @param allocator where the copy's memory comes from (the writer's, so it counts against its cap)
+         * @param freed runs once the copy's memory is freed (on any thread)
+         * @return the copy
+         * @throws org.apache.arrow.memory.OutOfMemoryException when the allocator has no room for it
+         */
+        public PackedMessage pack(BufferAllocator allocator, Runnable freed) {
+            ArrowBuf memory = allocator.buffer(size);
+            try {
+                copy(new MemoryCopy(memory.memoryAddress()));
+            } catch (RuntimeException e) {
+                memory.close();
+                throw e;
+            }
+            return new PackedMessage(memory, size, handOff(), freed);
+        }
+
+        private void copy(Copy copy) {
             try {
                 writeTo(copy, false, copy);
             } catch (IOException e) {
@@ -323,45 +403,72 @@ public final class FlightMessages {
             if (copy.at != size) {
                 throw new IllegalStateException("a batch message of " + size + " bytes wrote " + copy.at);
             }
-            return copy.bytes;
         }
 
-        /**
-         * The owner lets go (once): after its last send, its answer, or when it is dropped. The memory is freed
-         * now, or when the transport lets go of the last buffer handed to it.
-         */
         @Override
-        public void release() {
-            if (released.compareAndSet(false, true)) {
-                drop();
-            }
-        }
-
-        private void drop() {
-            if (holders.decrementAndGet() == 0) {
-                try {
-                    batch.close();
-                } finally {
-                    freed.run();
-                }
-            }
-        }
-
-        /**
-         * Returns what gRPC drains this message from; may be called once per send.
-         *
-         * @return a stream of the FlightData bytes
-         */
-        @Override
-        public InputStream stream() {
-            return new MessageStream(this);
+        void free() {
+            batch.close();
         }
     }
 
-    /** The heap array a batch message is copied into: the prefix and padding as a stream, Arrow buffers directly. */
-    private static final class HeapCopy extends OutputStream {
-        final byte[] bytes;
+    /**
+     * A whole message in one buffer of Arrow memory: a small batch copied out of the vectors it was built in (which
+     * then take the next rows), handed to the transport as one buffer.
+     */
+    public static final class PackedMessage extends ArrowMessage {
+        private final ArrowBuf memory;
+        private final int size;
+
+        PackedMessage(ArrowBuf memory, int size, DirectHandOff handOff, Runnable freed) {
+            super(handOff, freed);
+            this.memory = memory;
+            this.size = size;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        /**
+         * Writes the FlightData bytes: the whole buffer handed to the transport when it takes it, else copied.
+         *
+         * @param out the destination
+         * @throws IOException from the destination
+         */
+        @Override
+        public void writeTo(OutputStream out) throws IOException {
+            if (size > 0 && lend(out, memory, size)) {
+                return;
+            }
+            copyInChunks(out, memory, size, new byte[Math.min(64 * 1024, Math.max(8, size))]);
+        }
+
+        @Override
+        void free() {
+            memory.close();
+        }
+    }
+
+    /** Writes {@code length} bytes of {@code buf} in chunks: {@code ArrowBuf.getBytes} to a stream copies it whole. */
+    private static void copyInChunks(OutputStream out, ArrowBuf buf, long length, byte[] chunk) throws IOException {
+        for (long off = 0; off < length; off += chunk.length) {
+            int n = (int) Math.min(chunk.length, length - off);
+            buf.getBytes(off, chunk, 0, n);
+            out.write(chunk, 0, n);
+        }
+    }
+
+    /** Where a batch message is copied to: the prefix and padding as a stream, Arrow buffers directly. */
+    private abstract static class Copy extends OutputStream {
         int at;
+
+        abstract void copyFrom(ArrowBuf buf, long length);
+    }
+
+    /** A copy into a heap array. */
+    private static final class HeapCopy extends Copy {
+        final byte[] bytes;
 
         HeapCopy(byte[] bytes) {
             this.bytes = bytes;
@@ -378,21 +485,48 @@ public final class FlightMessages {
             at += len;
         }
 
+        @Override
         void copyFrom(ArrowBuf buf, long length) {
             buf.getBytes(0, bytes, at, (int) length);
             at += (int) length;
         }
     }
 
+    /** A copy into Arrow memory at an address (the buffer sized by the caller). */
+    private static final class MemoryCopy extends Copy {
+        private final long address;
+
+        MemoryCopy(long address) {
+            this.address = address;
+        }
+
+        @Override
+        public void write(int b) {
+            MemoryUtil.putByte(address + at++, (byte) b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            MemoryUtil.copyToMemory(b, off, address + at, len);
+            at += len;
+        }
+
+        @Override
+        void copyFrom(ArrowBuf buf, long length) {
+            MemoryUtil.copyMemory(buf.memoryAddress(), address + at, length);
+            at += (int) length;
+        }
+    }
+
     /**
-     * gRPC drains a batch message straight from Arrow memory (inside {@code sendMessage}). Not {@code KnownLength}:
+     * gRPC drains a message straight from Arrow memory (inside {@code sendMessage}). Not {@code KnownLength}:
      * gRPC then drains it into a chain of buffers, which is what takes handed-off memory.
      */
     static final class MessageStream extends InputStream implements Drainable {
-        private final BatchMessage message;
+        private final ArrowMessage message;
         private boolean drained;
 
-        MessageStream(BatchMessage message) {
+        MessageStream(ArrowMessage message) {
             this.message = message;
         }
 
