@@ -1,6 +1,7 @@
 package dev.sluice.bulk.internal;
 
 import dev.sluice.SharesJvm;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -77,6 +78,46 @@ class ArrowColumnSinkTextTest {
             v.setValueCount(values.size());
             for (int r = 0; r < values.size(); r++) {
                 assertEquals(values.get(r), new String(v.get(r), StandardCharsets.UTF_8), "row " + r);
+            }
+        }
+    }
+
+    /**
+     * Long text is stored as {@code String.getBytes(UTF_8)} gives it, whatever it holds and wherever: Latin-1
+     * characters above ASCII (one byte in memory, two in UTF-8), characters whose low byte is ASCII (a narrowing copy
+     * would pass them for ASCII), four-byte code points, and unpaired surrogates (a '?' each, as the JDK encodes
+     * them), at every position around the 8-byte words the ASCII check reads, and text longer than the scratch
+     * space.
+     */
+    @Test
+    void longTextOfEveryKindIsStoredAsTheJdkEncodesItInUtf8() {
+        java.util.List<String> values = new java.util.ArrayList<>();
+        values.add("");
+        String[] odds = {"\u00e9", "\u0080", "\u00ff", "\u0141", "\u0100", "\u4e41", "\uD83D\uDE00", "\uD83D",
+            "\uDE00", "\uDE00\uD83D"};
+        for (int n = ArrowColumnSink.CACHED_MIN_CHARS; n < ArrowColumnSink.CACHED_MIN_CHARS + 20; n++) {
+            StringBuilder ascii = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                ascii.append((char) (i % 5 == 0 ? 0x7F : ' ' + (i * 7 + n) % 95));
+            }
+            values.add(ascii.toString());
+            for (String odd : odds) {
+                for (int at : new int[] {0, 7, 8, n / 2, n - 9, n - 8, n - 1}) {
+                    values.add(ascii.substring(0, at) + odd + ascii.substring(at + 1));
+                }
+            }
+        }
+        values.add("x".repeat(dev.sluice.internal.model.AsciiText.MAX_CHARS + 1));
+        values.add("\u00e9".repeat(dev.sluice.internal.model.AsciiText.MAX_CHARS + 1));
+        try (BufferAllocator allocator = new RootAllocator(); VarCharVector v = new VarCharVector("t", allocator)) {
+            v.allocateNew();
+            ArrowColumnSink sink = new ArrowColumnSink(v);
+            for (int r = 0; r < values.size(); r++) {
+                sink.setText(r, values.get(r));
+            }
+            v.setValueCount(values.size());
+            for (int r = 0; r < values.size(); r++) {
+                assertArrayEquals(values.get(r).getBytes(StandardCharsets.UTF_8), v.get(r), "row " + r);
             }
         }
     }
