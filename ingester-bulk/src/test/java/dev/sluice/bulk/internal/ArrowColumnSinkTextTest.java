@@ -69,6 +69,14 @@ class ArrowColumnSinkTextTest {
                 }
             }
         }
+        java.util.List<byte[]> stored = storedOneByOne(values);
+        for (int r = 0; r < values.size(); r++) {
+            assertEquals(values.get(r), new String(stored.get(r), StandardCharsets.UTF_8), "row " + r);
+        }
+    }
+
+    /** Stores each value in its own row of one text vector through a sink; returns each row's bytes. */
+    static java.util.List<byte[]> storedOneByOne(java.util.List<String> values) {
         try (BufferAllocator allocator = new RootAllocator(); VarCharVector v = new VarCharVector("t", allocator)) {
             v.allocateNew();
             ArrowColumnSink sink = new ArrowColumnSink(v);
@@ -76,9 +84,11 @@ class ArrowColumnSinkTextTest {
                 sink.setText(r, values.get(r));
             }
             v.setValueCount(values.size());
+            java.util.List<byte[]> stored = new java.util.ArrayList<>();
             for (int r = 0; r < values.size(); r++) {
-                assertEquals(values.get(r), new String(v.get(r), StandardCharsets.UTF_8), "row " + r);
+                stored.add(v.get(r));
             }
+            return stored;
         }
     }
 
@@ -109,16 +119,9 @@ class ArrowColumnSinkTextTest {
         }
         values.add("x".repeat(dev.sluice.internal.model.AsciiText.MAX_CHARS + 1));
         values.add("\u00e9".repeat(dev.sluice.internal.model.AsciiText.MAX_CHARS + 1));
-        try (BufferAllocator allocator = new RootAllocator(); VarCharVector v = new VarCharVector("t", allocator)) {
-            v.allocateNew();
-            ArrowColumnSink sink = new ArrowColumnSink(v);
-            for (int r = 0; r < values.size(); r++) {
-                sink.setText(r, values.get(r));
-            }
-            v.setValueCount(values.size());
-            for (int r = 0; r < values.size(); r++) {
-                assertArrayEquals(values.get(r).getBytes(StandardCharsets.UTF_8), v.get(r), "row " + r);
-            }
+        java.util.List<byte[]> stored = storedOneByOne(values);
+        for (int r = 0; r < values.size(); r++) {
+            assertArrayEquals(values.get(r).getBytes(StandardCharsets.UTF_8), stored.get(r), "row " + r);
         }
     }
 

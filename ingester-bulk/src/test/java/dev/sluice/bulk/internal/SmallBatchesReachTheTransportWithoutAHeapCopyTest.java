@@ -54,10 +54,17 @@ class SmallBatchesReachTheTransportWithoutAHeapCopyTest {
         return out.toByteArray();
     }
 
+    static ArrowTableCodec codec(BufferAllocator root, DirectHandOff transport) {
+        return codec(root, transport, BulkWrite.Config.newBuilder().build());
+    }
+
+    static ArrowTableCodec codec(BufferAllocator root, DirectHandOff transport, BulkWrite.Config config) {
+        return new ArrowTableCodec(SCHEMA, config, Compression.None, root, transport);
+    }
+
     /** The bytes of a batch of these rows as a transport that takes no memory gets them. */
     static byte[] copied(BufferAllocator root, int from, long requestId) throws IOException {
-        ArrowTableCodec codec = new ArrowTableCodec(SCHEMA, BulkWrite.Config.newBuilder().build(), Compression.None,
-                root, DirectHandOff.NONE);
+        ArrowTableCodec codec = codec(root, DirectHandOff.NONE);
         fill(codec.rows(ROWS, NO_GUARD), from);
         BulkMessage m = codec.unload(requestId);
         byte[] bytes = send(m);
@@ -74,8 +81,7 @@ class SmallBatchesReachTheTransportWithoutAHeapCopyTest {
         try (BufferAllocator root = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
             byte[] first = copied(root, 0, 1);
             byte[] second = copied(root, ROWS, 2);
-            ArrowTableCodec codec = new ArrowTableCodec(SCHEMA, BulkWrite.Config.newBuilder().build(),
-                    Compression.None, root, transport);
+            ArrowTableCodec codec = codec(root, transport);
             TableBufferRoot rows = codec.rows(ROWS, NO_GUARD);
             fill(rows, 0);
             codec.unload(0).release(); // a first batch loads and links what unloading uses
@@ -110,12 +116,12 @@ class SmallBatchesReachTheTransportWithoutAHeapCopyTest {
     void closingWhileTheTransportHoldsASmallBatchFreesItsMemoryWhenTheTransportLetsGo() throws IOException {
         BatchMessageHandOffTest.RecordingHandOff transport = new BatchMessageHandOffTest.RecordingHandOff();
         try (BufferAllocator root = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
-            ArrowTableCodec codec = new ArrowTableCodec(SCHEMA, BulkWrite.Config.newBuilder().build(),
-                    Compression.None, root, transport);
+            ArrowTableCodec codec = codec(root, transport);
             fill(codec.rows(ROWS, NO_GUARD), 0);
             BulkMessage m = codec.unload(1);
             send(m);
             m.release();
+            assertEquals(1, transport.held.size(), "held by the transport");
             Thread giveBack = new Thread(transport::giveBackAll);
             giveBack.start(); // close waits for the transport to let go, as a netty event loop would
             codec.close();
@@ -128,14 +134,13 @@ class SmallBatchesReachTheTransportWithoutAHeapCopyTest {
         BatchMessageHandOffTest.RecordingHandOff transport = new BatchMessageHandOffTest.RecordingHandOff();
         try (BufferAllocator root = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
             byte[] first = copied(root, 0, 1);
-            ArrowTableCodec probe = new ArrowTableCodec(SCHEMA, BulkWrite.Config.newBuilder().build(),
-                    Compression.None, root, DirectHandOff.NONE);
+            ArrowTableCodec probe = codec(root, DirectHandOff.NONE);
             fill(probe.rows(ROWS, NO_GUARD), 0);
             long vectors = probe.allocatedBytes();
             probe.close();
             // A cap that holds the vectors and not one more batch beside them.
-            ArrowTableCodec codec = new ArrowTableCodec(SCHEMA, BulkWrite.Config.newBuilder()
-                    .allocatorMaxAllocation(vectors).build(), Compression.None, root, transport);
+            ArrowTableCodec codec = codec(root, transport, BulkWrite.Config.newBuilder()
+                    .allocatorMaxAllocation(vectors).build());
             fill(codec.rows(ROWS, NO_GUARD), 0);
             BulkMessage m = codec.unload(1);
             assertArrayEquals(first, send(m));
