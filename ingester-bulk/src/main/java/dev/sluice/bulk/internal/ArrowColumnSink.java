@@ -91,8 +91,8 @@ public final class ArrowColumnSink implements ColumnSink {
         setVariable(row, value, 0, length);
     }
 
-    /** Stores {@code length} bytes of {@code value} from {@code offset} as the row's value; returns their address. */
-    private long setVariable(int row, byte[] value, int offset, int length) {
+    /** Stores {@code length} bytes of {@code value} from {@code offset} as the row's value. */
+    private void setVariable(int row, byte[] value, int offset, int length) {
         ArrowBuf offsets = offsetsFor(row);
         long offsetAt = offsets.memoryAddress() + (long) row * 4;
         int start = MemoryUtil.getInt(offsetAt);
@@ -105,29 +105,10 @@ public final class ArrowColumnSink implements ColumnSink {
             growData(row, end, data.capacity());
             data = variable.getDataBuffer();
         }
-        long at = data.memoryAddress() + start;
-        MemoryUtil.copyToMemory(value, offset, at, length);
+        MemoryUtil.copyToMemory(value, offset, data.memoryAddress() + start, length);
         MemoryUtil.putInt(offsetAt + 4, (int) end);
         setValid(variable.getValidityBuffer().memoryAddress(), row, true);
         variable.setLastSet(row);
-        return at;
-    }
-
-    /** Whether the {@code length} bytes at {@code address} are all ASCII, read a word at a time. */
-    private static boolean ascii(long address, int length) {
-        long seen = 0;
-        int i = 0;
-        for (; i + 32 <= length; i += 32) {
-            seen |= MemoryUtil.getLong(address + i) | MemoryUtil.getLong(address + i + 8)
-                    | MemoryUtil.getLong(address + i + 16) | MemoryUtil.getLong(address + i + 24);
-        }
-        for (; i + 8 <= length; i += 8) {
-            seen |= MemoryUtil.getLong(address + i);
-        }
-        for (; i < length; i++) {
-            seen |= MemoryUtil.getByte(address + i);
-        }
-        return (seen & 0x8080808080808080L) == 0;
     }
 
     /**
@@ -198,10 +179,8 @@ public final class ArrowColumnSink implements ColumnSink {
      * are encoded afresh: a freshly encoded array is still in the CPU cache for the copy while a cached one is not,
      * and looking it up costs more than encoding a short value ({@code BulkEncodeBenchmark.arrowBatch}, metrics:
      * about 3.6M rows/s through the cache, 5.1M without). Values of {@link #CACHED_MIN_CHARS} characters or more
-     * that the JDK keeps one byte per character are copied with one array copy into {@link AsciiText}'s scratch
-     * array (no array per value either), from there into Arrow memory, and checked for ASCII there, a word at a time;
-     * other long values, and those found not ASCII, are encoded afresh (a cache would only keep fresh log lines
-     * alive).
+     * that are all ASCII are copied through {@link AsciiText}'s scratch array (no array per value either); other
+     * long values are encoded afresh too (a cache would only keep fresh log lines alive).
      */
     @Override
     public void setText(int row, String value) {
@@ -221,13 +200,13 @@ public final class ArrowColumnSink implements ColumnSink {
             }
             return;
         }
-        AsciiText scratch = AsciiText.local();
-        if (scratch.latin1(value) && ascii(setVariable(row, scratch.bytes(), 0, n), n)) {
-            return;
+        AsciiText longAscii = AsciiText.local();
+        if (longAscii.check(value)) {
+            setVariable(row, longAscii.bytes(), n);
+        } else {
+            // Not through the cache: long text (log lines) rarely repeats, and the cache would keep fresh lines alive.
+            setVariable(row, value.getBytes(StandardCharsets.UTF_8));
         }
-        // Other text, or Latin-1 beyond ASCII written just now as one byte per character: (re)written as UTF-8 at
-        // the row's same start.
-        setVariable(row, value.getBytes(StandardCharsets.UTF_8));
     }
 
     @Override

@@ -24,9 +24,6 @@ public final class AsciiText {
 
     /** The longest text checked (longer text takes the caller's ordinary path). */
     public static final int MAX_CHARS = 1 << 16;
-
-    /** The spliterator class of a text kept one byte per character, or null when it does not tell the two apart. */
-    private static final Class<?> ONE_BYTE_SPLITERATOR = oneByteSpliterator();
     private final CharsetEncoder encoder = StandardCharsets.US_ASCII.newEncoder();
     private char[] chars = new char[0];
     private byte[] bytes = new byte[0];
@@ -57,7 +54,13 @@ public final class AsciiText {
         if (n > MAX_CHARS) {
             return false;
         }
-        room(n);
+        if (chars.length < n) {
+            int size = Math.min(MAX_CHARS, Math.max(256, Integer.highestOneBit(n - 1) << 1));
+            chars = new char[size];
+            bytes = new byte[size];
+            in = CharBuffer.wrap(chars);
+            out = ByteBuffer.wrap(bytes);
+        }
         text.getChars(0, n, chars, 0);
         in.limit(n).position(0);
         out.clear();
@@ -67,46 +70,8 @@ public final class AsciiText {
     }
 
     /**
-     * Copies a text the JDK keeps one byte per character (every character below 0x100, a compact string) to the
-     * start of {@link #bytes()} with one array copy, a byte per character, without looking at the characters: the
-     * caller checks the bytes for ASCII where it copies them next. The JDK's storage is told by the class of the
-     * text's {@code chars()} spliterator, learned from a known one-byte and a known two-byte text when this class
-     * loads; where the two do not differ (compact strings turned off, another JDK), no text is copied this way.
-     *
-     * @param text the text
-     * @return true when the text's characters are now in {@link #bytes()}; false when the text is not kept one byte
-     *         per character or is longer than {@link #MAX_CHARS} (nothing copied)
-     */
-    @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int) is exactly the copy wanted here
-    public boolean latin1(String text) {
-        int n = text.length();
-        if (n > MAX_CHARS || ONE_BYTE_SPLITERATOR == null
-                || text.chars().spliterator().getClass() != ONE_BYTE_SPLITERATOR) {
-            return false;
-        }
-        room(n);
-        text.getBytes(0, n, bytes, 0);
-        return true;
-    }
-
-    private static Class<?> oneByteSpliterator() {
-        Class<?> one = "a".chars().spliterator().getClass();
-        return one == "\u0100".chars().spliterator().getClass() ? null : one;
-    }
-
-    private void room(int n) {
-        if (bytes.length < n) {
-            int size = Math.min(MAX_CHARS, Math.max(256, Integer.highestOneBit(n - 1) << 1));
-            chars = new char[size];
-            bytes = new byte[size];
-            in = CharBuffer.wrap(chars);
-            out = ByteBuffer.wrap(bytes);
-        }
-    }
-
-    /**
-     * Returns the scratch array the last text found ASCII by {@link #check}, or copied by {@link #latin1}, was
-     * copied into (its first {@code text.length()} bytes; overwritten by the next check or copy).
+     * Returns the scratch array the last text found ASCII by {@link #check} was copied into (its first
+     * {@code text.length()} bytes; overwritten by the next check).
      *
      * @return the scratch array
      */
