@@ -43,9 +43,13 @@ final class Utf8CsvReader implements CsvSource.Rows {
     private int innerLines;
 
     /**
+     * Reads records from the input.
+     *
      * @param in the input, after its first bytes
      * @param head the input's first bytes, read to look for a byte order mark (a UTF-8 one is skipped)
      * @param headLength how many there are
+     * @param s the settings (ASCII control characters: {@link #takes})
+     * @param inputName the input's name, for messages
      */
     Utf8CsvReader(InputStream in, byte[] head, int headLength, CsvSource.Settings s, String inputName) {
         this(in, head, headLength, s, inputName, 1 << 16);
