@@ -148,8 +148,9 @@ public final class ValueBinding {
     }
 
     /**
-     * Sets a CSV field: integers, decimals and epoch times are read from its characters when they are written plainly;
-     * everything else, and anything unusual (signs, spaces, exponents...), as text by {@link #setText}.
+     * Sets a CSV field: integers, decimals and epoch times are read from its bytes when they are written plainly, and
+     * text goes to a String column as its bytes; everything else, and anything unusual (signs, spaces, exponents...),
+     * as text by {@link #setText}.
      */
     private void setField(RowAppender a, int index, Plan.Col c, DataType t, FieldText f) throws BadValue {
         switch (t) {
@@ -185,6 +186,9 @@ public final class ValueBinding {
                 }
                 break;
             }
+            case String:
+                f.setText(a, index);
+                return;
             default:
                 break;
         }

@@ -16,8 +16,9 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * CSV and TSV: RFC 4180 quoting (a quote inside a quoted value is doubled) through FastCSV, or, with an escape
- * character, backslash-style escapes through {@link EscapedReader}; UTF-8, BOM skipped. An unquoted empty value,
+ * CSV and TSV: RFC 4180 quoting (a quote inside a quoted value is doubled) read from the UTF-8 bytes by
+ * {@link Utf8CsvReader} (through FastCSV for UTF-16 and UTF-32 input, known by its byte order mark), or, with an
+ * escape character, backslash-style escapes through {@link EscapedReader}; UTF-8, BOM skipped. An unquoted empty value,
  * or an unquoted value equal to the null token, is NULL; a quoted value never is ({@code ""} is an empty string).
  */
 public final class CsvSource implements RecordSource {
@@ -37,60 +38,51 @@ public final class CsvSource implements RecordSource {
     }
 
     /**
-     * One record: its short fields' characters in one array ({@code ends[i]} is where field {@code i} ends, and
-     * field {@code i + 1} starts), its long fields as text ({@code texts[i]}, their range empty; {@code texts} is
-     * null when there are none), whether each was quoted, and the line it starts on. Short fields (numbers, tags) are
-     * read from the characters without a String each; long ones (log lines) are made Strings once, as they are stored.
+     * One record: its fields as ranges of UTF-8 bytes ({@code bytes} from {@code starts[i]} to {@code ends[i]}), or,
+     * when {@code texts} is not null, as text; whether each was quoted; the line it starts on. Numbers are read from
+     * the bytes without a String each, and text goes to a String column as the file's bytes.
      *
-     * @param chars the short fields' characters
-     * @param ends where each field's characters end
+     * @param bytes the fields' bytes (null when the fields are text)
+     * @param starts where each field's bytes start
+     * @param ends where each field's bytes end
      * @param count the number of fields
-     * @param texts the long fields' text by field, or null when there are none
+     * @param texts every field as text, or null when the fields are bytes
      * @param quoted whether each field was quoted
      * @param line the line the record starts on
      */
-    record Row(char[] chars, int[] ends, int count, String[] texts, boolean[] quoted, long line) {
-        /** Fields longer than this are kept as text. */
-        static final int SHORT = 48;
-
+    record Row(byte[] bytes, int[] starts, int[] ends, int count, String[] texts, boolean[] quoted, long line) {
         /** Makes a record of fields given as text. */
         static Row of(List<String> fields, boolean[] quoted, long line) {
-            return new Row(new char[0], new int[fields.size()], fields.size(), fields.toArray(new String[0]), quoted,
-                    line);
-        }
-
-
-        int start(int i) {
-            return i == 0 ? 0 : ends[i - 1];
+            return new Row(null, null, null, fields.size(), fields.toArray(new String[0]), quoted, line);
         }
 
         /** @return field {@code i} as text */
         String field(int i) {
-            if (texts != null && texts[i] != null) {
+            if (texts != null) {
                 return texts[i];
             }
-            return new String(chars, start(i), ends[i] - start(i));
+            return new String(bytes, starts[i], ends[i] - starts[i], StandardCharsets.UTF_8);
         }
 
-        /** @return field {@code i}: its text when kept as text, else a range of this record's characters */
+        /** @return field {@code i}: its text, or a range of this record's bytes */
         Object value(int i) {
-            if (texts != null && texts[i] != null) {
+            if (texts != null) {
                 return texts[i];
             }
-            return new FieldText(chars, start(i), ends[i]);
+            return new FieldText(bytes, starts[i], ends[i]);
         }
 
-        /** @return whether field {@code i} is exactly {@code s} */
-        boolean fieldIs(int i, String s) {
-            if (texts != null && texts[i] != null) {
+        /** @return whether field {@code i} is exactly {@code s}, whose UTF-8 bytes are {@code utf8} */
+        boolean fieldIs(int i, String s, byte[] utf8) {
+            if (texts != null) {
                 return texts[i].equals(s);
             }
-            int from = start(i);
-            if (ends[i] - from != s.length()) {
+            int from = starts[i];
+            if (ends[i] - from != utf8.length) {
                 return false;
             }
-            for (int k = 0; k < s.length(); k++) {
-                if (chars[from + k] != s.charAt(k)) {
+            for (int k = 0; k < utf8.length; k++) {
+                if (bytes[from + k] != utf8[k]) {
                     return false;
                 }
             }
@@ -108,7 +100,7 @@ public final class CsvSource implements RecordSource {
             return false;
         }
 
-        /** From now on a record is used before the next but one is read: its arrays may be reused then. */
+        /** From now on a record is used before the next one is read: its arrays may be reused then. */
         default void readAtOnce() {
         }
     }
@@ -116,6 +108,7 @@ public final class CsvSource implements RecordSource {
     private final Rows rows;
     private final List<String> columns;
     private final Settings settings;
+    private final byte[] nullToken;
     private Row current;
     private boolean firstRecordPending;
     /** Once values are read at once: one value object per column, pointed at each record's field in turn. */
@@ -131,8 +124,9 @@ public final class CsvSource implements RecordSource {
      */
     public CsvSource(InputStream in, Settings settings, String inputName) throws IOException {
         this.settings = settings;
+        this.nullToken = settings.nullToken().getBytes(StandardCharsets.UTF_8);
         this.rows = settings.escape() != 0 ? new EscapedReader(new BufferedReader(new InputStreamReader(in,
-                StandardCharsets.UTF_8), 1 << 16), settings, inputName) : fastCsv(in, settings, inputName);
+                StandardCharsets.UTF_8), 1 << 16), settings, inputName) : rfc4180(in, settings, inputName);
         if (settings.header()) {
             Row h = rows.next();
             if (h == null) {
@@ -184,7 +178,29 @@ public final class CsvSource implements RecordSource {
         }
     }
 
-    private static Rows fastCsv(InputStream in, Settings settings, String inputName) {
+    /**
+     * RFC 4180 CSV: read from its UTF-8 bytes by {@link Utf8CsvReader}; through FastCSV when the input starts with
+     * a UTF-16 or UTF-32 byte order mark (FastCSV decodes it as the mark says) or a control character is not ASCII.
+     */
+    private static Rows rfc4180(InputStream in, Settings settings, String inputName) throws IOException {
+        byte[] head = new byte[4];
+        int n = 0;
+        for (int r; n < head.length && (r = in.read(head, n, head.length - n)) >= 0; ) {
+            n += r;
+        }
+        int b0 = n > 0 ? head[0] & 0xff : -1;
+        int b1 = n > 1 ? head[1] & 0xff : -1;
+        boolean wideMark = b0 == 0xFE && b1 == 0xFF || b0 == 0xFF && b1 == 0xFE
+                || n == 4 && b0 == 0 && b1 == 0 && (head[2] & 0xff) == 0xFE && (head[3] & 0xff) == 0xFF;
+        if (!wideMark && Utf8CsvReader.takes(settings)) {
+            return new Utf8CsvReader(in, head, n, settings, inputName);
+        }
+        return fastCsv(new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(head, 0, n), in), settings,
+                inputName);
+    }
+
+    /** FastCSV's reading of the input, as the fallback of {@link #rfc4180} reads it. */
+    static Rows fastCsv(InputStream in, Settings settings, String inputName) {
         CsvReader.CsvReaderBuilder b = CsvReader.builder().fieldSeparator(settings.delimiter())
                 .quoteCharacter(settings.quote()).skipEmptyLines(true).allowExtraFields(true)
                 .allowMissingFields(true).detectBomHeader(true);
@@ -237,11 +253,6 @@ public final class CsvSource implements RecordSource {
             }
 
             @Override
-            public void readAtOnce() {
-                handler.reuse = true;
-            }
-
-            @Override
             public void close() throws IOException {
                 reader.close();
             }
@@ -278,73 +289,28 @@ public final class CsvSource implements RecordSource {
         }
     }
 
-    /**
-     * Collects FastCSV's fields with whether each was quoted. Each record gets arrays of its own until
-     * {@link #reuse} is set; from then on records are written into two sets of arrays in turn, so a record stays
-     * whole while the next one (read ahead) is parsed, and is overwritten by the one after.
-     */
+    /** Collects FastCSV's fields, as text, with whether each was quoted. */
     private static final class Handler extends AbstractBaseCsvCallbackHandler<Row> {
-        /** One record's fields. */
-        private static final class Fields {
-            char[] chars = new char[256];
-            int[] ends = new int[16];
-            String[] texts = new String[16];
-            boolean[] quoted = new boolean[16];
-            boolean anyText;
-        }
-
-        private final Fields[] sets = {new Fields(), new Fields()};
-        private Fields f = sets[0];
-        private int set;
-        private int length;
-        private int count;
-        /** Whether records may share arrays (set once their values are read at once). */
-        boolean reuse;
+        private final List<String> fields = new ArrayList<>();
+        private boolean[] quoted = new boolean[16];
 
         @Override
         protected void handleBegin(long startingLineNumber) {
-            if (reuse) {
-                set ^= 1;
-                f = sets[set];
-            }
-            length = 0;
-            count = 0;
-            if (f.anyText) {
-                java.util.Arrays.fill(f.texts, null);
-                f.anyText = false;
-            }
+            fields.clear();
         }
 
         @Override
         protected void handleField(int fieldIdx, char[] buf, int offset, int len, boolean q) {
-            Fields f = this.f;
-            if (count == f.ends.length) {
-                f.ends = java.util.Arrays.copyOf(f.ends, count * 2);
-                f.texts = java.util.Arrays.copyOf(f.texts, count * 2);
-                f.quoted = java.util.Arrays.copyOf(f.quoted, count * 2);
+            if (fields.size() == quoted.length) {
+                quoted = java.util.Arrays.copyOf(quoted, quoted.length * 2);
             }
-            if (len > Row.SHORT) {
-                f.texts[count] = new String(buf, offset, len);
-                f.anyText = true;
-            } else {
-                if (length + len > f.chars.length) {
-                    f.chars = java.util.Arrays.copyOf(f.chars, Math.max(f.chars.length * 2, length + len));
-                }
-                System.arraycopy(buf, offset, f.chars, length, len);
-                length += len;
-            }
-            f.quoted[count] = q;
-            f.ends[count++] = length;
+            quoted[fields.size()] = q;
+            fields.add(new String(buf, offset, len));
         }
 
         @Override
         protected Row buildRecord() {
-            if (reuse) {
-                return new Row(f.chars, f.ends, count, f.anyText ? f.texts : null, f.quoted, getStartingLineNumber());
-            }
-            return new Row(java.util.Arrays.copyOf(f.chars, length), java.util.Arrays.copyOf(f.ends, count), count,
-                    f.anyText ? java.util.Arrays.copyOf(f.texts, count) : null, java.util.Arrays.copyOf(f.quoted, count),
-                    getStartingLineNumber());
+            return Row.of(fields, java.util.Arrays.copyOf(quoted, fields.size()), getStartingLineNumber());
         }
     }
 
@@ -530,12 +496,12 @@ public final class CsvSource implements RecordSource {
         if (column >= current.count()) {
             return null;
         }
-        if (!current.quoted()[column] && current.fieldIs(column, settings.nullToken())) {
+        if (!current.quoted()[column] && current.fieldIs(column, settings.nullToken(), nullToken)) {
             return null;
         }
         FieldText[] reused = fieldTexts;
         if (reused != null && current.texts() == null && column < reused.length) {
-            return reused[column].at(current.chars(), current.start(column), current.ends()[column]);
+            return reused[column].at(current.bytes(), current.starts()[column], current.ends()[column]);
         }
         return current.value(column);
     }

@@ -1,24 +1,28 @@
 package dev.sluice.importer.internal.source;
 
+import dev.sluice.data.RowAppender;
+import java.nio.charset.StandardCharsets;
+
 /**
- * A CSV field's text: a range of its record's characters, made a {@code String} only when asked for one, so that
- * numbers are parsed from the characters themselves.
+ * A CSV field's text: a range of its record's UTF-8 bytes, made a {@code String} only when asked for one, so that
+ * numbers are parsed from the bytes themselves and text goes to a String column as the file's bytes. Bytes that are
+ * not UTF-8 read as U+FFFD, as a decoder of the whole file would read them.
  */
 public final class FieldText implements CharSequence {
-    private char[] chars;
+    private byte[] bytes;
     private int start;
     private int end;
     private String string;
 
     /**
-     * Points at a field's characters (not copied).
+     * Points at a field's bytes (not copied).
      *
-     * @param chars the characters
+     * @param bytes the bytes
      * @param start the first
      * @param end one past the last
      */
-    public FieldText(char[] chars, int start, int end) {
-        this.chars = chars;
+    public FieldText(byte[] bytes, int start, int end) {
+        this.bytes = bytes;
         this.start = start;
         this.end = end;
     }
@@ -26,10 +30,13 @@ public final class FieldText implements CharSequence {
     /**
      * Points this value at another field (a source reusing its value objects once they are read at once).
      *
+     * @param bytes the bytes
+     * @param start the first
+     * @param end one past the last
      * @return this
      */
-    public FieldText at(char[] chars, int start, int end) {
-        this.chars = chars;
+    public FieldText at(byte[] bytes, int start, int end) {
+        this.bytes = bytes;
         this.start = start;
         this.end = end;
         this.string = null;
@@ -38,12 +45,12 @@ public final class FieldText implements CharSequence {
 
     @Override
     public int length() {
-        return end - start;
+        return toString().length();
     }
 
     @Override
     public char charAt(int index) {
-        return chars[start + index];
+        return toString().charAt(index);
     }
 
     @Override
@@ -55,10 +62,32 @@ public final class FieldText implements CharSequence {
     public String toString() {
         String s = string;
         if (s == null) {
-            s = new String(chars, start, end - start);
+            s = new String(bytes, start, end - start, StandardCharsets.UTF_8);
             string = s;
         }
         return s;
+    }
+
+    /**
+     * Sets a String column to this text: its bytes as they are when they are ASCII, else the decoded text (with
+     * U+FFFD for bytes that are not UTF-8).
+     *
+     * @param a the row appender
+     * @param column the column index
+     */
+    public void setText(RowAppender a, int column) {
+        byte[] b = bytes;
+        int seen = 0;
+        for (int i = start; i < end; i++) {
+            seen |= b[i];
+        }
+        if (seen < 0) { // a byte of 0x80 or more: the decoded text, as every other non-ASCII value is stored
+            a.setString(column, toString());
+        } else if (start == 0 && end == b.length) {
+            a.setUtf8(column, b.clone(), 0, end); // a whole array may be kept: give one that is not reused
+        } else {
+            a.setUtf8(column, b, start, end - start);
+        }
     }
 
     /**
@@ -68,8 +97,9 @@ public final class FieldText implements CharSequence {
      *     which the caller then reads as a String
      */
     public long plainLong() {
+        byte[] b = bytes;
         int i = start;
-        boolean negative = i < end && chars[i] == '-';
+        boolean negative = i < end && b[i] == '-';
         if (negative) {
             i++;
         }
@@ -79,7 +109,7 @@ public final class FieldText implements CharSequence {
         }
         long n = 0;
         for (; i < end; i++) {
-            int d = chars[i] - '0';
+            int d = b[i] - '0';
             if (d < 0 || d > 9) {
                 return Long.MIN_VALUE;
             }
@@ -89,13 +119,12 @@ public final class FieldText implements CharSequence {
     }
 
     /**
-     * Reads a number as {@link Decimals#parseDouble(String)} does, from the characters when the fast parser takes
-     * them.
+     * Reads a number as {@link Decimals#parseDouble(String)} does, from the bytes when they are a plain decimal.
      *
      * @return the number
      * @throws NumberFormatException when it is none
      */
     public double toDouble() {
-        return Decimals.parseDouble(chars, start, end - start);
+        return Decimals.parseDouble(bytes, start, end - start);
     }
 }

@@ -11,10 +11,10 @@ import org.junit.jupiter.api.Test;
 /** Numeric text becomes exactly the {@code double} the JDK makes of it, and what the JDK refuses is refused. */
 class DecimalTextParsesAsTheJdkDoesTest {
 
-    /** The text alone, and the same text as a CSV field inside a longer record (read from the characters). */
+    /** The text alone, and the same text as a CSV field inside a longer record (read from its UTF-8 bytes). */
     private static void agrees(String s) {
-        char[] record = ("x," + s + ",y").toCharArray();
-        FieldText field = new FieldText(record, 2, 2 + s.length());
+        byte[] record = ("x," + s + ",y").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        FieldText field = new FieldText(record, 2, record.length - 2);
         double expected;
         try {
             expected = Double.parseDouble(s);
