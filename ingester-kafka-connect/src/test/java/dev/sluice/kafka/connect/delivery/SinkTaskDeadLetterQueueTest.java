@@ -285,8 +285,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
         Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.REQUEST_TIMEOUT, "100", GreptimeSinkConfig.RETRY_ATTEMPTS, "2",
                 GreptimeSinkConfig.RETRY_DELIVERY, "1000", GreptimeSinkConfig.FLUSH_TIMEOUT, "300",
                 GreptimeSinkConfig.REDELIVERY_BACKOFF, "0");
-        task.put(List.of(metric(P1, 0, 0.0)));
-        awaitCommitted(P1, 1);
+        putAndAwaitCommitted(ctx, P1, 1, metric(P1, 0, 0.0));
         server.faults().latency(Duration.ofMillis(400));
         List<SinkRecord> recs = new ArrayList<>();
         for (int i = 0; i < 10; i++) {

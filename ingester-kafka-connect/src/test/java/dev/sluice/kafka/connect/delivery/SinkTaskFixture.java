@@ -246,6 +246,17 @@ abstract class SinkTaskFixture {
         });
     }
 
+    /**
+     * Puts {@code records} and drives the task as Connect's worker does until {@code tp} has committed
+     * {@code offset}, redelivering from a rewind: on a busy machine a first write (its table created, its channel
+     * opened) may outlive a short {@code retry.delivery.timeout.ms}, which is not what the calling test is about.
+     */
+    void putAndAwaitCommitted(Ctx ctx, TopicPartition tp, long offset, SinkRecord... records)
+            throws InterruptedException {
+        List<SinkRecord> log = List.of(records);
+        putUntilCommitted(ctx, log, log, Map.of(tp, offset), () -> { });
+    }
+
     static DataType typeOf(TableSchema ts, String column) {
         int i = ts.indexOf(column);
         assertTrue(i >= 0, "column " + column + " exists in " + ts);
