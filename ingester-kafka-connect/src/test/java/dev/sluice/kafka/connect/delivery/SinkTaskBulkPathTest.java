@@ -1,6 +1,7 @@
 package dev.sluice.kafka.connect.delivery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.write.StatusCode;
@@ -237,7 +238,7 @@ class SinkTaskBulkPathTest extends SinkTaskFixture {
         RuntimeException failure = null;
         try {
             task.put(List.of(metric(P0, 0, 1.0), metric(P0, 1, 2.0)));
-            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            long until = System.nanoTime() + WAIT.toNanos(); // ends at the failure
             while (System.nanoTime() < until) {
                 Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
                 if (c.containsKey(P0)) {
@@ -252,5 +253,6 @@ class SinkTaskBulkPathTest extends SinkTaskFixture {
         assertEquals(List.of(), ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList(),
                 "dead-lettered with " + ctx.dlqErrors + " (failure " + failure + ")");
         assertEquals(0, maxCommitted);
+        assertNotNull(failure, "the task reports the authentication failure");
     }
 }
