@@ -274,8 +274,12 @@ class SinkTaskDeliveryTest {
         assertEquals(0L, ctx.rewinds.get(P0), "partition 0 rewound to its first unsettled record: " + ctx.rewinds);
         assertEquals(0L, ctx.rewinds.get(P1), "partition 1 rewound to its first unsettled record: " + ctx.rewinds);
         server.faults().reset();
-        task.put(batch); // Connect redelivers from the rewind
+        ctx.rewinds.clear();
+        // Connect redelivers from the rewind, and again should the redelivery outlive the short delivery timeout.
+        ConnectLikeDriver connect = new ConnectLikeDriver(ctx);
+        connect.deliver(batch);
         await("all redelivered records committed", () -> {
+            connect.poll();
             Map<TopicPartition, OffsetAndMetadata> c = commit(P0, P1);
             return c.containsKey(P0) && c.get(P0).offset() == 10 && c.containsKey(P1) && c.get(P1).offset() == 10;
         });
