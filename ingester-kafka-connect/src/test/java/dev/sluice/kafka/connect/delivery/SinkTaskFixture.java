@@ -282,10 +282,6 @@ abstract class SinkTaskFixture {
     }
 
     /**
-     * The server restarting (every connection dropped) while batches are in flight: commits never run ahead of the
-     * stored rows, and everything is stored once it is back.
-     */
-    /**
      * Drops every connection and listens again on the same port; the rebind is retried (the old listening socket
      * may take a moment to go away on a loaded machine).
      */
@@ -301,7 +297,7 @@ abstract class SinkTaskFixture {
                     throw e;
                 }
                 try {
-                    Thread.sleep(100); // the simulated worker's poll interval: the loop ends on its condition or deadline
+                    Thread.sleep(100); // a poll for the old listening socket to go, bounded by the deadline
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     throw new AssertionError(ie);
