@@ -84,6 +84,21 @@ public final class CpuRows implements RefusedRowIsolator.Rows<CpuRows.Row> {
     }
 
     /**
+     * Writes one row to {@code cpu} through clients with the default request timeout, so that the classes of the
+     * write path are loaded and compiled before a test's own clients run with a short one: on a busy machine a
+     * JVM's first write can take a good part of a second.
+     *
+     * @param server the testkit
+     */
+    public static void warmUp(GreptimeTestServer server) {
+        try (SinkClients clients = SinkClients.open(GreptimeOptions.newBuilder(server.endpoint(), "public").build(),
+                Context.newBuilder().build(), BatchingWriter.Config.newBuilder().build())) {
+            clients.writer().write(CPU, "warm-up", 0.0, 0L);
+            clients.writer().flushOrThrow(Duration.ofMinutes(2));
+        }
+    }
+
+    /**
      * Reads the hosts stored in {@code cpu}, sorted.
      *
      * @param server the testkit

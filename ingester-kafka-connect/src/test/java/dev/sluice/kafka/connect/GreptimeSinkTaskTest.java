@@ -253,14 +253,14 @@ class GreptimeSinkTaskTest {
     void aFullBufferRewindsTheWholePutInsteadOfWaitingForever() throws Exception {
         FakeContext ctx = start(true, GreptimeSinkConfig.BATCH_ROWS, "2", GreptimeSinkConfig.BUFFER_ROWS, "4",
                 GreptimeSinkConfig.BUFFER_TIMEOUT, "100", GreptimeSinkConfig.IN_FLIGHT, "1");
-        server.faults().latency(Duration.ofMillis(1500));
+        server.faults().hold(Faults.HoldPoint.BEFORE_STORE); // no answer frees the buffer during the put
         List<SinkRecord> batch = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             batch.add(rec(i % 2, i / 2, row("h" + i, 1.0)));
         }
         assertThrows(RetriableException.class, () -> task.put(batch));
         assertEquals(Map.of(P0, 0L, P1, 0L), ctx.rewinds);
-        server.faults().latency(Duration.ZERO);
+        server.faults().release();
         task.put(batch); // redelivered: skipped, the consumer re-reads
         await("the rows taken before the buffer filled answered", () -> server.rowCount(TOPIC) == 4);
         task.put(batch); // re-read

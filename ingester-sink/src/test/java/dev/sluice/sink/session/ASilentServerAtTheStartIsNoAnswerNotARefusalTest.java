@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.BatchingWriter;
+import dev.sluice.sink.CpuRows;
 import dev.sluice.sink.internal.ClientSession;
 import dev.sluice.sink.internal.SinkSettings;
 import dev.sluice.testkit.GreptimeTestServer;
@@ -35,6 +36,7 @@ class ASilentServerAtTheStartIsNoAnswerNotARefusalTest {
     void clear() {
         server = testkit.server();
         server.clear();
+        CpuRows.warmUp(server);
     }
 
     @AfterEach

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.BatchingWriter;
+import dev.sluice.sink.CpuRows;
 import dev.sluice.sink.internal.ClientSession;
 import dev.sluice.sink.internal.SinkSettings;
 import dev.sluice.testkit.GreptimeTestServer;
@@ -36,6 +37,7 @@ class AnUnansweredBatchNamesTheRetryLimitThatEndedItTest {
     void clear() {
         server = testkit.server();
         server.clear();
+        CpuRows.warmUp(server);
     }
 
     @AfterEach

@@ -1,6 +1,7 @@
 package dev.sluice.kafka.connect.delivery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.write.StatusCode;
@@ -64,8 +65,7 @@ class SinkTaskBulkPathTest extends SinkTaskFixture {
         Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.WRITE_PATH, "bulk", GreptimeSinkConfig.BATCH_ROWS, "10",
                 GreptimeSinkConfig.RETRY_ATTEMPTS, "2", GreptimeSinkConfig.RETRY_DELIVERY, "1000",
                 GreptimeSinkConfig.FLUSH_TIMEOUT, "300", GreptimeSinkConfig.REDELIVERY_BACKOFF, "0");
-        task.put(List.of(metric(P0, 0, 1.0)));
-        awaitCommitted(P0, 1);
+        putAndAwaitCommitted(ctx, P0, 1, metric(P0, 0, 1.0));
         List<SinkRecord> log = List.of(metric(P0, 0, 1.0), metric(P0, 1, Map.of("nested", 1)), metric(P0, 2, 3.0));
         List<SinkRecord> pending = new ArrayList<>(log.subList(1, 3));
         int retriables = 0;
@@ -158,8 +158,7 @@ class SinkTaskBulkPathTest extends SinkTaskFixture {
         Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.WRITE_PATH, "bulk", GreptimeSinkConfig.BATCH_ROWS, "10",
                 GreptimeSinkConfig.RETRY_ATTEMPTS, "2", GreptimeSinkConfig.RETRY_DELIVERY, "1000",
                 GreptimeSinkConfig.FLUSH_TIMEOUT, "300", GreptimeSinkConfig.REDELIVERY_BACKOFF, "0");
-        task.put(List.of(metric(P0, 0, 1.0)));
-        awaitCommitted(P0, 1);
+        putAndAwaitCommitted(ctx, P0, 1, metric(P0, 0, 1.0));
         List<SinkRecord> log = new ArrayList<>();
         for (int i = 1; i <= 6; i++) {
             log.add(metric(P0, i, i == 3 ? (Object) "text" : (Object) (1.0 * i)));
@@ -212,8 +211,7 @@ class SinkTaskBulkPathTest extends SinkTaskFixture {
                 GreptimeSinkConfig.REDELIVERY_BACKOFF, "0");
         Map<String, Object> first = metricValue(P0, 0, 0.0);
         first.put("blob", "small");
-        task.put(List.of(rec(P0, 0, first)));
-        awaitCommitted(P0, 1);
+        putAndAwaitCommitted(ctx, P0, 1, rec(P0, 0, first));
         List<SinkRecord> log = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
             Map<String, Object> v = metricValue(P0, i, 1.0 * i);
@@ -240,7 +238,7 @@ class SinkTaskBulkPathTest extends SinkTaskFixture {
         RuntimeException failure = null;
         try {
             task.put(List.of(metric(P0, 0, 1.0), metric(P0, 1, 2.0)));
-            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            long until = System.nanoTime() + WAIT.toNanos(); // ends at the failure
             while (System.nanoTime() < until) {
                 Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
                 if (c.containsKey(P0)) {
@@ -255,5 +253,6 @@ class SinkTaskBulkPathTest extends SinkTaskFixture {
         assertEquals(List.of(), ctx.dlq.stream().map(SinkRecord::kafkaOffset).toList(),
                 "dead-lettered with " + ctx.dlqErrors + " (failure " + failure + ")");
         assertEquals(0, maxCommitted);
+        assertNotNull(failure, "the task reports the authentication failure");
     }
 }

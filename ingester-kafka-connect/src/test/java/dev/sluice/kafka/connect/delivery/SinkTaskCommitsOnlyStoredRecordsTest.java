@@ -451,9 +451,9 @@ class SinkTaskCommitsOnlyStoredRecordsTest extends SinkTaskFixture {
 
     /**
      * Docs vs behaviour, retry.max.attempts (default: no count, retries until retry.delivery.timeout.ms runs out):
-     * with the server failing every request retryably, a 5 s delivery budget and the other retry settings at their
-     * defaults, one single-row batch is tried more than five times (five backoffs take at most 3.1 s) before the
-     * task gives up with RetriableException.
+     * with the server failing every request retryably, a 10 s delivery budget and the other retry settings at their
+     * defaults, one single-row batch is tried more than five times (five backoffs take at most 3.1 s, a third of the
+     * budget, so a busy machine still fits them) before the task gives up with RetriableException.
      */
     @Test
     void theDefaultRetryMaxAttemptsRetriesUntilTheDeliveryTimeout() throws Exception {
@@ -461,7 +461,7 @@ class SinkTaskCommitsOnlyStoredRecordsTest extends SinkTaskFixture {
         task = new GreptimeSinkTask();
         task.initialize(ctx);
         task.start(new HashMap<>(Map.of(GreptimeSinkConfig.ENDPOINTS, server.endpoint(), GreptimeSinkConfig.TAGS,
-                "host", GreptimeSinkConfig.FLUSH_TIMEOUT, "500", GreptimeSinkConfig.RETRY_DELIVERY, "5000")));
+                "host", GreptimeSinkConfig.FLUSH_TIMEOUT, "500", GreptimeSinkConfig.RETRY_DELIVERY, "10000")));
         ctx.assignment.add(P0);
         task.open(List.of(P0));
         task.put(List.of(metric(P0, 0, 1.0)));

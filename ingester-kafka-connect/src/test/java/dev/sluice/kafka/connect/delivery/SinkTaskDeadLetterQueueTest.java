@@ -52,7 +52,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
         long maxCommitted = 0;
         try {
             task.put(List.of(metric(P0, 0, 1.0), metric(P0, 1, 2.0)));
-            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            long until = System.nanoTime() + WAIT.toNanos(); // ends at the failure
             while (System.nanoTime() < until) {
                 Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
                 if (c.containsKey(P0)) {
@@ -85,7 +85,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
         long maxCommitted = 0;
         try {
             task.put(List.of(metric(P0, 0, 1.0), metric(P0, 1, 2.0)));
-            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            long until = System.nanoTime() + WAIT.toNanos(); // ends at the failure
             while (System.nanoTime() < until) {
                 Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
                 if (c.containsKey(P0)) {
@@ -172,7 +172,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
         RuntimeException failure = null;
         try {
             task.put(List.of(rec(P0, 1, "not a struct or map"), metric(P0, 2, 2.0)));
-            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            long until = System.nanoTime() + WAIT.toNanos(); // ends at the failure
             while (System.nanoTime() < until) {
                 Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
                 assertTrue(!c.containsKey(P0) || c.get(P0).offset() <= 1, "offset passed the poison: " + c);
@@ -285,8 +285,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
         Ctx ctx = start(Dlq.OK, GreptimeSinkConfig.REQUEST_TIMEOUT, "100", GreptimeSinkConfig.RETRY_ATTEMPTS, "2",
                 GreptimeSinkConfig.RETRY_DELIVERY, "1000", GreptimeSinkConfig.FLUSH_TIMEOUT, "300",
                 GreptimeSinkConfig.REDELIVERY_BACKOFF, "0");
-        task.put(List.of(metric(P1, 0, 0.0)));
-        awaitCommitted(P1, 1);
+        putAndAwaitCommitted(ctx, P1, 1, metric(P1, 0, 0.0));
         server.faults().latency(Duration.ofMillis(400));
         List<SinkRecord> recs = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -477,7 +476,7 @@ class SinkTaskDeadLetterQueueTest extends SinkTaskFixture {
         long maxCommitted = 0;
         try {
             task.put(List.of(metric(P0, 0, 1.0), metric(P0, 1, 2.0)));
-            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            long until = System.nanoTime() + WAIT.toNanos(); // ends at the failure
             while (System.nanoTime() < until) {
                 Map<TopicPartition, OffsetAndMetadata> c = commit(P0);
                 if (c.containsKey(P0)) {
