@@ -119,6 +119,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         long deadline;
         /** Ordered mode: this batch holds its table's turn (it may be sent); guarded by {@code turns}. */
         boolean hasTurn;
+        /** Claimed by whoever settles the batch; it stays outstanding until its future is complete. */
+        final java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
 
         Batch(Table table) {
             this.table = table;
@@ -628,7 +630,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             lastFailure = error;
         }
         for (Batch b : group) {
-            if (!outstanding.remove(b)) {
+            if (!outstanding.contains(b) || !b.settled.compareAndSet(false, true)) {
                 continue; // already settled (close() fails what is left; a late answer changes nothing)
             }
             int rows = b.table.rowCount();
@@ -647,6 +649,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                 }
                 b.future.completeExceptionally(error);
             }
+            // Only now: a flush that takes the outstanding batches waits for this one until its future is complete.
+            outstanding.remove(b);
         }
     }
 
