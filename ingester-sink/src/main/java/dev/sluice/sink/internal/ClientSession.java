@@ -219,12 +219,7 @@ public final class ClientSession implements AutoCloseable {
                 track(f, new Sent(rows.schema(), null, last, null));
                 return;
             } catch (LimitExceededException e) {
-                rethrow();
-                if (deadline == 0) {
-                    deadline = System.nanoTime() + flushBoundNanos;
-                } else if (System.nanoTime() - deadline > 0) {
-                    throw full(e);
-                }
+                deadline = stillWaiting(deadline, e);
             }
         }
     }
@@ -244,7 +239,7 @@ public final class ClientSession implements AutoCloseable {
 
     /** Hands a row to the batching writer, waiting within the delivery budget while its buffer is full. */
     private void hand(Sent row) throws IOException, BadRowException, InterruptedException {
-        long deadline = 0; // set at the first full buffer: a row that finds room costs no clock read
+        long deadline = 0;
         while (true) {
             CompletableFuture<Void> f;
             try {
@@ -252,14 +247,7 @@ public final class ClientSession implements AutoCloseable {
             } catch (InvalidDataException e) {
                 throw new BadRowException(e);
             } catch (LimitExceededException e) {
-                // Backpressure: the server is slow or away and the buffer is full. Keep waiting within the
-                // delivery budget; a batch that fails meanwhile ends the wait with its answer.
-                rethrow();
-                if (deadline == 0) {
-                    deadline = System.nanoTime() + flushBoundNanos;
-                } else if (System.nanoTime() - deadline > 0) {
-                    throw full(e);
-                }
+                deadline = stillWaiting(deadline, e);
                 continue;
             }
             track(f, row);
@@ -267,11 +255,27 @@ public final class ClientSession implements AutoCloseable {
         }
     }
 
-    /** The buffer stayed full for the delivery budget. */
-    private IOException full(LimitExceededException e) {
-        return new IOException("GreptimeDB did not take rows for " + settings.flushBound().toSeconds()
-                + " s (the buffer of " + settings.bufferRows() + " rows stayed full): " + e.getMessage()
-                + ". Check that the server is reachable, or raise " + settings.wording().retryTimeoutOption(), e);
+    /**
+     * Backpressure: the server is slow or away and the buffer is full. Keeps waiting within the delivery budget,
+     * which starts at the first full buffer (a row that finds room costs no clock read); a batch that fails meanwhile
+     * ends the wait with its answer.
+     *
+     * @param deadline the wait's deadline ({@link System#nanoTime()}), or 0 at the first full buffer
+     * @param e the writer's refusal
+     * @return the deadline
+     * @throws IOException with the failed batch's answer, or when the deadline has passed
+     */
+    private long stillWaiting(long deadline, LimitExceededException e) throws IOException, InterruptedException {
+        rethrow();
+        if (deadline == 0) {
+            return System.nanoTime() + flushBoundNanos;
+        }
+        if (System.nanoTime() - deadline > 0) {
+            throw new IOException("GreptimeDB did not take rows for " + settings.flushBound().toSeconds()
+                    + " s (the buffer of " + settings.bufferRows() + " rows stayed full): " + e.getMessage()
+                    + ". Check that the server is reachable, or raise " + settings.wording().retryTimeoutOption(), e);
+        }
+        return deadline;
     }
 
     /**
