@@ -70,7 +70,8 @@ public final class GreptimeSparkOptions {
             "Approximate bytes that make a batch full.");
     /** Flush interval. */
     public static final Option FLUSH_INTERVAL = new Option("flushInterval", "200ms", false,
-            "Longest time a row waits in a batch before it is sent.");
+            "Longest time a row waits in a batch before it is sent. On the bulk path a task fills its own batches and"
+                    + " checks this as rows arrive; its last batch is sent when its input ends.");
     /** In-flight batches. */
     public static final Option MAX_IN_FLIGHT = new Option("maxInFlight", "4", false,
             "Batches per task sent and not yet answered.");

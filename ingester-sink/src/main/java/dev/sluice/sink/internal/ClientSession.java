@@ -59,6 +59,8 @@ import java.util.function.Consumer;
  */
 public final class ClientSession implements AutoCloseable {
     private final SinkSettings settings;
+    /** {@link SinkSettings#flushBound()} in nanoseconds. */
+    private final long flushBoundNanos;
     private final SinkClients clients;
     private final GreptimeDB db;
     private final BatchingWriter writer;
@@ -100,6 +102,7 @@ public final class ClientSession implements AutoCloseable {
 
     private ClientSession(SinkSettings settings, SinkClients clients, SinkMetrics metrics) {
         this.settings = settings;
+        this.flushBoundNanos = settings.flushBound().toNanos();
         this.clients = clients;
         this.db = clients.db();
         this.writer = clients.writer();
@@ -188,6 +191,40 @@ public final class ClientSession implements AutoCloseable {
     }
 
     /**
+     * Writes rows the caller has put into a table of its own as one batch (the batching writer sends it as it is,
+     * without taking it row by row): for a writer that fills its rows itself, while {@link #keepsRows()} is false.
+     * The table must not change afterwards. A failure of its batch names its first and last elements.
+     *
+     * @param rows the rows, in a table of the rows' schema, of at most the buffer's rows
+     * @param first the position of its first row's element in the writer's input, from 1
+     * @param last the position of its last row's element
+     * @throws IOException when an earlier batch failed for good, or the buffer stayed full for the delivery timeout
+     * @throws InterruptedException when interrupted
+     * @throws IllegalStateException while rows are kept (deletes are held, or on the regular path)
+     */
+    public void insert(Table rows, long first, long last) throws IOException, InterruptedException {
+        rethrow();
+        sendHeldWhenDue();
+        if (keepsRows()) {
+            throw new IllegalStateException("a table of rows is written only while rows are not kept");
+        }
+        if (rows.rowCount() == 0) {
+            return;
+        }
+        long deadline = 0;
+        while (true) {
+            try {
+                CompletableFuture<Void> f = writer.write(rows);
+                track(f, new Sent(rows.schema(), null, first, null));
+                track(f, new Sent(rows.schema(), null, last, null));
+                return;
+            } catch (LimitExceededException e) {
+                deadline = stillWaiting(deadline, e);
+            }
+        }
+    }
+
+    /**
      * Tells whether the row written next is kept after {@link #insert} returns: its {@code fill} may run again and
      * its element (see {@link #element}) may be described later. That is so on the regular path, where the rows of a
      * refused batch are written again to single out the refused row, and while deletes are held (a write of a row
@@ -202,7 +239,7 @@ public final class ClientSession implements AutoCloseable {
 
     /** Hands a row to the batching writer, waiting within the delivery budget while its buffer is full. */
     private void hand(Sent row) throws IOException, BadRowException, InterruptedException {
-        long deadline = System.nanoTime() + settings.flushBound().toNanos();
+        long deadline = 0;
         while (true) {
             CompletableFuture<Void> f;
             try {
@@ -210,19 +247,35 @@ public final class ClientSession implements AutoCloseable {
             } catch (InvalidDataException e) {
                 throw new BadRowException(e);
             } catch (LimitExceededException e) {
-                // Backpressure: the server is slow or away and the buffer is full. Keep waiting within the
-                // delivery budget; a batch that fails meanwhile ends the wait with its answer.
-                rethrow();
-                if (System.nanoTime() > deadline) {
-                    throw new IOException("GreptimeDB did not take rows for " + settings.flushBound().toSeconds()
-                            + " s (the buffer of " + settings.bufferRows() + " rows stayed full): " + e.getMessage()
-                            + ". Check that the server is reachable, or raise " + settings.wording().retryTimeoutOption(), e);
-                }
+                deadline = stillWaiting(deadline, e);
                 continue;
             }
             track(f, row);
             return;
         }
+    }
+
+    /**
+     * Backpressure: the server is slow or away and the buffer is full. Keeps waiting within the delivery budget,
+     * which starts at the first full buffer (a row that finds room costs no clock read); a batch that fails meanwhile
+     * ends the wait with its answer.
+     *
+     * @param deadline the wait's deadline ({@link System#nanoTime()}), or 0 at the first full buffer
+     * @param e the writer's refusal
+     * @return the deadline
+     * @throws IOException with the failed batch's answer, or when the deadline has passed
+     */
+    private long stillWaiting(long deadline, LimitExceededException e) throws IOException, InterruptedException {
+        rethrow();
+        if (deadline == 0) {
+            return System.nanoTime() + flushBoundNanos;
+        }
+        if (System.nanoTime() - deadline > 0) {
+            throw new IOException("GreptimeDB did not take rows for " + settings.flushBound().toSeconds()
+                    + " s (the buffer of " + settings.bufferRows() + " rows stayed full): " + e.getMessage()
+                    + ". Check that the server is reachable, or raise " + settings.wording().retryTimeoutOption(), e);
+        }
+        return deadline;
     }
 
     /**
@@ -249,7 +302,12 @@ public final class ClientSession implements AutoCloseable {
 
     private void track(CompletableFuture<Void> f, Sent sent) {
         if (f == lastBatch) {
-            lastRows.add(sent);
+            if (clients.bulk() && lastRows.size() > 1) {
+                // A refused bulk batch is named by its first and last rows only: the rows between are not kept.
+                lastRows.set(lastRows.size() - 1, sent);
+            } else {
+                lastRows.add(sent);
+            }
             return;
         }
         List<Sent> rows = unanswered.get(f);
@@ -572,6 +630,16 @@ public final class ClientSession implements AutoCloseable {
 
     private static String seconds(Duration d) {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
+    }
+
+    /**
+     * The batching writer's settings, with a connection string's keys applied: what makes a batch full and how long a
+     * row may wait in one.
+     *
+     * @return the settings
+     */
+    public BatchingWriter.Config batching() {
+        return clients.writerConfig();
     }
 
     /** @return rows buffered or in flight */

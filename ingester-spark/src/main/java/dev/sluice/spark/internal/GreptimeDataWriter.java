@@ -1,6 +1,9 @@
 package dev.sluice.spark.internal;
 
+import dev.sluice.BatchingWriter;
+import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.RowAppender;
+import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.sink.internal.ClientSession;
 import dev.sluice.spark.GreptimeSparkOptions;
@@ -24,54 +27,122 @@ import org.apache.spark.sql.types.StructField;
 final class GreptimeDataWriter implements DataWriter<InternalRow> {
     private final WriteSpec spec;
     private final TableSchema schema;
-    private final SparkTypes.Setter[] setters;
-    /** Fills Sluice's row from the row being written when the session does not keep it. */
-    private final RowFill inPlace;
+    private final SparkTypes.Filler filler;
     private final Metrics metrics = new Metrics();
     private final ClientSession session;
     private final String task;
     private long rows;
+    /** On the bulk path: the task's rows not yet handed to the session, as one batch, or null. */
+    private Table open;
+    /** The approximate bytes of {@link #open}'s rows. */
+    private long openBytes;
+    /** The row number of {@link #open}'s first row, from 1. */
+    private long openFirst;
+    /** When {@link #open}'s first row was taken ({@link System#nanoTime()}). */
+    private long openSince;
+    private final int batchRows;
+    private final long batchBytes;
+    private final long flushIntervalNanos;
 
     GreptimeDataWriter(WriteSpec spec, int partition, long taskId, long epoch) {
         this.spec = spec;
         this.schema = spec.table().toSchema();
-        this.setters = SparkTypes.setters(spec.struct(), schema);
-        this.inPlace = new RowFill(setters);
+        this.filler = new SparkTypes.Filler(spec.struct(), schema);
         this.task = "task " + taskId + " (partition " + partition + (epoch >= 0 ? ", epoch " + epoch : "") + ")";
         this.session = ClientSession.open(spec.options().sink(), metrics, false);
         session.naming(task, r -> describe((InternalRow) r));
+        BatchingWriter.Config batching = session.batching();
+        this.batchRows = batching.maxBatchRows();
+        this.batchBytes = batching.maxBatchBytes();
+        this.flushIntervalNanos = batching.flushInterval().toNanos();
     }
 
     /**
      * Writes a row. Spark may reuse the row object (and the memory its text lies in) for the next row, so a row the
      * session keeps after this call (see {@link ClientSession#keepsRows()}: on the regular path, to single out a row
-     * GreptimeDB refuses) is copied first. On the bulk path the values go from Spark's row straight into the open
-     * batch's columns, with no copy of the row.
+     * GreptimeDB refuses) is copied first. On the bulk path the values go from Spark's row straight into the task's
+     * own batch, with no copy of the row, and the batch goes to the session whole once it is full (as the batching
+     * writer's batches are: {@code batchRows}, {@code batchBytes}, or {@code flushInterval} after its first row,
+     * checked at each row) or the task's input ends.
      */
     @Override
     public void write(InternalRow record) throws IOException {
         rows++;
-        boolean kept = session.keepsRows();
-        InternalRow row = kept ? record.copy() : record;
-        session.element(rows, kept ? row : null);
-        RowFill fill = kept ? new RowFill(setters) : inPlace;
+        if (!session.keepsRows()) {
+            batch(record);
+            return;
+        }
+        InternalRow row = record.copy();
+        session.element(rows, row);
+        RowFill fill = new RowFill(filler);
         fill.row = row;
         try {
             session.insert(schema, fill);
         } catch (ClientSession.BadRowException e) {
-            throw new IOException("GreptimeDB cannot take row " + rows + " of " + task + " for table "
-                    + schema.tableName() + ", column " + e.column() + ": " + e.getMessage() + ". The row: "
-                    + describe(row), e);
+            throw refused(e.column(), e.getMessage(), row, e);
         } catch (ArithmeticException e) {
-            throw new IOException("GreptimeDB cannot take row " + rows + " of " + task + " for table "
-                    + schema.tableName() + ": a timestamp does not fit the column's nanoseconds (years 1677 to 2262)."
-                    + " The row: " + describe(row), e);
+            throw tooFar(row, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while writing row " + rows + " of " + task, e);
         } catch (IOException e) {
             throw undelivered(e);
         }
+    }
+
+    /** Adds a row to the task's own batch, and hands the batch to the session once it is full or due. */
+    private void batch(InternalRow record) throws IOException {
+        if (open == null) {
+            open = Table.from(schema, batchRows);
+            openFirst = rows;
+            openSince = System.nanoTime();
+        }
+        RowAppender a = open.appender();
+        try {
+            openBytes += filler.fill(record, a);
+            a.endRow();
+        } catch (InvalidDataException e) {
+            a.cancelRow();
+            throw refused(e.column(), e.getMessage(), record, e);
+        } catch (ArithmeticException e) {
+            a.cancelRow();
+            throw tooFar(record, e);
+        }
+        if (open.rowCount() >= batchRows || openBytes >= batchBytes
+                || System.nanoTime() - openSince >= flushIntervalNanos) {
+            send();
+        }
+    }
+
+    /** Hands the task's own batch, if it has rows, to the session. */
+    private void send() throws IOException {
+        Table t = open;
+        if (t == null) {
+            return;
+        }
+        open = null;
+        openBytes = 0;
+        try {
+            session.insert(t, openFirst, openFirst + t.rowCount() - 1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while writing row " + rows + " of " + task, e);
+        } catch (IOException e) {
+            throw undelivered(e);
+        }
+    }
+
+    /** A row the client refused before sending, naming it and the column. */
+    private IOException refused(String column, String why, InternalRow row, Exception e) {
+        return new IOException("GreptimeDB cannot take row " + rows + " of " + task + " for table "
+                + schema.tableName() + ", column " + column + ": " + why + ". The row: " + describe(row), e);
+    }
+
+    /** A timestamp outside the nanosecond column's range. */
+    private IOException tooFar(InternalRow row, ArithmeticException e) {
+        return new IOException("GreptimeDB cannot take row " + rows + " of " + task + " for table "
+                + schema.tableName() + ": a timestamp does not fit the column's nanoseconds (years 1677 to 2262)."
+                + " The row: " + describe(row), e);
     }
 
     /**
@@ -91,6 +162,7 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
     }
 
     private void flush() throws IOException {
+        send();
         try {
             session.flush();
         } catch (InterruptedException e) {
@@ -140,21 +212,18 @@ final class GreptimeDataWriter implements DataWriter<InternalRow> {
         return b.append(']').toString();
     }
 
-    /** Sets a Sluice row's values from a Spark row, column by column, with the converters chosen for the write. */
+    /** Sets a Sluice row's values from the Spark row it holds. */
     private static final class RowFill implements Consumer<RowAppender> {
-        private final SparkTypes.Setter[] setters;
+        private final SparkTypes.Filler filler;
         private InternalRow row;
 
-        RowFill(SparkTypes.Setter[] setters) {
-            this.setters = setters;
+        RowFill(SparkTypes.Filler filler) {
+            this.filler = filler;
         }
 
         @Override
         public void accept(RowAppender a) {
-            InternalRow r = row;
-            for (int i = 0; i < setters.length; i++) {
-                setters[i].set(r, i, a);
-            }
+            filler.fill(row, a);
         }
     }
 

@@ -191,28 +191,88 @@ public final class SparkTypes {
     }
 
     /**
-     * Builds one setter per column, in the DataFrame's order.
-     *
-     * @param struct the DataFrame's schema
-     * @param table the columns written, in the DataFrame's order
-     * @return the setters
+     * Sets a Sluice row's values from a Spark row, column by column. The common columns (whole numbers, dates and
+     * timestamps in microseconds, doubles, booleans, text) are set by a switch on a kind chosen once per write, with
+     * no call through an interface per value; the others through their {@link Setter}. Holds no row: one filler
+     * serves every row of a task.
      */
-    static Setter[] setters(StructType struct, TableSchema table) {
-        StructField[] fields = struct.fields();
-        Setter[] out = new Setter[fields.length];
-        for (int i = 0; i < fields.length; i++) {
-            dev.sluice.data.DataType to = table.column(i).dataType();
-            Setter s = to.isTimestamp() && to != dev.sluice.data.DataType.TimestampMicrosecond
-                    ? timestampIn(to.unitsPerSecond()) : setter(fields[i].dataType());
-            out[i] = (row, c, a) -> {
-                if (row.isNullAt(c)) {
-                    a.setNull(c);
-                } else {
-                    s.set(row, c, a);
-                }
-            };
+    static final class Filler {
+        private static final int OTHER = 0;
+        private static final int LONG = 1;
+        private static final int INT = 2;
+        private static final int DOUBLE = 3;
+        private static final int BOOLEAN = 4;
+        private static final int TEXT = 5;
+        private final int[] kinds;
+        private final Setter[] setters;
+
+        /**
+         * Chooses how each column is set.
+         *
+         * @param struct the DataFrame's schema
+         * @param table the columns written, in the DataFrame's order
+         */
+        Filler(StructType struct, TableSchema table) {
+            StructField[] fields = struct.fields();
+            kinds = new int[fields.length];
+            setters = new Setter[fields.length];
+            for (int i = 0; i < fields.length; i++) {
+                dev.sluice.data.DataType to = table.column(i).dataType();
+                DataType t = fields[i].dataType();
+                boolean otherUnit = to.isTimestamp() && to != dev.sluice.data.DataType.TimestampMicrosecond;
+                setters[i] = otherUnit ? timestampIn(to.unitsPerSecond()) : setter(t);
+                kinds[i] = otherUnit ? OTHER
+                        : t instanceof LongType || t instanceof TimestampType || t instanceof TimestampNTZType ? LONG
+                        : t instanceof IntegerType || t instanceof DateType ? INT
+                        : t instanceof DoubleType ? DOUBLE
+                        : t instanceof BooleanType ? BOOLEAN
+                        : t instanceof StringType ? TEXT : OTHER;
+            }
         }
-        return out;
+
+        /**
+         * Sets every column of a row (NULL where the Spark row has NULL).
+         *
+         * @param r the Spark row
+         * @param a the Sluice row
+         * @return the row's approximate size, as the batching writer counts it: text by its length, other values
+         *     10 bytes
+         */
+        long fill(InternalRow r, RowAppender a) {
+            // Text of a row Spark keeps in one array is handed over as the part of that array it lies in, which Sluice
+            // copies into its batch (so Spark may reuse the array). The text never starts at the array's start (the
+            // row's null bits and fixed-width slots come first), so it is never a whole array Sluice could keep.
+            byte[] base = r instanceof UnsafeRow u && u.getBaseObject() instanceof byte[] b ? b : null;
+            long start = base == null ? 0 : ((UnsafeRow) r).getBaseOffset() - Platform.BYTE_ARRAY_OFFSET;
+            int[] k = kinds;
+            long bytes = 10L * k.length;
+            for (int i = 0; i < k.length; i++) {
+                if (r.isNullAt(i)) {
+                    a.setNull(i);
+                    continue;
+                }
+                switch (k[i]) {
+                    case LONG -> a.setLong(i, r.getLong(i));
+                    case INT -> a.setLong(i, r.getInt(i));
+                    case DOUBLE -> a.setDouble(i, r.getDouble(i));
+                    case BOOLEAN -> a.setBoolean(i, r.getBoolean(i));
+                    case TEXT -> {
+                        if (base != null) {
+                            // An UnsafeRow holds a text's offset from the row's start and its size in one long.
+                            long offsetAndSize = r.getLong(i);
+                            a.setUtf8(i, base, (int) (start + (offsetAndSize >> 32)), (int) offsetAndSize);
+                            bytes += (int) offsetAndSize - 8;
+                        } else {
+                            UTF8String u = r.getUTF8String(i);
+                            setUtf8(u, i, a);
+                            bytes += u.numBytes() - 8;
+                        }
+                    }
+                    default -> setters[i].set(r, i, a);
+                }
+            }
+            return bytes;
+        }
     }
 
     /** Spark's microseconds in another unit: finer parts dropped (floor), as Sluice drops them from instants. */
@@ -245,30 +305,11 @@ public final class SparkTypes {
             int s = d.scale();
             return (r, i, a) -> a.setDecimal(i, r.getDecimal(i, p, s).toJavaBigDecimal());
         } else if (t instanceof StringType) {
-            return (r, i, a) -> {
-                if (r instanceof UnsafeRow u && u.getBaseObject() instanceof byte[] b) {
-                    setUtf8(u, b, i, a);
-                } else {
-                    setUtf8(r.getUTF8String(i), i, a);
-                }
-            };
+            return (r, i, a) -> setUtf8(r.getUTF8String(i), i, a);
         } else if (t instanceof BinaryType) {
             return (r, i, a) -> a.setBytes(i, r.getBinary(i));
         }
         return (r, i, a) -> a.setValue(i, json(r.get(i, t), t));
-    }
-
-    /**
-     * Sets text from a row Spark keeps in one array, as the part of that array the text lies in (an {@link UnsafeRow}
-     * holds a variable-length value's offset from the row's start and its size in one long), without a
-     * {@link UTF8String} per value. Sluice copies such a part into its batch, so the array may change afterwards; the
-     * text never starts at the array's start (the row's null bits and fixed-width slots come first), so it is never a
-     * whole array Sluice could keep.
-     */
-    private static void setUtf8(UnsafeRow u, byte[] b, int i, RowAppender a) {
-        long offsetAndSize = u.getLong(i);
-        long at = u.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET + (offsetAndSize >> 32);
-        a.setUtf8(i, b, (int) at, (int) offsetAndSize);
     }
 
     /**

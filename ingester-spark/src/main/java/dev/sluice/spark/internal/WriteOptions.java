@@ -48,9 +48,7 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
      * @throws IllegalArgumentException naming the option that is missing or wrong
      */
     public static WriteOptions parse(Map<String, String> given, String table) {
-        Map<String, String> o = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        o.putAll(given);
-        refuseUnknown(o.keySet());
+        Map<String, String> o = read(given);
         ConnectionConfig connection = CONNECTION.get(o).isEmpty() ? null : connection(o);
         List<String> endpoints = connection != null ? connection.endpoints() : list(ENDPOINTS.get(o));
         if (endpoints.isEmpty()) {
@@ -141,39 +139,68 @@ public record WriteOptions(SinkSettings sink, String table, List<String> tags, S
     }
 
     /**
+     * Reads the options given, keys in any case. A catalog's {@code CREATE TABLE ... OPTIONS (k = v)} passes
+     * {@code option.k} ({@link TableCatalog#OPTION_PREFIX}): such a key is read as option {@code k}, as from
+     * {@code TBLPROPERTIES}; the same option given both ways with different values is refused, naming both.
+     *
+     * @param given the options
+     * @return the options by name, case-insensitive
+     * @throws IllegalArgumentException naming a key that is not an option, or an option given twice
+     */
+    private static Map<String, String> read(Map<String, String> given) {
+        Map<String, String> o = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        Map<String, String> prefixed = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        int p = TableCatalog.OPTION_PREFIX.length();
+        for (Map.Entry<String, String> e : given.entrySet()) {
+            String key = e.getKey();
+            boolean fromOptions = key.regionMatches(true, 0, TableCatalog.OPTION_PREFIX, 0, p);
+            refuseUnknown(key, fromOptions ? key.substring(p) : key);
+            (fromOptions ? prefixed : o).put(key, e.getValue());
+        }
+        for (Map.Entry<String, String> e : prefixed.entrySet()) {
+            String name = e.getKey().substring(p);
+            String other = o.get(name);
+            if (other != null && !other.strip().equals(e.getValue().strip())) {
+                throw new IllegalArgumentException("option '" + e.getKey() + "' (a CREATE TABLE's OPTIONS) is '"
+                        + e.getValue() + "' but option '" + name + "' is '" + other + "': give it once");
+            }
+            o.put(name, e.getValue());
+        }
+        return o;
+    }
+
+    /**
      * Refuses a key that is neither an option of the connector nor one Spark itself puts beside them, naming it and
      * the known options nearest to it: a misspelled option would otherwise be ignored (a misspelled {@code tags}
      * creates a table without tags, and rows that differ only in that column replace each other).
      *
-     * @param keys the keys given
+     * @param key the key as given
+     * @param name the option it names (the key without {@link TableCatalog#OPTION_PREFIX})
      */
-    private static void refuseUnknown(Iterable<String> keys) {
+    private static void refuseUnknown(String key, String name) {
         Map<String, String> known = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         for (GreptimeSparkOptions.Option opt : all()) {
             known.put(opt.name(), opt.name());
         }
-        for (String key : keys) {
-            if (known.containsKey(key) || SPARKS_OWN.contains(key.toLowerCase(Locale.ROOT))) {
-                continue;
-            }
-            int best = Integer.MAX_VALUE;
-            List<String> nearest = new ArrayList<>();
-            for (String name : known.values()) {
-                int d = distance(key.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
-                if (d < best) {
-                    best = d;
-                    nearest.clear();
-                }
-                if (d == best) {
-                    nearest.add(name);
-                }
-            }
-            String hint = key.toLowerCase(Locale.ROOT).startsWith(TableCatalog.OPTION_PREFIX)
-                    ? "; give a table's settings as TBLPROPERTIES, not OPTIONS" : "";
-            throw new IllegalArgumentException("option '" + key + "' is not an option of the greptimedb connector:"
-                    + " did you mean " + String.join(" or ", nearest.stream().map(n -> "'" + n + "'").toList())
-                    + "? (the options are " + known.values() + ")" + hint);
+        if (known.containsKey(name) || SPARKS_OWN.contains(name.toLowerCase(Locale.ROOT))) {
+            return;
         }
+        int best = Integer.MAX_VALUE;
+        List<String> nearest = new ArrayList<>();
+        for (String option : known.values()) {
+            int d = distance(name.toLowerCase(Locale.ROOT), option.toLowerCase(Locale.ROOT));
+            if (d < best) {
+                best = d;
+                nearest.clear();
+            }
+            if (d == best) {
+                nearest.add(option);
+            }
+        }
+        throw new IllegalArgumentException("option '" + key + "'" + (key.equals(name) ? "" : " (a CREATE TABLE's"
+                + " OPTIONS)") + " is not an option of the greptimedb connector: did you mean "
+                + String.join(" or ", nearest.stream().map(n -> "'" + n + "'").toList()) + "? (the options are "
+                + known.values() + ")");
     }
 
     /**
