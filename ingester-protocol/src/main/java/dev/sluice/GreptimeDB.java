@@ -85,6 +85,8 @@ public final class GreptimeDB implements AutoCloseable {
     private final RegularWriter regular;
     private final Executor callbackExecutor;
     private final ScheduledExecutorService timer;
+    /** The time writes' delivery deadlines are on: {@code System::nanoTime}, or the test hook's clock. */
+    private final LongSupplier writeClock;
     private final InFlightLimiter limiter;
     private final MetricsSink metrics;
     /** The client's side of bulk writes: no bulk or Arrow class loads before the first bulk writer. */
@@ -110,7 +112,8 @@ public final class GreptimeDB implements AutoCloseable {
      * one. It covers regular writes' delivery deadlines and retry backoff, streams' replays, their backoff and the
      * wait for their answer, and bulk batches' deadlines, timeouts and stream reopenings. Each regular attempt's gRPC
      * deadline (the request timeout, or less when the delivery deadline is nearer) is timed by gRPC on the real
-     * clock; health checks, batching writers' flush intervals and shutdown waits run on the client's own timer.
+     * clock; health checks, batching writers' flush intervals and shutdown waits run on the client's own timer
+     * (batching writers' batch deadlines are on the given clock).
      *
      * @param options the options
      * @param writeTimer the timer of those deadlines, backoffs and reopenings, or null for the client's own
@@ -129,6 +132,7 @@ public final class GreptimeDB implements AutoCloseable {
         }
         this.callbackExecutor = executor;
         this.timer = Executors.newSingleThreadScheduledExecutor(threads.factory("sluice-timer-"));
+        this.writeClock = clock;
         this.limiter = new InFlightLimiter(options);
         this.endpoints = new Endpoints(options, executor, timer, TransportSecurity.setup(options.tls()),
                 threads.factory("sluice-grpc-io-"));
@@ -301,13 +305,24 @@ public final class GreptimeDB implements AutoCloseable {
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         DefaultBatchingWriter.Paths paths = new DefaultBatchingWriter.Paths() {
             @Override
-            public CompletableFuture<Result<WriteOk, Err>> write(List<Table> tables, WriteOp op, Context ctx) {
-                return GreptimeDB.this.write(tables, op, ctx);
+            public CompletableFuture<Result<WriteOk, Err>> write(List<Table> tables, WriteOp op, Context ctx,
+                                                                 long deadline) {
+                return regular.write(tables, op, ctx, deadline);
             }
 
             @Override
             public BulkStreamWriter bulk(TableSchema schema, BulkWrite.Config bulkConfig, Context ctx) {
                 return bulkStreamWriter(schema, bulkConfig, ctx);
+            }
+
+            @Override
+            public CompletableFuture<Integer> writeNext(BulkStreamWriter writer, long deadline) {
+                return BulkConnector.writeNext(writer, deadline);
+            }
+
+            @Override
+            public long now() {
+                return writeClock.getAsLong();
             }
 
             @Override

@@ -344,7 +344,12 @@ class RegularWriteSemanticsTest {
             time.advanceUntil(f, Duration.ofMillis(5));
             long ms = (time.getAsLong() - start) / 1_000_000;
             Err e = f.join().getErr();
-            assertEquals(StatusCode.StorageUnavailable.code(), e.code(), e::toString);
+            // The last attempt gets what is left of the delivery deadline as its gRPC deadline, which gRPC times on
+            // the real clock: a few milliseconds when the last backoff ends just before the deadline, and a busy
+            // machine may not bring the refusal back within them. Either way the write ends at its deadline.
+            assertTrue(e.code() == StatusCode.StorageUnavailable.code()
+                    || e.grpcCode() == StatusCode.Grpc.DEADLINE_EXCEEDED, e::toString);
+            assertTrue(e.retryable(), e::toString);
             long attempts = server.requests().stream().filter(r -> r.tables().contains("cpu")).count();
             assertTrue(attempts >= 3, "resent after each backoff: " + attempts + " attempts reached the server");
             assertTrue(ms >= 2_000 - 400, "failed after " + ms + " ms on the clock, a backoff before its deadline");

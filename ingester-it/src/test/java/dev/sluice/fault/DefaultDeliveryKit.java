@@ -74,13 +74,6 @@ abstract class DefaultDeliveryKit {
     /** Every client a test made, to check after it that none holds off-heap memory. */
     static final List<GreptimeDB> CLIENTS = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    /**
-     * The hung-server scenario's client while the scenario runs in the background: not in {@link #CLIENTS} (its
-     * writers hold memory until their deadline, past the other tests' checks), counted in {@link #directBytes()}
-     * like every other client, and checked for leftover memory by the test that waits for the scenario.
-     */
-    static volatile GreptimeDB hungClient;
-
     static GreptimeDB client(GreptimeTestServer server) {
         return registered(GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build()));
     }
@@ -317,12 +310,20 @@ abstract class DefaultDeliveryKit {
         }
     }
 
-    /** One future of a write, in rows, with when it was handed over and when it completed (both nanoTime). */
+    /**
+     * One future of a write, in rows, with when it was handed over and when it completed (both nanoTime, or both on
+     * the clock given).
+     */
     record Tracked(Path path, long rows, long startedNanos, CompletableFuture<Long> acked, long[] doneNanos) {
         static Tracked of(Path path, long rows, long startedNanos, CompletableFuture<Long> acked) {
+            return of(path, rows, startedNanos, acked, System::nanoTime);
+        }
+
+        static Tracked of(Path path, long rows, long startedNanos, CompletableFuture<Long> acked,
+                          java.util.function.LongSupplier clock) {
             long[] done = {0};
             Tracked t = new Tracked(path, rows, startedNanos, acked, done);
-            acked.whenComplete((v, e) -> done[0] = System.nanoTime());
+            acked.whenComplete((v, e) -> done[0] = clock.getAsLong());
             return t;
         }
 
@@ -401,10 +402,6 @@ abstract class DefaultDeliveryKit {
         }
         for (GreptimeDB db : CLIENTS) {
             n += db.stats().bulkAllocatedBytes();
-        }
-        GreptimeDB hung = hungClient;
-        if (hung != null && !CLIENTS.contains(hung)) {
-            n += hung.stats().bulkAllocatedBytes();
         }
         return n;
     }

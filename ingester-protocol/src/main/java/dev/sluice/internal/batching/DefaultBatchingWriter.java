@@ -43,14 +43,16 @@ public final class DefaultBatchingWriter implements BatchingWriter {
      */
     public interface Paths {
         /**
-         * Writes tables in one regular request.
+         * Writes tables in one regular request, by the earliest delivery deadline of their batches.
          *
          * @param tables the tables
          * @param op insert
          * @param ctx the writer's context
+         * @param deadline when the write fails unanswered at the latest, on {@link #now()}'s clock
          * @return the outcome
          */
-        CompletableFuture<Result<WriteOk, Err>> write(List<Table> tables, WriteOp op, dev.sluice.write.Context ctx);
+        CompletableFuture<Result<WriteOk, Err>> write(List<Table> tables, WriteOp op, dev.sluice.write.Context ctx,
+                                                      long deadline);
 
         /**
          * Opens a bulk writer for one table.
@@ -61,6 +63,23 @@ public final class DefaultBatchingWriter implements BatchingWriter {
          * @return the open writer
          */
         BulkStreamWriter bulk(TableSchema schema, BulkWrite.Config config, dev.sluice.write.Context ctx);
+
+        /**
+         * Sends a bulk writer's filled batch, by the batch's delivery deadline.
+         *
+         * @param writer a writer {@link #bulk} opened
+         * @param deadline when the batch fails unanswered at the latest, on {@link #now()}'s clock
+         * @return the rows the server wrote
+         */
+        CompletableFuture<Integer> writeNext(BulkStreamWriter writer, long deadline);
+
+        /**
+         * Returns the time of the client's write deadlines, in nanoseconds: a batch's delivery deadline counts on
+         * it from the batch's write, and the write that sends the batch keeps that deadline.
+         *
+         * @return now
+         */
+        long now();
 
         /**
          * Names the client's endpoints, for errors of batches that were never sent.
@@ -115,7 +134,10 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         final Table table;
         final CompletableFuture<Void> future = new CompletableFuture<>();
         long bytes;
-        /** {@link System#nanoTime()} by which the batch must be sent, set when it is sealed; 0 while open. */
+        /**
+         * When the batch must be answered by ({@link Paths#now()}), set when it is sealed; 0 while open. The write
+         * that sends it keeps this deadline, so that waiting for an in-flight slot does not lengthen it.
+         */
         long deadline;
         /** Ordered mode: this batch holds its table's turn (it may be sent); guarded by {@code turns}. */
         boolean hasTurn;
@@ -325,7 +347,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
 
     /** Hands a batch to the sender; its delivery deadline starts now. */
     private void seal(Batch b) {
-        b.deadline = System.nanoTime() + deliveryNanos;
+        b.deadline = paths.now() + deliveryNanos;
         sealed.add(b);
     }
 
@@ -456,7 +478,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             if (ordered && !takeTurn(next)) {
                 continue; // a batch of a table already in this request or in flight: it waits for its turn
             }
-            if (next.deadline - System.nanoTime() <= 0) {
+            if (next.deadline - paths.now() <= 0) {
                 failUnsent(next, false); // waited in the queue past its deadline (its table's turn came late)
                 continue;
             }
@@ -464,12 +486,16 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             rows += next.table.rowCount();
         }
         List<Table> tables = new ArrayList<>(group.size());
+        long deadline = first.deadline;
         for (Batch b : group) {
             tables.add(b.table);
+            if (b.deadline - deadline < 0) {
+                deadline = b.deadline;
+            }
         }
         CompletableFuture<Result<WriteOk, Err>> sent;
         try {
-            sent = paths.write(tables, WriteOp.Insert, context);
+            sent = paths.write(tables, WriteOp.Insert, context, deadline);
         } catch (RuntimeException e) {
             inFlight.release();
             // Every batch of the group fails, not only the first (the send loop knows only that one).
@@ -533,17 +559,20 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     }
 
     /**
-     * Waits for an in-flight slot for a batch, until the batch's delivery deadline at most; when none came (or the
-     * sender was interrupted), fails the batch unsent. The batches queued behind it then wait for their own
-     * deadlines, so none waits past its own.
+     * Waits for an in-flight slot for a batch, until the batch's delivery deadline at most; when none came by then
+     * (or the sender was interrupted), fails the batch unsent. The batches queued behind it then wait for their own
+     * deadlines, so none waits past its own. The wait is on the real clock; the deadline on {@link Paths#now()}.
      *
      * @return true when the slot is taken and the batch may be sent
      */
     private boolean acquireInFlight(Batch b) {
-        long wait = Math.min(inFlightWaitNanos, b.deadline - System.nanoTime());
+        long wait = Math.min(inFlightWaitNanos, b.deadline - paths.now());
         try {
             if (wait > 0 && inFlight.tryAcquire(wait, TimeUnit.NANOSECONDS)) {
-                return true;
+                if (b.deadline - paths.now() > 0) {
+                    return true;
+                }
+                inFlight.release(); // the slot came as the deadline passed
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -585,7 +614,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             }
             writer = w;
             writer.tableBufferRoot(config.maxBatchRows()).addTable(b.table);
-            sent = writer.writeNext();
+            sent = paths.writeNext(writer, b.deadline);
         } catch (RuntimeException e) {
             inFlight.release();
             throw e;

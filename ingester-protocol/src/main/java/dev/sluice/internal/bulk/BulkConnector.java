@@ -18,6 +18,7 @@ import java.util.Iterator;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -119,6 +120,18 @@ public final class BulkConnector {
                 m.open(schema, config, compression), creation, open::remove);
         open.add(w);
         return w;
+    }
+
+    /**
+     * Sends a bulk writer's filled batch by a deadline set earlier, when that comes before the writer's retry
+     * policy's from now: a batching writer's batch keeps the deadline counted from its own write.
+     *
+     * @param writer a writer {@link #open} made
+     * @param notAfter the latest delivery deadline, on the client's write clock
+     * @return as {@link BulkStreamWriter#writeNext()}
+     */
+    public static CompletableFuture<Integer> writeNext(BulkStreamWriter writer, long notAfter) {
+        return writer instanceof BulkEngineWriter w ? w.writeNext(notAfter) : writer.writeNext();
     }
 
     /**

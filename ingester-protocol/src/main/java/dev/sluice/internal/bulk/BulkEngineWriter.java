@@ -154,16 +154,27 @@ final class BulkEngineWriter implements BulkStreamWriter {
      */
     @Override
     public CompletableFuture<Integer> writeNext() {
+        return writeNext(0);
+    }
+
+    /**
+     * Sends the batch as {@link #writeNext()} does, failing it by a deadline set earlier (a batching writer's batch
+     * keeps the deadline counted from its own write) when that comes before the policy's from now.
+     *
+     * @param notAfter the latest delivery deadline, on the client's write clock, or 0 for none
+     * @return as {@link #writeNext()}
+     */
+    CompletableFuture<Integer> writeNext(long notAfter) {
         checkOpen();
         guard.enter();
         try {
-            return writeNextGuarded();
+            return writeNextGuarded(notAfter);
         } finally {
             guard.exit();
         }
     }
 
-    private CompletableFuture<Integer> writeNextGuarded() {
+    private CompletableFuture<Integer> writeNextGuarded(long notAfter) {
         if (root == null || root.rowCount() == 0) {
             if (root != null) {
                 codec.reset();
@@ -218,7 +229,8 @@ final class BulkEngineWriter implements BulkStreamWriter {
         int size = message.size();
         EngineWriter.Message<BulkMessage> batch;
         try {
-            batch = writer.admit(id, message, size, writer.now() + policy.deliveryTimeout().toNanos());
+            long deadline = writer.now() + policy.deliveryTimeout().toNanos();
+            batch = writer.admit(id, message, size, notAfter != 0 && notAfter - deadline < 0 ? notAfter : deadline);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new BulkWriteException("batch " + id + " of '" + schema.tableName()
                     + "' (" + size + " bytes) got no room in the client's memory budget: " + e.getMessage(), null, e));

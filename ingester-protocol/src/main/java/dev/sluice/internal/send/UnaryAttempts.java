@@ -4,6 +4,7 @@ import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.write.Err;
 import dev.sluice.write.Result;
 import dev.sluice.write.RetryPolicy;
+import dev.sluice.write.StatusCode;
 import dev.sluice.write.WriteOk;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
@@ -32,6 +33,8 @@ import java.util.function.UnaryOperator;
  */
 public final class UnaryAttempts<R> {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(UnaryAttempts.class);
+    /** Less than this left of the delivery deadline, an attempt is not started: no answer could come back in it. */
+    private static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private final Route route;
     private final ScheduledExecutorService timer;
     private final LongSupplier clock;
@@ -113,6 +116,14 @@ public final class UnaryAttempts<R> {
         void attempt(int n, Route.Target avoid) {
             long left = Math.min(deadline - clock.getAsLong(), requestTimeout.toNanos());
             Route.Target ep = route.next(avoid);
+            if (left < MIN_ATTEMPT_NANOS) {
+                // No answer can come back in what is left (a batch that waited for a slot until its deadline, a
+                // resend whose timer ran late): nothing is sent, and the error says which endpoint was not tried.
+                String why = "the write's deadline passed before " + (n == 1 ? "it" : "its attempt " + n)
+                        + " could be sent to " + ep.address() + "; nothing more was sent";
+                future.complete(Result.err(GrpcErrors.local(StatusCode.Grpc.DEADLINE_EXCEEDED, why, true, names)));
+                return;
+            }
             try {
                 ClientCalls.asyncUnaryCall(ep.channel().newCall(method,
                         callOptions.withDeadlineAfter(Math.max(1, left), TimeUnit.NANOSECONDS)), request,

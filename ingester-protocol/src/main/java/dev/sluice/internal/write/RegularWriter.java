@@ -141,6 +141,21 @@ public final class RegularWriter {
      * @return the outcome; never completes exceptionally
      */
     public CompletableFuture<Result<WriteOk, Err>> write(Collection<Table> tables, WriteOp op, Context ctx) {
+        return write(tables, op, ctx, 0);
+    }
+
+    /**
+     * Writes tables as {@link #write(Collection, WriteOp, Context)} does, failing by a deadline set earlier (a
+     * batching writer's batch keeps the deadline counted from its own write) when that comes first.
+     *
+     * @param tables tables to write (completed by this call)
+     * @param op insert or delete
+     * @param ctx hints, compression and retry policy
+     * @param notAfter the latest delivery deadline, on this writer's clock, or 0 for the policy's from now
+     * @return the outcome; never completes exceptionally
+     */
+    public CompletableFuture<Result<WriteOk, Err>> write(Collection<Table> tables, WriteOp op, Context ctx,
+                                                         long notAfter) {
         if (tables == null || op == null || ctx == null) {
             throw new NullPointerException("tables, op and ctx are required");
         }
@@ -162,10 +177,11 @@ public final class RegularWriter {
         }
         RequestEncoder encoder = new RequestEncoder(headerBytes, op, nonEmpty);
         if (encoder.size() > options.maxMessageSize()) {
-            return writeInParts(encoder, op, nonEmpty, callOptions, ctx, names);
+            return writeInParts(encoder, op, nonEmpty, callOptions, ctx, names, notAfter);
         }
         long start = System.nanoTime();
-        CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, encoder, encoder.size(), callOptions, ctx, names);
+        CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, encoder, encoder.size(), callOptions, ctx,
+                names, notAfter);
         if (metrics != MetricsSink.NONE) {
             // Recorded before the caller's future completes, so whoever waits on it sees the meters updated.
             return f.thenApply(r -> {
@@ -182,7 +198,8 @@ public final class RegularWriter {
      * other parts stored.
      */
     private CompletableFuture<Result<WriteOk, Err>> writeInParts(RequestEncoder whole, WriteOp op, List<Table> tables,
-                                                                 CallOptions callOptions, Context ctx, List<String> names) {
+                                                                 CallOptions callOptions, Context ctx, List<String> names,
+                                                                 long notAfter) {
         List<RequestEncoder> parts = new ArrayList<>();
         for (Table t : tables) {
             for (RequestEncoder part : new RequestEncoder(headerBytes, op, List.of(t)).split(options.maxMessageSize())) {
@@ -201,7 +218,8 @@ public final class RegularWriter {
         long start = System.nanoTime();
         for (RequestEncoder part : parts) {
             List<String> partNames = List.of(part.tables().get(0).tableName());
-            CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, part, part.size(), callOptions, ctx, partNames);
+            CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, part, part.size(), callOptions, ctx,
+                    partNames, notAfter);
             if (metrics != MetricsSink.NONE) {
                 f = f.thenApply(r -> {
                     record("regular", r, List.of(), part.size(), start);
@@ -259,7 +277,7 @@ public final class RegularWriter {
         GreptimeRequest request = GreptimeRequest.newBuilder().setHeader(header)
                 .setDdl(DdlRequest.newBuilder().setCreateTable(createTableExpr(schema, ctx.hints()))).build();
         return send(GreptimeDatabaseGrpc.getHandleMethod(), request, request.getSerializedSize(), callOptions(ctx),
-                ctx, List.of(schema.tableName()));
+                ctx, List.of(schema.tableName()), 0);
     }
 
     CreateTableExpr createTableExpr(TableSchema schema, Map<String, String> hints) {
@@ -293,10 +311,13 @@ public final class RegularWriter {
         return b.build();
     }
 
-    /** Takes room in the client-wide budget, then makes the first attempt. */
+    /**
+     * Takes room in the client-wide budget, then makes the first attempt; the delivery deadline counts from now,
+     * or is {@code notAfter} when that comes first (0: none).
+     */
     private <Q> CompletableFuture<Result<WriteOk, Err>> send(MethodDescriptor<Q, GreptimeResponse> method, Q request,
                                                               long size, CallOptions callOptions, Context ctx,
-                                                              List<String> names) {
+                                                              List<String> names, long notAfter) {
         CompletableFuture<Result<WriteOk, Err>> future = new CompletableFuture<>();
         if (closed) {
             future.complete(Result.err(GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE,
@@ -344,6 +365,9 @@ public final class RegularWriter {
         }
         RetryPolicy policy = ctx.retryPolicy() != null ? ctx.retryPolicy() : options.retryPolicy();
         long deadline = clock.getAsLong() + (policy.maxAttempts() == 1 ? options.requestTimeout() : policy.deliveryTimeout()).toNanos();
+        if (notAfter != 0 && notAfter - deadline < 0) {
+            deadline = notAfter;
+        }
         unary.send(method, request, callOptions, ctx.appendMode(), policy, deadline, names, outcome);
         return future;
     }
