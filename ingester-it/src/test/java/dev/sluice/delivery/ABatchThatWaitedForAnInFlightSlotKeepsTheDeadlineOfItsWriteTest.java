@@ -83,6 +83,12 @@ class ABatchThatWaitedForAnInFlightSlotKeepsTheDeadlineOfItsWriteTest {
                 server.faults().failEvery(1, StatusCode.StorageUnavailable, "write buffer full");
                 server.faults().release();
                 a.get(Await.HANG_GUARD.toSeconds(), TimeUnit.SECONDS);
+                // B is sent on the client's own thread once A's slot is free: the clock moves on only after that,
+                // so what is measured is B's deadline, not how soon that thread ran.
+                Await.until(path + ": the second batch reached the server or ended", Await.HANG_GUARD,
+                        () -> server.faults().injectedCount() >= 1 || b.isDone());
+                assertTrue(server.faults().injectedCount() >= 1, path + ": the second batch reached the server"
+                        + " before its deadline on the client's clock had passed");
 
                 long deadline = start + DEADLINE.toNanos();
                 while (time.getAsLong() - deadline < 0 && !b.isDone()) {
