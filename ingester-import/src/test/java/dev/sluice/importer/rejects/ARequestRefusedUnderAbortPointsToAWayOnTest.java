@@ -1,0 +1,44 @@
+package dev.sluice.importer.rejects;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.importer.Cli;
+import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.testkit.GreptimeTestkitExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Under {@code --on-error abort} a batch the server refuses for its data (a time its partitions cannot hold) stops
+ * the import. What the error then says to do must lead somewhere: running the same command again meets the same
+ * refusal, so the error points to {@code --on-error skip} (which writes the other rows and rejects the refused
+ * one), not to the rerun alone.
+ */
+class ARequestRefusedUnderAbortPointsToAWayOnTest {
+    @RegisterExtension
+    static final GreptimeTestkitExtension testkit = new GreptimeTestkitExtension(GreptimeTestServer.builder().httpPort(0));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theErrorOfARefusedBatchNamesOnErrorSkipAndTheRerunAloneFailsAgain() throws Exception {
+        Path csv = dir.resolve("oob.csv");
+        Files.writeString(csv, "ts,device,v\n1700000000000000000,d1,1\n9223372036854775806,d2,2\n"
+                + "1700000000000000001,d3,3\n");
+        String[] args = Cli.at(testkit.server(), "--tags", "device", "--state", dir.resolve("oob.state").toString(),
+                csv.toString());
+        Cli.Run first = Cli.run(args);
+        assertEquals(3, first.code(), first.toString());
+        Cli.Run again = Cli.run(args);
+        assertEquals(3, again.code(), "the same command meets the same refusal: " + again);
+        assertEquals(0, testkit.server().rows("oob").size(), "nothing of the refused batch is stored");
+
+        assertTrue(first.err().contains("--on-error skip"), "the error says to run the same command again, which"
+                + " fails the same way; it must name the way on (--on-error skip): " + first);
+    }
+}
