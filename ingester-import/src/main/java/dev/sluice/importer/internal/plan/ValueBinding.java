@@ -121,7 +121,7 @@ public final class ValueBinding {
                 } else if (t == DataType.Bool) {
                     throw new BadValue(c.name(), l + " is not a boolean");
                 } else if (t == DataType.Float64 || t == DataType.Float32) {
-                    a.setDouble(index, exactFloat(c, t, BigInteger.valueOf(l)));
+                    a.setDouble(index, mayRoundAnInteger(t, l) ? exactFloat(c, t, BigInteger.valueOf(l)) : l);
                 } else if (l < 0 && (t == DataType.UInt8 || t == DataType.UInt16 || t == DataType.UInt32
                         || t == DataType.UInt64)) {
                     throw new BadValue(c.name(), l + " is negative; " + t + " takes no negative numbers");
