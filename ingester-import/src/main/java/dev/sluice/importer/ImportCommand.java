@@ -12,7 +12,8 @@ import picocli.CommandLine.Mixin;
  * {@code sluice import}: loads CSV, TSV, JSON Lines, Parquet and InfluxDB line protocol files into GreptimeDB through
  * Sluice's client, resumably. Run {@code java -jar sluice-import.jar --help} for the options.
  */
-@Command(name = "sluice-import", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 110,
+@Command(name = "sluice-import", mixinStandardHelpOptions = true, versionProvider = ImportCommand.Version.class,
+        sortOptions = false, usageHelpWidth = 110,
         description = {"Load CSV, TSV, JSON Lines, Parquet and InfluxDB line protocol files into GreptimeDB.", ""},
         footer = {"", "Exit codes: 0 all rows written; 1 rows rejected (skipped, or the import stopped at one);"
                 + " 2 usage error; 3 failed (unreadable input, server or write failure, --verify mismatch).",
@@ -46,6 +47,18 @@ public final class ImportCommand implements Callable<Integer> {
     public ImportCommand(PrintStream out, PrintStream err) {
         this.out = out;
         this.err = err;
+    }
+
+    /** The version {@code --version} prints: the build's, kept in a resource beside this class. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() throws java.io.IOException {
+            try (java.io.InputStream in = ImportCommand.class.getResourceAsStream("version.txt")) {
+                String v = in == null ? "unknown" : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                        .strip();
+                return new String[] {"sluice import " + v};
+            }
+        }
     }
 
     @Override

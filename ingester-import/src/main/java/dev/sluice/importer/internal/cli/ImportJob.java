@@ -109,9 +109,10 @@ public final class ImportJob {
             stateFiles.close();
         }
         summary.exitCode = code;
-        if (!o.dryRun && summary.started) {
+        // A failure before loading started still leaves --summary-json, with its error and exit code.
+        if (!o.dryRun && (summary.started || summary.error != null)) {
             summary.fill(stats);
-            if (!o.quiet) {
+            if (!o.quiet && summary.started) {
                 out.print(summary.text());
             }
             if (o.summaryJson != null) {
@@ -127,7 +128,7 @@ public final class ImportJob {
         org.slf4j.LoggerFactory.getILoggerFactory();
         options.validate();
         Format forced = o.format == null ? null : Format.parse(o.format);
-        List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced, summary.skipped);
+        List<Inputs.Input> inputs = Inputs.expand(o.inputs, forced, summary.skipped, stateFiles::isOwn);
         for (Inputs.Skipped sk : summary.skipped) {
             err.println("warning: not read: '" + sk.file() + "': " + sk.reason());
         }
@@ -381,6 +382,7 @@ public final class ImportJob {
     }
 
     private int runLineProtocol(List<Inputs.Input> inputs, Summary summary) {
+        options.checkLineProtocolOptions();
         long precision = options.precisionUnits();
         Map<String, String> with = OptionReading.keyValues(o.with, "--with");
         ServerTables tables = serverTables();

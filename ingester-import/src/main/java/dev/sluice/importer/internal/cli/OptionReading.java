@@ -188,6 +188,28 @@ final class OptionReading {
         return d.charAt(0);
     }
 
+    /**
+     * Refuses the column options line protocol has no use for: its points name their own tags, fields and time.
+     *
+     * @throws UsageException naming the first such option given
+     */
+    void checkLineProtocolOptions() {
+        Map<String, Boolean> given = new java.util.LinkedHashMap<>();
+        given.put("--skip", !o.skip.isEmpty());
+        given.put("--rename", !o.rename.isEmpty());
+        given.put("--types", !o.types.isEmpty());
+        given.put("--tags", !o.tags.isEmpty());
+        given.put("--time-index", o.timeIndex != null);
+        given.put("--time-format", o.timeFormat != null);
+        for (Map.Entry<String, Boolean> g : given.entrySet()) {
+            if (g.getValue()) {
+                throw new UsageException(g.getKey() + " applies to CSV, TSV, JSON Lines and Parquet columns; line"
+                        + " protocol points name their own tags, fields and time (--precision gives its unit): leave "
+                        + g.getKey() + " out; nothing was sent");
+            }
+        }
+    }
+
     long precisionUnits() {
         switch (o.precision.toLowerCase(Locale.ROOT)) {
             case "ns": case "n": return 1_000_000_000L;

@@ -1,6 +1,7 @@
 package dev.sluice.importer.internal.plan;
 
 import dev.sluice.data.DataType;
+import dev.sluice.data.InvalidDataException;
 import dev.sluice.data.RowAppender;
 import dev.sluice.data.SemanticType;
 import dev.sluice.data.Table;
@@ -214,7 +215,7 @@ public final class LineProtocolTables {
             for (LineProtocol.Point pt : s.points()) {
                 try {
                     tables.add(pt, defaultTimeNanos);
-                } catch (IllegalArgumentException | ArithmeticException e) {
+                } catch (BadValue | IllegalArgumentException | ArithmeticException e) {
                     // a rejected line is no key; the import names it when it reads it
                 }
             }
@@ -306,8 +307,9 @@ public final class LineProtocolTables {
      * @param pt the point
      * @param defaultTimeNanos the time of a point without a timestamp, in nanoseconds
      * @throws IllegalArgumentException with the reason when the point does not fit its table
+     * @throws BadValue when a value does not fit its column, naming the column
      */
-    public void add(LineProtocol.Point pt, long defaultTimeNanos) {
+    public void add(LineProtocol.Point pt, long defaultTimeNanos) throws BadValue {
         String name = columns.table(pt);
         Measurement m = measurements.get(name);
         if (m == null) {
@@ -365,8 +367,19 @@ public final class LineProtocolTables {
                         + " whose time index takes --precision's unit, or cut the times in the input if their"
                         + " finer digits are not wanted");
             }
-            a.setLong(s.timestampIndex(), TimeFormat.rescale(ts, precisionUnits, unit));
+            long time;
+            try {
+                time = TimeFormat.rescale(ts, precisionUnits, unit);
+            } catch (ArithmeticException e) {
+                throw new BadValue(m.timeColumn, "the time " + ts + " (" + TimeFormat.unitName(precisionUnits)
+                        + ", --precision) is beyond " + TimeFormat.range(unit) + ", what the time index '"
+                        + m.timeColumn + "' of table '" + name + "' (" + m.timeType + ") holds");
+            }
+            a.setLong(s.timestampIndex(), time);
             a.endRow();
+        } catch (BadValue e) {
+            a.cancelRow();
+            throw e;
         } catch (RuntimeException e) {
             a.cancelRow();
             throw e instanceof IllegalArgumentException ? e : new IllegalArgumentException(e.getMessage(), e);
@@ -396,7 +409,8 @@ public final class LineProtocolTables {
         return DataType.String;
     }
 
-    private static void set(RowAppender a, int idx, DataType t, String key, Object v, String table) {
+    private static void set(RowAppender a, int idx, DataType t, String key, Object v, String table)
+            throws BadValue {
         DataType given = typeOf(v);
         if (given == t) {
             switch (t) {
@@ -409,8 +423,8 @@ public final class LineProtocolTables {
         }
         if ((t == DataType.Float64 || t == DataType.Float32) && (v instanceof Long || v instanceof BigInteger)) {
             double d = t == DataType.Float32 ? ((Number) v).floatValue() : ((Number) v).doubleValue();
-            if (!exact(d, v)) {
-                throw new IllegalArgumentException("field '" + key + "': the integer " + v + " has no exact " + t
+            if (!ValueBinding.holdsExactly(d, v instanceof BigInteger b ? b : BigInteger.valueOf((Long) v))) {
+                throw new BadValue(key, "field '" + key + "': the integer " + v + " has no exact " + t
                         + " value (column '" + key + "' of table '" + table + "' is " + t + "; the nearest is "
                         + new BigDecimal(d).toPlainString() + "): write it as a float if the rounding is wanted");
             }
@@ -418,28 +432,27 @@ public final class LineProtocolTables {
             return;
         }
         if (t.isLongBacked() && !t.isTimestamp() && (v instanceof Long || v instanceof BigInteger)) {
-            a.setValue(idx, v); // range-checked by the appender
+            if (((Number) v).longValue() < 0 && v instanceof Long && t.name().startsWith("UInt")) {
+                throw new BadValue(key, v + " is negative; column '" + key + "' of table '"
+                        + table + "' is " + t + ", which takes no negative numbers");
+            }
+            try {
+                a.setValue(idx, v); // range-checked by the appender
+            } catch (InvalidDataException e) {
+                throw new BadValue(key, "field '" + key + "': " + e.reason());
+            }
             return;
         }
         if (t == DataType.Float32 && v instanceof Double d) {
             if ((double) (float) (double) d != d) {
-                throw new IllegalArgumentException("field '" + key + "': " + d + " has no exact Float32 value (column '"
+                throw new BadValue(key, "field '" + key + "': " + d + " has no exact Float32 value (column '"
                         + key + "' of table '" + table + "' is Float32)");
             }
             a.setDouble(idx, d);
             return;
         }
-        throw new IllegalArgumentException("field type conflict: '" + key + "' is " + t + " in table '" + table
+        throw new BadValue(key, "field type conflict: '" + key + "' is " + t + " in table '" + table
                 + "', this line gives " + given);
-    }
-
-    /** Whether a float holds an integer exactly. */
-    private static boolean exact(double d, Object integer) {
-        if (Double.isInfinite(d)) {
-            return false;
-        }
-        BigInteger held = new BigDecimal(d).toBigInteger();
-        return held.equals(integer instanceof BigInteger b ? b : BigInteger.valueOf((Long) integer));
     }
 
     /**

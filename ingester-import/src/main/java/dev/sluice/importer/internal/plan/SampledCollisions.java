@@ -96,13 +96,13 @@ public final class SampledCollisions {
                 List<String> key = new ArrayList<>();
                 for (String tag : tags) {
                     int c = schema.indexOf(tag);
-                    key.add(c < 0 ? "NULL" : CellText.cell(t.column(c), schema.column(c), r));
+                    key.add(c < 0 ? null : orNull(t, schema, c, r)); // a null is not the text NULL
                 }
                 key.add(CellText.cell(t.column(ts), schema.column(ts), r));
                 Map<String, String> fields = new java.util.LinkedHashMap<>();
                 for (int c = 0; c < schema.columnCount(); c++) {
                     if (schema.column(c).semanticType() == SemanticType.Field) {
-                        fields.put(schema.column(c).name(), CellText.cell(t.column(c), schema.column(c), r));
+                        fields.put(schema.column(c).name(), orNull(t, schema, c, r));
                     }
                 }
                 Map<String, String> earlier = first.putIfAbsent(key, fields);
@@ -116,7 +116,7 @@ public final class SampledCollisions {
                 Set<String> names = new LinkedHashSet<>(earlier.keySet());
                 names.addAll(fields.keySet());
                 for (String f : names) {
-                    if (!earlier.getOrDefault(f, "NULL").equals(fields.getOrDefault(f, "NULL"))) {
+                    if (!java.util.Objects.equals(earlier.get(f), fields.get(f))) {
                         apart.add(f);
                     }
                 }
@@ -213,6 +213,11 @@ public final class SampledCollisions {
                     + " (--append-mode).");
         }
         return warnings;
+    }
+
+    /** A stored value as text, or null for a null. */
+    private static String orNull(Table t, TableSchema schema, int c, int r) {
+        return t.column(c).isNull(r) ? null : CellText.cell(t.column(c), schema.column(c), r);
     }
 
     private static String sourceName(Plan plan, int c) {

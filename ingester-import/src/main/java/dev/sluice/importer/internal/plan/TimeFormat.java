@@ -176,7 +176,11 @@ public final class TimeFormat {
             if (exact != null && unitsPerSecond > targetUnitsPerSecond && n % (unitsPerSecond / targetUnitsPerSecond) != 0) {
                 throw finer(v, targetUnitsPerSecond, exact);
             }
-            return rescale(n, unitsPerSecond, targetUnitsPerSecond);
+            try {
+                return rescale(n, unitsPerSecond, targetUnitsPerSecond);
+            } catch (ArithmeticException e) {
+                throw beyond(v, targetUnitsPerSecond);
+            }
         }
         if (!(v instanceof String)) {
             throw new IllegalArgumentException("'" + v + "' is not a " + (kind == Kind.ISO ? "ISO-8601" : "'" + text + "'")
@@ -191,7 +195,36 @@ public final class TimeFormat {
         if (exact != null && i.getNano() % (1_000_000_000L / targetUnitsPerSecond) != 0) {
             throw finer(s, targetUnitsPerSecond, exact);
         }
-        return toUnits(i, targetUnitsPerSecond);
+        try {
+            return toUnits(i, targetUnitsPerSecond);
+        } catch (ArithmeticException e) {
+            throw beyond(s, targetUnitsPerSecond);
+        }
+    }
+
+    /** A time beyond the range of the time index's unit. */
+    private static IllegalArgumentException beyond(Object v, long targetUnitsPerSecond) {
+        return new IllegalArgumentException("'" + v + "' is beyond " + range(targetUnitsPerSecond) + ", what a time"
+                + " index in " + unitName(targetUnitsPerSecond) + " holds");
+    }
+
+    /**
+     * The times a 64-bit count of a unit holds, as text.
+     *
+     * @param unitsPerSecond the unit
+     * @return the first and last time, e.g. {@code 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z}
+     */
+    public static String range(long unitsPerSecond) {
+        return edge(Long.MIN_VALUE, unitsPerSecond) + " to " + edge(Long.MAX_VALUE, unitsPerSecond);
+    }
+
+    private static String edge(long n, long unitsPerSecond) {
+        try {
+            return Instant.ofEpochSecond(Math.floorDiv(n, unitsPerSecond),
+                    Math.floorMod(n, unitsPerSecond) * (1_000_000_000L / unitsPerSecond)).toString();
+        } catch (java.time.DateTimeException e) {
+            return (n < 0 ? "-" : "+") + "2^63 " + unitName(unitsPerSecond);
+        }
     }
 
     /**

@@ -176,7 +176,7 @@ final class TypeInference {
                 // Fractions beside integers beyond Int64: a decimal holding both exactly.
                 return new TypeNames.Type(DataType.Decimal128, new dev.sluice.data.DecimalType(38, maxScale));
             }
-            if (allNumber) {
+            if (allNumber && bigDigits == 0) {
                 return new TypeNames.Type(DataType.Float64, null);
             }
         }

@@ -49,6 +49,34 @@ public final class ValueBinding {
     }
 
     /**
+     * Whether a float holds an integer exactly.
+     *
+     * @param d the float
+     * @param integer the integer
+     * @return true when {@code d} is the integer's exact value
+     */
+    static boolean holdsExactly(double d, BigInteger integer) {
+        return !Double.isInfinite(d) && !Double.isNaN(d) && new BigDecimal(d).toBigInteger().equals(integer)
+                && d == Math.rint(d);
+    }
+
+    /** An integer into a float column: its exact value, or a bad value naming column and integer. */
+    private static double exactFloat(Plan.Col c, DataType t, BigInteger integer) throws BadValue {
+        double d = t == DataType.Float32 ? integer.floatValue() : integer.doubleValue();
+        if (!holdsExactly(d, integer)) {
+            throw new BadValue(c.name(), "the integer " + integer + " has no exact " + t + " value (the nearest is "
+                    + (Double.isInfinite(d) ? d : new BigDecimal(d).toPlainString()) + "): write it with a decimal point"
+                    + " if the rounding is wanted, or give the column another type with --types");
+        }
+        return d;
+    }
+
+    /** Whether a float read from text may have rounded an integer: beyond the float's consecutive integers. */
+    private static boolean mayRoundAnInteger(DataType t, double d) {
+        return Math.abs(d) >= (t == DataType.Float32 ? 0x1p24 : 0x1p53);
+    }
+
+    /**
      * Sets one value into a row.
      *
      * @param a the row appender
@@ -92,6 +120,8 @@ public final class ValueBinding {
                     a.setDecimal(index, BigDecimal.valueOf(l));
                 } else if (t == DataType.Bool) {
                     throw new BadValue(c.name(), l + " is not a boolean");
+                } else if (t == DataType.Float64 || t == DataType.Float32) {
+                    a.setDouble(index, mayRoundAnInteger(t, l) ? exactFloat(c, t, BigInteger.valueOf(l)) : l);
                 } else if (l < 0 && (t == DataType.UInt8 || t == DataType.UInt16 || t == DataType.UInt32
                         || t == DataType.UInt64)) {
                     throw new BadValue(c.name(), l + " is negative; " + t + " takes no negative numbers");
@@ -169,7 +199,8 @@ public final class ValueBinding {
                 } catch (NumberFormatException e) {
                     break; // the text path names the value
                 }
-                if (!Double.isInfinite(d) && (t == DataType.Float64 || Math.abs(d) <= Float.MAX_VALUE)) {
+                if (!Double.isInfinite(d) && (t == DataType.Float64 || Math.abs(d) <= Float.MAX_VALUE)
+                        && !mayRoundAnInteger(t, d)) {
                     a.setDouble(index, d);
                     return;
                 }
@@ -229,6 +260,10 @@ public final class ValueBinding {
                 // An infinity only when the text says so: 1e400 overflows to one.
                 if (Double.isInfinite(d) && !s.toLowerCase(Locale.ROOT).contains("inf")) {
                     throw new BadValue(c.name(), "'" + s + "' is beyond " + c.type() + "'s range");
+                }
+                String integer = s.strip();
+                if (mayRoundAnInteger(t, d) && TypeInference.isIntegerText(integer)) {
+                    d = exactFloat(c, t, new BigInteger(integer.startsWith("+") ? integer.substring(1) : integer));
                 }
                 a.setDouble(index, inRange(c, t, d, s));
                 return;

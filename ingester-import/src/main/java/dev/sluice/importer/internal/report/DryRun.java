@@ -133,7 +133,7 @@ public final class DryRun {
                     tables.add(src.point(), System.currentTimeMillis() * 1_000_000L);
                 } catch (RecordSource.BadRecord e) {
                     problems.add("'" + first.name() + "' " + e.description());
-                } catch (IllegalArgumentException e) {
+                } catch (BadValue | IllegalArgumentException e) {
                     problems.add("'" + first.name() + "' line " + src.line() + ": " + e.getMessage());
                 }
             }

@@ -13,8 +13,9 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * The rejects file: one JSON object per rejected row ({@code source}, {@code line}, {@code column}, {@code reason},
- * {@code raw}). A row the file already holds (same source and line, from an earlier run of the import) is not
- * written again, so a rerun that reads a rejected row again does not repeat it.
+ * {@code raw}). A row the file already holds (same source, line and raw text, from an earlier run of the import) is
+ * not written again, so a rerun that reads a rejected row again does not repeat it; another row on that line of an
+ * edited input is written.
  */
 public final class Rejects implements AutoCloseable {
     private static final JsonFactory JSON = JsonFactory.builder().build();
@@ -50,10 +51,11 @@ public final class Rejects implements AutoCloseable {
         }
     }
 
-    /** The source and line of one line of the file, or null when it is not a reject. */
+    /** The source, line and raw row of one line of the file, or null when it is not a reject. */
     private static String key(String text) {
         String source = null;
         long line = -1;
+        String raw = null;
         try (com.fasterxml.jackson.core.JsonParser p = JSON.createParser(text)) {
             if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
                 return null;
@@ -65,6 +67,8 @@ public final class Rejects implements AutoCloseable {
                     source = p.getValueAsString();
                 } else if (name.equals("line")) {
                     line = p.getValueAsLong(-1);
+                } else if (name.equals("raw")) {
+                    raw = p.getValueAsString();
                 } else {
                     p.skipChildren();
                 }
@@ -72,7 +76,11 @@ public final class Rejects implements AutoCloseable {
         } catch (IOException e) {
             return null;
         }
-        return source == null || line < 0 ? null : source + '\n' + line;
+        return source == null || line < 0 ? null : key(source, line, raw);
+    }
+
+    private static String key(String source, long line, String raw) {
+        return source + '\n' + line + '\n' + raw;
     }
 
     /**
@@ -85,7 +93,7 @@ public final class Rejects implements AutoCloseable {
      * @param raw the row as read
      */
     public synchronized void write(String source, long line, String column, String reason, String raw) {
-        if (!written.add(source + '\n' + line)) {
+        if (!written.add(key(source, line, raw))) {
             return;
         }
         try {

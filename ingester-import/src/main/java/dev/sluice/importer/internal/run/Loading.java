@@ -9,6 +9,7 @@ import dev.sluice.importer.internal.source.Inputs;
 import dev.sluice.importer.internal.state.State;
 import dev.sluice.importer.internal.target.Client;
 import dev.sluice.importer.internal.target.Connecting;
+import dev.sluice.importer.internal.target.RefusedRows;
 import dev.sluice.write.Context;
 import java.io.PrintStream;
 import java.util.List;
@@ -142,7 +143,10 @@ public final class Loading {
         Throwable f = r.failure();
         if (f != null) {
             throw new ImportFailure(ImportFailure.message(f) + "\nRows acknowledged so far are recorded in "
-                    + state.file() + ": run the same command again to continue from there.", f);
+                    + state.file() + (!RefusedRows.refusesTheData(f) ? ": run the same command again to continue from"
+                    + " there." : ". The server refuses rows of the batch for their data, so the same command would"
+                    + " meet the same refusal: run it again with --on-error skip (and --rejects FILE) to write the"
+                    + " other rows and set the refused ones aside, or fix them in the input."), f);
         }
         if (o.verify()) {
             load.verify(summary);

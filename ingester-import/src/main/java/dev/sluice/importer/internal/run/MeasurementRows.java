@@ -1,5 +1,6 @@
 package dev.sluice.importer.internal.run;
 
+import dev.sluice.importer.internal.plan.BadValue;
 import dev.sluice.importer.internal.plan.LineProtocolTables;
 import dev.sluice.importer.internal.source.Inputs;
 import dev.sluice.importer.internal.source.LineProtocol;
@@ -48,6 +49,8 @@ final class MeasurementRows implements WorkerRows {
         private final LineProtocolSource src;
         private final LineProtocolTables tables;
         private final Client.TablesSink sink;
+        /** The column of the last point's bad value, or null. */
+        private String badColumn;
         /** The lines of the open request's rows per table, kept while refused requests are narrowed; else null. */
         private final Map<String, List<RefusedRows.LineText>> origins = run.narrower != null ? new LinkedHashMap<>() : null;
 
@@ -66,8 +69,12 @@ final class MeasurementRows implements WorkerRows {
         @Override
         public String append(InputReader r) {
             LineProtocol.Point pt = src.point();
+            badColumn = null;
             try {
                 tables.add(pt, run.state.importTimeNanos);
+            } catch (BadValue bv) {
+                badColumn = bv.column();
+                return bv.getMessage();
             } catch (IllegalArgumentException | ArithmeticException ex) {
                 return ex.getMessage();
             }
@@ -80,7 +87,7 @@ final class MeasurementRows implements WorkerRows {
 
         @Override
         public String badColumn() {
-            return null;
+            return badColumn;
         }
 
         @Override

@@ -67,6 +67,13 @@ final class Tracker {
                 if (perTable != null) {
                     perTable.forEach((t, n) -> entry.tableRows.merge(t, n, Long::sum));
                 }
+                if (appendMode) {
+                    for (State.Batch b : entry.inDoubt) {
+                        if (b.to() <= h[0]) {
+                            state.stored(b.parts());
+                        }
+                    }
+                }
                 entry.acked = h[0];
                 entry.rejected += h[1];
                 entry.settled();

@@ -71,7 +71,7 @@ public final class Inputs {
      * @throws UsageException when an argument matches nothing or a format cannot be told
      */
     public static List<Input> expand(List<String> args, Format forced) {
-        return expand(args, forced, new ArrayList<>());
+        return expand(args, forced, new ArrayList<>(), f -> false);
     }
 
     /**
@@ -85,16 +85,20 @@ public final class Inputs {
 
     /**
      * Expands arguments as {@link #expand(List, Format)} does, and lists the files of directories given that are not
-     * read: files of an extension no format has (the import's own state, lock and temporary files, and hidden files,
-     * are left out of the list).
+     * read: files of an extension no format has, hidden files of a data extension, links to directories (not
+     * followed) and links whose target is missing. The import's own files (its state, the state's lock and temporary
+     * copy, its rejects file) are never read as inputs, and left out of the list, as are hidden files of other
+     * extensions.
      *
      * @param args the arguments
      * @param forced the {@code --format}, or null to tell by extension
      * @param skipped receives the files not read, with the reason
+     * @param own tells the import's own files given by option ({@code --state}, {@code --rejects}) apart
      * @return the inputs
      * @throws UsageException when an argument matches nothing or a format cannot be told
      */
-    public static List<Input> expand(List<String> args, Format forced, List<Skipped> skipped) {
+    public static List<Input> expand(List<String> args, Format forced, List<Skipped> skipped,
+            java.util.function.Predicate<Path> own) {
         List<Input> out = new ArrayList<>();
         // A file named twice (two spellings, or also inside a directory given) is one input: read once.
         java.util.Set<Path> seen = new java.util.HashSet<>();
@@ -115,8 +119,16 @@ public final class Inputs {
                 }
             } else if (Files.isDirectory(p)) {
                 files = new ArrayList<>();
-                for (Path f : walk(p)) {
-                    if (forced != null || formatOf(f) != null) {
+                for (Path f : walk(p, skipped)) {
+                    if (importsOwn(f) || own.test(f)) {
+                        continue;
+                    }
+                    if (f.getFileName().toString().startsWith(".")) {
+                        if (formatOf(f) != null) {
+                            skipped.add(new Skipped(f.toString(), "its name starts with a dot (a hidden file): name it"
+                                    + " as an input to read it"));
+                        }
+                    } else if (forced != null || formatOf(f) != null) {
                         files.add(f);
                     } else if (!importsOwn(f)) {
                         skipped.add(new Skipped(f.toString(), "its extension is none of .csv .tsv .tab .jsonl .ndjson"
@@ -185,20 +197,37 @@ public final class Inputs {
         }
     }
 
-    private static List<Path> walk(Path dir) {
+    /**
+     * The regular files under a directory, sorted; links to directories (not followed) and links whose target is
+     * missing go to {@code skipped}.
+     */
+    private static List<Path> walk(Path dir, List<Skipped> skipped) {
+        List<Path> links = new ArrayList<>();
+        List<Path> files;
         try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().startsWith("."))
-                    .filter(f -> !f.getFileName().toString().endsWith(".import-state.json")).sorted()
-                    .collect(Collectors.toList());
+            files = s.filter(f -> {
+                if (Files.isRegularFile(f)) {
+                    return true;
+                }
+                if (Files.isSymbolicLink(f)) {
+                    links.add(f);
+                }
+                return false;
+            }).sorted().collect(Collectors.toList());
         } catch (IOException e) {
             throw new UsageException("cannot list directory '" + dir + "': " + e.getMessage());
         }
+        links.stream().sorted().forEach(l -> skipped.add(new Skipped(l.toString(), Files.isDirectory(l)
+                ? "a link to a directory, not followed: give it as an input to read its files"
+                : "a link whose target is missing")));
+        return files;
     }
 
-    /** The import's own files beside its inputs: a state file's lock and temporary copy. */
+    /** The import's own files beside its inputs: a default state file, its lock and temporary copy. */
     private static boolean importsOwn(Path f) {
         String n = f.getFileName().toString();
-        return n.endsWith(".import-state.json.lock") || n.endsWith(".import-state.json.tmp");
+        return n.endsWith(".import-state.json") || n.endsWith(".import-state.json.lock")
+                || n.endsWith(".import-state.json.tmp");
     }
 
     static String compressionOf(Path f) {

@@ -13,8 +13,8 @@ import java.util.List;
  * Tells which in-doubt batches of an append-mode import arrived ({@code --in-doubt check}). Each batch is recorded
  * in the state file before it leaves with its rows and their time range per table; a rerun counts each table's rows
  * in each batch's range over HTTP SQL. A batch arrived when the table holds exactly its rows there, and did not when
- * it holds none there. That holds only where nothing else is in the range: batches whose ranges overlap on a table,
- * and any other count (a part of a request stored, rows of other writers in the range), cannot be decided.
+ * it holds none there. That holds only where nothing else is in the range: batches whose ranges overlap on a table
+ * (in doubt, or acknowledged: the state keeps the acknowledged batches' time ranges), and any other count (a part of a request stored, rows of other writers in the range), cannot be decided.
  */
 public final class InDoubt {
     /** Counts a table's rows in a part's time range. */
@@ -98,7 +98,7 @@ public final class InDoubt {
             }
             for (State.Batch b : e.inDoubt) {
                 String name = name(e, b.from(), b.to());
-                String overlap = overlap(b, all);
+                String overlap = overlap(b, all, state);
                 if (overlap != null) {
                     undecided.add(name + ": " + overlap);
                     continue;
@@ -130,6 +130,7 @@ public final class InDoubt {
                 for (State.Batch b : e.inDoubt) {
                     if (stored.contains(b)) {
                         e.stored.add(new long[] {b.from(), b.to()});
+                        state.stored(b.parts());
                         e.rejected += b.rejected();
                     }
                 }
@@ -152,12 +153,20 @@ public final class InDoubt {
         return end;
     }
 
-    /** Why a batch's range is shared with another in-doubt batch's on a table, or null. */
-    private static String overlap(State.Batch b, List<State.Part> all) {
+    /**
+     * Why a batch's range is shared with another in-doubt batch's, or with batches of the import the server stored,
+     * on a table, or null.
+     */
+    private static String overlap(State.Batch b, List<State.Part> all, State state) {
         for (State.Part p : b.parts()) {
             for (State.Part q : all) {
                 if (q != p && q.table().equals(p.table()) && q.min() <= p.max() && p.min() <= q.max()) {
                     return "its time range on '" + p.table() + "' overlaps another in-doubt batch's";
+                }
+            }
+            for (long[] r : state.ackedTimes.getOrDefault(p.table(), List.of())) {
+                if (r[0] <= p.max() && p.min() <= r[1]) {
+                    return "its time range on '" + p.table() + "' also holds rows of batches this import stored";
                 }
             }
         }

@@ -141,6 +141,11 @@ public final class State {
     public long countBefore = -1;
     /** Line protocol: each table's count(*) when the import first wrote to it (0 when it did not exist). */
     public final java.util.Map<String, Long> tableCountsBefore = new java.util.TreeMap<>();
+    /**
+     * Append mode: per table, the time index ranges {@code {min, max}} of the acknowledged batches, merged where they
+     * overlap, so that {@code --in-doubt check} knows where the import's own stored rows stand.
+     */
+    public final java.util.Map<String, List<long[]>> ackedTimes = new java.util.TreeMap<>();
     /** Each input's progress, in the inputs' order. */
     public final List<Entry> entries = new ArrayList<>();
     private long lastSave;
@@ -157,6 +162,28 @@ public final class State {
     /** @return the state file */
     public Path file() {
         return file;
+    }
+
+    /**
+     * Records the time ranges of a batch the server stored.
+     *
+     * @param parts the batch's rows per table
+     */
+    public void stored(List<Part> parts) {
+        for (Part p : parts) {
+            List<long[]> ranges = ackedTimes.computeIfAbsent(p.table(), t -> new ArrayList<>());
+            long min = p.min();
+            long max = p.max();
+            for (java.util.Iterator<long[]> it = ranges.iterator(); it.hasNext(); ) {
+                long[] r = it.next();
+                if (r[0] <= max && min <= r[1]) {
+                    min = Math.min(min, r[0]);
+                    max = Math.max(max, r[1]);
+                    it.remove();
+                }
+            }
+            ranges.add(new long[] {min, max});
+        }
     }
 
     /**
@@ -200,6 +227,19 @@ public final class State {
                     case "appendMode": s.appendMode = p.getBooleanValue(); break;
                     case "countBefore": s.countBefore = p.getLongValue(); break;
                     case "tableCountsBefore": readCounts(p, s.tableCountsBefore); break;
+                    case "ackedTimes":
+                        while (p.nextToken() == JsonToken.FIELD_NAME) {
+                            List<long[]> ranges = s.ackedTimes.computeIfAbsent(p.currentName(), t -> new ArrayList<>());
+                            p.nextToken();
+                            while (p.nextToken() == JsonToken.START_ARRAY) {
+                                p.nextToken();
+                                long min = p.getLongValue();
+                                p.nextToken();
+                                ranges.add(new long[] {min, p.getLongValue()});
+                                p.nextToken();
+                            }
+                        }
+                        break;
                     case "inputs":
                         while (p.nextToken() == JsonToken.START_OBJECT) {
                             Entry e = new Entry(null, -1, -1);
@@ -373,6 +413,20 @@ public final class State {
             g.writeBooleanField("appendMode", appendMode);
             g.writeNumberField("countBefore", countBefore);
             writeCounts(g, "tableCountsBefore", tableCountsBefore);
+            if (!ackedTimes.isEmpty()) {
+                g.writeObjectFieldStart("ackedTimes");
+                for (java.util.Map.Entry<String, List<long[]>> t : ackedTimes.entrySet()) {
+                    g.writeArrayFieldStart(t.getKey());
+                    for (long[] r : t.getValue()) {
+                        g.writeStartArray();
+                        g.writeNumber(r[0]);
+                        g.writeNumber(r[1]);
+                        g.writeEndArray();
+                    }
+                    g.writeEndArray();
+                }
+                g.writeEndObject();
+            }
             g.writeArrayFieldStart("inputs");
             for (Entry e : entries) {
                 g.writeStartObject();

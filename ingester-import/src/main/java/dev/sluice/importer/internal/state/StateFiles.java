@@ -108,6 +108,31 @@ public final class StateFiles implements AutoCloseable {
         return realStatePath(file);
     }
 
+    /**
+     * Tells the import's own files given by option apart from its inputs: the {@code --state} file, its lock and
+     * temporary copy, and the {@code --rejects} file.
+     *
+     * @param file a file found in a directory given as input
+     * @return true when it is one of them
+     */
+    public boolean isOwn(Path file) {
+        Path f = realStatePath(file);
+        if (o.rejects() != null && f.equals(realStatePath(o.rejects()))) {
+            return true;
+        }
+        if (o.state() == null) {
+            return false;
+        }
+        Path state = realStatePath(o.state());
+        return f.equals(state) || f.equals(state.resolveSibling(state.getFileName() + ".lock"))
+                || f.equals(state.resolveSibling(state.getFileName() + ".tmp"));
+    }
+
+    /**
+     * Refuses a {@code --rejects} file that is an input or the state file.
+     *
+     * @param inputs the inputs
+     */
     public void checkRejectsFile(List<Inputs.Input> inputs) {
         if (o.rejects() == null) {
             return;

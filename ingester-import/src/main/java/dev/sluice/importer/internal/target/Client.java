@@ -171,7 +171,7 @@ public final class Client implements AutoCloseable {
         return db.write(tables, WriteOp.Insert, forRegularCalls(ctx)).thenApply(r -> {
             if (!r.isOk()) {
                 throw new CompletionException(new WriteRefused("write of " + tableNames(tables) + " failed: "
-                        + r.getErr(), r.getErr(), tables));
+                        + SinkClients.describe(r.getErr()), r.getErr(), tables));
             }
             return r.getOk().affectedRows();
         });
@@ -323,7 +323,7 @@ public final class Client implements AutoCloseable {
                             if (c instanceof dev.sluice.write.WriteException w) {
                                 broken = true;
                                 throw new CompletionException(new WriteRefused("bulk write of '" + schema.tableName()
-                                        + "' failed: " + w.err(), w.err(), List.of(batch)));
+                                        + "' failed: " + SinkClients.describe(w.err()), w.err(), List.of(batch)));
                             }
                             throw e instanceof CompletionException ce ? ce : new CompletionException(e);
                         });

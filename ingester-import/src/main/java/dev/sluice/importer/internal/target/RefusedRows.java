@@ -165,11 +165,30 @@ public final class RefusedRows {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
         }
-        if (!(t instanceof WriteRefused w) || w.tables() == null) {
-            return null;
+        return t instanceof WriteRefused w && w.tables() != null && ofTheData(w.err()) ? w : null;
+    }
+
+    private static boolean ofTheData(Err e) {
+        return e.statusCode() == StatusCode.InvalidArguments && e.kind() == ErrorKind.Data;
+    }
+
+    /**
+     * Whether a failure is the server refusing a write's data, as {@link #aboutTheData} judges it, whether or not the
+     * write's rows were kept: a rerun sending the same rows meets the same refusal.
+     *
+     * @param t the failure of a write, or a failure caused by one
+     * @return true when the server refused the data
+     */
+    public static boolean refusesTheData(Throwable t) {
+        for (int depth = 0; t != null && depth < 20; t = t.getCause(), depth++) {
+            if (t instanceof WriteRefused w) {
+                return ofTheData(w.err());
+            }
+            if (t instanceof dev.sluice.write.WriteException w) {
+                return ofTheData(w.err());
+            }
         }
-        Err e = w.err();
-        return e.statusCode() == StatusCode.InvalidArguments && e.kind() == ErrorKind.Data ? w : null;
+        return false;
     }
 
     /**
