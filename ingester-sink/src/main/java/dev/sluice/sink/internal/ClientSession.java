@@ -70,6 +70,8 @@ public final class ClientSession implements AutoCloseable {
     /** Deletes held per table, and the writes of their rows that wait for them. */
     private final OrderedDeletes<Sent> held;
     private final Map<CompletableFuture<Void>, List<Sent>> unanswered = new ConcurrentHashMap<>();
+    /** Held while an acknowledged batch is taken out of {@link #unanswered} and counted. */
+    private final Object counting = new Object();
     private final AtomicReference<CompletableFuture<Void>> failedBatch = new AtomicReference<>();
     private final AtomicReference<Throwable> failedCause = new AtomicReference<>();
     private CompletableFuture<Void> lastBatch;
@@ -455,9 +457,12 @@ public final class ClientSession implements AutoCloseable {
             rethrow();
         }
         // Every batch is answered now, but a future's own callback may still be on its way: count them here, once.
-        for (CompletableFuture<Void> f : unanswered.keySet()) {
-            if (f.isDone() && !f.isCompletedExceptionally()) {
-                acknowledged(f);
+        // Under the counting lock, so that a callback that has taken its batch has also counted it.
+        synchronized (counting) {
+            for (CompletableFuture<Void> f : unanswered.keySet()) {
+                if (f.isDone() && !f.isCompletedExceptionally()) {
+                    acknowledged(f);
+                }
             }
         }
         rethrow();
@@ -465,8 +470,10 @@ public final class ClientSession implements AutoCloseable {
 
     /** Counts an acknowledged batch once, whether its callback or a flush sees it first. */
     private void acknowledged(CompletableFuture<Void> f) {
-        if (unanswered.remove(f) != null) {
-            metrics.batch();
+        synchronized (counting) {
+            if (unanswered.remove(f) != null) {
+                metrics.batch();
+            }
         }
     }
 
