@@ -533,13 +533,10 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         }
         boolean fromCall = err.cause() instanceof io.grpc.StatusRuntimeException
                 || err.cause() instanceof io.grpc.StatusException;
+        if (String.valueOf(err.message()).startsWith(dev.sluice.internal.write.RegularWriter.SHUT_DOWN_UNANSWERED)) {
+            return "the client failed " + batch + ": " + err.message();
+        }
         if (fromCall && dev.sluice.internal.error.GrpcErrors.transportFailure(err)) {
-            if (String.valueOf(err.message()).startsWith("Channel shutdown")) {
-                // grpc-java's status for calls its channel ended at the client's shutdown ("Channel shutdown
-                // invoked", "Channel shutdownNow invoked"), not a server's
-                return "the client failed " + batch + ": the client was shut down before the batch was answered ("
-                        + err.message() + "); its rows may or may not have been stored";
-            }
             return batch + " reached no server: " + err.message();
         }
         if (fromCall && err.grpcCode() != dev.sluice.write.StatusCode.Grpc.DEADLINE_EXCEEDED
