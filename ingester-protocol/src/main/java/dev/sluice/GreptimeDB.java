@@ -33,10 +33,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
@@ -125,7 +121,7 @@ public final class GreptimeDB implements AutoCloseable {
         OwnedThreads threads = new OwnedThreads();
         Executor executor = options.callbackExecutor();
         if (executor == null) {
-            ownExecutor = callbackPool(threads);
+            ownExecutor = threads.callbackPool();
             executor = ownExecutor;
         } else {
             ownExecutor = null;
@@ -148,15 +144,6 @@ public final class GreptimeDB implements AutoCloseable {
                 this::bulkAllocatedBytes);
         metrics.gauge("sluice.batching.buffered.rows", "rows buffered or in flight in batching writers",
                 () -> batchingWriters.stream().mapToLong(BatchingWriter::pendingRows).sum());
-    }
-
-    private static ExecutorService callbackPool(OwnedThreads owned) {
-        ThreadFactory f = owned.factory("sluice-callback-");
-        int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), f);
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
     }
 
     /**

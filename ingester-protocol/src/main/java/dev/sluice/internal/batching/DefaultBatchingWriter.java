@@ -510,10 +510,41 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                 finish(group, r, null);
             } else {
                 Err err = r.getErr();
-                finish(group, null, new BatchWriteException("the server refused the batch: " + err.message(), err,
-                        rowsOf(group), err.cause()));
+                finish(group, null, new BatchWriteException(failedWrite(err, group), err, rowsOf(group), err.cause()));
             }
         });
+    }
+
+    /**
+     * Words the error a batch's write came back with by who made it: the server's refusal, with its code, or what the
+     * client decided (no endpoint reached, a deadline, a local limit or rule, a shutdown); the error's own message
+     * follows, which says why and what to do next.
+     */
+    private static String failedWrite(Err err, List<Batch> group) {
+        java.util.Set<String> names = new java.util.LinkedHashSet<>();
+        for (Batch b : group) {
+            names.add("'" + b.table.schema().tableName() + "'");
+        }
+        String batch = "the batch of " + rowsOf(group) + " rows of " + String.join(", ", names);
+        if (err.code() >= 0) {
+            dev.sluice.write.StatusCode code = err.statusCode();
+            return "the server refused " + batch + " with code " + err.code() + (code != null ? " (" + code + ")" : "")
+                    + ": " + err.message();
+        }
+        boolean fromCall = err.cause() instanceof io.grpc.StatusRuntimeException
+                || err.cause() instanceof io.grpc.StatusException;
+        if (String.valueOf(err.message()).startsWith(dev.sluice.internal.write.RegularWriter.SHUT_DOWN_UNANSWERED)) {
+            return "the client failed " + batch + ": " + err.message();
+        }
+        if (fromCall && dev.sluice.internal.error.GrpcErrors.transportFailure(err)) {
+            return batch + " reached no server: " + err.message();
+        }
+        if (fromCall && err.grpcCode() != dev.sluice.write.StatusCode.Grpc.DEADLINE_EXCEEDED
+                && err.grpcCode() != dev.sluice.write.StatusCode.Grpc.CANCELLED) {
+            // A status without GreptimeDB's code: the server's, or the transport's on its behalf.
+            return "the call carrying " + batch + " ended with gRPC status " + err.grpcCode() + ": " + err.message();
+        }
+        return "the client failed " + batch + ": " + err.message();
     }
 
     /**

@@ -408,25 +408,55 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
 
     /**
      * Waits until the outbox has room for {@code size} more bytes under {@code max} (an empty outbox always has),
-     * or the engine ended.
+     * or the engine ended, for at most {@code timeout} on the engine's clock. The deadline is counted and watched
+     * on that clock ({@link Settings#clock()}, woken by {@link Settings#timer()}), the one every other deadline of
+     * the engine is on.
      *
      * @param size the bytes to add
      * @param max the most bytes that may wait for flow control
-     * @param deadline when to give up ({@code System.nanoTime()})
-     * @return false when the deadline passed first
+     * @param timeout how long to wait at most
+     * @return false when the timeout passed first
      * @throws InterruptedException when interrupted
      */
-    public boolean awaitRoom(long size, long max, long deadline) throws InterruptedException {
+    public boolean awaitRoom(long size, long max, Duration timeout) throws InterruptedException {
         synchronized (lock) {
-            while (!ended && queuedBytes != 0 && queuedBytes + size > max) {
-                long left = deadline - now();
-                if (left <= 0) {
-                    return false;
-                }
-                TimeUnit.NANOSECONDS.timedWait(lock, left);
+            if (!full(size, max)) {
+                return true;
             }
-            return true;
         }
+        long deadline = now() + timeout.toNanos();
+        ScheduledFuture<?> wake;
+        try {
+            // The clock may be one the timer moves (a test's): its timer, not a real-time wait, tells when it is due.
+            wake = settings.timer().schedule(() -> {
+                synchronized (lock) {
+                    lock.notifyAll();
+                }
+            }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException shuttingDown) {
+            wake = null; // the client is shutting down: its shutdown ends this engine, which ends the wait
+        }
+        try {
+            synchronized (lock) {
+                while (full(size, max)) {
+                    long left = deadline - now();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(lock, left);
+                }
+                return true;
+            }
+        } finally {
+            if (wake != null) {
+                wake.cancel(false);
+            }
+        }
+    }
+
+    /** Whether {@code size} more bytes do not fit in the outbox now; holds the lock. */
+    private boolean full(long size, long max) {
+        return !ended && queuedBytes != 0 && queuedBytes + size > max;
     }
 
     /**

@@ -159,9 +159,8 @@ public final class HandleRequestsStream implements StreamWriter<Table, WriteOk> 
 
     /** Queues one message; {@code table} is recorded as sent (once per written table, with its first part). */
     private void enqueue(RequestEncoder encoder, String table) {
-        long deadline = System.nanoTime() + timeoutNanos;
         try {
-            if (!engine.awaitRoom(encoder.size(), maxQueuedBytes, deadline)) {
+            if (!engine.awaitRoom(encoder.size(), maxQueuedBytes, Duration.ofNanos(timeoutNanos))) {
                 throw new StreamWriteException("the stream's send buffer stayed full (waiting for the server) for "
                         + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", null, unconfirmed(), null);
             }

@@ -372,14 +372,39 @@ public final class RegularWriter {
         return future;
     }
 
-    /** Adds what a bare transport message leaves out: a plaintext client talking to a TLS-only server. */
+    /**
+     * How a write the client's shutdown left unanswered fails; a message that starts with it says the client, not the
+     * server or the network, ended the write.
+     */
+    public static final String SHUT_DOWN_UNANSWERED =
+            "the client shut down before the write was answered; it may or may not have been stored";
+
+    /**
+     * Adds what a bare transport message leaves out: that the client's own shutdown ended the call (gRPC says only
+     * that its channel was shut down, or cancelled the call), or a plaintext client talking to a TLS-only server.
+     */
     private Err explain(Err err) {
+        if (err.code() < 0 && (err.grpcCode() == StatusCode.Grpc.CANCELLED || err.grpcCode() == StatusCode.Grpc.UNAVAILABLE)
+                && (stopped || endedByChannelShutdown(err.message()))) {
+            return new Err(err.code(), err.grpcCode(), SHUT_DOWN_UNANSWERED + " (" + err.message() + ")", err.retryable(),
+                    err.tables(), err.cause());
+        }
         if (options.tls() == null && err.grpcCode() == StatusCode.Grpc.UNAVAILABLE && err.code() < 0
                 && err.message() != null && err.message().contains("Network closed for unknown reason")) {
             return new Err(err.code(), err.grpcCode(), err.message() + " (the server closed the connection during"
                     + " setup: if it requires TLS, configure GreptimeOptions.tls)", err.retryable(), err.tables(), err.cause());
         }
         return err;
+    }
+
+    /**
+     * Whether gRPC's description says the call's channel was shut down: grpc-java's ManagedChannelImpl ends calls at
+     * {@code shutdown()}/{@code shutdownNow()} with "Channel shutdown invoked", "Channel shutdownNow invoked" and,
+     * for a call still waiting for its endpoint's address, "Channel is forcefully shutdown".
+     */
+    private static boolean endedByChannelShutdown(String description) {
+        return description != null && (description.startsWith("Channel shutdown")
+                || description.startsWith("Channel is forcefully shutdown"));
     }
 
     static Result<WriteOk, Err> toResult(GreptimeResponse response, List<String> names) {
@@ -476,8 +501,7 @@ public final class RegularWriter {
                     + " stored");
         }
         unanswered.forEach((f, names) -> f.complete(Result.err(GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE,
-                "the client shut down before the write was answered; it may or may not have been stored",
-                true, names))));
+                SHUT_DOWN_UNANSWERED, true, names))));
     }
 
     /**
