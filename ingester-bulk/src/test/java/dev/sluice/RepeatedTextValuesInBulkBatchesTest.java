@@ -17,8 +17,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,22 +25,12 @@ import org.junit.jupiter.api.Test;
  * {@code CharSequence} is stored as it read when each row was added.
  */
 @SharesJvm
-class RepeatedTextValuesInBulkBatchesTest extends DefaultTestkitTest {
+class RepeatedTextValuesInBulkBatchesTest extends BulkTestkitTest {
     private static final BulkWrite.Config CONFIG =
             BulkWrite.Config.newBuilder().requestTimeout(Duration.ofMillis(10_000)).build();
     private static final TableSchema SCHEMA = TableSchema.newBuilder("repeated_text").addTag("host", DataType.String)
             .addField("note", DataType.String).addField("n", DataType.Int32)
             .addTimestamp("ts", DataType.TimestampMillisecond).build();
-
-    @BeforeEach
-    void clear() {
-        server.clear();
-    }
-
-    @AfterEach
-    void noOffHeapLeft() {
-        assertEquals(0, db.stats().bulkAllocatedBytes(), "every bulk buffer was released");
-    }
 
     /** The host and note stored per row, in ts order. */
     private static List<List<Object>> stored() {
