@@ -34,26 +34,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @SharesJvm
-class BulkWriteTest extends DefaultTestkitTest {
+class BulkWriteTest extends BulkTestkitTest {
 
     static final BulkWrite.Config CONFIG = BulkWrite.Config.newBuilder().requestTimeout(Duration.ofMillis(10_000)).build();
-
-
-
-    @BeforeEach
-    void clear() {
-        server.clear();
-    }
-
-    @AfterEach
-    void noOffHeapLeft() {
-        assertEquals(0, db.stats().bulkAllocatedBytes(), "every bulk buffer was released");
-    }
 
     static TableSchema allTypes(String name) {
         TableSchema.Builder b = TableSchema.newBuilder(name).addTag("tag", DataType.String);

@@ -33,6 +33,13 @@ public final class ArrowColumnSink implements ColumnSink {
     static final int CACHED_MIN_CHARS = 64;
     /** Where short ASCII text is copied before it goes into Arrow memory. */
     private final byte[] ascii = new byte[CACHED_MIN_CHARS];
+    /**
+     * The last short text stored through {@link #setText}, the very object (a {@code String} never changes, so
+     * the same object has the same bytes), or null; {@link #lastBytes} holds its first {@link #lastLength} bytes.
+     */
+    private String last = "";
+    private byte[] lastBytes = ascii;
+    private int lastLength;
 
     /**
      * Wraps a vector.
@@ -174,16 +181,21 @@ public final class ArrowColumnSink implements ColumnSink {
     }
 
     /**
-     * Stores text as UTF-8. Short ASCII values (tags, mostly) are copied character by character into a scratch
-     * array that this sink reuses, then into Arrow memory: no array per value. Short values with other characters
-     * are encoded afresh: a freshly encoded array is still in the CPU cache for the copy while a cached one is not,
-     * and looking it up costs more than encoding a short value ({@code BulkEncodeBenchmark.arrowBatch}, metrics:
-     * about 3.6M rows/s through the cache, 5.1M without). Values of {@link #CACHED_MIN_CHARS} characters or more
-     * that are all ASCII are copied through {@link AsciiText}'s scratch array (no array per value either); other
-     * long values are encoded afresh too (a cache would only keep fresh log lines alive).
+     * Stores text as UTF-8. A short value that is the very {@code String} object this sink stored last (a tag
+     * whose value stays the same from row to row, as a series' tags do) is copied from the bytes kept for it,
+     * with no encoding. Other short ASCII values are copied character by character into a scratch array that
+     * this sink reuses, then into Arrow memory: no array per value. Short values with other characters are
+     * encoded afresh. Only the last value is kept, compared by identity: looking values up in a map costs more
+     * than encoding a short one. Values of {@link #CACHED_MIN_CHARS} characters or more that are all ASCII are
+     * copied through {@link AsciiText}'s scratch array (no array per value either); other long values are
+     * encoded afresh too (keeping them would only keep fresh log lines alive).
      */
     @Override
     public void setText(int row, String value) {
+        if (value == last) {
+            setVariable(row, lastBytes, lastLength);
+            return;
+        }
         int n = value.length();
         if (n < CACHED_MIN_CHARS) {
             byte[] bytes = ascii;
@@ -193,11 +205,14 @@ public final class ArrowColumnSink implements ColumnSink {
                 seen |= c;
                 bytes[i] = (byte) c;
             }
-            if (seen < 0x80) {
-                setVariable(row, bytes, n);
-            } else {
-                setVariable(row, value.getBytes(StandardCharsets.UTF_8));
+            if (seen >= 0x80) {
+                bytes = value.getBytes(StandardCharsets.UTF_8);
+                n = bytes.length;
             }
+            last = value;
+            lastBytes = bytes;
+            lastLength = n;
+            setVariable(row, bytes, n);
             return;
         }
         AsciiText longAscii = AsciiText.local();

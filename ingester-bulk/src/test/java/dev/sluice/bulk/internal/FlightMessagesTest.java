@@ -24,6 +24,47 @@ class FlightMessagesTest {
     }
 
     @Test
+    void anAnswerReadsTheSameThroughTheCompactReaderAsThroughTheJsonParser() {
+        String[] answers = {"{}", "{\"request_id\":7,\"affected_rows\":1000}", "{\"affected_rows\":3,\"request_id\":9}",
+            "{\"request_id\":12}", "{\"affected_rows\":0}", "{\"request_id\":1,\"request_id\":2}",
+            "{\"request_id\":999999999999999999,\"affected_rows\":1}", "{\"request_id\":9223372036854775807}",
+            "{\"request_id\":0,\"affected_rows\":0}", "{\"request_id\":-4,\"affected_rows\":2}",
+            "{\"request_id\":1.0}", "{\"request_id\":1,\"affected_rows\":2,\"extra\":3}", "{\"request_id\": 5}",
+            "{\"request_id\":\"6\"}", "{\"request_id\":1,}", "{\"request_id\":1}}", "{\"affected_rows\":1e3}",
+            "{\"request_id\":08}", "{\"request_id\":42,\"affected_rows\":88,\"elapsed_secs\":0.123}",
+            "{\"elapsed_secs\":1e-5,\"request_id\":3,\"affected_rows\":4}", "{\"request_id\":3,\"elapsed_secs\":-2.5E+3}",
+            "{\"request_id\":3,\"elapsed_secs\":01}", "{\"request_id\":3,\"elapsed_secs\":1.}",
+            "{\"request_id\":3,\"elapsed_secs\":.5}", "{\"request_id\":3,\"elapsed_secs\":1e}",
+            "{\"request_id\":3,\"elapsed_secs\":NaN}", "{\"request_id\":3,\"elapsed_secs\":0}",
+            "{\"request_id\":3,\"elapsed_secs\":\"x\"}"};
+        for (String a : answers) {
+            Flight.PutResult r = result(a);
+            BulkAnswer compact = FlightMessages.compactAnswer(r.getAppMetadata());
+            BulkAnswer parsed;
+            try {
+                parsed = FlightMessages.answer(result(" " + a)); // a leading space: only the JSON parser reads it
+            } catch (IllegalArgumentException e) {
+                parsed = null;
+            }
+            if (compact != null) {
+                assertEquals(parsed, compact, a);
+            }
+            BulkAnswer either;
+            try {
+                either = FlightMessages.answer(r);
+            } catch (IllegalArgumentException e) {
+                either = null;
+            }
+            assertEquals(parsed, either, a);
+        }
+        assertEquals(new BulkAnswer(7, 1000), FlightMessages.compactAnswer(
+                result("{\"request_id\":7,\"affected_rows\":1000}").getAppMetadata()), "the server's answer is read compactly");
+        assertEquals(new BulkAnswer(42, 88), FlightMessages.compactAnswer(
+                result("{\"request_id\":42,\"affected_rows\":88,\"elapsed_secs\":0.000123}").getAppMetadata()),
+                "GreptimeDB's answer, with its elapsed time, is read compactly");
+    }
+
+    @Test
     void theGreetingWithoutAnIdReadsAsZero() {
         assertEquals(new BulkAnswer(0, 0), FlightMessages.answer(result("{}")));
     }

@@ -18,12 +18,15 @@ import dev.sluice.write.StatusCode;
 import dev.sluice.write.WhenFull;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -54,17 +57,24 @@ final class BulkEngineWriter implements BulkStreamWriter {
     private long nextId;
     private volatile boolean completing;
     private volatile boolean closed;
-    /** Held by the producer while it changes or sends the batch; off-heap memory is freed only under it. */
-    private final ReentrantLock producing = new ReentrantLock();
-    /** Guarded by {@link #producing}. */
-    private boolean freed;
+    /**
+     * The thread that holds the writer's batch: the producer while it changes or sends the batch, or {@link #close}
+     * while it frees the memory; null when none does. Off-heap memory is freed only by its holder. One producer
+     * thread at a time is the contract; a second one waits here rather than writing into the same memory.
+     */
+    private volatile Thread holder;
+    private static final VarHandle HOLDER;
+    /** How many times the holder entered again while holding the batch; read and written by the holder only. */
+    private int depth;
+    /** Set once, by whoever frees the off-heap memory. */
+    private final AtomicBoolean freed = new AtomicBoolean();
     private final BatchGuard guard = new BatchGuard() {
         @Override
         public void enter() {
-            producing.lock();
+            hold();
             if (closed) {
                 freeMemory();
-                producing.unlock();
+                let();
                 throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
             }
         }
@@ -74,9 +84,67 @@ final class BulkEngineWriter implements BulkStreamWriter {
             if (closed) {
                 freeMemory(); // closed from another thread while this producer wrote: the last one out frees
             }
-            producing.unlock();
+            let();
         }
     };
+
+    static {
+        try {
+            HOLDER = MethodHandles.lookup().findVarHandle(BulkEngineWriter.class, "holder", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * Takes the batch for the calling thread, waiting while another thread holds it; one atomic instruction when
+     * none does (the producer's case on every row). Reentrant, as {@link #let} undoes one take.
+     */
+    private void hold() {
+        Thread me = Thread.currentThread();
+        if (holder == me) {
+            depth++; // entered again from within (a row still open, say): the check that follows then refuses
+            return;
+        }
+        while (!HOLDER.compareAndSet(this, null, me)) {
+            LockSupport.parkNanos(this, HOLD_POLL_NANOS);
+        }
+    }
+
+    /** Lets the batch go; no fence: a thread waiting in {@link #hold} or {@link #holdUntil} sees it soon enough. */
+    private void let() {
+        if (depth > 0) {
+            depth--;
+            return;
+        }
+        HOLDER.setRelease(this, null);
+    }
+
+    /**
+     * Takes the batch for the calling thread as {@link #hold} does, waiting at most until {@code deadline}.
+     *
+     * @return 1 when taken, 0 when this thread already held it, -1 when the deadline passed
+     */
+    private int holdUntil(long deadline) throws InterruptedException {
+        Thread me = Thread.currentThread();
+        if (holder == me) {
+            return 0;
+        }
+        while (!HOLDER.compareAndSet(this, null, me)) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return -1;
+            }
+            LockSupport.parkNanos(this, Math.min(left, HOLD_POLL_NANOS));
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+        return 1;
+    }
+
+    /** How long a thread waiting for the batch sleeps between looks. */
+    private static final long HOLD_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     /**
      * Opens the stream.
@@ -446,15 +514,15 @@ final class BulkEngineWriter implements BulkStreamWriter {
         creation.stop(closedError());
         onClose.accept(this);
         abort(closedError(), "bulk writer closed");
-        boolean mine;
+        int held;
         try {
             // A producer on another thread finishes its current step first (abort freed any slot it waits for).
-            mine = producing.tryLock(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            held = holdUntil(System.nanoTime() + config.requestTimeout().toNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            mine = false;
+            held = -1;
         }
-        if (!mine) {
+        if (held < 0) {
             LOG.warn("bulk writer for '{}' closed while a producer thread still writes; it frees the off-heap memory"
                     + " when it returns", schema.tableName());
             return;
@@ -462,20 +530,21 @@ final class BulkEngineWriter implements BulkStreamWriter {
         try {
             freeMemory();
         } finally {
-            producing.unlock();
+            if (held > 0) {
+                let();
+            }
         }
     }
 
     /**
-     * Releases every off-heap buffer, once; holds {@link #producing}. Unanswered batches still hold theirs: they
-     * are failed first (the writer is closed), so that the codec frees its memory with nothing outstanding but what
-     * the transport still reads.
+     * Releases every off-heap buffer, once; the caller holds the batch ({@link #holder}). Unanswered batches still
+     * hold theirs: they are failed first (the writer is closed), so that the codec frees its memory with nothing
+     * outstanding but what the transport still reads.
      */
     private void freeMemory() {
-        if (freed) {
+        if (!freed.compareAndSet(false, true)) {
             return;
         }
-        freed = true;
         writer.abort(closedError(), "bulk writer closed");
         codec.close();
     }
