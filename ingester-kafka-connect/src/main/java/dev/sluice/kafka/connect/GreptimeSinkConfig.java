@@ -407,6 +407,8 @@ public final class GreptimeSinkConfig extends AbstractConfig {
             ConnectionOverlap.refuse(c, CONNECTION_STRING, settings, key -> props.containsKey(key)
                     && !(key.equals(PASSWORD) && props.get(key).isEmpty()));
             ConnectionOverlap.refuseHints(c, CONNECTION_STRING, HINTS, hintNames);
+            ConnectionOverlap.refuseUnordered(c, CONNECTION_STRING, "(Kafka's order per partition must survive"
+                    + " retries)");
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
@@ -507,9 +509,12 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         return v != null && Boolean.parseBoolean(v.toString().trim());
     }
 
-    /** @return the password: the connection string's when it names a user, else {@value #PASSWORD}; or "" */
+    /**
+     * @return the password: the connection string's when it names one, else {@value #PASSWORD} (for the string's user
+     *     when it names only its user); or ""
+     */
     public String password() {
-        if (connection != null && connection.hasUser()) {
+        if (connection != null && connection.hasPassword()) {
             return connection.options().authInfo().password();
         }
         Password p = getPassword(PASSWORD);
