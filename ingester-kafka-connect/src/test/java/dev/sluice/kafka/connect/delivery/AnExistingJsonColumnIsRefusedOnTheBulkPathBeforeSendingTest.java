@@ -7,6 +7,7 @@ import dev.sluice.data.DataType;
 import dev.sluice.data.TableSchema;
 import dev.sluice.kafka.connect.GreptimeSinkConfig;
 import dev.sluice.kafka.connect.GreptimeSinkTask;
+import dev.sluice.testkit.GreptimeTestServer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,6 +35,9 @@ class AnExistingJsonColumnIsRefusedOnTheBulkPathBeforeSendingTest extends SinkTa
 
     @Test
     void aTextIntoAnExistingJsonColumnIsRefusedNamingTableAndColumn() throws Exception {
+        // The sink learns the existing table's column types from GreptimeDB's HTTP API (gRPC serves no query).
+        server.close();
+        server = GreptimeTestServer.builder().httpPort(0).start();
         Ctx first = start(Dlq.OK);
         Map<String, Object> v = new HashMap<>(metricValue(P0, 0, 1.0));
         v.put("attrs", new HashMap<>(Map.of("k", "v")));
@@ -46,7 +50,8 @@ class AnExistingJsonColumnIsRefusedOnTheBulkPathBeforeSendingTest extends SinkTa
         task = new GreptimeSinkTask();
         task.initialize(ctx);
         task.start(props(GreptimeSinkConfig.WRITE_PATH, "bulk", GreptimeSinkConfig.RETRY_ATTEMPTS, "2",
-                GreptimeSinkConfig.RETRY_DELIVERY, "1000", GreptimeSinkConfig.REDELIVERY_BACKOFF, "0"));
+                GreptimeSinkConfig.RETRY_DELIVERY, "1000", GreptimeSinkConfig.REDELIVERY_BACKOFF, "0",
+                GreptimeSinkConfig.HTTP_URL, "http://" + server.httpEndpoint()));
         long writesBefore = writeRequests();
         Map<String, Object> text = new HashMap<>(metricValue(P0, 1, 2.0));
         text.put("attrs", "{\"k\":1}");
