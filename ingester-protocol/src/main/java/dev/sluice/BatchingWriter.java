@@ -393,8 +393,13 @@ public interface BatchingWriter extends AutoCloseable {
              *
              * @param rows at least {@code maxBatchRows} (default 1,000,000, or {@code maxBatchRows} when larger)
              * @return this
+             * @throws IllegalArgumentException when negative (a count below {@code maxBatchRows} is refused by
+             *     {@link #build()})
              */
             public Builder maxBufferedRows(long rows) {
+                if (rows < 0) {
+                    throw new IllegalArgumentException("maxBufferedRows (" + rows + ") must be at least maxBatchRows");
+                }
                 this.maxBufferedRows = rows;
                 return this;
             }

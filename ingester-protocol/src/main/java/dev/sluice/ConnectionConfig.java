@@ -5,6 +5,9 @@ import dev.sluice.write.Context;
 import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.WhenFull;
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -37,8 +41,10 @@ import java.util.regex.Pattern;
  * are percent-decoded too ({@code +08:00} stays as written).
  *
  * <p>Each key is handed to the builder setter it names, so a value is checked exactly as the builders check it:
- * a bad value is refused naming its key. Unknown keys, a key given twice, and settings that contradict each other
- * ({@code tls=false} with a {@code tls_*} key, a client certificate without its key) are refused naming the key.
+ * a bad value is refused naming its key. Unknown keys, a key given twice (hint names count trimmed, as they are
+ * sent), and settings that contradict each other ({@code tls=false} with a {@code tls_*} key, a client certificate
+ * without its key) are refused naming the key; a host named twice and %-escapes that do not spell UTF-8 are refused
+ * naming the host or the part.
  * Neither errors nor {@link #toString()} ever show the password.
  *
  * <p>{@link #fromEnvironment()} reads the string from the system property {@value #PROPERTY} or the environment
@@ -139,8 +145,9 @@ public final class ConnectionConfig {
     }
 
     private static ConnectionConfig parse(String connection, String separatePassword, String passwordSource) {
+        ConnectionConfig c;
         try {
-            return read(connection, separatePassword, passwordSource);
+            c = read(connection);
         } catch (IllegalArgumentException e) {
             if (mayShowPassword(connection, e.getMessage())) {
                 throw new IllegalArgumentException("the connection string is malformed (details left out: they would"
@@ -149,6 +156,29 @@ public final class ConnectionConfig {
             }
             throw e;
         }
+        return passwordSource == null ? c : c.withPassword(separatePassword, passwordSource);
+    }
+
+    /**
+     * Gives the user the string names a password kept apart from the string (an environment variable, an option
+     * whose value a tool hides), as {@link #fromEnvironment()} does with {@value #PASSWORD_VARIABLE}.
+     *
+     * @param separatePassword the password
+     * @param source where it was given, for errors, e.g. {@code environment variable GREPTIMEDB_PASSWORD}
+     * @return these settings with the password
+     * @throws IllegalArgumentException when the string names no user, or names a password too
+     */
+    public ConnectionConfig withPassword(String separatePassword, String source) {
+        Objects.requireNonNull(separatePassword, "password");
+        if (user == null) {
+            throw new IllegalArgumentException("the " + source + " is set, but the connection string names no user:"
+                    + " write greptimedb://user@host/...");
+        }
+        if (password != null) {
+            throw new IllegalArgumentException("the password is given twice: in the connection string and in the "
+                    + source + "; keep one");
+        }
+        return new ConnectionConfig(endpoints, database, user, separatePassword, new LinkedHashMap<>(keys));
     }
 
     /**
@@ -173,7 +203,7 @@ public final class ConnectionConfig {
         return false;
     }
 
-    private static ConnectionConfig read(String connection, String separatePassword, String passwordSource) {
+    private static ConnectionConfig read(String connection) {
         if (connection == null || connection.isBlank()) {
             throw new IllegalArgumentException("the connection string is empty: expected " + FORM);
         }
@@ -218,17 +248,6 @@ public final class ConnectionConfig {
             }
         }
         List<String> endpoints = hosts(rest);
-        if (passwordSource != null) {
-            if (user == null) {
-                throw new IllegalArgumentException("the " + passwordSource + " is set, but the connection string"
-                        + " names no user: write greptimedb://user@host/...");
-            }
-            if (password != null) {
-                throw new IllegalArgumentException("the password is given twice: in the connection string and in the "
-                        + passwordSource + "; keep one");
-            }
-            password = separatePassword;
-        }
         Map<String, String> keys = query == null ? new LinkedHashMap<>() : query(query);
         ConnectionConfig c = new ConnectionConfig(endpoints, database, user, password, keys);
         // Every value goes through the builders now, so a bad one is refused here, naming its key.
@@ -283,7 +302,15 @@ public final class ConnectionConfig {
                             + "': write a port from 1 to 65535 in digits");
                 }
             }
-            out.add(host + ":" + p);
+            String endpoint = host + ":" + p;
+            for (String seen : out) {
+                // Host names are case-insensitive: DB1 and db1 are one host.
+                if (seen.equalsIgnoreCase(endpoint)) {
+                    throw new IllegalArgumentException("host '" + endpoint + "' is named twice in the connection"
+                            + " string ('" + list + "'): name each host once");
+                }
+            }
+            out.add(endpoint);
         }
         return out;
     }
@@ -305,10 +332,12 @@ public final class ConnectionConfig {
                 throw new IllegalArgumentException("key '" + name + "' of the connection string has no value: write "
                         + name + "=<" + k.type + ">");
             }
-            if (keys.containsKey(name)) {
-                throw new IllegalArgumentException("key '" + name + "' is given twice in the connection string");
+            String named = hintName(name);
+            if (keys.containsKey(named)) {
+                throw new IllegalArgumentException("key '" + named + "' is given twice in the connection string"
+                        + (named.equals(name) ? "" : " (also as '" + name + "': a hint's name is sent trimmed)"));
             }
-            keys.put(name, decode(pair.substring(eq + 1), "the value of '" + name + "'", false));
+            keys.put(named, decode(pair.substring(eq + 1), "the value of '" + named + "'", false));
         }
         if (keys.containsKey("tls") && isFalse(keys.get("tls"))) {
             for (String name : keys.keySet()) {
@@ -330,7 +359,10 @@ public final class ConnectionConfig {
         return keys;
     }
 
-    /** Percent-decodes (UTF-8); {@code +} stays a plus. A secret is never shown in the error. */
+    /**
+     * Percent-decodes (UTF-8); {@code +} stays a plus. Escapes that do not spell UTF-8 are refused (never read as
+     * replacement characters). A secret is never shown in the error.
+     */
     private static String decode(String s, String what, boolean secret) {
         if (s.indexOf('%') < 0) {
             return s;
@@ -356,7 +388,15 @@ public final class ConnectionConfig {
                 out.write(b, 0, b.length);
             }
         }
-        return out.toString(StandardCharsets.UTF_8);
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(out.toByteArray()))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException(what + " in the connection string has %-escapes that do not spell"
+                    + " UTF-8" + (secret ? "" : " in '" + s + "'") + ": percent-encode the UTF-8 bytes of each"
+                    + " character (é is %C3%A9)");
+        }
     }
 
     /** @return the endpoints, {@code host:port}, in the string's order */
@@ -382,6 +422,16 @@ public final class ConnectionConfig {
     /** @return true when the string names a user ({@code user@host}) */
     public boolean hasUser() {
         return user != null;
+    }
+
+    /**
+     * Tells whether the string names a password ({@code user:password@host}, or one given apart with
+     * {@link #withPassword}); a string naming only its user leaves the password to be given apart.
+     *
+     * @return true when there is a password
+     */
+    public boolean hasPassword() {
+        return password != null;
     }
 
     /**
@@ -413,7 +463,8 @@ public final class ConnectionConfig {
 
     /**
      * Applies the string's credentials and client keys to a builder, leaving what the string does not name as
-     * the builder has it. The hosts and database are not applied (a builder is made with them:
+     * the builder has it: a string naming its user without a password keeps the password the builder holds for that
+     * user. The hosts and database are not applied (a builder is made with them:
      * {@code GreptimeOptions.newBuilder(c.endpoints(), c.database())}).
      *
      * @param b the builder
@@ -422,7 +473,9 @@ public final class ConnectionConfig {
      */
     public GreptimeOptions.Builder applyTo(GreptimeOptions.Builder b) {
         if (user != null) {
-            b.authInfo(new AuthInfo(user, password == null ? "" : password));
+            AuthInfo now = b.currentAuthInfo();
+            String kept = now != null && now.username().equals(user) ? now.password() : "";
+            b.authInfo(new AuthInfo(user, password != null ? password : kept));
         }
         Settings s = new Settings(b, null, null);
         apply(s, Scope.OPTIONS);
@@ -739,6 +792,18 @@ public final class ConnectionConfig {
             }
         }
         return null;
+    }
+
+    /**
+     * The name a key is held under: a hint's name trimmed, as {@link Context.Builder#hint} sends it (so
+     * {@code hint.ttl } and {@code hint.ttl} are one hint); other keys as written.
+     */
+    private static String hintName(String name) {
+        if (!name.startsWith(HINT_PREFIX)) {
+            return name;
+        }
+        String hint = name.substring(HINT_PREFIX.length()).trim();
+        return hint.isEmpty() ? name : HINT_PREFIX + hint;
     }
 
     private static List<String> keyNames() {

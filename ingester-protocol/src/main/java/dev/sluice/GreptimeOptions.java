@@ -6,9 +6,12 @@ import dev.sluice.write.Context;
 import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.WhenFull;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Everything a {@link GreptimeDB} client is configured with. Immutable; build with
@@ -226,6 +229,8 @@ public final class GreptimeOptions {
         private final List<String> endpoints;
         private final String database;
         private AuthInfo authInfo;
+        /** An offset from UTC: sign, hours, minutes. */
+        private static final Pattern OFFSET = Pattern.compile("[+-]?(\\d{1,2}):([0-5]\\d)");
         private String timezone = "";
         private Duration requestTimeout = Duration.ofSeconds(60);
         private int maxMessageSize = 64 << 20;
@@ -304,14 +309,33 @@ public final class GreptimeOptions {
         }
 
         /**
-         * Sets the request timezone.
+         * Sets the request timezone, as GreptimeDB reads it: an offset from UTC ({@code +08:00}, {@code -03:30}),
+         * an IANA zone name ({@code Asia/Shanghai}, {@code UTC}), {@code SYSTEM} (the server's own), or empty for
+         * UTC.
          *
-         * @param timezone {@code +08:00} or an IANA zone name
+         * @param timezone the timezone
          * @return this
+         * @throws IllegalArgumentException when it is none of these (the server would read it as UTC or refuse every
+         *     request)
          */
         public Builder timezone(String timezone) {
-            this.timezone = Objects.requireNonNull(timezone, "timezone");
+            Objects.requireNonNull(timezone, "timezone");
+            if (!timezone.isEmpty() && !timezone.equalsIgnoreCase("SYSTEM") && !isOffset(timezone)
+                    && !ZoneId.getAvailableZoneIds().contains(timezone)) {
+                throw new IllegalArgumentException("timezone '" + timezone + "' is neither an offset from UTC under"
+                        + " 24 hours (+08:00, -03:30) nor an IANA zone name (Asia/Shanghai, UTC)");
+            }
+            this.timezone = timezone;
             return this;
+        }
+
+        /**
+         * Tells whether a timezone is an offset GreptimeDB takes: signed hours, a colon, minutes, under 24 hours
+         * (GreptimeDB's {@code Timezone::from_tz_string} in src/common/time/src/timezone.rs).
+         */
+        private static boolean isOffset(String timezone) {
+            Matcher m = OFFSET.matcher(timezone);
+            return m.matches() && Integer.parseInt(m.group(1)) * 60 + Integer.parseInt(m.group(2)) < 24 * 60;
         }
 
         /**
@@ -406,6 +430,11 @@ public final class GreptimeOptions {
         /** The retry policy set so far, for {@link ConnectionConfig} to change single values of. */
         RetryPolicy currentRetryPolicy() {
             return retryPolicy;
+        }
+
+        /** The credentials so far, or null, for {@link ConnectionConfig} to keep a password the string leaves out. */
+        AuthInfo currentAuthInfo() {
+            return authInfo;
         }
 
         /** The TLS settings so far, or null, for {@link ConnectionConfig} to change single values of. */

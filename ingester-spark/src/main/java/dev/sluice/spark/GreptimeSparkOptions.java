@@ -44,7 +44,8 @@ public final class GreptimeSparkOptions {
             "A greptimedb://[user[:password]@]host[:port][,host...][/database][?key=value...] connection string"
                     + " (it replaces endpoints): its hosts, database, credentials and every key it names (tls,"
                     + " timeouts, retries, compression, batching, hint.*..., listed in the user's guide) are used. An"
-                    + " option beside it that sets the same thing is refused, naming both.");
+                    + " option beside it that sets the same thing is refused, naming both; option 'password' beside a"
+                    + " string naming only its user (greptimedb://user@host) is that user's password.");
     /** Database. */
     public static final Option DATABASE = new Option("database", "public", false,
             "Database to write to, or catalog-schema.");

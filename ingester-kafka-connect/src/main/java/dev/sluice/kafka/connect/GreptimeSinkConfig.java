@@ -55,7 +55,7 @@ public final class GreptimeSinkConfig extends AbstractConfig {
     public static final String TLS_SERVER_NAME = "greptimedb.tls.server.name";
     /** Request timezone. */
     public static final String TIMEZONE = "greptimedb.timezone";
-    /** HTTP API for the append-mode check. */
+    /** HTTP API for the append-mode check and the bulk path's reading of existing tables. */
     public static final String HTTP_URL = "greptimedb.http.url";
     /** Per-call deadline. */
     public static final String REQUEST_TIMEOUT = "greptimedb.request.timeout.ms";
@@ -226,9 +226,11 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         d.define(TIMEZONE, Type.STRING, "", Importance.LOW,
                 "Request timezone (+08:00 or an IANA name); empty for UTC.", CONNECTION, ++o, Width.SHORT, "Timezone");
         d.define(HTTP_URL, Type.STRING, "", Importance.LOW,
-                "GreptimeDB's HTTP API (e.g. http://host:4000), used only when the connector starts, to warn about"
+                "GreptimeDB's HTTP API (e.g. http://host:4000), used to warn, when the connector starts, about"
                         + " target tables in append mode (SHOW CREATE TABLE on each topic's table; needs a topics"
-                        + " list and topic-based table names). Empty: no check.", CONNECTION, ++o, Width.LONG,
+                        + " list and topic-based table names), and on write.path=bulk to read each table's columns"
+                        + " once (DESC TABLE), so that a record landing in an existing JSON column is refused before"
+                        + " anything is sent. Empty: no check.", CONNECTION, ++o, Width.LONG,
                 "HTTP URL");
         d.define(REQUEST_TIMEOUT, Type.LONG, 60_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "Deadline of each call to GreptimeDB, in milliseconds.", CONNECTION, ++o, Width.SHORT,
@@ -407,6 +409,8 @@ public final class GreptimeSinkConfig extends AbstractConfig {
             ConnectionOverlap.refuse(c, CONNECTION_STRING, settings, key -> props.containsKey(key)
                     && !(key.equals(PASSWORD) && props.get(key).isEmpty()));
             ConnectionOverlap.refuseHints(c, CONNECTION_STRING, HINTS, hintNames);
+            ConnectionOverlap.refuseUnordered(c, CONNECTION_STRING, "(Kafka's order per partition must survive"
+                    + " retries)");
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
@@ -507,9 +511,12 @@ public final class GreptimeSinkConfig extends AbstractConfig {
         return v != null && Boolean.parseBoolean(v.toString().trim());
     }
 
-    /** @return the password: the connection string's when it names a user, else {@value #PASSWORD}; or "" */
+    /**
+     * @return the password: the connection string's when it names one, else {@value #PASSWORD} (for the string's user
+     *     when it names only its user); or ""
+     */
     public String password() {
-        if (connection != null && connection.hasUser()) {
+        if (connection != null && connection.hasPassword()) {
             return connection.options().authInfo().password();
         }
         Password p = getPassword(PASSWORD);

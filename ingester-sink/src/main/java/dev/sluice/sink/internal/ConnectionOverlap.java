@@ -18,7 +18,10 @@ public final class ConnectionOverlap {
     public static final String DATABASE = "its /database";
     /** What the string calls its user. */
     public static final String USER = "its user@";
-    /** What the string calls its password (given with its user). */
+    /**
+     * What the string calls its password ({@code user:password@}): a password given beside a string naming only its
+     * user ({@code user@}) sets nothing the string sets, and is that user's password.
+     */
     public static final String PASSWORD = "its user:password@";
 
     private ConnectionOverlap() {
@@ -64,7 +67,8 @@ public final class ConnectionOverlap {
             for (String inString : e.getValue()) {
                 boolean set = switch (inString) {
                     case HOSTS, DATABASE -> true;
-                    case USER, PASSWORD -> c.hasUser();
+                    case USER -> c.hasUser();
+                    case PASSWORD -> c.hasPassword();
                     default -> c.has(inString);
                 };
                 if (set && given.test(e.getKey())) {
@@ -92,6 +96,26 @@ public final class ConnectionOverlap {
             throw new IllegalArgumentException(x.setting() + " is set, and " + connection + " sets it too ("
                     + x.inString() + "): keep one of them");
         });
+    }
+
+    /**
+     * Refuses {@code ordered_per_table=false} in the string for an integration that keeps one batch of a table in
+     * flight at a time whatever the string says ({@link SinkClients#open(SinkSettings,
+     * dev.sluice.metrics.MetricsSink, boolean)} with {@code orderedPerTable}), so the key is refused rather than
+     * silently overridden.
+     *
+     * @param c the string's settings
+     * @param connection how the user gave the string, e.g. {@code option 'connection'}
+     * @param why why the integration keeps the order, completing "the integration keeps one batch of a table in
+     *     flight at a time ..."
+     * @throws IllegalArgumentException naming the key
+     */
+    public static void refuseUnordered(ConnectionConfig c, String connection, String why) {
+        if (c.has("ordered_per_table") && !c.batching().orderedPerTable()) {
+            throw new IllegalArgumentException("key 'ordered_per_table' of " + connection + " is false, and this"
+                    + " integration keeps one batch of a table in flight at a time " + why
+                    + ": drop the key (true is the only value it takes)");
+        }
     }
 
     /**

@@ -111,7 +111,8 @@ public record SinkSettings(List<String> endpoints, String database, String usern
 
     /**
      * Applies a connection string over these settings: every key it names replaces the separate setting (whether a
-     * setting given both ways is refused is the integration's rule, checked before), the rest stay.
+     * setting given both ways is refused is the integration's rule, checked before), the rest stay; a password set
+     * here beside a string naming only its user is that user's password.
      *
      * @param text the connection string, {@code greptimedb://...}
      * @return the settings the client is opened with, keeping the string for the keys no field here holds
@@ -119,6 +120,10 @@ public record SinkSettings(List<String> endpoints, String database, String usern
      */
     public SinkSettings connect(String text) {
         ConnectionConfig c = ConnectionConfig.parse(text);
+        if (c.hasUser() && !c.hasPassword() && !password.isEmpty()) {
+            // A string naming only its user: the password set apart is that user's.
+            c = c.withPassword(password, wording.key("password") + " setting");
+        }
         GreptimeOptions.Builder ob = GreptimeOptions.newBuilder(c.endpoints(), c.database());
         clientOptions(ob, MetricsSink.NONE);
         GreptimeOptions o = c.applyTo(ob).build();

@@ -297,7 +297,9 @@ public final class ImportOptions {
         database = c.database();
         if (c.hasUser()) {
             user = c.options().authInfo().username();
-            password = c.options().authInfo().password();
+            if (c.hasPassword()) {
+                password = c.options().authInfo().password();
+            }
         }
     }
 
@@ -329,7 +331,8 @@ public final class ImportOptions {
     /** The import's words in the shared client's failures. */
     private static final SinkSettings.Wording WORDING = new SinkSettings.Wording("--retry-deadline",
             "The import stops; the rows acknowledged so far are recorded in its state file.",
-            "run the same command again");
+            "run the same command again", Map.of("write_path", "--path", "compression",
+            "--connection's compression", "password", "--password"));
 
     /**
      * The client's settings from the command line: the target options, with {@code --connection} applied over them

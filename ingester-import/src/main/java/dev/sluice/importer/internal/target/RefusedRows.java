@@ -11,7 +11,6 @@ import dev.sluice.sink.internal.RefusedRowIsolator;
 import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.write.Err;
 import dev.sluice.write.ErrorKind;
-import dev.sluice.write.StatusCode;
 import dev.sluice.write.WriteOp;
 import java.util.ArrayList;
 import java.util.List;
@@ -153,10 +152,11 @@ public final class RefusedRows {
     }
 
     /**
-     * Whether a failure is the server refusing the data of the write: an InvalidArguments (1004) answer (not a
-     * transport failure or a missing answer) that {@link ErrorKind} counts as about the rows, not the settings
-     * (GreptimeDB answers a missing database or a table option it cannot parse with 1004 too). Every part the
-     * narrowing writes is judged the same way ({@link RefusedRowIsolator}).
+     * Whether a failure is the server refusing the data of the write: an answer (not a transport failure or a
+     * missing answer) that the client's one classification, {@link ErrorKind}, counts as about the rows
+     * ({@link ErrorKind#Data}: 1004 InvalidArguments that names no setting, 1002 Unexpected, 3001
+     * EngineExecuteQuery...), as the Kafka sink dead-letters it. Every part the narrowing writes is judged the same
+     * way ({@link RefusedRowIsolator}).
      *
      * @param t the failure of a write
      * @return the refusal, or null when the failure is of another kind
@@ -169,7 +169,7 @@ public final class RefusedRows {
     }
 
     private static boolean ofTheData(Err e) {
-        return e.statusCode() == StatusCode.InvalidArguments && e.kind() == ErrorKind.Data;
+        return e.kind() == ErrorKind.Data;
     }
 
     /**

@@ -291,6 +291,7 @@ public final class SinkSession {
         if (client.bulk() && !bulkReady(row.schema())) {
             try {
                 client.checkPath(row.schema());
+                client.checkExisting(row.schema());
             } catch (MappingException e) {
                 rejectInOrder(pe, e.table(), e.column(), e.getMessage(), e);
                 return;

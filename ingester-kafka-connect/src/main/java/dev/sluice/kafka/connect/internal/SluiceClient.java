@@ -11,12 +11,19 @@ import dev.sluice.sink.internal.SinkClients;
 import dev.sluice.sink.internal.SinkSettings;
 import dev.sluice.write.Err;
 import dev.sluice.write.ErrorKind;
+import dev.sluice.sink.internal.ServerTable;
+import dev.sluice.sql.ServerColumn;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The sink's contact with the Sluice client: opens it ({@link SinkClients}) from the connector's settings, hands
@@ -26,6 +33,7 @@ import org.apache.kafka.common.config.types.Password;
  * through {@link #clients()}.
  */
 public final class SluiceClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SluiceClient.class);
     private final SinkClients clients;
     /** One try: a full buffer after {@code max.block.ms} rewinds the partitions for redelivery. */
     private static final Backpressure ONE_TRY = new Backpressure(Duration.ZERO, "Kafka Connect redelivers the"
@@ -38,8 +46,14 @@ public final class SluiceClient implements AutoCloseable {
             "restart the task", Map.of("compression", GreptimeSinkConfig.COMPRESSION,
             "write_path", GreptimeSinkConfig.WRITE_PATH));
 
-    private SluiceClient(SinkClients clients) {
+    /** The settings the client was opened with; their HTTP endpoint is where existing tables are read. */
+    private final SinkSettings settings;
+    /** Bulk path: each table's columns as GreptimeDB holds them, read once (empty for a table that did not exist). */
+    private final Map<String, List<ServerColumn>> existing = new HashMap<>();
+
+    private SluiceClient(SinkClients clients, SinkSettings settings) {
         this.clients = clients;
+        this.settings = settings;
     }
 
     /**
@@ -52,9 +66,10 @@ public final class SluiceClient implements AutoCloseable {
     public static SluiceClient open(GreptimeSinkConfig cfg, MeterRegistry meterRegistry) {
         // Kafka's order per partition must survive retries for last-write-wins: one batch of a table in flight at
         // a time, so a retried batch never lands after a later one of its table.
-        return new SluiceClient(SinkClients.open(settings(cfg),
+        SinkSettings settings = settings(cfg);
+        return new SluiceClient(SinkClients.open(settings,
                 meterRegistry == null ? MetricsSink.NONE : MicrometerMetricsSink.of(meterRegistry), true,
-                Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT))));
+                Duration.ofMillis(cfg.getLong(GreptimeSinkConfig.BUFFER_TIMEOUT))), settings);
     }
 
     /**
@@ -78,11 +93,17 @@ public final class SluiceClient implements AutoCloseable {
                     millis(cfg, GreptimeSinkConfig.RETRY_DELIVERY), cfg.path(), cfg.getInt(GreptimeSinkConfig.BATCH_ROWS),
                     cfg.getLong(GreptimeSinkConfig.BATCH_BYTES), millis(cfg, GreptimeSinkConfig.FLUSH_INTERVAL),
                     cfg.getInt(GreptimeSinkConfig.IN_FLIGHT), cfg.getLong(GreptimeSinkConfig.BUFFER_ROWS),
-                    cfg.getString(GreptimeSinkConfig.COMPRESSION), hints, "none",
+                    cfg.getString(GreptimeSinkConfig.COMPRESSION), hints, httpEndpoint(cfg),
                     connection == null ? "" : connection.value(), WORDING);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
+    }
+
+    /** {@value GreptimeSinkConfig#HTTP_URL}, or {@code none} when it is empty: no table is read over HTTP. */
+    private static String httpEndpoint(GreptimeSinkConfig cfg) {
+        String url = cfg.getString(GreptimeSinkConfig.HTTP_URL).strip();
+        return url.isEmpty() ? "none" : url;
     }
 
     private static Duration millis(GreptimeSinkConfig cfg, String key) {
@@ -116,6 +137,43 @@ public final class SluiceClient implements AutoCloseable {
                     + ", which write.path=bulk cannot carry (use write.path=regular for records with nested values)",
                     null);
         });
+    }
+
+    /**
+     * Refuses, on the bulk path, a row whose column lands in a column of GreptimeDB's existing table that the bulk
+     * path cannot carry (the client's rule, {@link BatchingWriter.Path#carries}: a text field written into an
+     * existing JSON column), before anything is sent. The table's columns are read once per table from
+     * {@value GreptimeSinkConfig#HTTP_URL}; without it, or when the HTTP API cannot be read (logged), the server
+     * refuses such a row when it is written, and the refusal names the column as well.
+     *
+     * @param schema the row's schema
+     * @throws MappingException naming the table and column
+     */
+    public void checkExisting(TableSchema schema) {
+        String base = clients.bulk() ? ServerTable.baseUrl(settings) : null;
+        if (base == null) {
+            return;
+        }
+        List<ServerColumn> columns = existing.computeIfAbsent(schema.tableName(), t -> {
+            try {
+                List<ServerColumn> c = ServerTable.describe(settings, base, t);
+                return c == null ? List.of() : c;
+            } catch (IOException e) {
+                LOG.warn("GreptimeDB sink: could not read table {}'s columns from {} ({}): columns the bulk path"
+                        + " cannot carry are found by the server instead", t, base, e.toString());
+                return List.of();
+            }
+        });
+        for (TableSchema.Column c : schema.columns()) {
+            for (ServerColumn e : columns) {
+                if (e.name().equals(c.name()) && e.type() != null && !BatchingWriter.Path.Bulk.carries(e.type())) {
+                    throw new MappingException(schema.tableName(), c.name(), "column " + c.name() + " is "
+                            + e.typeName() + " in GreptimeDB's table, which " + GreptimeSinkConfig.WRITE_PATH
+                            + "=bulk cannot carry; nothing was sent (use " + GreptimeSinkConfig.WRITE_PATH
+                            + "=regular for this table)", null);
+                }
+            }
+        }
     }
 
     /**
