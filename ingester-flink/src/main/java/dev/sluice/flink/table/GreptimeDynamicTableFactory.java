@@ -131,8 +131,8 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             o.getOptional(APPEND_MODE).ifPresent(v -> hints.put("append_mode", v.toString()));
             o.getOptional(MERGE_MODE).ifPresent(v -> hints.put("merge_mode", v));
             SinkSettings settings = new SinkSettings(connection != null ? connection.endpoints() : o.get(ENDPOINTS),
-                    o.get(DATABASE),
-                    o.getOptional(USERNAME).orElse(""), o.getOptional(PASSWORD).orElse(""),
+                    o.get(DATABASE), o.getOptional(USERNAME).orElse(""),
+                    connection != null && connection.hasUser() ? passwordApart() : o.getOptional(PASSWORD).orElse(""),
                     o.get(TLS_ENABLED), o.getOptional(TLS_CA).orElse(""), o.getOptional(TLS_CERT).orElse(""),
                     o.getOptional(TLS_KEY).orElse(""), o.getOptional(TLS_SERVER_NAME).orElse(""), o.get(TIMEZONE),
                     o.get(REQUEST_TIMEOUT), o.get(RETRY_ATTEMPTS), o.get(RETRY_BACKOFF), o.get(RETRY_MAX_BACKOFF),
@@ -224,23 +224,39 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
         return c;
     }
 
-    /** Tells whether a connection string's authority holds {@code user:password@}, without parsing the rest. */
+    /**
+     * Tells whether a connection string holds {@code user:password@}, without parsing the rest. As
+     * {@link ConnectionConfig#parse(String)} reads it, the credentials are what comes before the last {@code @} ahead
+     * of the query, so a password holding an unencoded {@code /} or {@code #} is a password too.
+     */
     static boolean carriesPassword(String text) {
         String rest = text.strip();
         int scheme = rest.indexOf("://");
         if (scheme >= 0) {
             rest = rest.substring(scheme + 3);
         }
-        int end = rest.length();
-        for (char c : new char[] {'/', '?', '#'}) {
-            int i = rest.indexOf(c);
-            if (i >= 0 && i < end) {
-                end = i;
-            }
+        int query = rest.indexOf('?');
+        if (query >= 0) {
+            rest = rest.substring(0, query);
         }
-        String authority = rest.substring(0, end);
-        int at = authority.lastIndexOf('@');
-        return at >= 0 && authority.substring(0, at).indexOf(':') >= 0;
+        int at = rest.lastIndexOf('@');
+        return at >= 0 && rest.substring(0, at).indexOf(':') >= 0;
+    }
+
+    /**
+     * The password of the user a connection string names without one, from where the refusal of a password in the
+     * string points: the system property {@value ConnectionConfig#PASSWORD_PROPERTY}, else the environment variable
+     * {@value ConnectionConfig#PASSWORD_VARIABLE}, of the process that plans the job (as
+     * {@link ConnectionConfig#fromEnvironment()} reads them).
+     *
+     * @return the password, or empty when neither is set
+     */
+    private static String passwordApart() {
+        String p = System.getProperty(ConnectionConfig.PASSWORD_PROPERTY);
+        if (p == null) {
+            p = System.getenv(ConnectionConfig.PASSWORD_VARIABLE);
+        }
+        return p == null ? "" : p;
     }
 
     private static String soleTimestamp(List<Column> physical) {

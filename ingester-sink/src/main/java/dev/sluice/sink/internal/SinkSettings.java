@@ -111,7 +111,8 @@ public record SinkSettings(List<String> endpoints, String database, String usern
 
     /**
      * Applies a connection string over these settings: every key it names replaces the separate setting (whether a
-     * setting given both ways is refused is the integration's rule, checked before), the rest stay.
+     * setting given both ways is refused is the integration's rule, checked before), the rest stay. A string that
+     * names its user without a password takes this settings' password as that user's.
      *
      * @param text the connection string, {@code greptimedb://...}
      * @return the settings the client is opened with, keeping the string for the keys no field here holds
@@ -125,10 +126,14 @@ public record SinkSettings(List<String> endpoints, String database, String usern
         Context ctx = c.applyTo(context()).build();
         BatchingWriter.Config w = c.applyTo(batching()).build();
         AuthInfo auth = o.authInfo();
+        String pass = auth == null ? "" : auth.password();
+        if (c.hasUser() && pass.isEmpty()) {
+            // The string names its user only: the password given apart from the string is that user's.
+            pass = password;
+        }
         TlsConfig t = o.tls();
         RetryPolicy r = o.retryPolicy();
-        return new SinkSettings(o.endpoints(), o.database(), auth == null ? "" : auth.username(),
-                auth == null ? "" : auth.password(), t != null, t == null ? "" : text(t.trustCertificates()),
+        return new SinkSettings(o.endpoints(), o.database(), auth == null ? "" : auth.username(), pass, t != null, t == null ? "" : text(t.trustCertificates()),
                 t == null ? "" : text(t.clientCertificateChain()), t == null ? "" : text(t.clientPrivateKey()),
                 t == null || t.serverNameOverride() == null ? "" : t.serverNameOverride(), o.timezone(),
                 o.requestTimeout(), r.maxAttempts() == Integer.MAX_VALUE ? 0 : r.maxAttempts(), r.initialBackoff(),
