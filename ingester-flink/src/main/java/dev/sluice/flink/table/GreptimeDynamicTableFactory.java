@@ -146,11 +146,40 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             }
             // Upserts by the Flink key overwrite GreptimeDB's row only when that key holds the row's whole identity.
             boolean keyHoldsRowIdentity = !pk.isEmpty() && pk.contains(timeIndex) && pk.containsAll(tags);
+            String insertOnlyRefusal = pk.isEmpty() || keyHoldsRowIdentity ? null
+                    : keyWithoutRowIdentity(flinkTable, pk, tags, timeIndex);
             return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, keyHoldsRowIdentity,
-                    o.getOptional(SINK_PARALLELISM).orElse(null));
+                    insertOnlyRefusal, o.getOptional(SINK_PARALLELISM).orElse(null));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("table " + flinkTable + " ('connector'='greptimedb'): " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Why an insert-only query cannot go into a table whose primary key leaves out a tag or the time index: the
+     * planner has no {@code UPDATE_BEFORE} to give for it, so the row a second insert of a key replaces cannot be
+     * found, and GreptimeDB would keep both.
+     */
+    private static String keyWithoutRowIdentity(String flinkTable, List<String> pk, List<String> tags,
+                                                String timeIndex) {
+        List<String> rowKey = new ArrayList<>(tags);
+        rowKey.add(timeIndex);
+        List<String> withRowKey = new ArrayList<>(pk);
+        for (String c : rowKey) {
+            if (!withRowKey.contains(c)) {
+                withRowKey.add(c);
+            }
+        }
+        List<String> left = new ArrayList<>(rowKey);
+        left.removeAll(pk);
+        return "table " + flinkTable + " ('connector'='greptimedb') cannot take this query: the query only inserts,"
+                + " and its PRIMARY KEY (" + String.join(", ", pk) + ") leaves out " + String.join(", ", left)
+                + ". GreptimeDB keys a row by its tags and time index (" + String.join(", ", rowKey) + "), so two"
+                + " inserts of one key at different times would both be kept, where the primary key says the later"
+                + " replaces the earlier. Declare PRIMARY KEY (" + String.join(", ", withRowKey) + ") NOT ENFORCED"
+                + " to keep a row per key and time, or declare no primary key (the tags in option '" + TAGS.key()
+                + "') to keep every row. A query that updates (GROUP BY, a changelog source) can go into this"
+                + " primary key: its updates delete the row they replace";
     }
 
     /** The options the connection string sets too, with what the string calls them. */
