@@ -60,7 +60,7 @@ class APasswordIsKeptOutOfTheConnectionOptionTest {
         try (GreptimeTestServer server = GreptimeTestServer.builder().user("ingest", "s@cret").start()) {
             System.setProperty(ConnectionConfig.PASSWORD_PROPERTY, "s@cret");
             StreamTableEnvironment t = tables();
-            t.executeSql("CREATE TABLE cpu_env (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host) NOT"
+            t.executeSql("CREATE TABLE cpu_env (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host, ts) NOT"
                     + " ENFORCED) WITH ('connector'='greptimedb', 'connection'='greptimedb://ingest@"
                     + server.endpoint() + "/public', 'http-endpoint'='none')");
             t.executeSql("INSERT INTO cpu_env VALUES ('a', 0.5, TIMESTAMP '2024-01-01 00:00:00')").await();
