@@ -80,7 +80,8 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             }
             Map<String, String> given = context.getCatalogTable().getOptions();
             ConnectionConfig connection = connection(o, given);
-            WritePath path = connection != null && connection.has("write_path")
+            boolean pathFromConnectionString = connection != null && connection.has("write_path");
+            WritePath path = pathFromConnectionString
                     ? connection.batching().path() == BatchingWriter.Path.Bulk ? WritePath.BULK : WritePath.REGULAR
                     : o.get(WRITE_PATH);
             String timeIndex = o.getOptional(TIME_INDEX).orElseGet(() -> soleTimestamp(physical));
@@ -93,7 +94,7 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             boolean timeFound = false;
             for (Column c : physical) {
                 LogicalType t = c.getDataType().getLogicalType();
-                DataType d = TypeMapping.columnType(c.getName(), t, path);
+                DataType d = TypeMapping.columnType(c.getName(), t, path, pathFromConnectionString);
                 SemanticType sem;
                 if (c.getName().equals(timeIndex)) {
                     if (!d.isTimestamp()) {
