@@ -31,6 +31,8 @@ public final class GreptimeTableSink implements DynamicTableSink {
     private final boolean upsert;
     /** Why an insert-only query cannot go into this table, or null when it can. */
     private final String insertOnlyRefusal;
+    /** The Flink table's primary key, or empty. */
+    private final List<String> primaryKey;
     private final Integer parallelism;
 
     /**
@@ -42,15 +44,18 @@ public final class GreptimeTableSink implements DynamicTableSink {
      * @param upsert the Flink table's primary key holds every tag and the time index (updates overwrite in place)
      * @param insertOnlyRefusal why an insert-only query cannot go into the table (a primary key that does not hold
      *     the row's identity), or null when it can
+     * @param primaryKey the Flink table's primary key, or empty when it has none (an existing table in append mode
+     *     is refused when it has one)
      * @param parallelism the sink's parallelism, or null for the planner's
      */
     public GreptimeTableSink(SinkSettings settings, SchemaSpec spec, List<LogicalType> types, boolean upsert,
-                             String insertOnlyRefusal, Integer parallelism) {
+                             String insertOnlyRefusal, List<String> primaryKey, Integer parallelism) {
         this.settings = settings;
         this.spec = spec;
         this.types = types;
         this.upsert = upsert;
         this.insertOnlyRefusal = insertOnlyRefusal;
+        this.primaryKey = List.copyOf(primaryKey);
         this.parallelism = parallelism;
     }
 
@@ -73,13 +78,13 @@ public final class GreptimeTableSink implements DynamicTableSink {
 
     @Override
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
-        RowDataEncoder encoder = new RowDataEncoder(spec, types, true);
+        RowDataEncoder encoder = new RowDataEncoder(spec, types, true, primaryKey);
         return SinkV2Provider.of(new RowDataSink(settings, encoder), parallelism);
     }
 
     @Override
     public DynamicTableSink copy() {
-        return new GreptimeTableSink(settings, spec, types, upsert, insertOnlyRefusal, parallelism);
+        return new GreptimeTableSink(settings, spec, types, upsert, insertOnlyRefusal, primaryKey, parallelism);
     }
 
     @Override

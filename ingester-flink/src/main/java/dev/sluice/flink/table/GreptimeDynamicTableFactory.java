@@ -149,8 +149,15 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             boolean keyHoldsRowIdentity = !pk.isEmpty() && pk.contains(timeIndex) && pk.containsAll(tags);
             String insertOnlyRefusal = pk.isEmpty() || keyHoldsRowIdentity ? null
                     : keyWithoutRowIdentity(flinkTable, pk, tags, timeIndex);
+            if (!pk.isEmpty() && "true".equalsIgnoreCase(settings.hints().get("append_mode"))) {
+                throw new IllegalArgumentException("PRIMARY KEY (" + String.join(", ", pk) + ") and append mode ("
+                        + "option '" + APPEND_MODE.key() + "' or hint append_mode) contradict each other: a table in"
+                        + " append mode keeps every row written to it, so a later row of a key cannot replace the"
+                        + " earlier one. Declare no primary key (the tags in option '" + TAGS.key() + "') to keep"
+                        + " every row, or leave append mode out");
+            }
             return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, keyHoldsRowIdentity,
-                    insertOnlyRefusal, o.getOptional(SINK_PARALLELISM).orElse(null));
+                    insertOnlyRefusal, pk, o.getOptional(SINK_PARALLELISM).orElse(null));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("table " + flinkTable + " ('connector'='greptimedb'): " + e.getMessage(), e);
         }
