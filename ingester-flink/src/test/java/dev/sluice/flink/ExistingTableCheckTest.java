@@ -55,7 +55,7 @@ class ExistingTableCheckTest {
                 .addTimestamp("ts", DataType.TimestampMillisecond).build(), "a", 1.0, 1_704_067_200_000L);
         long before = writesTo(s, "typed_sql");
         String msg = sqlFailure(s, "CREATE TABLE typed_sql (host STRING, v BIGINT, ts TIMESTAMP(3),"
-                        + " PRIMARY KEY (host) NOT ENFORCED)",
+                        + " PRIMARY KEY (host, ts) NOT ENFORCED)",
                 "INSERT INTO typed_sql VALUES ('b', CAST(7 AS BIGINT), TIMESTAMP '2024-01-01 00:00:01')",
                 "http-endpoint", s.httpEndpoint());
         assertTrue(msg.contains("table typed_sql in database public exists and disagrees"), msg);
@@ -91,7 +91,7 @@ class ExistingTableCheckTest {
                 .addTimestamp("ts", DataType.TimestampMillisecond).build(), "a", 1_704_067_200_000L);
         long before = writesTo(s, "narrow");
         String msg = sqlFailure(s, "CREATE TABLE narrow (host STRING, extra DOUBLE, ts TIMESTAMP(3),"
-                        + " PRIMARY KEY (host) NOT ENFORCED)",
+                        + " PRIMARY KEY (host, ts) NOT ENFORCED)",
                 "INSERT INTO narrow VALUES ('b', 2.0, TIMESTAMP '2024-01-01 00:00:01')",
                 "http-endpoint", s.httpEndpoint(), "write.path", "bulk");
         assertTrue(msg.contains("column extra (DOUBLE in the Flink table, written as Float64) is missing from"
@@ -104,7 +104,7 @@ class ExistingTableCheckTest {
         existing(s, TableSchema.newBuilder("roles").addTag("host", DataType.String).addField("region", DataType.String)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build(), "a", "eu", 1_704_067_200_000L);
         String msg = sqlFailure(s, "CREATE TABLE roles (host STRING, region STRING, ts TIMESTAMP(3),"
-                        + " PRIMARY KEY (host, region) NOT ENFORCED)",
+                        + " PRIMARY KEY (host, region, ts) NOT ENFORCED)",
                 "INSERT INTO roles VALUES ('b', 'us', TIMESTAMP '2024-01-01 00:00:01')",
                 "http-endpoint", s.httpEndpoint());
         assertTrue(msg.contains("column region is a tag in the sink but a field in GreptimeDB's table"), msg);
@@ -118,7 +118,7 @@ class ExistingTableCheckTest {
                 "a", 1.0, new java.math.BigDecimal("1.50"), 1_704_067_200_000L);
         TableEnvironment t = SqlConnectorTest.streaming();
         t.executeSql("CREATE TABLE agrees (host STRING, v DOUBLE, d DECIMAL(10, 2), extra BIGINT, ts TIMESTAMP(3),"
-                + " PRIMARY KEY (host) NOT ENFORCED) WITH (" + SqlConnectorTest.with(s, "http-endpoint",
+                + " PRIMARY KEY (host, ts) NOT ENFORCED) WITH (" + SqlConnectorTest.with(s, "http-endpoint",
                 s.httpEndpoint()) + ")");
         t.executeSql("INSERT INTO agrees VALUES ('b', 2.0, CAST(2.25 AS DECIMAL(10, 2)), CAST(5 AS BIGINT),"
                 + " TIMESTAMP '2024-01-01 00:00:01')").await();
@@ -143,7 +143,7 @@ class ExistingTableCheckTest {
         existing(s, TableSchema.newBuilder("unchecked").addTag("host", DataType.String).addField("v", DataType.Float64)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build(), "a", 1.0, 1_704_067_200_000L);
         String msg = sqlFailure(s, "CREATE TABLE unchecked (host STRING, v BIGINT, ts TIMESTAMP(3),"
-                        + " PRIMARY KEY (host) NOT ENFORCED)",
+                        + " PRIMARY KEY (host, ts) NOT ENFORCED)",
                 "INSERT INTO unchecked VALUES ('b', CAST(7 AS BIGINT), TIMESTAMP '2024-01-01 00:00:01')",
                 "http-endpoint", "none");
         assertTrue(msg.contains("column v expect type Float64") && msg.contains("INT64"), msg);

@@ -34,7 +34,7 @@ class ExistingTableTimeIndexRoleCheckTest {
         }
         TableEnvironment t = SqlConnectorTest.streaming();
         t.executeSql("CREATE TABLE moved_index (host STRING, v DOUBLE, ts TIMESTAMP(3), event_time TIMESTAMP(3),"
-                + " PRIMARY KEY (host) NOT ENFORCED) WITH (" + SqlConnectorTest.with(s, "http-endpoint",
+                + " PRIMARY KEY (host, event_time) NOT ENFORCED) WITH (" + SqlConnectorTest.with(s, "http-endpoint",
                 s.httpEndpoint(), "time-index", "event_time") + ")");
         String msg = SqlConnectorTest.fullMessage(org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
                 () -> t.executeSql("INSERT INTO moved_index VALUES ('b', 2.0, TIMESTAMP '2024-01-01 00:00:01',"

@@ -45,8 +45,8 @@ class ExistingTableUnitAndScaleCheckTest {
     void aTimeIndexOfAnotherUnitFailsTheJobAtStartNamingBothTypes(GreptimeTestServer s) {
         existing(s, TableSchema.newBuilder("unit_ms").addTag("host", DataType.String).addField("v", DataType.Float64)
                 .addTimestamp("ts", DataType.TimestampMillisecond).build(), "a", 1.0, 1_704_067_200_000L);
-        String msg = failure(s, "CREATE TABLE unit_ms (host STRING, v DOUBLE, ts TIMESTAMP(6), PRIMARY KEY (host)"
-                + " NOT ENFORCED)", "INSERT INTO unit_ms VALUES ('b', 2.0, TIMESTAMP '2024-01-01 00:00:01.000001')");
+        String msg = failure(s, "CREATE TABLE unit_ms (host STRING, v DOUBLE, ts TIMESTAMP(6), PRIMARY KEY (host,"
+                + " ts) NOT ENFORCED)", "INSERT INTO unit_ms VALUES ('b', 2.0, TIMESTAMP '2024-01-01 00:00:01.000001')");
         assertTrue(msg.contains("table unit_ms") && msg.contains("column ts"), msg);
         assertTrue(msg.contains("TimestampMicrosecond") && msg.contains("TimestampMillisecond"), msg);
         assertEquals(1, s.rowCount("unit_ms"));
@@ -59,7 +59,7 @@ class ExistingTableUnitAndScaleCheckTest {
                 .addTimestamp("ts", DataType.TimestampMillisecond).build(), "a", new BigDecimal("1.25"),
                 1_704_067_200_000L);
         String msg = failure(s, "CREATE TABLE scaled (host STRING, price DECIMAL(10, 4), ts TIMESTAMP(3),"
-                + " PRIMARY KEY (host) NOT ENFORCED)",
+                + " PRIMARY KEY (host, ts) NOT ENFORCED)",
                 "INSERT INTO scaled VALUES ('b', CAST(1.2345 AS DECIMAL(10, 4)), TIMESTAMP '2024-01-01 00:00:01')");
         assertTrue(msg.contains("table scaled") && msg.contains("column price"), msg);
         assertTrue(msg.contains("DECIMAL(10, 4)") && (msg.contains("10, 2") || msg.contains("(10,2)")), msg);

@@ -84,7 +84,7 @@ class FailureReportingTest {
             db.shutdownGracefully();
         }
         TableEnvironment t = SqlConnectorTest.streaming();
-        t.executeSql("CREATE TABLE typed (host STRING, v BIGINT, ts TIMESTAMP(3), PRIMARY KEY (host) NOT ENFORCED)"
+        t.executeSql("CREATE TABLE typed (host STRING, v BIGINT, ts TIMESTAMP(3), PRIMARY KEY (host, ts) NOT ENFORCED)"
                 + " WITH (" + SqlConnectorTest.with(s) + ")");
         String msg = failureOf(() -> t.executeSql("INSERT INTO typed VALUES ('b', CAST(7 AS BIGINT),"
                 + " TIMESTAMP '2024-01-01 00:00:01')").await());

@@ -39,7 +39,7 @@ class SqlConnectorJarIT {
         try (GreptimeTestServer server = GreptimeTestServer.builder().start()) {
             TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
             t.executeSql("ADD JAR '" + jar().toAbsolutePath() + "'");
-            t.executeSql("CREATE TABLE cpu (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host) NOT"
+            t.executeSql("CREATE TABLE cpu (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host, ts) NOT"
                     + " ENFORCED) WITH ('connector'='greptimedb', 'endpoints'='" + server.endpoint() + "')");
             t.executeSql("INSERT INTO cpu VALUES ('a', 0.5, TIMESTAMP '2024-01-01 00:00:00'), ('b', 1.5,"
                     + " TIMESTAMP '2024-01-01 00:00:00')").await();
@@ -61,7 +61,7 @@ class SqlConnectorJarIT {
                 t.executeSql("ADD JAR '" + jar().toAbsolutePath() + "'");
                 String table = "threads_" + path.toLowerCase(java.util.Locale.ROOT);
                 t.executeSql("CREATE TABLE " + table + " (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY"
-                        + " (host) NOT ENFORCED) WITH ('connector'='greptimedb', 'endpoints'='" + server.endpoint()
+                        + " (host, ts) NOT ENFORCED) WITH ('connector'='greptimedb', 'endpoints'='" + server.endpoint()
                         + "', 'write.path'='" + path + "')");
                 t.executeSql("INSERT INTO " + table + " VALUES ('a', 0.5, TIMESTAMP '2024-01-01 00:00:00'), ('b',"
                         + " 1.5, TIMESTAMP '2024-01-01 00:00:00')").await();

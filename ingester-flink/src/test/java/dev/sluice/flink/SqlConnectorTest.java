@@ -60,7 +60,7 @@ class SqlConnectorTest {
     void insertsFromValuesWithTagsFromThePrimaryKey(GreptimeTestServer server) throws Exception {
         TableEnvironment t = streaming();
         t.executeSql("CREATE TABLE cpu (host STRING, region STRING, usage DOUBLE, ts TIMESTAMP(3),"
-                + " PRIMARY KEY (host, region) NOT ENFORCED) WITH (" + with(server, "ttl", "7d", "merge-mode", "last_non_null")
+                + " PRIMARY KEY (host, region, ts) NOT ENFORCED) WITH (" + with(server, "ttl", "7d", "merge-mode", "last_non_null")
                 + ")");
         t.executeSql("INSERT INTO cpu VALUES ('a', 'eu', 0.5, TIMESTAMP '2024-01-01 00:00:00'),"
                 + " ('b', 'us', 1.5, TIMESTAMP '2024-01-01 00:00:01.250')").await();
@@ -159,7 +159,7 @@ class SqlConnectorTest {
                 + " f64 DOUBLE, dc DECIMAL(12, 3), s STRING, c CHAR(3), vc VARCHAR(10), bin BYTES, d DATE,"
                 + " t0 TIME(0), t3 TIME(3), ts0 TIMESTAMP(0), ts3 TIMESTAMP(3), ts6 TIMESTAMP(6), ts9 TIMESTAMP(9),"
                 + " ltz TIMESTAMP_LTZ(6), arr ARRAY<INT>, m MAP<STRING, DOUBLE>, r ROW<x INT, y STRING>,"
-                + " PRIMARY KEY (s) NOT ENFORCED) WITH (" + with(server, "time-index", "ts9") + ")");
+                + " PRIMARY KEY (s, ts9) NOT ENFORCED) WITH (" + with(server, "time-index", "ts9") + ")");
         t.executeSql("INSERT INTO all_types VALUES (TRUE, CAST(-8 AS TINYINT), CAST(-16 AS SMALLINT), -32,"
                 + " -64000000000, CAST(1.5 AS FLOAT), 2.25, CAST(123456789.125 AS DECIMAL(12, 3)), 'text', 'abc',"
                 + " 'varchar', X'0102FF', DATE '2024-02-29', TIME '12:34:56', TIME '12:34:56.789',"

@@ -27,7 +27,7 @@ class SqlNanosecondTimestampRangeTest {
 
     private static void create(StreamTableEnvironment t, GreptimeTestServer server, String table) {
         t.executeSql("CREATE TABLE " + table + " (k STRING, ns TIMESTAMP(9), ts TIMESTAMP(3),"
-                + " PRIMARY KEY (k) NOT ENFORCED) WITH (" + with(server, "time-index", "ts") + ")");
+                + " PRIMARY KEY (k, ts) NOT ENFORCED) WITH (" + with(server, "time-index", "ts") + ")");
     }
 
     @Test

@@ -53,7 +53,7 @@ class SqlTypeMappingEdgeValuesTest {
     void everyTimestampPrecisionIsStoredInItsUnitAlsoBefore1970(GreptimeTestServer server) throws Exception {
         StreamTableEnvironment t = env("UTC");
         t.executeSql("CREATE TABLE ts_units (k STRING, ts0 TIMESTAMP(0), ts2 TIMESTAMP(2), ts5 TIMESTAMP(5),"
-                + " ts8 TIMESTAMP(8), ts9 TIMESTAMP(9), t6 TIME(6), PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                + " ts8 TIMESTAMP(8), ts9 TIMESTAMP(9), t6 TIME(6), PRIMARY KEY (k, ts9) NOT ENFORCED) WITH ("
                 + with(server, "time-index", "ts9") + ")");
         t.executeSql("INSERT INTO ts_units VALUES ('old', TIMESTAMP '1969-12-31 23:59:59',"
                 + " TIMESTAMP '1969-12-31 23:59:59.99', TIMESTAMP '1969-12-31 23:59:59.99999',"
@@ -79,7 +79,7 @@ class SqlTypeMappingEdgeValuesTest {
     void timestampLtzIsTheInstantWhateverTheSessionZone(GreptimeTestServer server) throws Exception {
         StreamTableEnvironment t = env("Asia/Shanghai");
         t.executeSql("CREATE TABLE ltz_units (k STRING, l0 TIMESTAMP_LTZ(0), l3 TIMESTAMP_LTZ(3),"
-                + " l6 TIMESTAMP_LTZ(6), l9 TIMESTAMP_LTZ(9), wall TIMESTAMP(3), PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                + " l6 TIMESTAMP_LTZ(6), l9 TIMESTAMP_LTZ(9), wall TIMESTAMP(3), PRIMARY KEY (k, l9) NOT ENFORCED) WITH ("
                 + with(server, "time-index", "l9") + ")");
         // 08:00:01 in Shanghai is 00:00:01 UTC; the TIMESTAMP column keeps its wall clock as UTC
         t.executeSql("INSERT INTO ltz_units VALUES ('x',"
@@ -105,7 +105,7 @@ class SqlTypeMappingEdgeValuesTest {
     void decimalsAtTheirBoundsAreStoredUnrounded(GreptimeTestServer server) throws Exception {
         StreamTableEnvironment t = env("UTC");
         t.executeSql("CREATE TABLE decimals (k STRING, d38 DECIMAL(38, 0), d38s DECIMAL(38, 10), frac DECIMAL(5, 5),"
-                + " neg DECIMAL(10, 2), ts TIMESTAMP(3), PRIMARY KEY (k) NOT ENFORCED) WITH (" + with(server) + ")");
+                + " neg DECIMAL(10, 2), ts TIMESTAMP(3), PRIMARY KEY (k, ts) NOT ENFORCED) WITH (" + with(server) + ")");
         t.executeSql("INSERT INTO decimals VALUES ('x',"
                 + " CAST('99999999999999999999999999999999999999' AS DECIMAL(38, 0)),"
                 + " CAST('-1234567890123456789012345678.0123456789' AS DECIMAL(38, 10)),"
@@ -128,7 +128,7 @@ class SqlTypeMappingEdgeValuesTest {
     void binaryOfFixedAndVariableLengthAndNullsInEveryColumn(GreptimeTestServer server) throws Exception {
         StreamTableEnvironment t = env("UTC");
         t.executeSql("CREATE TABLE bins (k STRING, b3 BINARY(3), vb VARBINARY(5), i INT, d DOUBLE, arr ARRAY<INT>,"
-                + " dc DECIMAL(6, 2), ts TIMESTAMP(3), PRIMARY KEY (k) NOT ENFORCED) WITH (" + with(server) + ")");
+                + " dc DECIMAL(6, 2), ts TIMESTAMP(3), PRIMARY KEY (k, ts) NOT ENFORCED) WITH (" + with(server) + ")");
         t.executeSql("INSERT INTO bins VALUES ('full', X'00FF10', X'DEADBEEF', 1, 0.5, ARRAY[1], CAST(1.25 AS DECIMAL(6, 2)),"
                 + " TIMESTAMP '2024-01-01 00:00:00'),"
                 + " ('nulls', CAST(NULL AS BINARY(3)), CAST(NULL AS VARBINARY(5)), CAST(NULL AS INT),"

@@ -101,6 +101,7 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
             if (existing == null) {
                 continue;
             }
+            refuseAppendModeUnderAKey(settings, base, t.tableName(), encoder.primaryKey());
             SchemaSpec spec = SchemaSpec.of(t);
             List<String> problems = SchemaCheck.disagreements(spec, i -> encoder.declaredType(t, i), existing,
                     settings.path());
@@ -110,6 +111,22 @@ public final class GreptimeSinkWriter<T> implements SinkWriter<T> {
                         + " GreptimeDB would refuse every row: " + String.join("; ", problems));
             }
         }
+    }
+
+    /**
+     * Fails when the sink replaces rows by a key and the existing table keeps every row written to it (append
+     * mode): each update would be kept beside the rows it should replace.
+     */
+    private static void refuseAppendModeUnderAKey(SinkSettings settings, String base, String table,
+                                                  List<String> key) throws IOException {
+        if (key.isEmpty() || !ServerTable.appendMode(settings, base, table).orElse(false)) {
+            return;
+        }
+        throw new IOException("GreptimeDB sink: table " + table + " in database " + settings.database()
+                + " exists in append mode (append_mode = 'true'): it keeps every row written to it, so the Flink"
+                + " table's PRIMARY KEY (" + String.join(", ", key) + ") cannot replace a key's row, and each update"
+                + " would be kept beside the rows it replaces. Declare no primary key (the tags in option 'tags') to"
+                + " add every row, or write to a table without append mode");
     }
 
     @Override

@@ -20,6 +20,7 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
     private final SchemaSpec spec;
     private final List<LogicalType> types;
     private final boolean ordered;
+    private final List<String> primaryKey;
     private transient TableSchema schema;
     private transient TableSchema keySchema;
     private transient int[] keyFields;
@@ -31,11 +32,18 @@ public final class RowDataEncoder implements RowEncoder<RowData> {
      * @param spec the table, one column per field in field order
      * @param types the fields' Flink types
      * @param ordered keep the order of writes per table (the input has updates or deletes)
+     * @param primaryKey the Flink table's primary key, or empty when it has none
      */
-    public RowDataEncoder(SchemaSpec spec, List<LogicalType> types, boolean ordered) {
+    public RowDataEncoder(SchemaSpec spec, List<LogicalType> types, boolean ordered, List<String> primaryKey) {
         this.spec = spec;
         this.types = List.copyOf(types);
         this.ordered = ordered;
+        this.primaryKey = List.copyOf(primaryKey);
+    }
+
+    @Override
+    public List<String> primaryKey() {
+        return primaryKey;
     }
 
     @Override

@@ -54,6 +54,16 @@ public interface RowEncoder<T> extends Serializable {
         return SchemaCheck.typeName(SchemaSpec.of(table).columns().get(column)) + " in the sink's TableSchema";
     }
 
+    /**
+     * The key by which a later write replaces a row the sink wrote before (a Flink table's primary key): a table
+     * that keeps every row written to it (append mode) cannot take such writes.
+     *
+     * @return the key's columns, or empty when the sink only adds rows
+     */
+    default java.util.List<String> primaryKey() {
+        return java.util.List.of();
+    }
+
     /** @return whether writes of one table must keep their order (upserts and deletes of one key) */
     default boolean ordered() {
         return false;

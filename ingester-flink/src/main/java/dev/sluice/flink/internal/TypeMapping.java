@@ -38,10 +38,13 @@ public final class TypeMapping {
      * @param column the column's name (for the message)
      * @param t the Flink type
      * @param path the write path
+     * @param pathFromConnectionString the path was chosen by option 'connection' ({@code write_path}), not by option
+     *     'write.path' (for the message's next step)
      * @return the column type
      * @throws IllegalArgumentException naming the column and type when GreptimeDB cannot hold it on this path
      */
-    public static DataType columnType(String column, LogicalType t, WritePath path) {
+    public static DataType columnType(String column, LogicalType t, WritePath path,
+                                      boolean pathFromConnectionString) {
         DataType d = switch (t.getTypeRoot()) {
             case BOOLEAN -> DataType.Bool;
             case TINYINT -> DataType.Int8;
@@ -62,8 +65,11 @@ public final class TypeMapping {
                     + ", which GreptimeDB cannot hold; cast it (e.g. to STRING) in the INSERT's SELECT");
         };
         if (!clientPath(path).carries(d)) {
-            throw new IllegalArgumentException("column " + column + " has Flink type " + t + ", written as "
-                    + d + ", which 'write.path'='bulk' cannot carry: use 'write.path'='regular' for this table");
+            throw new IllegalArgumentException("column " + column + " has Flink type " + t + ", written as " + d
+                    + (pathFromConnectionString
+                    ? ", which the bulk path (write_path=bulk in option 'connection') cannot carry: set"
+                            + " write_path=regular in option 'connection' for this table"
+                    : ", which 'write.path'='bulk' cannot carry: use 'write.path'='regular' for this table"));
         }
         return d;
     }

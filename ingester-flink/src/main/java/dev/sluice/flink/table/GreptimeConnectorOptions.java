@@ -1,5 +1,6 @@
 package dev.sluice.flink.table;
 
+import dev.sluice.ConnectionConfig;
 import dev.sluice.flink.WritePath;
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +32,9 @@ public final class GreptimeConnectorOptions {
                     + " credentials and every key it names (tls, timeouts, retries, compression, batching, hint.*...,"
                     + " listed in the user's guide) are used. An option here that sets the same thing as the string"
                     + " is refused, naming both. A password in the string is refused (Flink prints table options"
-                    + " in plain text): give it in 'password'.");
+                    + " in plain text): give it in 'password' with the user in 'username', or name the user in the"
+                    + " string and set the password in " + ConnectionConfig.PASSWORD_VARIABLE + " or the system"
+                    + " property " + ConnectionConfig.PASSWORD_PROPERTY + " of the process that plans the job.");
 
     /** Database to write to. */
     public static final ConfigOption<String> DATABASE = ConfigOptions.key("database").stringType()

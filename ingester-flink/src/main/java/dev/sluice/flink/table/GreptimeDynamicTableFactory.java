@@ -80,7 +80,8 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             }
             Map<String, String> given = context.getCatalogTable().getOptions();
             ConnectionConfig connection = connection(o, given);
-            WritePath path = connection != null && connection.has("write_path")
+            boolean pathFromConnectionString = connection != null && connection.has("write_path");
+            WritePath path = pathFromConnectionString
                     ? connection.batching().path() == BatchingWriter.Path.Bulk ? WritePath.BULK : WritePath.REGULAR
                     : o.get(WRITE_PATH);
             String timeIndex = o.getOptional(TIME_INDEX).orElseGet(() -> soleTimestamp(physical));
@@ -93,7 +94,7 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             boolean timeFound = false;
             for (Column c : physical) {
                 LogicalType t = c.getDataType().getLogicalType();
-                DataType d = TypeMapping.columnType(c.getName(), t, path);
+                DataType d = TypeMapping.columnType(c.getName(), t, path, pathFromConnectionString);
                 SemanticType sem;
                 if (c.getName().equals(timeIndex)) {
                     if (!d.isTimestamp()) {
@@ -131,8 +132,8 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             o.getOptional(APPEND_MODE).ifPresent(v -> hints.put("append_mode", v.toString()));
             o.getOptional(MERGE_MODE).ifPresent(v -> hints.put("merge_mode", v));
             SinkSettings settings = new SinkSettings(connection != null ? connection.endpoints() : o.get(ENDPOINTS),
-                    o.get(DATABASE),
-                    o.getOptional(USERNAME).orElse(""), o.getOptional(PASSWORD).orElse(""),
+                    o.get(DATABASE), o.getOptional(USERNAME).orElse(""),
+                    connection != null && connection.hasUser() ? passwordApart() : o.getOptional(PASSWORD).orElse(""),
                     o.get(TLS_ENABLED), o.getOptional(TLS_CA).orElse(""), o.getOptional(TLS_CERT).orElse(""),
                     o.getOptional(TLS_KEY).orElse(""), o.getOptional(TLS_SERVER_NAME).orElse(""), o.get(TIMEZONE),
                     o.get(REQUEST_TIMEOUT), o.get(RETRY_ATTEMPTS), o.get(RETRY_BACKOFF), o.get(RETRY_MAX_BACKOFF),
@@ -146,11 +147,47 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
             }
             // Upserts by the Flink key overwrite GreptimeDB's row only when that key holds the row's whole identity.
             boolean keyHoldsRowIdentity = !pk.isEmpty() && pk.contains(timeIndex) && pk.containsAll(tags);
+            String insertOnlyRefusal = pk.isEmpty() || keyHoldsRowIdentity ? null
+                    : keyWithoutRowIdentity(flinkTable, pk, tags, timeIndex);
+            if (!pk.isEmpty() && "true".equalsIgnoreCase(settings.hints().get("append_mode"))) {
+                throw new IllegalArgumentException("PRIMARY KEY (" + String.join(", ", pk) + ") and append mode ("
+                        + "option '" + APPEND_MODE.key() + "' or hint append_mode) contradict each other: a table in"
+                        + " append mode keeps every row written to it, so a later row of a key cannot replace the"
+                        + " earlier one. Declare no primary key (the tags in option '" + TAGS.key() + "') to keep"
+                        + " every row, or leave append mode out");
+            }
             return new GreptimeTableSink(settings, new SchemaSpec(table, cols), types, keyHoldsRowIdentity,
-                    o.getOptional(SINK_PARALLELISM).orElse(null));
+                    insertOnlyRefusal, pk, o.getOptional(SINK_PARALLELISM).orElse(null));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("table " + flinkTable + " ('connector'='greptimedb'): " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Why an insert-only query cannot go into a table whose primary key leaves out a tag or the time index: the
+     * planner has no {@code UPDATE_BEFORE} to give for it, so the row a second insert of a key replaces cannot be
+     * found, and GreptimeDB would keep both.
+     */
+    private static String keyWithoutRowIdentity(String flinkTable, List<String> pk, List<String> tags,
+                                                String timeIndex) {
+        List<String> rowKey = new ArrayList<>(tags);
+        rowKey.add(timeIndex);
+        List<String> withRowKey = new ArrayList<>(pk);
+        for (String c : rowKey) {
+            if (!withRowKey.contains(c)) {
+                withRowKey.add(c);
+            }
+        }
+        List<String> left = new ArrayList<>(rowKey);
+        left.removeAll(pk);
+        return "table " + flinkTable + " ('connector'='greptimedb') cannot take this query: the query only inserts,"
+                + " and its PRIMARY KEY (" + String.join(", ", pk) + ") leaves out " + String.join(", ", left)
+                + ". GreptimeDB keys a row by its tags and time index (" + String.join(", ", rowKey) + "), so two"
+                + " inserts of one key at different times would both be kept, where the primary key says the later"
+                + " replaces the earlier. Declare PRIMARY KEY (" + String.join(", ", withRowKey) + ") NOT ENFORCED"
+                + " to keep a row per key and time, or declare no primary key (the tags in option '" + TAGS.key()
+                + "') to keep every row. A query that updates (GROUP BY, a changelog source) can go into this"
+                + " primary key: its updates delete the row they replace";
     }
 
     /** The options the connection string sets too, with what the string calls them. */
@@ -224,23 +261,39 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
         return c;
     }
 
-    /** Tells whether a connection string's authority holds {@code user:password@}, without parsing the rest. */
+    /**
+     * Tells whether a connection string holds {@code user:password@}, without parsing the rest. As
+     * {@link ConnectionConfig#parse(String)} reads it, the credentials are what comes before the last {@code @} ahead
+     * of the query, so a password holding an unencoded {@code /} or {@code #} is a password too.
+     */
     static boolean carriesPassword(String text) {
         String rest = text.strip();
         int scheme = rest.indexOf("://");
         if (scheme >= 0) {
             rest = rest.substring(scheme + 3);
         }
-        int end = rest.length();
-        for (char c : new char[] {'/', '?', '#'}) {
-            int i = rest.indexOf(c);
-            if (i >= 0 && i < end) {
-                end = i;
-            }
+        int query = rest.indexOf('?');
+        if (query >= 0) {
+            rest = rest.substring(0, query);
         }
-        String authority = rest.substring(0, end);
-        int at = authority.lastIndexOf('@');
-        return at >= 0 && authority.substring(0, at).indexOf(':') >= 0;
+        int at = rest.lastIndexOf('@');
+        return at >= 0 && rest.substring(0, at).indexOf(':') >= 0;
+    }
+
+    /**
+     * The password of the user a connection string names without one, from where the refusal of a password in the
+     * string points: the system property {@value ConnectionConfig#PASSWORD_PROPERTY}, else the environment variable
+     * {@value ConnectionConfig#PASSWORD_VARIABLE}, of the process that plans the job (as
+     * {@link ConnectionConfig#fromEnvironment()} reads them).
+     *
+     * @return the password, or empty when neither is set
+     */
+    private static String passwordApart() {
+        String p = System.getProperty(ConnectionConfig.PASSWORD_PROPERTY);
+        if (p == null) {
+            p = System.getenv(ConnectionConfig.PASSWORD_VARIABLE);
+        }
+        return p == null ? "" : p;
     }
 
     private static String soleTimestamp(List<Column> physical) {

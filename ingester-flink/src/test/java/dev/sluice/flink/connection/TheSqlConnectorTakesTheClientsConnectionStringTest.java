@@ -37,7 +37,7 @@ class TheSqlConnectorTakesTheClientsConnectionStringTest {
         try (GreptimeTestServer server = GreptimeTestServer.builder().user("ingest", "s@cret").start()) {
             server.createDatabase("metrics");
             StreamTableEnvironment t = tables();
-            t.executeSql("CREATE TABLE cpu (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host) NOT"
+            t.executeSql("CREATE TABLE cpu (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host, ts) NOT"
                     + " ENFORCED) WITH ('connector'='greptimedb', 'connection'='greptimedb://"
                     + server.endpoint() + "/metrics?compression=zstd', 'username'='ingest', 'password'='s@cret',"
                     + " 'http-endpoint'='none')");
@@ -50,7 +50,7 @@ class TheSqlConnectorTakesTheClientsConnectionStringTest {
     void aPasswordInTheStringIsRefusedSayingWhereItGoes() {
         try (GreptimeTestServer server = GreptimeTestServer.builder().user("ingest", "s@cret").start()) {
             StreamTableEnvironment t = tables();
-            t.executeSql("CREATE TABLE cpu2 (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host) NOT"
+            t.executeSql("CREATE TABLE cpu2 (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host, ts) NOT"
                     + " ENFORCED) WITH ('connector'='greptimedb', 'connection'='greptimedb://ingest:s%40cret@"
                     + server.endpoint() + "/public', 'http-endpoint'='none')");
             Exception e = assertThrows(Exception.class, () -> t.executeSql(

@@ -30,7 +30,7 @@ class AMissingSchemaRefusalIsNotBlamedOnARowTest {
         try {
             StreamTableEnvironment t = SqlJobs.withNumbers(1, 10, () -> s.faults().failEvery(1,
                     StatusCode.InvalidArguments, "Failed to find schema, schema info: greptime.public"));
-            t.executeSql("CREATE TABLE gone (host STRING, v DOUBLE, ts TIMESTAMP_LTZ(3), PRIMARY KEY (host) NOT"
+            t.executeSql("CREATE TABLE gone (host STRING, v DOUBLE, ts TIMESTAMP_LTZ(3), PRIMARY KEY (host, ts) NOT"
                     + " ENFORCED) WITH ('connector'='greptimedb', 'endpoints'='" + s.endpoint() + "',"
                     + " 'http-endpoint'='none', 'time-index'='ts')");
             String msg = SqlJobs.messages(assertThrows(Exception.class, () -> t.executeSql("INSERT INTO gone SELECT"

@@ -26,7 +26,7 @@ class RefusalsAreClassifiedAsTheKafkaSinkClassifiesThemTest {
 
     private static String failure(GreptimeTestServer s, String table, Runnable fault) {
         StreamTableEnvironment t = SqlJobs.withNumbers(1, 10, fault);
-        t.executeSql("CREATE TABLE " + table + " (host STRING, v DOUBLE, ts TIMESTAMP_LTZ(3), PRIMARY KEY (host) NOT"
+        t.executeSql("CREATE TABLE " + table + " (host STRING, v DOUBLE, ts TIMESTAMP_LTZ(3), PRIMARY KEY (host, ts) NOT"
                 + " ENFORCED) WITH ('connector'='greptimedb', 'endpoints'='" + s.endpoint() + "',"
                 + " 'http-endpoint'='none', 'time-index'='ts')");
         return SqlJobs.messages(assertThrows(Exception.class, () -> t.executeSql("INSERT INTO " + table + " SELECT"

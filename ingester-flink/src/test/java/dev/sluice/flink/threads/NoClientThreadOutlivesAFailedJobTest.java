@@ -64,7 +64,7 @@ class NoClientThreadOutlivesAFailedJobTest {
 
     private static void runFailing(GreptimeTestServer server, String table, String path, String extra) {
         StreamTableEnvironment t = env();
-        t.executeSql("CREATE TABLE " + table + " (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host) NOT"
+        t.executeSql("CREATE TABLE " + table + " (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host, ts) NOT"
                 + " ENFORCED) WITH ('connector'='greptimedb', 'endpoints'='" + server.endpoint() + "', 'write.path'='"
                 + path + "', 'http-endpoint'='none', 'sink.retry.max-attempts'='1'" + extra + ")");
         assertThrows(Exception.class, () -> t.executeSql("INSERT INTO " + table + " VALUES ('a', 0.5, TIMESTAMP"

@@ -41,7 +41,7 @@ class OutOfRangeNanosecondsNameTableColumnRowAndRangeTest {
     @Test
     void aTimestampLtzFieldOfTheYear2300OnTheBulkPath(GreptimeTestServer server) {
         StreamTableEnvironment t = env();
-        t.executeSql("CREATE TABLE ltz_bulk (k STRING, seen TIMESTAMP_LTZ(9), ts TIMESTAMP(3), PRIMARY KEY (k) NOT"
+        t.executeSql("CREATE TABLE ltz_bulk (k STRING, seen TIMESTAMP_LTZ(9), ts TIMESTAMP(3), PRIMARY KEY (k, ts) NOT"
                 + " ENFORCED) WITH ('connector'='greptimedb', 'endpoints'='" + server.endpoint() + "',"
                 + " 'time-index'='ts', 'write.path'='BULK')");
         String m = failure(t, "INSERT INTO ltz_bulk VALUES"
@@ -53,7 +53,7 @@ class OutOfRangeNanosecondsNameTableColumnRowAndRangeTest {
     @Test
     void aNanosecondTimeIndexBeforeTheRange(GreptimeTestServer server) {
         StreamTableEnvironment t = env();
-        t.executeSql("CREATE TABLE ns_index (k STRING, v DOUBLE, ts TIMESTAMP(9), PRIMARY KEY (k) NOT ENFORCED)"
+        t.executeSql("CREATE TABLE ns_index (k STRING, v DOUBLE, ts TIMESTAMP(9), PRIMARY KEY (k, ts) NOT ENFORCED)"
                 + " WITH ('connector'='greptimedb', 'endpoints'='" + server.endpoint() + "')");
         String m = failure(t, "INSERT INTO ns_index VALUES ('good', 1.0, TIMESTAMP '2024-01-01 00:00:00'),"
                 + " ('bad', 2.0, TIMESTAMP '1600-01-01 00:00:00')");

@@ -266,8 +266,13 @@ public final class ClientSession implements AutoCloseable {
      * @param e the writer's refusal
      * @return the deadline
      * @throws IOException with the failed batch's answer, or when the deadline has passed
+     * @throws InterruptedException when the writing thread is interrupted (its job cancelled): the writer gives up the
+     *     wait for room, which it reports as a full buffer
      */
     private long stillWaiting(long deadline, LimitExceededException e) throws IOException, InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted while waiting for room in the batching writer's buffer");
+        }
         rethrow();
         if (deadline == 0) {
             return System.nanoTime() + flushBoundNanos;

@@ -1,5 +1,6 @@
 package dev.sluice.sink.internal;
 
+import dev.sluice.AuthInfo;
 import dev.sluice.BatchWriteException;
 import dev.sluice.BatchingWriter;
 import dev.sluice.ConnectionConfig;
@@ -107,8 +108,11 @@ public final class SinkClients implements AutoCloseable {
      */
     public static SinkClients open(SinkSettings settings, MetricsSink metrics, boolean orderedPerTable,
                                    Duration maxBlock) {
-        return open(options(settings, metrics), settings.context(), settings.batching().maxBlock(maxBlock),
-                connection(settings), orderedPerTable);
+        GreptimeOptions.Builder options = options(settings, metrics);
+        Context.Builder context = settings.context();
+        BatchingWriter.Config.Builder writer = settings.batching().maxBlock(maxBlock);
+        applyConnection(settings, options, context, writer);
+        return open(options, context, writer, null, orderedPerTable);
     }
 
     /**
@@ -124,11 +128,7 @@ public final class SinkClients implements AutoCloseable {
     public static SinkClients openDirect(SinkSettings settings, MetricsSink metrics) {
         GreptimeOptions.Builder options = options(settings, metrics);
         Context.Builder context = settings.context();
-        ConnectionConfig connection = connection(settings);
-        if (connection != null) {
-            connection.applyTo(options);
-            connection.applyTo(context);
-        }
+        applyConnection(settings, options, context, null);
         return openDirect(options.build(), context.build());
     }
 
@@ -136,8 +136,25 @@ public final class SinkClients implements AutoCloseable {
         return settings.clientOptions(GreptimeOptions.newBuilder(settings.endpoints(), settings.database()), metrics);
     }
 
-    private static ConnectionConfig connection(SinkSettings settings) {
-        return settings.connection().isEmpty() ? null : ConnectionConfig.parse(settings.connection());
+    /**
+     * Applies the settings' connection string (when they hold one) over the builders made from them. The string's
+     * credentials give way to the settings' own: {@link SinkSettings#connect(String)} worked those out, the password
+     * kept apart from a string that names only its user included.
+     */
+    private static void applyConnection(SinkSettings settings, GreptimeOptions.Builder options,
+                                        Context.Builder context, BatchingWriter.Config.Builder writer) {
+        if (settings.connection().isEmpty()) {
+            return;
+        }
+        ConnectionConfig connection = ConnectionConfig.parse(settings.connection());
+        connection.applyTo(options);
+        connection.applyTo(context);
+        if (writer != null) {
+            connection.applyTo(writer);
+        }
+        if (!settings.username().isEmpty()) {
+            options.authInfo(new AuthInfo(settings.username(), settings.password()));
+        }
     }
 
     /**

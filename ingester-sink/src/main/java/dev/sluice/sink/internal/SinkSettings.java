@@ -130,10 +130,10 @@ public record SinkSettings(List<String> endpoints, String database, String usern
         Context ctx = c.applyTo(context()).build();
         BatchingWriter.Config w = c.applyTo(batching()).build();
         AuthInfo auth = o.authInfo();
+        String pass = auth == null ? "" : auth.password();
         TlsConfig t = o.tls();
         RetryPolicy r = o.retryPolicy();
-        return new SinkSettings(o.endpoints(), o.database(), auth == null ? "" : auth.username(),
-                auth == null ? "" : auth.password(), t != null, t == null ? "" : text(t.trustCertificates()),
+        return new SinkSettings(o.endpoints(), o.database(), auth == null ? "" : auth.username(), pass, t != null, t == null ? "" : text(t.trustCertificates()),
                 t == null ? "" : text(t.clientCertificateChain()), t == null ? "" : text(t.clientPrivateKey()),
                 t == null || t.serverNameOverride() == null ? "" : t.serverNameOverride(), o.timezone(),
                 o.requestTimeout(), r.maxAttempts() == Integer.MAX_VALUE ? 0 : r.maxAttempts(), r.initialBackoff(),
