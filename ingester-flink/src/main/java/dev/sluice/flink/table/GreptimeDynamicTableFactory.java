@@ -258,6 +258,8 @@ public final class GreptimeDynamicTableFactory implements DynamicTableSinkFactor
         ConnectionOverlap.refuse(c, label, settings, setting -> given.containsKey(keyOf.get(setting)));
         ConnectionOverlap.refuseHints(c, label, "option '" + HINTS.key() + "'",
                 o.getOptional(HINTS).orElse(Map.of()).keySet());
+        ConnectionOverlap.refuseUnordered(c, label, "(a key's inserts, updates and deletes must land in the"
+                + " changelog's order)");
         return c;
     }
 

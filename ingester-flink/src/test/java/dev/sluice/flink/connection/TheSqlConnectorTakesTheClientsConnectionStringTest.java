@@ -67,4 +67,19 @@ class TheSqlConnectorTakesTheClientsConnectionStringTest {
             assertEquals(0, server.rowCount("public", "cpu2"));
         }
     }
+
+    @Test
+    void orderedPerTableFalseInTheStringIsRefusedNamingTheKey() {
+        try (GreptimeTestServer server = GreptimeTestServer.builder().start()) {
+            StreamTableEnvironment t = tables();
+            t.executeSql("CREATE TABLE cpu3 (host STRING, usage DOUBLE, ts TIMESTAMP(3), PRIMARY KEY (host, ts) NOT"
+                    + " ENFORCED) WITH ('connector'='greptimedb', 'connection'='greptimedb://"
+                    + server.endpoint() + "/public?ordered_per_table=false', 'http-endpoint'='none')");
+            Exception e = assertThrows(Exception.class, () -> t.executeSql(
+                    "INSERT INTO cpu3 VALUES ('a', 0.5, TIMESTAMP '2024-01-01 00:00:00')").await());
+            String messages = SqlJobs.messages(e);
+            assertTrue(messages.contains("ordered_per_table") && messages.contains("option 'connection'"), messages);
+            assertEquals(0, server.rowCount("public", "cpu3"));
+        }
+    }
 }
