@@ -12,7 +12,7 @@ import java.util.Map;
 
 /** What the cost benchmark reads about the JVM it runs in: CPU, peak resident memory, allocation, JIT time. */
 final class Jvm {
-    private static final CompilerThreadsCpu COMPILER_THREADS = new CompilerThreadsCpu(Path.of("/proc/self/task"));
+    private static final ThreadsCpu THREADS = new ThreadsCpu(Path.of("/proc/self/task"));
 
     private Jvm() {
     }
@@ -35,12 +35,13 @@ final class Jvm {
     }
 
     /**
-     * CPU time (user and system) of this JVM's JIT compiler threads so far, in nanoseconds, or -1 off Linux.
+     * CPU time (user and system) of this JVM's JIT compiler threads so far, those that have exited included, in
+     * nanoseconds, or -1 off Linux.
      *
      * @return nanoseconds or -1
      */
     static long compilerCpuNanos() {
-        return COMPILER_THREADS.nanos();
+        return THREADS.nanos(ThreadsCpu::isJitCompiler);
     }
 
     /**
@@ -59,6 +60,11 @@ final class Jvm {
             return -1;
         }
         return -1;
+    }
+
+    /** The CPU of this process's threads, as {@link ThreadsCpu} reads it. */
+    static ThreadsCpu threads() {
+        return THREADS;
     }
 
     /** Heap bytes allocated so far by each live thread, by thread id. */
