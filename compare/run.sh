@@ -24,6 +24,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 WL=${1:-metrics}; ROUNDS=${2:-3}; EP=${3:-127.0.0.1:4101}
 JVM=${JVM:-"-Xmx4g -XX:MaxDirectMemorySize=4g"}
+# Every client JVM keeps all its JIT compiler threads: HotSpot otherwise retires an idle one, and the CPU it used
+# would be missing from the JIT reading at the end of the run.
+JVM="$JVM -XX:-UseDynamicNumberOfCompilerThreads"
 if [ "$WL" = logs ]; then S0=500000; L0=2000000; BATCH=65536; PAR=4; else S0=1000000; L0=4000000; BATCH=1000; PAR=5; fi
 SHORT=${SHORT:-$S0}; LONG=${LONG:-$L0}
 BENCH=${BENCH:-../ingester-bench/target/ingester-bench.jar}

@@ -137,7 +137,9 @@ public final class BenchMain implements Callable<Integer> {
     List<String> batchSweep;
 
     @Option(names = "--client-jvm-args", defaultValue = "-Xmx4g -XX:MaxDirectMemorySize=4g",
-            description = "with --cost: options of each client JVM, space-separated (default: ${DEFAULT-VALUE})")
+            description = "with --cost: options of each client JVM, space-separated; the benchmark adds"
+                    + " -XX:-UseDynamicNumberOfCompilerThreads after them so that every JIT compiler thread's CPU is"
+                    + " read (default: ${DEFAULT-VALUE})")
     String clientJvmArgs;
 
     @Option(names = "--row-api", defaultValue = "objects", description = "with --cost: how rows reach the client:"

@@ -300,12 +300,27 @@ public final class CostBenchmark {
         return args;
     }
 
+    /**
+     * The options of a client JVM: the user's, then what the measurement needs. Its JIT compiler threads all start
+     * with the JVM and stay ({@code -XX:-UseDynamicNumberOfCompilerThreads}): HotSpot otherwise retires an idle one,
+     * and its CPU would be missing from the reading at the end of the run, which could then come out lower than the
+     * one at the start.
+     *
+     * @param userArgs the options given with {@code --client-jvm-args}
+     * @return the options, before the class path
+     */
+    static List<String> clientJvmOptions(List<String> userArgs) {
+        List<String> options = new ArrayList<>(userArgs);
+        options.add("-XX:-UseDynamicNumberOfCompilerThreads");
+        options.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
+        return options;
+    }
+
     /** Runs one client JVM; {@code table} is null for a baseline run, which writes nothing. */
     private Measure clientRun(String path, int batch, long rows, String table) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Jvm.javaBinary());
-        cmd.addAll(plan.clientJvmArgs());
-        cmd.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
+        cmd.addAll(clientJvmOptions(plan.clientJvmArgs()));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(CostClient.class.getName());

@@ -12,8 +12,7 @@ import java.util.Map;
 
 /** What the cost benchmark reads about the JVM it runs in: CPU, peak resident memory, allocation, JIT time. */
 final class Jvm {
-    /** {@code USER_HZ}, the unit of {@code /proc} CPU times: 100 on every Linux the JDK supports. */
-    private static final long CLOCK_TICKS_PER_SECOND = 100;
+    private static final ThreadsCpu THREADS = new ThreadsCpu(Path.of("/proc/self/task"));
 
     private Jvm() {
     }
@@ -36,37 +35,13 @@ final class Jvm {
     }
 
     /**
-     * CPU time (user and system) of the JIT compiler threads so far, from {@code /proc/self/task/<tid>/stat}, in
-     * nanoseconds, or -1 off Linux. HotSpot names them {@code C1 CompilerThreadN} and {@code C2 CompilerThreadN}
-     * ({@code comm} keeps the first 15 characters); a compiler thread that has already exited is not counted.
+     * CPU time (user and system) of this JVM's JIT compiler threads so far, those that have exited included, in
+     * nanoseconds, or -1 off Linux.
      *
      * @return nanoseconds or -1
      */
     static long compilerCpuNanos() {
-        Path tasks = Path.of("/proc/self/task");
-        if (!Files.isDirectory(tasks)) {
-            return -1;
-        }
-        long ticks = 0;
-        try (var dirs = Files.list(tasks)) {
-            for (Path task : (Iterable<Path>) dirs::iterator) {
-                try {
-                    String comm = Files.readString(task.resolve("comm"), StandardCharsets.US_ASCII).trim();
-                    if (!comm.startsWith("C1 CompilerThre") && !comm.startsWith("C2 CompilerThre")) {
-                        continue;
-                    }
-                    String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
-                    // Fields after the parenthesised name: state is field 3, utime 14 and stime 15 (proc(5)).
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                } catch (IOException | RuntimeException e) {
-                    // The thread ended while we looked.
-                }
-            }
-        } catch (IOException e) {
-            return -1;
-        }
-        return ticks * (1_000_000_000L / CLOCK_TICKS_PER_SECOND);
+        return THREADS.nanos(ThreadsCpu::isJitCompiler);
     }
 
     /**
@@ -85,6 +60,11 @@ final class Jvm {
             return -1;
         }
         return -1;
+    }
+
+    /** The CPU of this process's threads, as {@link ThreadsCpu} reads it. */
+    static ThreadsCpu threads() {
+        return THREADS;
     }
 
     /** Heap bytes allocated so far by each live thread, by thread id. */

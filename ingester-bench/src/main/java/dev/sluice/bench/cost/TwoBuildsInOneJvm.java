@@ -218,7 +218,6 @@ public final class TwoBuildsInOneJvm {
      * every 200 ms: a thread that ends during a run is counted up to its last reading.
      */
     private static final class ThreadCpu implements AutoCloseable {
-        private final Map<String, long[]> byTask = new HashMap<>();
         private final Thread sampler;
         private volatile boolean stop;
 
@@ -237,32 +236,13 @@ public final class TwoBuildsInOneJvm {
             sampler.start();
         }
 
-        private synchronized void read() {
-            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
-                for (Path task : (Iterable<Path>) tasks::iterator) {
-                    try {
-                        String comm = Files.readString(task.resolve("comm"), StandardCharsets.US_ASCII).trim();
-                        String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
-                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                        // a task id and its start time name one thread, even if the id is used again
-                        String id = task.getFileName() + "/" + f[19] + "/" + comm.replaceAll("[0-9]+", "N");
-                        byTask.computeIfAbsent(id, k -> new long[1])[0] = ticks;
-                    } catch (IOException | RuntimeException ended) {
-                        // the thread ended between listing and reading
-                    }
-                }
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
+        private void read() {
+            Jvm.threads().nanosByKind();
         }
 
         /** Every kind's CPU so far, in nanoseconds. */
-        synchronized Map<String, Long> totals() {
-            read();
-            Map<String, Long> t = new HashMap<>();
-            byTask.forEach((id, ticks) -> t.merge(id.substring(id.lastIndexOf('/') + 1), ticks[0] * 10_000_000L, Long::sum));
-            return t;
+        Map<String, Long> totals() {
+            return Jvm.threads().nanosByKind();
         }
 
         @Override
@@ -279,24 +259,8 @@ public final class TwoBuildsInOneJvm {
     }
 
     /** CPU of the JVM's own GC and JIT compiler threads so far, from {@code /proc/self/task}, in nanoseconds. */
-    private static long gcAndJitNanos() throws IOException {
-        long ticks = 0;
-        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path task : (Iterable<Path>) tasks::iterator) {
-                try {
-                    String comm = Files.readString(task.resolve("comm"), StandardCharsets.US_ASCII).trim();
-                    if (!(comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")
-                            || comm.startsWith("GC Thread") || comm.startsWith("G1 "))) {
-                        continue;
-                    }
-                    String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                } catch (IOException ended) {
-                    // the thread ended between listing and reading
-                }
-            }
-        }
-        return ticks * 10_000_000L;
+    private static long gcAndJitNanos() {
+        return Jvm.threads().nanos(comm -> ThreadsCpu.isJitCompiler(comm) || comm.startsWith("GC Thread")
+                || comm.startsWith("G1 "));
     }
 }
