@@ -806,9 +806,10 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 if (pending.isEmpty() && !(halfClosePending && answeredAtEnd())) {
                     broken = null; // nothing was lost: the next submission opens a new call
                 } else {
-                    notResent = whyNotResent(broken);
+                    // One draw of the jittered backoff: the wait the deadline allowed is the wait scheduled.
+                    long wait = AttemptRules.backoffNanos(settings.policy(), minAttempts());
+                    notResent = whyNotResent(broken, wait);
                     if (broken.err().retryable() && notResent == null) {
-                        long wait = AttemptRules.backoffNanos(settings.policy(), minAttempts());
                         Reopening token = new Reopening();
                         try {
                             settings.timer().schedule(() -> reopen(token), wait, TimeUnit.NANOSECONDS);
@@ -896,8 +897,10 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      * Why the pending entries may not be resent after a retryable failure, or null when they may; holds the lock.
      * The rules shared with every write path are {@link AttemptRules}'; this engine adds its own two (resending
      * switched off, nothing to resend).
+     *
+     * @param waitNanos the backoff the resend would wait, the one then scheduled
      */
-    private String whyNotResent(Broken broken) {
+    private String whyNotResent(Broken broken, long waitNanos) {
         boolean stopped = settings.stopped().getAsBoolean();
         if (!stopped && noResend != null) {
             return noResend;
@@ -917,8 +920,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             }
         }
         return AttemptRules.refusal(policy, settings.appendMode(), stopped, broken.ambiguous(), oldest.attempts,
-                settings.noun() + " " + oldest.id, earliest, now(),
-                AttemptRules.backoffNanos(policy, minAttempts()));
+                settings.noun() + " " + oldest.id, earliest, now(), waitNanos);
     }
 
     private int minAttempts() {

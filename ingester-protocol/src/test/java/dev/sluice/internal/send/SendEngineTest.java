@@ -345,6 +345,26 @@ class SendEngineTest {
     }
 
     @Test
+    void aMessageWhoseCallBreaksBeforeItsDeadlineFailsByThatDeadlineWhateverTheBackoffsJitterDraws() throws Exception {
+        // The backoff has full jitter (0..1 s here) and the deadline is half of that away when the call breaks:
+        // some draws allow a resend within the deadline, some do not. Whichever it is, the resend waits the backoff
+        // it was allowed by, so the message has failed once the clock stands at its deadline.
+        RetryPolicy jittered = RetryPolicy.newBuilder().backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)).build();
+        for (int trial = 0; trial < 50; trial++) {
+            ManualTime time = new ManualTime();
+            calls.clear();
+            SendEngine<String, String, Msg> e = engine(jittered, Duration.ofSeconds(30), false, () -> false, time);
+            Msg m = new Msg(1, "m1", time.getAsLong() + Duration.ofMillis(500).toNanos());
+            e.submit(m);
+            calls.get(0).end(Status.UNAVAILABLE);
+            time.advance(Duration.ofMillis(500));
+            assertTrue(recorder.failed.contains(m), "trial " + trial + ": the message is still pending at its"
+                    + " delivery deadline (" + e.pendingCount() + " pending, " + e.reopenings() + " reopenings)");
+            assertTrue(e.done().isDone(), "trial " + trial + ": the engine ended by the deadline");
+        }
+    }
+
+    @Test
     void nothingIsResentOnceTheClientStops() throws Exception {
         SendEngine<String, String, Msg> e = engine(FAST, Duration.ofSeconds(30), false, () -> true);
         e.submit(new Msg(1, "m1", in(Duration.ofMinutes(1))));
