@@ -790,10 +790,11 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         synchronized (turns) {
             turns.clear(); // every waiting batch is outstanding: it fails below
         }
-        List<Batch> left = new ArrayList<>(outstanding);
-        if (!left.isEmpty()) {
-            finish(left, null, new BatchWriteException("the batching writer closed before the batch was acknowledged",
-                    null, rowsOf(left), null));
+        for (Batch b : new ArrayList<>(outstanding)) {
+            finish(List.of(b), null, new BatchWriteException("the batching writer closed before the batch of "
+                    + b.table.rowCount() + " rows of '" + b.table.schema().tableName() + "' was acknowledged (its"
+                    + " client shut down, or close() ran out of time); it may or may not have been stored", null,
+                    b.table.rowCount(), null), false);
         }
     }
 }
