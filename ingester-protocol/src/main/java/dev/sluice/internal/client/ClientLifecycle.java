@@ -154,23 +154,28 @@ public final class ClientLifecycle {
     }
 
     /**
-     * Ends the event loops and waits until every thread the client started has ended, so none outlives the
-     * shutdown (unless the shutdown runs on one of them, which cannot wait for itself).
+     * Ends the event loops once the callback pool has run everything it holds, and waits until every thread the
+     * client started has ended, so none outlives the shutdown (unless the shutdown runs on one of them, which cannot
+     * wait for itself). The order matters: a call's end that gRPC hands to the pool first cancels the call's deadline
+     * timer, which lives on the event loops; with the loops already ending that cancel is refused, gRPC logs it as
+     * SEVERE and the call's listener never hears the end.
      */
     private void endThreads() {
         if (threads.isOwn()) {
-            endpoints.stopEventLoopsLater();
+            threads.afterCallbackPool(endpoints::stopEventLoopsLater);
             return;
         }
         try {
             long deadline = System.nanoTime() + THREADS_END.toNanos();
-            boolean ended = endpoints.stopEventLoops(THREADS_END)
-                    && threads.join(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            boolean ended = threads.awaitCallbackPool(THREADS_END);
+            ended = endpoints.stopEventLoops(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && ended;
+            ended = ended && threads.join(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             if (!ended) {
                 LOG.warn("some of the client's threads were still running {} s after its shutdown",
                         THREADS_END.toSeconds());
             }
         } catch (InterruptedException e) {
+            endpoints.stopEventLoopsLater();
             Thread.currentThread().interrupt();
         }
     }

@@ -18,6 +18,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class OwnedThreads {
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    /** The callback pool made here, or null when the caller gave the client an executor. */
+    private ThreadPoolExecutor pool;
+    /** What runs once the callback pool has ended; guarded by this. */
+    private final java.util.List<Runnable> afterPool = new java.util.ArrayList<>();
+    private boolean poolEnded;
 
     /**
      * A factory of daemon threads named {@code prefix} plus a number, each recorded here.
@@ -54,12 +59,59 @@ public final class OwnedThreads {
      *
      * @return the pool
      */
-    public ExecutorService callbackPool() {
+    public synchronized ExecutorService callbackPool() {
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), factory("sluice-callback-"), OwnedThreads::runLateCallback);
+        pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), factory("sluice-callback-"), OwnedThreads::runLateCallback) {
+            @Override
+            protected void terminated() {
+                poolEnded();
+            }
+        };
         pool.allowCoreThreadTimeOut(true);
         return pool;
+    }
+
+    /**
+     * Waits until the callback pool made here (already shut down) has run every task it holds and ended; true at once
+     * when the caller gave the client an executor of its own.
+     *
+     * @param timeout the longest wait
+     * @return true when the pool ended in time
+     * @throws InterruptedException when interrupted
+     */
+    public boolean awaitCallbackPool(Duration timeout) throws InterruptedException {
+        ThreadPoolExecutor p;
+        synchronized (this) {
+            p = pool;
+        }
+        return p == null || p.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Runs {@code action} once the callback pool made here has ended (on the pool's last thread), or now when it
+     * has already ended or the caller gave the client an executor of its own.
+     *
+     * @param action what to run
+     */
+    public void afterCallbackPool(Runnable action) {
+        synchronized (this) {
+            if (pool != null && !poolEnded) {
+                afterPool.add(action);
+                return;
+            }
+        }
+        action.run();
+    }
+
+    private void poolEnded() {
+        java.util.List<Runnable> actions;
+        synchronized (this) {
+            poolEnded = true;
+            actions = java.util.List.copyOf(afterPool);
+            afterPool.clear();
+        }
+        actions.forEach(Runnable::run);
     }
 
     /** Runs a callback handed to the shut-down pool on the handing thread (the queue is unbounded: nothing else is refused). */
