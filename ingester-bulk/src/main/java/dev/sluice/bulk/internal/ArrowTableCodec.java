@@ -8,7 +8,6 @@ import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
 import dev.sluice.internal.bulk.spi.TableCodec;
 import dev.sluice.write.Compression;
-import java.util.concurrent.TimeUnit;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -22,7 +21,6 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  * client's), unloaded into Flight messages with Arrow IPC compression, sent from Arrow memory.
  */
 final class ArrowTableCodec implements TableCodec {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(dev.sluice.bulk.BulkStreamWriter.class);
     /**
      * Batches at least this large stay in the Arrow memory they were built in until answered, and the next rows get
      * fresh buffers; smaller ones are copied once into one buffer of the writer's memory (handed to the transport
@@ -32,11 +30,6 @@ final class ArrowTableCodec implements TableCodec {
      * copied to the heap cost over 1 GiB of heap.
      */
     static final int KEEP_IN_ARROW_BYTES = 4 << 20;
-    /**
-     * How long {@link #close()} waits for the transport to let go of batch memory handed to it (a cancelled call's
-     * queued writes are dropped on netty's event loop, normally within milliseconds).
-     */
-    static final long HAND_BACK_WAIT_MS = 5_000;
     private final TableSchema schema;
     private final BulkWrite.Config config;
     private final BufferAllocator allocator;
@@ -44,12 +37,6 @@ final class ArrowTableCodec implements TableCodec {
     private final DirectHandOff handOff;
     private final BulkMessage schemaMessage;
     private ArrowTableBufferRoot root;
-    /** Guards the two fields below; notified whenever a batch's memory is freed. */
-    private final Object memoryLock = new Object();
-    /** Batches whose Arrow memory is not freed yet: kept for a resend, or still read by the transport. */
-    private int unfreed;
-    /** Set when close found the transport still reading batches: the last one freed closes the allocator. */
-    private boolean closeWhenFreed;
 
     /**
      * Opens a writer's batches.
@@ -65,7 +52,7 @@ final class ArrowTableCodec implements TableCodec {
         this.schema = schema;
         this.config = config;
         this.handOff = handOff;
-        this.schemaMessage = new FlightMessages.HeapMessage(
+        this.schemaMessage = BulkMessage.ofBytes(
                 FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.fields(schema)));
         this.allocator = clientRoot.newChildAllocator("bulk-" + schema.tableName(),
                 config.allocatorInitReservation(), config.allocatorMaxAllocation());
@@ -93,10 +80,9 @@ final class ArrowTableCodec implements TableCodec {
     public BulkMessage unload(long requestId) {
         try {
             ArrowRecordBatch batch = root.unload(codec);
-            FlightMessages.BatchMessage m;
+            BulkMessage m;
             try {
-                m = FlightMessages.batchMessage(batch, requestId, handOff, this::messageFreed);
-                messageCreated();
+                m = FlightMessages.batchMessage(batch, requestId, handOff);
             } catch (RuntimeException e) {
                 batch.close();
                 throw e;
@@ -124,13 +110,11 @@ final class ArrowTableCodec implements TableCodec {
         }
     }
 
-    private BulkMessage pack(FlightMessages.BatchMessage m) {
+    private BulkMessage pack(BulkMessage m) {
         try {
-            FlightMessages.PackedMessage packed = m.pack(allocator, this::messageFreed);
-            messageCreated();
-            return packed;
+            return FlightMessages.pack(m, allocator, handOff);
         } catch (OutOfMemoryException e) {
-            return new FlightMessages.HeapMessage(m.toBytes());
+            return BulkMessage.ofBytes(FlightMessages.toBytes(m));
         }
     }
 
@@ -146,58 +130,16 @@ final class ArrowTableCodec implements TableCodec {
         return allocator.getAllocatedMemory();
     }
 
-    /**
-     * Frees the vectors, then closes the allocator once no batch holds memory. Buffers the transport still reads
-     * (handed to netty and not yet written or dropped by the cancelled call) are waited for, at most
-     * {@link #HAND_BACK_WAIT_MS}; if some are still out then, the last one back closes the allocator.
-     */
     @Override
-    public void close() {
+    public void closeRows() {
         if (root != null) {
             root.close();
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HAND_BACK_WAIT_MS);
-        synchronized (memoryLock) {
-            boolean interrupted = false;
-            long left;
-            while (unfreed > 0 && (left = deadline - System.nanoTime()) > 0) {
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(memoryLock, left);
-                } catch (InterruptedException ie) {
-                    interrupted = true;
-                    break;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            if (unfreed > 0) {
-                closeWhenFreed = true;
-                LOG.warn("bulk writer for '{}' closed while the transport still holds {} of its batches; their memory"
-                        + " is freed when it lets go", schema.tableName(), unfreed);
-                return;
-            }
-        }
+    }
+
+    @Override
+    public void close() {
+        closeRows();
         allocator.close();
-    }
-
-    private void messageCreated() {
-        synchronized (memoryLock) {
-            unfreed++;
-        }
-    }
-
-    /** A batch's memory is freed (by its owner's release or by the transport letting go, on any thread). */
-    private void messageFreed() {
-        boolean closeNow;
-        synchronized (memoryLock) {
-            unfreed--;
-            memoryLock.notifyAll();
-            closeNow = unfreed == 0 && closeWhenFreed;
-            closeWhenFreed = false;
-        }
-        if (closeNow) {
-            allocator.close();
-        }
     }
 }

@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * bulk's own: the table's creation, the codec's batch and memory, and reading the server's per-batch answers. The
  * delivery contract is {@link BulkStreamWriter}'s.
  */
-final class BulkEngineWriter implements BulkStreamWriter {
+final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
     private final TableSchema schema;
     private final BulkWrite.Config config;
@@ -68,25 +68,13 @@ final class BulkEngineWriter implements BulkStreamWriter {
     private int depth;
     /** Set once, by whoever frees the off-heap memory. */
     private final AtomicBoolean freed = new AtomicBoolean();
-    private final BatchGuard guard = new BatchGuard() {
-        @Override
-        public void enter() {
-            hold();
-            if (closed) {
-                freeMemory();
-                let();
-                throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
-            }
-        }
-
-        @Override
-        public void exit() {
-            if (closed) {
-                freeMemory(); // closed from another thread while this producer wrote: the last one out frees
-            }
-            let();
-        }
-    };
+    /** Guards the two fields below; notified whenever a message's memory is freed. */
+    private final Object memoryLock = new Object();
+    /** Messages whose memory is not freed yet: kept for a resend, or still read by the transport. */
+    private int unfreed;
+    /** Set when close found the transport still reading messages: the last one freed closes the codec. */
+    private boolean closeWhenFreed;
+    private final Runnable messageFreed = this::messageFreed;
 
     static {
         try {
@@ -94,6 +82,31 @@ final class BulkEngineWriter implements BulkStreamWriter {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+    }
+
+    /**
+     * Enters the batch for a change: the codec calls this around every change of the batch, and
+     * {@link #writeNext} around sending it.
+     *
+     * @throws IllegalStateException when the writer is closed
+     */
+    @Override
+    public void enter() {
+        hold();
+        if (closed) {
+            freeMemory();
+            let();
+            throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
+        }
+    }
+
+    /** Exits the batch; frees the writer's memory if it was closed meanwhile. */
+    @Override
+    public void exit() {
+        if (closed) {
+            freeMemory(); // closed from another thread while this producer wrote: the last one out frees
+        }
+        let();
     }
 
     /**
@@ -198,7 +211,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
     public TableBufferRoot tableBufferRoot(int columnBufferSize) {
         checkOpen();
         if (root == null) {
-            root = codec.rows(Math.max(1, columnBufferSize), guard);
+            root = codec.rows(Math.max(1, columnBufferSize), this);
         }
         return root;
     }
@@ -234,22 +247,22 @@ final class BulkEngineWriter implements BulkStreamWriter {
      */
     CompletableFuture<Integer> writeNext(long notAfter) {
         checkOpen();
-        guard.enter();
+        enter();
         try {
             return writeNextGuarded(notAfter);
         } finally {
-            guard.exit();
+            exit();
         }
     }
 
     private CompletableFuture<Integer> writeNextGuarded(long notAfter) {
-        if (root == null || root.rowCount() == 0) {
+        int rows = root == null ? 0 : root.rowCount();
+        if (rows == 0) {
             if (root != null) {
                 codec.reset();
             }
             return CompletableFuture.completedFuture(0);
         }
-        int rows = root.rowCount();
         BulkWriteException f = writer.failure();
         if (f == null && client.stopped().getAsBoolean()) {
             f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
@@ -294,6 +307,10 @@ final class BulkEngineWriter implements BulkStreamWriter {
             return CompletableFuture.failedFuture(e instanceof BulkWriteException ? e
                     : new BulkWriteException("could not serialize batch " + id + " of '" + schema.tableName() + "'", null, e));
         }
+        synchronized (memoryLock) {
+            unfreed++;
+        }
+        message.whenFreed(messageFreed);
         int size = message.size();
         EngineWriter.Message<BulkMessage> batch;
         try {
@@ -538,14 +555,58 @@ final class BulkEngineWriter implements BulkStreamWriter {
 
     /**
      * Releases every off-heap buffer, once; the caller holds the batch ({@link #holder}). Unanswered batches still
-     * hold theirs: they are failed first (the writer is closed), so that the codec frees its memory with nothing
-     * outstanding but what the transport still reads.
+     * hold theirs: they are failed first (the writer is closed), and the codec's memory is closed once none is
+     * outstanding. Messages the transport still reads are waited for, at most {@link #HAND_BACK_WAIT_MS}; if some
+     * are still out then, the last one back closes it.
      */
     private void freeMemory() {
         if (!freed.compareAndSet(false, true)) {
             return;
         }
         writer.abort(closedError(), "bulk writer closed");
+        codec.closeRows();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HAND_BACK_WAIT_MS);
+        synchronized (memoryLock) {
+            boolean interrupted = false;
+            long left;
+            while (unfreed > 0 && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(memoryLock, left);
+                } catch (InterruptedException ie) {
+                    interrupted = true;
+                    break;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (unfreed > 0) {
+                closeWhenFreed = true;
+                LOG.warn("bulk writer for '{}' closed while the transport still holds {} of its batches; their memory"
+                        + " is freed when it lets go", schema.tableName(), unfreed);
+                return;
+            }
+        }
         codec.close();
+    }
+
+    /**
+     * How long closing waits for the transport to let go of batch memory handed to it (a cancelled call's queued
+     * writes are dropped on netty's event loop, normally within milliseconds).
+     */
+    static final long HAND_BACK_WAIT_MS = 5_000;
+
+    /** A batch's memory is freed (by its owner's release or by the transport letting go, on any thread). */
+    private void messageFreed() {
+        boolean closeNow;
+        synchronized (memoryLock) {
+            unfreed--;
+            memoryLock.notifyAll();
+            closeNow = unfreed == 0 && closeWhenFreed;
+            closeWhenFreed = false;
+        }
+        if (closeNow) {
+            codec.close();
+        }
     }
 }
