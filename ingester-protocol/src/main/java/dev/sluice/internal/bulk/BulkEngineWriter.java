@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -40,7 +41,8 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
     private final TableSchema schema;
     private final BulkWrite.Config config;
-    private final BulkClient client;
+    /** True once the client shuts down. */
+    private final BooleanSupplier stopped;
     private final RetryPolicy policy;
     private final TableCodec codec;
     private final Consumer<BulkEngineWriter> onClose;
@@ -178,7 +180,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
                      TableCodec codec, TableCreation creation, Consumer<BulkEngineWriter> onClose) {
         this.schema = schema;
         this.config = config;
-        this.client = client;
+        this.stopped = client.stopped();
         this.policy = policy;
         this.codec = codec;
         this.onClose = onClose;
@@ -264,7 +266,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             return CompletableFuture.completedFuture(0);
         }
         BulkWriteException f = writer.failure();
-        if (f == null && client.stopped().getAsBoolean()) {
+        if (f == null && stopped.getAsBoolean()) {
             f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
                     localError(StatusCode.Grpc.UNAVAILABLE, "client shut down", false), null);
         }
