@@ -70,13 +70,8 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
     private int depth;
     /** Set once, by whoever frees the off-heap memory. */
     private final AtomicBoolean freed = new AtomicBoolean();
-    /** Guards the two fields below; notified whenever a message's memory is freed. */
-    private final Object memoryLock = new Object();
-    /** Messages whose memory is not freed yet: kept for a resend, or still read by the transport. */
-    private int unfreed;
-    /** Set when close found the transport still reading messages: the last one freed closes the codec. */
-    private boolean closeWhenFreed;
-    private final Runnable messageFreed = this::messageFreed;
+    /** The messages unloaded whose memory is not freed yet; the codec's memory is closed once none is. */
+    private final UnfreedMessages unfreed;
 
     static {
         try {
@@ -185,6 +180,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         this.codec = codec;
         this.onClose = onClose;
         this.creation = creation;
+        this.unfreed = new UnfreedMessages(codec::close);
         this.breaks = new EngineWriter.Breaks("bulk stream of '" + schema.tableName() + "'", "unanswered batches",
                 "resent", "resending", "each until its delivery deadline (" + policy.deliveryTimeout().toSeconds()
                 + " s after its writeNext()) or the policy's attempts run out, then fail. Further breaks are logged at"
@@ -309,10 +305,8 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             return CompletableFuture.failedFuture(e instanceof BulkWriteException ? e
                     : new BulkWriteException("could not serialize batch " + id + " of '" + schema.tableName() + "'", null, e));
         }
-        synchronized (memoryLock) {
-            unfreed++;
-        }
-        message.whenFreed(messageFreed);
+        unfreed.unloaded();
+        message.whenFreed(unfreed);
         int size = message.size();
         EngineWriter.Message<BulkMessage> batch;
         try {
@@ -567,29 +561,11 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         }
         writer.abort(closedError(), "bulk writer closed");
         codec.closeRows();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HAND_BACK_WAIT_MS);
-        synchronized (memoryLock) {
-            boolean interrupted = false;
-            long left;
-            while (unfreed > 0 && (left = deadline - System.nanoTime()) > 0) {
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(memoryLock, left);
-                } catch (InterruptedException ie) {
-                    interrupted = true;
-                    break;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            if (unfreed > 0) {
-                closeWhenFreed = true;
-                LOG.warn("bulk writer for '{}' closed while the transport still holds {} of its batches; their memory"
-                        + " is freed when it lets go", schema.tableName(), unfreed);
-                return;
-            }
+        int out = unfreed.closeWhenFreed(TimeUnit.MILLISECONDS.toNanos(HAND_BACK_WAIT_MS));
+        if (out > 0) {
+            LOG.warn("bulk writer for '{}' closed while the transport still holds {} of its batches; their memory"
+                    + " is freed when it lets go", schema.tableName(), out);
         }
-        codec.close();
     }
 
     /**
@@ -598,17 +574,5 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
      */
     static final long HAND_BACK_WAIT_MS = 5_000;
 
-    /** A batch's memory is freed (by its owner's release or by the transport letting go, on any thread). */
-    private void messageFreed() {
-        boolean closeNow;
-        synchronized (memoryLock) {
-            unfreed--;
-            memoryLock.notifyAll();
-            closeNow = unfreed == 0 && closeWhenFreed;
-            closeWhenFreed = false;
-        }
-        if (closeNow) {
-            codec.close();
-        }
-    }
+
 }
