@@ -36,7 +36,9 @@ final class UnfreedMessages implements Runnable {
             unfreed--;
             notifyAll();
             closeNow = unfreed == 0 && closeWhenFreed;
-            closeWhenFreed = false;
+            if (closeNow) {
+                closeWhenFreed = false; // kept until the last one: an earlier one freed must not cancel the close
+            }
         }
         if (closeNow) {
             closeMemory.run();
