@@ -22,7 +22,7 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
  */
 final class ArrowTableCodec implements TableCodec {
     /**
-     * Batches at least this large stay in the Arrow memory they were built in until answered, and the next rows get
+     * Batches whose body is at least this large stay in the Arrow memory they were built in until answered, and the next rows get
      * fresh buffers; smaller ones are copied once into one buffer of the writer's memory (handed to the transport
      * whole) and the vectors refilled. Fresh vectors cost a fixed price per batch (allocation, zeroing, cold memory)
      * that only large batches amortize: on the 1,000-row metrics benchmark (about 100 KB a batch) keeping every batch
@@ -78,43 +78,36 @@ final class ArrowTableCodec implements TableCodec {
 
     @Override
     public BulkMessage unload(long requestId) {
+        ArrowRecordBatch batch;
         try {
-            ArrowRecordBatch batch = root.unload(codec);
-            BulkMessage m;
-            try {
-                m = FlightMessages.batchMessage(batch, requestId, handOff);
-            } catch (RuntimeException e) {
-                batch.close();
-                throw e;
-            }
-            try {
-                if (m.size() >= KEEP_IN_ARROW_BYTES && root.renew()) {
-                    // The batch holds the vectors' memory now (the next rows go to fresh buffers): sent from it, and
-                    // kept until answered so that a broken stream can resend it without a copy.
-                    return m;
-                }
-                // A small batch, or the allocator's cap leaves no room for fresh buffers: the same vectors refilled,
-                // the batch copied once into one buffer the transport takes whole, or to the heap when the cap
-                // leaves no room for that either.
-                BulkMessage copy = pack(m);
-                m.release();
-                root.reset();
-                return copy;
-            } catch (RuntimeException e) {
-                m.release();
-                throw e;
-            }
+            batch = root.unload(codec);
         } catch (RuntimeException e) {
             root.reset();
             throw e;
         }
-    }
-
-    private BulkMessage pack(BulkMessage m) {
+        boolean kept = false;
         try {
-            return FlightMessages.pack(m, allocator, handOff);
-        } catch (OutOfMemoryException e) {
-            return BulkMessage.ofBytes(FlightMessages.toBytes(m));
+            if (batch.computeBodyLength() >= KEEP_IN_ARROW_BYTES && root.renew()) {
+                // The batch holds the vectors' memory now (the next rows go to fresh buffers): sent from it, and
+                // kept until answered so that a broken stream can resend it without a copy.
+                BulkMessage m = FlightMessages.batchMessage(batch, requestId, handOff);
+                kept = true;
+                return m;
+            }
+            // A small batch, or the allocator's cap leaves no room for fresh buffers: the same vectors refilled,
+            // the batch copied once into one buffer the transport takes whole, or to the heap when the cap leaves
+            // no room for that either.
+            try {
+                return FlightMessages.packedMessage(batch, requestId, allocator, handOff);
+            } catch (OutOfMemoryException e) {
+                return BulkMessage.ofBytes(FlightMessages.toBytes(
+                        FlightMessages.batchMessage(batch, requestId, DirectHandOff.NONE)));
+            }
+        } finally {
+            if (!kept) {
+                batch.close();
+                root.reset();
+            }
         }
     }
 

@@ -128,26 +128,8 @@ public final class FlightMessages {
      * @return the message; its memory (the batch) is closed once it is released and the transport lets go
      */
     public static BulkMessage batchMessage(ArrowRecordBatch batch, long requestId, DirectHandOff handOff) {
-        byte[] header = bytes(MessageSerializer.serializeMetadata(batch, IpcOption.DEFAULT));
-        byte[] metadata = ("{\"request_id\":" + requestId + "}").getBytes(StandardCharsets.UTF_8);
-        long body = batch.computeBodyLength();
-        if (body > Integer.MAX_VALUE - 1024) {
-            throw new IllegalArgumentException("a record batch of " + body + " bytes is too large for one message");
-        }
-        int bodySize = (int) body;
-        int prefixSize = CodedOutputStream.computeByteArraySize(2, header) + CodedOutputStream.computeByteArraySize(3, metadata)
-                + CodedOutputStream.computeTagSize(1000) + CodedOutputStream.computeUInt32SizeNoTag(bodySize);
-        byte[] prefix = new byte[prefixSize];
-        CodedOutputStream cos = CodedOutputStream.newInstance(prefix);
-        try {
-            cos.writeByteArray(2, header);
-            cos.writeByteArray(3, metadata);
-            cos.writeTag(1000, 2);
-            cos.writeUInt32NoTag(bodySize);
-            cos.checkNoSpaceLeft();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        int bodySize = bodySize(batch);
+        byte[] prefix = prefix(batch, requestId, bodySize);
         List<ArrowBuf> buffers = batch.getBuffers();
         List<ArrowBuffer> layout = batch.getBuffersLayout();
         int n = 0;
@@ -171,28 +153,74 @@ public final class FlightMessages {
     /** Buffers at least this large are handed off; smaller ones, and the gaps between, are copied. */
     static final int HAND_OFF_MIN_BYTES = 64 << 10;
 
+    /** The IPC body length of a batch, checked to fit one message. */
+    private static int bodySize(ArrowRecordBatch batch) {
+        long body = batch.computeBodyLength();
+        if (body > Integer.MAX_VALUE - 1024) {
+            throw new IllegalArgumentException("a record batch of " + body + " bytes is too large for one message");
+        }
+        return (int) body;
+    }
+
+    /** The FlightData fields before a batch's body: IPC header, {@code {"request_id":N}}, the body's tag and length. */
+    private static byte[] prefix(ArrowRecordBatch batch, long requestId, int bodySize) {
+        byte[] header = bytes(MessageSerializer.serializeMetadata(batch, IpcOption.DEFAULT));
+        byte[] metadata = ("{\"request_id\":" + requestId + "}").getBytes(StandardCharsets.UTF_8);
+        int prefixSize = CodedOutputStream.computeByteArraySize(2, header) + CodedOutputStream.computeByteArraySize(3, metadata)
+                + CodedOutputStream.computeTagSize(1000) + CodedOutputStream.computeUInt32SizeNoTag(bodySize);
+        byte[] prefix = new byte[prefixSize];
+        CodedOutputStream cos = CodedOutputStream.newInstance(prefix);
+        try {
+            cos.writeByteArray(2, header);
+            cos.writeByteArray(3, metadata);
+            cos.writeTag(1000, 2);
+            cos.writeUInt32NoTag(bodySize);
+            cos.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return prefix;
+    }
+
     /**
-     * Copies a message into one buffer of {@code allocator}, as a message of its own that the transport takes
-     * whole; {@code message} is left as it was (its owner still releases it).
+     * Copies one record batch with its request id into one buffer of {@code allocator}, as a message the transport
+     * takes whole; the batch is left as it was (its owner still closes it).
      *
-     * @param message the message
+     * @param batch the unloaded (possibly compressed) batch
+     * @param requestId the id the server echoes back
      * @param allocator where the copy's memory comes from (the writer's, so it counts against its cap)
      * @param handOff takes the buffer without a copy where the transport can
-     * @return the copy
+     * @return the message; its memory is closed once it is released and the transport lets go
      * @throws org.apache.arrow.memory.OutOfMemoryException when the allocator has no room for it
      */
-    public static BulkMessage pack(BulkMessage message, BufferAllocator allocator, DirectHandOff handOff) {
-        int size = message.size();
+    public static BulkMessage packedMessage(ArrowRecordBatch batch, long requestId, BufferAllocator allocator,
+                                            DirectHandOff handOff) {
+        int body = bodySize(batch);
+        byte[] prefix = prefix(batch, requestId, body);
+        int size = prefix.length + body;
         ArrowBuf memory = allocator.buffer(size);
-        ByteBuffer whole;
         try {
-            whole = memory.nioBuffer(0, size);
-            message.copyTo(whole.duplicate());
+            memory.setBytes(0, prefix);
+            List<ArrowBuf> buffers = batch.getBuffers();
+            List<ArrowBuffer> layout = batch.getBuffersLayout();
+            long written = 0;
+            for (int i = 0; i < buffers.size(); i++) {
+                ArrowBuffer at = layout.get(i);
+                if (at.getOffset() > written) {
+                    memory.setZero(prefix.length + written, at.getOffset() - written);
+                }
+                memory.setBytes(prefix.length + at.getOffset(), buffers.get(i), 0, at.getSize());
+                written = at.getOffset() + at.getSize();
+            }
+            if (written < body) {
+                memory.setZero(prefix.length + written, body - written);
+            }
+            return new BulkMessage(new byte[0], new ByteBuffer[] {memory.nioBuffer(0, size)}, new long[] {0}, size, 1,
+                    handOff, memory);
         } catch (RuntimeException e) {
             memory.close();
             throw e;
         }
-        return new BulkMessage(new byte[0], new ByteBuffer[] {whole}, new long[] {0}, size, 1, handOff, memory);
     }
 
     /**

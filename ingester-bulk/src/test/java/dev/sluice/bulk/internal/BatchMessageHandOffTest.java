@@ -166,6 +166,35 @@ class BatchMessageHandOffTest {
     }
 
     @Test
+    void aBatchPackedIntoOneBufferIsByteForByteTheBatchSentFromItsVectors() throws IOException {
+        try (VectorSchemaRoot root = VectorSchemaRoot.of(new BigIntVector("ts", allocator), new IntVector("v", allocator))) {
+            BigIntVector ts = (BigIntVector) root.getVector(0);
+            IntVector v = (IntVector) root.getVector(1);
+            ts.allocateNew(1000);
+            v.allocateNew(1000);
+            for (int i = 0; i < 1000; i++) {
+                ts.set(i, 1_700_000_000_000L + i);
+                if (i % 3 != 0) {
+                    v.set(i, i * 7);
+                }
+            }
+            root.setRowCount(1000);
+            try (org.apache.arrow.vector.ipc.message.ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch()) {
+                BulkMessage packed = FlightMessages.packedMessage(batch, 9, allocator, transport);
+                BulkMessage fromVectors = FlightMessages.batchMessage(new VectorUnloader(root).getRecordBatch(), 9,
+                        DirectHandOff.NONE);
+                byte[] expected = send(fromVectors);
+                assertArrayEquals(expected, send(packed));
+                assertEquals(List.of(expected.length), transport.sizes, "handed off whole, as one buffer");
+                fromVectors.release();
+                packed.release();
+                transport.giveBackAll();
+            }
+        }
+        assertEquals(0, allocator.getAllocatedMemory());
+    }
+
+    @Test
     void aTransportThatTakesNothingGetsEveryByteCopied() throws IOException {
         transport.take = false;
         BulkMessage m = message();

@@ -40,6 +40,10 @@ import java.util.function.Consumer;
 final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
     private final TableSchema schema;
+    /** The table's name, as answers are counted under it. */
+    private final String table;
+    /** How long a batch may take to be delivered, from its writeNext(). */
+    private final long deliveryNanos;
     private final BulkWrite.Config config;
     /** True once the client shuts down. */
     private final BooleanSupplier stopped;
@@ -174,6 +178,8 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
                      boolean appendMode, BulkClient client, MethodDescriptor<BulkMessage, BulkAnswer> method,
                      TableCodec codec, TableCreation creation, Consumer<BulkEngineWriter> onClose) {
         this.schema = schema;
+        this.table = schema.tableName();
+        this.deliveryNanos = policy.deliveryTimeout().toNanos();
         this.config = config;
         this.stopped = client.stopped();
         this.policy = policy;
@@ -310,7 +316,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         int size = message.size();
         EngineWriter.Message<BulkMessage> batch;
         try {
-            long deadline = writer.now() + policy.deliveryTimeout().toNanos();
+            long deadline = writer.now() + deliveryNanos;
             batch = writer.admit(id, message, size, notAfter != 0 && notAfter - deadline < 0 ? notAfter : deadline);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new BulkWriteException("batch " + id + " of '" + schema.tableName()
@@ -352,7 +358,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             if (a.requestId() == 0) {
                 return; // the server's greeting
             }
-            writer.acknowledge(a.requestId(), schema.tableName(), a.affectedRows());
+            writer.acknowledge(a.requestId(), table, a.affectedRows());
         }
 
         @Override
