@@ -8,6 +8,7 @@ import dev.sluice.bulk.internal.ArrowColumnSink;
 import dev.sluice.bulk.internal.ArrowSupport;
 import dev.sluice.bulk.internal.ArrowTypes;
 import dev.sluice.bulk.internal.FlightMessages;
+import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowWriter;
@@ -141,8 +142,8 @@ public class BulkEncodeBenchmark {
             RowWriter.write(schema, sinks, r, rows[r]);
         }
         root.setRowCount(ROWS);
-        FlightMessages.BatchMessage m = FlightMessages.batchMessage(
-                new VectorUnloader(root, true, codec, true).getRecordBatch(), 1, DirectHandOff.NONE, () -> { });
+        BulkMessage m = FlightMessages.batchMessage(
+                new VectorUnloader(root, true, codec, true).getRecordBatch(), 1, DirectHandOff.NONE);
         CountingSink sink = new CountingSink();
         try {
             m.writeTo(sink);

@@ -79,7 +79,7 @@ public final class ArrowSupport {
      */
     public static BufferAllocator clientRoot(long cacheBytes, long idleNanos, ScheduledExecutorService sweeper) {
         return new CachingRoot(Long.MAX_VALUE, new UnzeroedAllocationManager.Factory(cacheBytes, idleNanos,
-                System::nanoTime, sweeper));
+                null, sweeper));
     }
 
     /**

@@ -6,30 +6,23 @@ import com.google.protobuf.CodedOutputStream;
 import dev.sluice.internal.bulk.spi.BulkAnswer;
 import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
-import io.grpc.Drainable;
-import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
 import io.grpc.protobuf.ProtoUtils;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.flatbuf.Endianness;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.ipc.message.ArrowBuffer;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.FBSerializables;
@@ -52,24 +45,14 @@ public final class FlightMessages {
             ProtoUtils.marshaller(Flight.PutResult.getDefaultInstance());
 
     /**
-     * DoPut with {@code FlightData} going out as {@link BulkMessage}s (pre-encoded bytes, or batches drained from
-     * Arrow memory), and the server's {@code PutResult}s read into {@link BulkAnswer}s.
+     * DoPut with {@code FlightData} going out as {@link BulkMessage}s (drained by the client's own marshaller), and
+     * the server's {@code PutResult}s read into {@link BulkAnswer}s.
      */
     public static final MethodDescriptor<BulkMessage, BulkAnswer> DO_PUT =
             MethodDescriptor.<BulkMessage, BulkAnswer>newBuilder()
                     .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
                     .setFullMethodName(FlightServiceGrpc.getDoPutMethod().getFullMethodName())
-                    .setRequestMarshaller(new MethodDescriptor.Marshaller<>() {
-                        @Override
-                        public InputStream stream(BulkMessage value) {
-                            return value.stream();
-                        }
-
-                        @Override
-                        public BulkMessage parse(InputStream stream) {
-                            throw new UnsupportedOperationException("the client never parses FlightData");
-                        }
-                    })
+                    .setRequestMarshaller(BulkMessage.MARSHALLER)
                     .setResponseMarshaller(new MethodDescriptor.Marshaller<>() {
                         @Override
                         public InputStream stream(BulkAnswer value) {
@@ -82,45 +65,6 @@ public final class FlightMessages {
                         }
                     })
                     .build();
-
-    /** A message already encoded on the heap: the schema, or a batch copied out of Arrow memory. */
-    static final class HeapMessage implements BulkMessage {
-        private final byte[] bytes;
-
-        HeapMessage(byte[] bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        public int size() {
-            return bytes.length;
-        }
-
-        @Override
-        public InputStream stream() {
-            return new BytesStream(bytes);
-        }
-
-        @Override
-        public void release() {
-            // heap memory: the garbage collector frees it
-        }
-    }
-
-    /** A byte array gRPC can size and copy in one go. */
-    static final class BytesStream extends ByteArrayInputStream implements KnownLength, Drainable {
-        BytesStream(byte[] bytes) {
-            super(bytes);
-        }
-
-        @Override
-        public int drainTo(OutputStream target) throws IOException {
-            int n = count - pos;
-            target.write(buf, pos, n);
-            pos = count;
-            return n;
-        }
-    }
 
     /**
      * Encodes the first message: the table's path descriptor and the Arrow schema.
@@ -174,395 +118,122 @@ public final class FlightMessages {
     }
 
     /**
-     * A message in Arrow memory on its way out: written into gRPC's output each time it is sent (a message kept for a
-     * resend is sent again from the same memory), its large buffers handed to the transport without a copy where the
-     * transport takes them ({@link DirectHandOff}).
-     *
-     * <p>Owns its memory, which is freed once the owner has {@linkplain #release() released} it and the transport
-     * has let go of every buffer handed to it, whichever comes last; then {@code freed} runs.
-     */
-    public abstract static sealed class ArrowMessage implements BulkMessage permits BatchMessage, PackedMessage {
-        private final DirectHandOff handOff;
-        private final Runnable freed;
-        /** One for the owner until released, one per buffer the transport holds; the memory is freed at zero. */
-        private final AtomicInteger holders = new AtomicInteger(1);
-        private final AtomicBoolean released = new AtomicBoolean();
-        private final Runnable unlent = this::drop;
-
-        ArrowMessage(DirectHandOff handOff, Runnable freed) {
-            this.handOff = handOff;
-            this.freed = freed;
-        }
-
-        /**
-         * Writes the FlightData bytes, handing buffers to the transport where it takes them.
-         *
-         * @param out the destination
-         * @throws IOException from the destination
-         */
-        public abstract void writeTo(OutputStream out) throws IOException;
-
-        /** Frees the memory (once, when neither the owner nor the transport holds it any more). */
-        abstract void free();
-
-        final DirectHandOff handOff() {
-            return handOff;
-        }
-
-        /** Hands one buffer to the transport, holding the memory until the transport lets go of it. */
-        final boolean lend(OutputStream out, ArrowBuf buf, long length) {
-            if (handOff == DirectHandOff.NONE) {
-                return false;
-            }
-            int h;
-            do {
-                h = holders.get();
-                if (h == 0) {
-                    throw new IllegalStateException("a bulk batch was sent after its memory was freed");
-                }
-            } while (!holders.compareAndSet(h, h + 1));
-            boolean taken = false;
-            try {
-                taken = handOff.handOff(out, buf.nioBuffer(0, (int) length), unlent);
-            } finally {
-                if (!taken) {
-                    drop();
-                }
-            }
-            return taken;
-        }
-
-        /**
-         * The owner lets go (once): after its last send, its answer, or when it is dropped. The memory is freed
-         * now, or when the transport lets go of the last buffer handed to it.
-         */
-        @Override
-        public final void release() {
-            if (released.compareAndSet(false, true)) {
-                drop();
-            }
-        }
-
-        private void drop() {
-            if (holders.decrementAndGet() == 0) {
-                try {
-                    free();
-                } finally {
-                    freed.run();
-                }
-            }
-        }
-
-        /**
-         * Returns what gRPC drains this message from; may be called once per send.
-         *
-         * @return a stream of the FlightData bytes
-         */
-        @Override
-        public final InputStream stream() {
-            return new MessageStream(this);
-        }
-    }
-
-    /**
-     * A record batch straight from the vectors it was built in: its large buffers are handed to the transport, the
-     * rest is copied around them. Owns the batch.
-     */
-    public static final class BatchMessage extends ArrowMessage {
-        /** Buffers at least this large are handed off; smaller ones, and the gaps between, are copied. */
-        static final int HAND_OFF_MIN_BYTES = 64 << 10;
-        private final ArrowRecordBatch batch;
-        private final byte[] prefix;
-        private final int size;
-
-        BatchMessage(ArrowRecordBatch batch, long requestId, DirectHandOff handOff, Runnable freed) {
-            super(handOff, freed);
-            this.batch = batch;
-            byte[] header = bytes(MessageSerializer.serializeMetadata(batch, IpcOption.DEFAULT));
-            byte[] metadata = ("{\"request_id\":" + requestId + "}").getBytes(StandardCharsets.UTF_8);
-            long body = batch.computeBodyLength();
-            if (body > Integer.MAX_VALUE - 1024) {
-                throw new IllegalArgumentException("a record batch of " + body + " bytes is too large for one message");
-            }
-            int bodySize = (int) body;
-            int prefixSize = CodedOutputStream.computeByteArraySize(2, header) + CodedOutputStream.computeByteArraySize(3, metadata)
-                    + CodedOutputStream.computeTagSize(1000) + CodedOutputStream.computeUInt32SizeNoTag(bodySize);
-            this.prefix = new byte[prefixSize];
-            CodedOutputStream cos = CodedOutputStream.newInstance(prefix);
-            try {
-                cos.writeByteArray(2, header);
-                cos.writeByteArray(3, metadata);
-                cos.writeTag(1000, 2);
-                cos.writeUInt32NoTag(bodySize);
-                cos.checkNoSpaceLeft();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            this.size = prefixSize + bodySize;
-        }
-
-        /** @return the FlightData size in bytes */
-        @Override
-        public int size() {
-            return size;
-        }
-
-        /**
-         * Writes the FlightData bytes: protobuf prefix, then each buffer at its IPC offset (zero padding between).
-         * Buffers of at least {@link #HAND_OFF_MIN_BYTES} are handed to the transport when it takes them.
-         *
-         * @param out the destination
-         * @throws IOException from the destination
-         */
-        @Override
-        public void writeTo(OutputStream out) throws IOException {
-            writeTo(out, true, null);
-        }
-
-        /**
-         * Writes the FlightData bytes to {@code out}; with {@code copy} set, the Arrow buffers' bytes go straight
-         * into it at the current position instead (one copy, no chunk), and {@code out} must write into it too.
-         */
-        private void writeTo(OutputStream out, boolean lend, Copy copy) throws IOException {
-            out.write(prefix);
-            List<ArrowBuf> buffers = batch.getBuffers();
-            List<ArrowBuffer> layout = batch.getBuffersLayout();
-            long written = 0;
-            byte[] zeros = new byte[8];
-            byte[] chunk = null;
-            for (int i = 0; i < buffers.size(); i++) {
-                ArrowBuffer at = layout.get(i);
-                while (written < at.getOffset()) {
-                    int n = (int) Math.min(zeros.length, at.getOffset() - written);
-                    out.write(zeros, 0, n);
-                    written += n;
-                }
-                ArrowBuf buf = buffers.get(i);
-                long length = at.getSize();
-                if (lend && length >= HAND_OFF_MIN_BYTES && lend(out, buf, length)) {
-                    written += length;
-                    continue;
-                }
-                if (copy != null) {
-                    copy.copyFrom(buf, length);
-                    written += length;
-                    continue;
-                }
-                if (chunk == null) {
-                    chunk = new byte[Math.min(64 * 1024, Math.max(8, size))];
-                }
-                copyInChunks(out, buf, length, chunk);
-                written += length;
-            }
-            long end = size - prefix.length;
-            while (written < end) {
-                int n = (int) Math.min(zeros.length, end - written);
-                out.write(zeros, 0, n);
-                written += n;
-            }
-        }
-
-        /**
-         * Copies the FlightData bytes to the heap (for a writer whose allocator has no room for another copy of the
-         * batch, and for tests).
-         *
-         * @return the bytes
-         */
-        public byte[] toBytes() {
-            HeapCopy copy = new HeapCopy(new byte[size]);
-            copy(copy);
-            return copy.bytes;
-        }
-
-        /**
-         * Copies the FlightData bytes into one buffer of {@code allocator}, as a message of their own that the
-         * transport takes whole; this message is left as it was (its owner still releases it).
-         *
-         * @param allocator where the copy's memory comes from (the writer's, so it counts against its cap)
-         * @param freed runs once the copy's memory is freed (on any thread)
-         * @return the copy
-         * @throws org.apache.arrow.memory.OutOfMemoryException when the allocator has no room for it
-         */
-        public PackedMessage pack(BufferAllocator allocator, Runnable freed) {
-            ArrowBuf memory = allocator.buffer(size);
-            try {
-                copy(new MemoryCopy(memory.memoryAddress()));
-            } catch (RuntimeException e) {
-                memory.close();
-                throw e;
-            }
-            return new PackedMessage(memory, size, handOff(), freed);
-        }
-
-        private void copy(Copy copy) {
-            try {
-                writeTo(copy, false, copy);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            if (copy.at != size) {
-                throw new IllegalStateException("a batch message of " + size + " bytes wrote " + copy.at);
-            }
-        }
-
-        @Override
-        void free() {
-            batch.close();
-        }
-    }
-
-    /**
-     * A whole message in one buffer of Arrow memory: a small batch copied out of the vectors it was built in (which
-     * then take the next rows), handed to the transport as one buffer.
-     */
-    public static final class PackedMessage extends ArrowMessage {
-        private final ArrowBuf memory;
-        private final int size;
-
-        PackedMessage(ArrowBuf memory, int size, DirectHandOff handOff, Runnable freed) {
-            super(handOff, freed);
-            this.memory = memory;
-            this.size = size;
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
-
-        /**
-         * Writes the FlightData bytes: the whole buffer handed to the transport when it takes it, else copied.
-         *
-         * @param out the destination
-         * @throws IOException from the destination
-         */
-        @Override
-        public void writeTo(OutputStream out) throws IOException {
-            if (size > 0 && lend(out, memory, size)) {
-                return;
-            }
-            copyInChunks(out, memory, size, new byte[Math.min(64 * 1024, Math.max(8, size))]);
-        }
-
-        @Override
-        void free() {
-            memory.close();
-        }
-    }
-
-    /** Writes {@code length} bytes of {@code buf} in chunks: {@code ArrowBuf.getBytes} to a stream copies it whole. */
-    private static void copyInChunks(OutputStream out, ArrowBuf buf, long length, byte[] chunk) throws IOException {
-        for (long off = 0; off < length; off += chunk.length) {
-            int n = (int) Math.min(chunk.length, length - off);
-            buf.getBytes(off, chunk, 0, n);
-            out.write(chunk, 0, n);
-        }
-    }
-
-    /** Where a batch message is copied to: the prefix and padding as a stream, Arrow buffers directly. */
-    private abstract static class Copy extends OutputStream {
-        int at;
-
-        abstract void copyFrom(ArrowBuf buf, long length);
-    }
-
-    /** A copy into a heap array. */
-    private static final class HeapCopy extends Copy {
-        final byte[] bytes;
-
-        HeapCopy(byte[] bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        public void write(int b) {
-            bytes[at++] = (byte) b;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            System.arraycopy(b, off, bytes, at, len);
-            at += len;
-        }
-
-        @Override
-        void copyFrom(ArrowBuf buf, long length) {
-            buf.getBytes(0, bytes, at, (int) length);
-            at += (int) length;
-        }
-    }
-
-    /** A copy into Arrow memory at an address (the buffer sized by the caller). */
-    private static final class MemoryCopy extends Copy {
-        private final long address;
-
-        MemoryCopy(long address) {
-            this.address = address;
-        }
-
-        @Override
-        public void write(int b) {
-            MemoryUtil.putByte(address + at++, (byte) b);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            MemoryUtil.copyToMemory(b, off, address + at, len);
-            at += len;
-        }
-
-        @Override
-        void copyFrom(ArrowBuf buf, long length) {
-            MemoryUtil.copyMemory(buf.memoryAddress(), address + at, length);
-            at += (int) length;
-        }
-    }
-
-    /**
-     * gRPC drains a message straight from Arrow memory (inside {@code sendMessage}). Not {@code KnownLength}:
-     * gRPC then drains it into a chain of buffers, which is what takes handed-off memory.
-     */
-    static final class MessageStream extends InputStream implements Drainable {
-        private final ArrowMessage message;
-        private boolean drained;
-
-        MessageStream(ArrowMessage message) {
-            this.message = message;
-        }
-
-        @Override
-        public int drainTo(OutputStream target) throws IOException {
-            if (drained) {
-                return 0;
-            }
-            drained = true;
-            message.writeTo(target);
-            return message.size();
-        }
-
-        @Override
-        public int available() {
-            return drained ? 0 : message.size();
-        }
-
-        @Override
-        public int read() {
-            throw new UnsupportedOperationException("drained by gRPC, never read");
-        }
-    }
-
-    /**
-     * Prepares one record batch with its request id for sending straight from Arrow memory.
+     * Lays out one record batch with its request id as a message sent straight from Arrow memory: the protobuf
+     * prefix on the heap, then each buffer at its IPC offset; buffers of at least {@link #HAND_OFF_MIN_BYTES} are
+     * handed to the transport where it takes them, the rest copied around them.
      *
      * @param batch the unloaded (possibly compressed) batch; owned by the message from now on
      * @param requestId the id the server echoes back
      * @param handOff takes large buffers without a copy where the transport can ({@link DirectHandOff#NONE}: copy)
-     * @param freed runs once the batch's memory is freed (on any thread)
-     * @return the message
+     * @return the message; its memory (the batch) is closed once it is released and the transport lets go
      */
-    public static BatchMessage batchMessage(ArrowRecordBatch batch, long requestId, DirectHandOff handOff,
-                                            Runnable freed) {
-        return new BatchMessage(batch, requestId, handOff, freed);
+    public static BulkMessage batchMessage(ArrowRecordBatch batch, long requestId, DirectHandOff handOff) {
+        int bodySize = bodySize(batch);
+        byte[] prefix = prefix(batch, requestId, bodySize);
+        List<ArrowBuf> buffers = batch.getBuffers();
+        List<ArrowBuffer> layout = batch.getBuffersLayout();
+        int n = 0;
+        for (ArrowBuffer at : layout) {
+            if (at.getSize() > 0) {
+                n++;
+            }
+        }
+        ByteBuffer[] parts = new ByteBuffer[n];
+        long[] offsets = new long[n];
+        for (int i = 0, p = 0; i < buffers.size(); i++) {
+            ArrowBuffer at = layout.get(i);
+            if (at.getSize() > 0) {
+                parts[p] = buffers.get(i).nioBuffer(0, (int) at.getSize());
+                offsets[p++] = at.getOffset();
+            }
+        }
+        return new BulkMessage(prefix, parts, offsets, bodySize, HAND_OFF_MIN_BYTES, handOff, batch);
+    }
+
+    /** Buffers at least this large are handed off; smaller ones, and the gaps between, are copied. */
+    static final int HAND_OFF_MIN_BYTES = 64 << 10;
+
+    /** The IPC body length of a batch, checked to fit one message. */
+    private static int bodySize(ArrowRecordBatch batch) {
+        long body = batch.computeBodyLength();
+        if (body > Integer.MAX_VALUE - 1024) {
+            throw new IllegalArgumentException("a record batch of " + body + " bytes is too large for one message");
+        }
+        return (int) body;
+    }
+
+    /** The FlightData fields before a batch's body: IPC header, {@code {"request_id":N}}, the body's tag and length. */
+    private static byte[] prefix(ArrowRecordBatch batch, long requestId, int bodySize) {
+        byte[] header = bytes(MessageSerializer.serializeMetadata(batch, IpcOption.DEFAULT));
+        byte[] metadata = ("{\"request_id\":" + requestId + "}").getBytes(StandardCharsets.UTF_8);
+        int prefixSize = CodedOutputStream.computeByteArraySize(2, header) + CodedOutputStream.computeByteArraySize(3, metadata)
+                + CodedOutputStream.computeTagSize(1000) + CodedOutputStream.computeUInt32SizeNoTag(bodySize);
+        byte[] prefix = new byte[prefixSize];
+        CodedOutputStream cos = CodedOutputStream.newInstance(prefix);
+        try {
+            cos.writeByteArray(2, header);
+            cos.writeByteArray(3, metadata);
+            cos.writeTag(1000, 2);
+            cos.writeUInt32NoTag(bodySize);
+            cos.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return prefix;
+    }
+
+    /**
+     * Copies one record batch with its request id into one buffer of {@code allocator}, as a message the transport
+     * takes whole; the batch is left as it was (its owner still closes it).
+     *
+     * @param batch the unloaded (possibly compressed) batch
+     * @param requestId the id the server echoes back
+     * @param allocator where the copy's memory comes from (the writer's, so it counts against its cap)
+     * @param handOff takes the buffer without a copy where the transport can
+     * @return the message; its memory is closed once it is released and the transport lets go
+     * @throws org.apache.arrow.memory.OutOfMemoryException when the allocator has no room for it
+     */
+    public static BulkMessage packedMessage(ArrowRecordBatch batch, long requestId, BufferAllocator allocator,
+                                            DirectHandOff handOff) {
+        int body = bodySize(batch);
+        byte[] prefix = prefix(batch, requestId, body);
+        int size = prefix.length + body;
+        ArrowBuf memory = allocator.buffer(size);
+        try {
+            memory.setBytes(0, prefix);
+            List<ArrowBuf> buffers = batch.getBuffers();
+            List<ArrowBuffer> layout = batch.getBuffersLayout();
+            long written = 0;
+            for (int i = 0; i < buffers.size(); i++) {
+                ArrowBuffer at = layout.get(i);
+                if (at.getOffset() > written) {
+                    memory.setZero(prefix.length + written, at.getOffset() - written);
+                }
+                memory.setBytes(prefix.length + at.getOffset(), buffers.get(i), 0, at.getSize());
+                written = at.getOffset() + at.getSize();
+            }
+            if (written < body) {
+                memory.setZero(prefix.length + written, body - written);
+            }
+            return new BulkMessage(new byte[0], new ByteBuffer[] {memory.nioBuffer(0, size)}, new long[] {0}, size, 1,
+                    handOff, memory);
+        } catch (RuntimeException e) {
+            memory.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Copies a message's bytes to the heap (for a writer whose allocator has no room for another copy of the batch,
+     * and for tests).
+     *
+     * @param message the message
+     * @return the bytes
+     */
+    public static byte[] toBytes(BulkMessage message) {
+        byte[] bytes = new byte[message.size()];
+        message.copyTo(ByteBuffer.wrap(bytes));
+        return bytes;
     }
 
     private static byte[] bytes(ByteBuffer bb) {

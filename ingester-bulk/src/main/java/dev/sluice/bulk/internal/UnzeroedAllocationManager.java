@@ -43,7 +43,7 @@ final class UnzeroedAllocationManager extends AllocationManager {
          * @param cacheBudget bytes of released large buffers kept for reuse (0 keeps none)
          */
         Factory(long cacheBudget) {
-            this(cacheBudget, Long.MAX_VALUE, System::nanoTime, null);
+            this(cacheBudget, Long.MAX_VALUE, null, null);
         }
 
         /**
@@ -51,7 +51,7 @@ final class UnzeroedAllocationManager extends AllocationManager {
          *
          * @param cacheBudget bytes of released large buffers kept for reuse (0 keeps none)
          * @param idleNanos how long a released buffer is kept unused before it is freed
-         * @param nanoTime the clock
+         * @param nanoTime the clock; null for {@code System.nanoTime()}
          * @param sweeper frees buffers whose idle time is up; null leaves that to {@link #expire()}
          */
         Factory(long cacheBudget, long idleNanos, LongSupplier nanoTime, ScheduledExecutorService sweeper) {
@@ -84,10 +84,6 @@ final class UnzeroedAllocationManager extends AllocationManager {
         @Override
         public ArrowBuf empty() {
             return NettyAllocationManager.FACTORY.empty();
-        }
-
-        void release(long address, long capacity) {
-            cache.keep(address, capacity);
         }
 
         /** Frees every buffer kept unused for the idle time or longer. */
@@ -131,6 +127,6 @@ final class UnzeroedAllocationManager extends AllocationManager {
 
     @Override
     protected void release0() {
-        owner.release(address, capacity);
+        owner.cache.keep(address, capacity);
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -71,7 +72,7 @@ class BatchMessageHandOffTest {
         allocator.close();
     }
 
-    FlightMessages.BatchMessage message() {
+    BulkMessage message() {
         try (VectorSchemaRoot root = VectorSchemaRoot.of(new BigIntVector("ts", allocator), new IntVector("v", allocator))) {
             BigIntVector ts = (BigIntVector) root.getVector(0);
             IntVector v = (IntVector) root.getVector(1);
@@ -85,11 +86,13 @@ class BatchMessageHandOffTest {
             }
             root.setRowCount(ROWS);
             // The record batch holds its own references: the message owns them after the root is closed.
-            return FlightMessages.batchMessage(new VectorUnloader(root).getRecordBatch(), 5, transport, freed::incrementAndGet);
+            BulkMessage m = FlightMessages.batchMessage(new VectorUnloader(root).getRecordBatch(), 5, transport);
+            m.whenFreed(freed::incrementAndGet);
+            return m;
         }
     }
 
-    static byte[] send(FlightMessages.BatchMessage m) throws IOException {
+    static byte[] send(BulkMessage m) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         m.writeTo(out);
         return out.toByteArray();
@@ -97,12 +100,12 @@ class BatchMessageHandOffTest {
 
     @Test
     void aHeapCopyAllocatesTheResultAndNoStagingChunk() throws IOException {
-        FlightMessages.BatchMessage m = message();
+        BulkMessage m = message();
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        m.toBytes(); // loads and links what the copy uses, so the measured call below allocates only its own data
+        FlightMessages.toBytes(m); // loads and links what the copy uses, so the measured call below allocates only its own data
         long before = threads.getCurrentThreadAllocatedBytes();
-        byte[] copied = m.toBytes();
+        byte[] copied = FlightMessages.toBytes(m);
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         // The result array (1.2 MB) and a few small objects; before, also a 64 KiB chunk every buffer passed through.
         assertTrue(allocated < copied.length + 16 * 1024, "toBytes allocated " + allocated + " bytes for a "
@@ -115,8 +118,8 @@ class BatchMessageHandOffTest {
 
     @Test
     void largeBuffersAreHandedOffSmallOnesCopiedAndTheBytesAreTheCopiedMessagesBytes() throws IOException {
-        FlightMessages.BatchMessage m = message();
-        byte[] copied = m.toBytes();
+        BulkMessage m = message();
+        byte[] copied = FlightMessages.toBytes(m);
         assertEquals(0, transport.held.size(), "toBytes hands nothing to the transport");
         byte[] sent = send(m);
         assertArrayEquals(copied, sent);
@@ -131,7 +134,7 @@ class BatchMessageHandOffTest {
 
     @Test
     void theMemoryOutlivesItsOwnerUntilTheTransportGivesEveryBufferBack() throws IOException {
-        FlightMessages.BatchMessage m = message();
+        BulkMessage m = message();
         long held = allocator.getAllocatedMemory();
         send(m);
         send(m); // a resend of the same batch on a new call, from the same memory
@@ -151,11 +154,11 @@ class BatchMessageHandOffTest {
 
     @Test
     void theTransportMayGiveBackBeforeTheOwnerReleases() throws IOException {
-        FlightMessages.BatchMessage m = message();
+        BulkMessage m = message();
         send(m);
         transport.giveBackAll();
         assertEquals(0, freed.get(), "kept for a resend until its owner releases it");
-        assertArrayEquals(m.toBytes(), send(m), "still intact for a resend");
+        assertArrayEquals(FlightMessages.toBytes(m), send(m), "still intact for a resend");
         transport.giveBackAll();
         m.release();
         assertEquals(1, freed.get());
@@ -163,10 +166,39 @@ class BatchMessageHandOffTest {
     }
 
     @Test
+    void aBatchPackedIntoOneBufferIsByteForByteTheBatchSentFromItsVectors() throws IOException {
+        try (VectorSchemaRoot root = VectorSchemaRoot.of(new BigIntVector("ts", allocator), new IntVector("v", allocator))) {
+            BigIntVector ts = (BigIntVector) root.getVector(0);
+            IntVector v = (IntVector) root.getVector(1);
+            ts.allocateNew(1000);
+            v.allocateNew(1000);
+            for (int i = 0; i < 1000; i++) {
+                ts.set(i, 1_700_000_000_000L + i);
+                if (i % 3 != 0) {
+                    v.set(i, i * 7);
+                }
+            }
+            root.setRowCount(1000);
+            try (org.apache.arrow.vector.ipc.message.ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch()) {
+                BulkMessage packed = FlightMessages.packedMessage(batch, 9, allocator, transport);
+                BulkMessage fromVectors = FlightMessages.batchMessage(new VectorUnloader(root).getRecordBatch(), 9,
+                        DirectHandOff.NONE);
+                byte[] expected = send(fromVectors);
+                assertArrayEquals(expected, send(packed));
+                assertEquals(List.of(expected.length), transport.sizes, "handed off whole, as one buffer");
+                fromVectors.release();
+                packed.release();
+                transport.giveBackAll();
+            }
+        }
+        assertEquals(0, allocator.getAllocatedMemory());
+    }
+
+    @Test
     void aTransportThatTakesNothingGetsEveryByteCopied() throws IOException {
         transport.take = false;
-        FlightMessages.BatchMessage m = message();
-        assertArrayEquals(m.toBytes(), send(m));
+        BulkMessage m = message();
+        assertArrayEquals(FlightMessages.toBytes(m), send(m));
         m.release();
         assertEquals(1, freed.get());
         assertEquals(0, allocator.getAllocatedMemory());

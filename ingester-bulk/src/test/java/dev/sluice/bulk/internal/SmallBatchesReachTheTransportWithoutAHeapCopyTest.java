@@ -17,6 +17,7 @@ import io.grpc.Drainable;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
 import org.junit.jupiter.api.Test;
 
@@ -113,17 +114,26 @@ class SmallBatchesReachTheTransportWithoutAHeapCopyTest {
     }
 
     @Test
-    void closingWhileTheTransportHoldsASmallBatchFreesItsMemoryWhenTheTransportLetsGo() throws IOException {
+    void aSmallBatchTheTransportStillHoldsKeepsItsMemoryPastItsReleaseAndTheRowsFreedUntilTheTransportLetsGo()
+            throws IOException {
         BatchMessageHandOffTest.RecordingHandOff transport = new BatchMessageHandOffTest.RecordingHandOff();
         try (BufferAllocator root = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
             ArrowTableCodec codec = codec(root, transport);
             fill(codec.rows(ROWS, NO_GUARD), 0);
             BulkMessage m = codec.unload(1);
+            AtomicInteger freed = new AtomicInteger();
+            m.whenFreed(freed::incrementAndGet);
             send(m);
             m.release();
+            codec.closeRows();
             assertEquals(1, transport.held.size(), "held by the transport");
-            Thread giveBack = new Thread(transport::giveBackAll);
-            giveBack.start(); // close waits for the transport to let go, as a netty event loop would
+            long left = codec.allocatedBytes();
+            assertTrue(left >= m.size() && left < 2L * m.size(), "only the message's memory is left, still read: "
+                    + left);
+            assertEquals(0, freed.get());
+            transport.giveBackAll();
+            assertEquals(1, freed.get(), "freed once, when the transport let go");
+            assertEquals(0, codec.allocatedBytes());
             codec.close();
             assertEquals(0, root.getAllocatedMemory());
         }

@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -36,11 +37,16 @@ import java.util.function.Consumer;
  * bulk's own: the table's creation, the codec's batch and memory, and reading the server's per-batch answers. The
  * delivery contract is {@link BulkStreamWriter}'s.
  */
-final class BulkEngineWriter implements BulkStreamWriter {
+final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
     private final TableSchema schema;
+    /** The table's name, as answers are counted under it. */
+    private final String table;
+    /** How long a batch may take to be delivered, from its writeNext(). */
+    private final long deliveryNanos;
     private final BulkWrite.Config config;
-    private final BulkClient client;
+    /** True once the client shuts down. */
+    private final BooleanSupplier stopped;
     private final RetryPolicy policy;
     private final TableCodec codec;
     private final Consumer<BulkEngineWriter> onClose;
@@ -68,25 +74,8 @@ final class BulkEngineWriter implements BulkStreamWriter {
     private int depth;
     /** Set once, by whoever frees the off-heap memory. */
     private final AtomicBoolean freed = new AtomicBoolean();
-    private final BatchGuard guard = new BatchGuard() {
-        @Override
-        public void enter() {
-            hold();
-            if (closed) {
-                freeMemory();
-                let();
-                throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
-            }
-        }
-
-        @Override
-        public void exit() {
-            if (closed) {
-                freeMemory(); // closed from another thread while this producer wrote: the last one out frees
-            }
-            let();
-        }
-    };
+    /** The messages unloaded whose memory is not freed yet; the codec's memory is closed once none is. */
+    private final UnfreedMessages unfreed;
 
     static {
         try {
@@ -94,6 +83,31 @@ final class BulkEngineWriter implements BulkStreamWriter {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+    }
+
+    /**
+     * Enters the batch for a change: the codec calls this around every change of the batch, and
+     * {@link #writeNext} around sending it.
+     *
+     * @throws IllegalStateException when the writer is closed
+     */
+    @Override
+    public void enter() {
+        hold();
+        if (closed) {
+            freeMemory();
+            let();
+            throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
+        }
+    }
+
+    /** Exits the batch; frees the writer's memory if it was closed meanwhile. */
+    @Override
+    public void exit() {
+        if (closed) {
+            freeMemory(); // closed from another thread while this producer wrote: the last one out frees
+        }
+        let();
     }
 
     /**
@@ -164,12 +178,15 @@ final class BulkEngineWriter implements BulkStreamWriter {
                      boolean appendMode, BulkClient client, MethodDescriptor<BulkMessage, BulkAnswer> method,
                      TableCodec codec, TableCreation creation, Consumer<BulkEngineWriter> onClose) {
         this.schema = schema;
+        this.table = schema.tableName();
+        this.deliveryNanos = policy.deliveryTimeout().toNanos();
         this.config = config;
-        this.client = client;
+        this.stopped = client.stopped();
         this.policy = policy;
         this.codec = codec;
         this.onClose = onClose;
         this.creation = creation;
+        this.unfreed = new UnfreedMessages(codec::close);
         this.breaks = new EngineWriter.Breaks("bulk stream of '" + schema.tableName() + "'", "unanswered batches",
                 "resent", "resending", "each until its delivery deadline (" + policy.deliveryTimeout().toSeconds()
                 + " s after its writeNext()) or the policy's attempts run out, then fail. Further breaks are logged at"
@@ -198,7 +215,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
     public TableBufferRoot tableBufferRoot(int columnBufferSize) {
         checkOpen();
         if (root == null) {
-            root = codec.rows(Math.max(1, columnBufferSize), guard);
+            root = codec.rows(Math.max(1, columnBufferSize), this);
         }
         return root;
     }
@@ -234,24 +251,24 @@ final class BulkEngineWriter implements BulkStreamWriter {
      */
     CompletableFuture<Integer> writeNext(long notAfter) {
         checkOpen();
-        guard.enter();
+        enter();
         try {
             return writeNextGuarded(notAfter);
         } finally {
-            guard.exit();
+            exit();
         }
     }
 
     private CompletableFuture<Integer> writeNextGuarded(long notAfter) {
-        if (root == null || root.rowCount() == 0) {
+        int rows = root == null ? 0 : root.rowCount();
+        if (rows == 0) {
             if (root != null) {
                 codec.reset();
             }
             return CompletableFuture.completedFuture(0);
         }
-        int rows = root.rowCount();
         BulkWriteException f = writer.failure();
-        if (f == null && client.stopped().getAsBoolean()) {
+        if (f == null && stopped.getAsBoolean()) {
             f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
                     localError(StatusCode.Grpc.UNAVAILABLE, "client shut down", false), null);
         }
@@ -294,10 +311,12 @@ final class BulkEngineWriter implements BulkStreamWriter {
             return CompletableFuture.failedFuture(e instanceof BulkWriteException ? e
                     : new BulkWriteException("could not serialize batch " + id + " of '" + schema.tableName() + "'", null, e));
         }
+        unfreed.unloaded();
+        message.whenFreed(unfreed);
         int size = message.size();
         EngineWriter.Message<BulkMessage> batch;
         try {
-            long deadline = writer.now() + policy.deliveryTimeout().toNanos();
+            long deadline = writer.now() + deliveryNanos;
             batch = writer.admit(id, message, size, notAfter != 0 && notAfter - deadline < 0 ? notAfter : deadline);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new BulkWriteException("batch " + id + " of '" + schema.tableName()
@@ -339,7 +358,7 @@ final class BulkEngineWriter implements BulkStreamWriter {
             if (a.requestId() == 0) {
                 return; // the server's greeting
             }
-            writer.acknowledge(a.requestId(), schema.tableName(), a.affectedRows());
+            writer.acknowledge(a.requestId(), table, a.affectedRows());
         }
 
         @Override
@@ -538,14 +557,28 @@ final class BulkEngineWriter implements BulkStreamWriter {
 
     /**
      * Releases every off-heap buffer, once; the caller holds the batch ({@link #holder}). Unanswered batches still
-     * hold theirs: they are failed first (the writer is closed), so that the codec frees its memory with nothing
-     * outstanding but what the transport still reads.
+     * hold theirs: they are failed first (the writer is closed), and the codec's memory is closed once none is
+     * outstanding. Messages the transport still reads are waited for, at most {@link #HAND_BACK_WAIT_MS}; if some
+     * are still out then, the last one back closes it.
      */
     private void freeMemory() {
         if (!freed.compareAndSet(false, true)) {
             return;
         }
         writer.abort(closedError(), "bulk writer closed");
-        codec.close();
+        codec.closeRows();
+        int out = unfreed.closeWhenFreed(TimeUnit.MILLISECONDS.toNanos(HAND_BACK_WAIT_MS));
+        if (out > 0) {
+            LOG.warn("bulk writer for '{}' closed while the transport still holds {} of its batches; their memory"
+                    + " is freed when it lets go", schema.tableName(), out);
+        }
     }
+
+    /**
+     * How long closing waits for the transport to let go of batch memory handed to it (a cancelled call's queued
+     * writes are dropped on netty's event loop, normally within milliseconds).
+     */
+    static final long HAND_BACK_WAIT_MS = 5_000;
+
+
 }

@@ -121,7 +121,7 @@ public final class EngineWriter<Q, R, X extends WriteException> {
      * @param <R> the response message type
      * @param <X> the path's exception type
      */
-    public interface Path<R, X> {
+    public interface Path<R, X> extends SendEngine.Responses<R> {
         /**
          * Returns the path's name in metrics ({@code "stream"}, {@code "bulk"}).
          *
@@ -146,11 +146,13 @@ public final class EngineWriter<Q, R, X extends WriteException> {
         boolean answeredAsAWhole();
 
         /**
-         * A response arrived; a path answered message by message passes each answer to {@link #acknowledge}.
+         * A response arrived (the engine calls the path directly); a path answered message by message passes each
+         * answer to {@link #acknowledge}.
          *
          * @param response the message
          * @param fromCurrentCall false for a late response of a call a resend replaced
          */
+        @Override
         void onResponse(R response, boolean fromCurrentCall);
 
         /**
@@ -261,7 +263,7 @@ public final class EngineWriter<Q, R, X extends WriteException> {
         this.engine = new SendEngine<>(settings, route, ch -> {
             authority = ch.authority();
             return ch.newCall(method, options);
-        }, new Events());
+        }, path, new Events());
     }
 
     /**
@@ -522,11 +524,6 @@ public final class EngineWriter<Q, R, X extends WriteException> {
     }
 
     private final class Events implements SendEngine.Handler<R, Message<Q>> {
-        @Override
-        public void onResponse(R response, boolean fromCurrentCall) {
-            path.onResponse(response, fromCurrentCall);
-        }
-
         @Override
         public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
             if (timeout != null) {

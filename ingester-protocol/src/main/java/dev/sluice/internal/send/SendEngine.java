@@ -56,6 +56,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
     /** The endpoint of the last call that failed in the transport, avoided by the next; guarded by {@link #lock}. */
     private Route.Target avoid;
     private final Handler<R, E> handler;
+    private final Responses<? super R> responses;
     private final Object lock = new Object();
     /** Unanswered entries by id, oldest first. Guarded by {@link #lock}. */
     private final LinkedHashMap<Long, E> pending = new LinkedHashMap<>();
@@ -237,12 +238,12 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
     }
 
     /**
-     * What a path hears from its engine.
+     * Where the responses of a call go, as they arrive (on gRPC's callback thread, outside the engine's lock).
      *
      * @param <R> the response message type
-     * @param <E> the path's entry type
      */
-    public interface Handler<R, E> {
+    @FunctionalInterface
+    public interface Responses<R> {
         /**
          * A response arrived.
          *
@@ -250,7 +251,15 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
          * @param fromCurrentCall false for a late response of a call a resend replaced
          */
         void onResponse(R response, boolean fromCurrentCall);
+    }
 
+    /**
+     * What a path hears from its engine.
+     *
+     * @param <R> the response message type
+     * @param <E> the path's entry type
+     */
+    public interface Handler<R, E> {
         /**
          * Reads how a call ended; runs under the engine's lock, so it must not block.
          *
@@ -321,7 +330,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             synchronized (lock) {
                 now = current == this;
             }
-            handler.onResponse(message, now);
+            responses.onResponse(message, now);
         }
 
         @Override
@@ -341,13 +350,15 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      * @param settings timers, policy and limits
      * @param route chooses each call's endpoint and hears how the call ended
      * @param calls a new call on the given endpoint's channel, each time it is asked
+     * @param responses where responses go
      * @param handler what the path does with outcomes
      */
     public SendEngine(Settings<Q> settings, Route route, Function<Channel, ClientCall<Q, R>> calls,
-                      Handler<R, E> handler) {
+                      Responses<? super R> responses, Handler<R, E> handler) {
         this.settings = settings;
         this.route = route;
         this.calls = calls;
+        this.responses = responses;
         this.handler = handler;
         this.noResend = settings.noResend();
     }

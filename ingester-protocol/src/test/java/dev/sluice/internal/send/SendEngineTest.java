@@ -166,7 +166,7 @@ class SendEngineTest {
     }
 
     /** Answers "ack:N" per message; a clean end answers all when {@code wholeCall}. */
-    final class Recorder implements SendEngine.Handler<String, Msg> {
+    final class Recorder implements SendEngine.Handler<String, Msg>, SendEngine.Responses<String> {
         final List<Msg> failed = new CopyOnWriteArrayList<>();
         final List<Msg> answered = new CopyOnWriteArrayList<>();
         volatile String notResent;
@@ -226,7 +226,7 @@ class SendEngineTest {
             FakeCall c = new FakeCall();
             calls.add(c);
             return c;
-        }, recorder);
+        }, recorder, recorder);
         recorder.engine = e;
         return e;
     }
@@ -461,10 +461,6 @@ class SendEngineTest {
                     new java.util.concurrent.atomic.AtomicReference<>();
             SendEngine.Handler<String, Msg> handler = new SendEngine.Handler<>() {
                 @Override
-                public void onResponse(String response, boolean fromCurrentCall) {
-                }
-
-                @Override
                 public SendEngine.Ending ended(Status status, Metadata trailers, String timeout, int unanswered) {
                     return new SendEngine.Broken(GrpcErrors.fromThrowable(Status.UNAVAILABLE.asRuntimeException(),
                             List.of()), true, null);
@@ -500,7 +496,7 @@ class SendEngineTest {
                         Thread.onSpinWait();
                     }
                 }
-            }, handler);
+            }, (response, fromCurrentCall) -> { }, handler);
             ref.set(e);
             Msg m = new Msg(1, "m1", 0);
             assertTrue(e.submit(m));

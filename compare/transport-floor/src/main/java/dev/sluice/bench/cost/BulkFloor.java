@@ -11,6 +11,7 @@ import dev.sluice.bulk.internal.FlightMessages;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowWriter;
+import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
 import dev.sluice.internal.transport.ReusingDirectAllocator;
 import dev.sluice.write.Context;
@@ -84,8 +85,8 @@ public final class BulkFloor {
             }
             root.setRowCount(count);
             ArrowRecordBatch rb = new VectorUnloader(root).getRecordBatch();
-            FlightMessages.BatchMessage m = FlightMessages.batchMessage(rb, id, DirectHandOff.NONE, () -> { });
-            byte[] bytes = m.toBytes();
+            BulkMessage m = FlightMessages.batchMessage(rb, id, DirectHandOff.NONE);
+            byte[] bytes = FlightMessages.toBytes(m);
             m.release();
             return bytes;
         }

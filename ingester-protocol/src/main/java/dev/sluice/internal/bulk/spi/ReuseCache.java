@@ -59,7 +59,7 @@ public final class ReuseCache<T> {
      *
      * @param budget the most bytes kept (0 keeps nothing)
      * @param idleNanos how long a buffer may stay unused before it is freed
-     * @param nanoTime the clock
+     * @param nanoTime the clock; null for {@code System.nanoTime()}
      * @param sweeper runs {@link #expire()} when the oldest buffer's idle time is up; null leaves that to callers
      * @param free returns a buffer to the system
      */
@@ -67,7 +67,7 @@ public final class ReuseCache<T> {
                       Consumer<T> free) {
         this.budget = Math.max(0, budget);
         this.idleNanos = Math.max(0, idleNanos);
-        this.nanoTime = nanoTime;
+        this.nanoTime = nanoTime != null ? nanoTime : System::nanoTime;
         this.sweeper = sweeper;
         this.free = free;
     }

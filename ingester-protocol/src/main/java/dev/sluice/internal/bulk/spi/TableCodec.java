@@ -25,7 +25,8 @@ public interface TableCodec {
 
     /**
      * Unloads the batch's rows into one message with the given request id and empties the batch for the next rows;
-     * the batch is emptied on failure too.
+     * the batch is emptied on failure too. The message holds its memory until it is released and the transport lets
+     * go of it; nothing calls back into the codec for that.
      *
      * @param requestId the id the server echoes in its answer
      * @return the message, owned by the caller until {@linkplain BulkMessage#release() released}
@@ -36,9 +37,11 @@ public interface TableCodec {
     /** Drops the batch's rows. */
     void reset();
 
+    /** Frees the batch (the writer is closing); messages unloaded from it keep their memory until freed. */
+    void closeRows();
+
     /**
-     * Frees the batch and the writer's memory. Messages the transport still reads are waited for (a few seconds);
-     * the last of them to come back frees the rest.
+     * Frees the batch and closes the writer's memory; called once every message unloaded from it is freed.
      */
     void close();
 
