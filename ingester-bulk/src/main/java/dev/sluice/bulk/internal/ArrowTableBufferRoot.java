@@ -40,7 +40,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
      * JVM's first bulk writer, for JSON this writer never produces.
      */
     private List<FieldVector> vectors;
-    private ColumnSink[] sinks;
+    private ArrowColumnSink[] sinks;
     private TypedRowAppender appender;
     private final long maxAllocation;
     private final int initialCapacity;
@@ -87,7 +87,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
     private void allocate() {
         List<Field> fields = ArrowTypes.fields(schema);
         List<FieldVector> vs = new ArrayList<>(fields.size());
-        ColumnSink[] s = new ColumnSink[schema.columnCount()];
+        ArrowColumnSink[] s = new ArrowColumnSink[schema.columnCount()];
         try {
             for (int i = 0; i < s.length; i++) {
                 FieldVector v = fields.get(i).createVector(allocator);
@@ -147,6 +147,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             }
             v.clear();
         }
+        unbindSinks();
         unallocated = true;
         setValueCounts(0);
         rowCount = 0;
@@ -179,6 +180,8 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
                 v.clear();
             }
             throw limit(rowCount, e);
+        } finally {
+            unbindSinks();
         }
         unallocated = false;
     }
@@ -470,7 +473,15 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
     }
 
     void close() {
+        unbindSinks();
         vectors.forEach(FieldVector::close);
+    }
+
+    /** The vectors' buffers were replaced or freed: the sinks read their addresses afresh before the next write. */
+    private void unbindSinks() {
+        for (ArrowColumnSink s : sinks) {
+            s.unbind();
+        }
     }
 
     int initialCapacity() {
