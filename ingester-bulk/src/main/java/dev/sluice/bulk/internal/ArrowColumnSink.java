@@ -233,8 +233,13 @@ public final class ArrowColumnSink implements ColumnSink {
     public void setText(int row, String value) {
         if (value == last) {
             setVariable(row, lastBytes, lastLength);
-            return;
+        } else {
+            setNewText(row, value);
         }
+    }
+
+    /** Stores text that is not the last value kept (kept small, {@link #setText} is compiled into the row loop). */
+    private void setNewText(int row, String value) {
         int n = value.length();
         if (n < CACHED_MIN_CHARS) {
             byte[] bytes = ascii;
