@@ -53,6 +53,10 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
     private final int[] nextCapacity;
     /** Per column, the text bytes per value {@link #ensureBuffers()} allocates for (variable-width only). */
     private final double[] nextDensity;
+    /** Per column, the buffers its Arrow type lays out (its type never changes, so counted once). */
+    private final int[] bufferCounts;
+    /** The buffers of a batch, all columns together. */
+    private final int totalBuffers;
 
     /**
      * Brackets every change of the vectors, so that a writer closed from another thread frees them only when no
@@ -81,6 +85,13 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         this.nextCapacity = new int[schema.columnCount()];
         this.nextDensity = new double[schema.columnCount()];
         allocate();
+        this.bufferCounts = new int[vectors.size()];
+        int total = 0;
+        for (int i = 0; i < bufferCounts.length; i++) {
+            bufferCounts[i] = TypeLayout.getTypeBufferCount(vectors.get(i).getField().getType());
+            total += bufferCounts[i];
+        }
+        this.totalBuffers = total;
     }
 
     /** Allocates the vectors rows are added to, each with room for the initial capacity. */
@@ -416,19 +427,19 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             complete();
         }
         CompressionCodec c = codec == null ? NoCompressionCodec.INSTANCE : codec;
-        List<ArrowFieldNode> nodes = new ArrayList<>();
-        List<ArrowBuf> buffers = new ArrayList<>();
-        for (FieldVector v : vectors) {
-            unload(v, c, nodes, buffers);
+        List<ArrowFieldNode> nodes = new ArrayList<>(vectors.size());
+        List<ArrowBuf> buffers = new ArrayList<>(totalBuffers);
+        for (int i = 0; i < vectors.size(); i++) {
+            unload(vectors.get(i), bufferCounts[i], c, nodes, buffers);
         }
         return new ArrowRecordBatch(rowCount, nodes, buffers, CompressionUtil.createBodyCompression(c), List.of(), true,
                 false);
     }
 
-    private static void unload(FieldVector v, CompressionCodec codec, List<ArrowFieldNode> nodes, List<ArrowBuf> buffers) {
+    private static void unload(FieldVector v, int expected, CompressionCodec codec, List<ArrowFieldNode> nodes,
+                               List<ArrowBuf> buffers) {
         nodes.add(new ArrowFieldNode(v.getValueCount(), v.getNullCount()));
         List<ArrowBuf> own = v.getFieldBuffers();
-        int expected = TypeLayout.getTypeBufferCount(v.getField().getType());
         if (own.size() != expected) {
             throw new IllegalStateException("column '" + v.getName() + "' has " + own.size() + " buffers, where its"
                     + " Arrow type has " + expected);
@@ -438,7 +449,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             buffers.add(codec.compress(v.getAllocator(), b));
         }
         for (FieldVector child : v.getChildrenFromFields()) {
-            unload(child, codec, nodes, buffers);
+            unload(child, TypeLayout.getTypeBufferCount(child.getField().getType()), codec, nodes, buffers);
         }
     }
 
