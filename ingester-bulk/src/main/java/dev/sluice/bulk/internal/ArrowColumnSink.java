@@ -15,12 +15,14 @@ import org.apache.arrow.vector.FieldVector;
  * Writes converted values straight into an Arrow vector's buffers. Fixed-width types are written by width
  * (1, 2, 4, 8 or 16 bytes), so one class serves every integer, float, date, time, timestamp and decimal type.
  *
- * <p>Values are stored with plain memory writes after this class's own capacity check against the buffer's
- * current size (read fresh on every write, so a buffer replaced by a reallocation is never written through a
- * stale address); Arrow's per-call checks (reference count, bounds, hole filling) cost more than the store itself.
- * Variable-width columns keep their offsets themselves: a row's start is the offset the previous row ended at, a
- * null row repeats it, and a row written again (after a rejected row) starts at the same place. Every write to
- * the vector must go through this sink.
+ * <p>Values are stored with plain memory writes at the buffers' addresses, which this class reads once and keeps
+ * with the number of rows they have room for: a write checks its row against that number only, and reads the
+ * buffers afresh (growing them) when the row is beyond it; Arrow's per-call checks (reference count, bounds, hole
+ * filling) cost more than the store itself. A text value's bytes are checked against the text buffer's kept size,
+ * which this class updates when it grows the buffer. Variable-width columns keep their offsets themselves: a row's
+ * start is the offset the previous row ended at, a null row repeats it, and a row written again (after a rejected
+ * row) starts at the same place. Every write to the vector must go through this sink, and whoever allocates,
+ * clears or closes the vector's buffers otherwise calls {@link #unbind()} before the next write.
  */
 public final class ArrowColumnSink implements ColumnSink {
     private final FieldVector vector;
@@ -31,6 +33,8 @@ public final class ArrowColumnSink implements ColumnSink {
     private final boolean float32;
     /** Text this long or longer is copied through the thread's {@link AsciiText}; shorter text char by char. */
     static final int CACHED_MIN_CHARS = 64;
+    /** Values this long or shorter are moved 8 bytes at a time when the array and the text buffer have room. */
+    static final int SHORT_BYTES = 16;
     /** Where short ASCII text is copied before it goes into Arrow memory. */
     private final byte[] ascii = new byte[CACHED_MIN_CHARS];
     /**
@@ -55,20 +59,65 @@ public final class ArrowColumnSink implements ColumnSink {
         this.float32 = vector instanceof org.apache.arrow.vector.Float4Vector;
     }
 
-    /** The address of a fixed-width value's slot, with its validity bit set; grows the vector when needed. */
-    private long slot(int row) {
-        ArrowBuf data = fixed.getDataBuffer();
-        ArrowBuf validity = fixed.getValidityBuffer();
-        long at = (long) row * width;
-        if (at + width > data.capacity() || (row >>> 3) >= validity.capacity()) {
+    /**
+     * Rows the cached addresses below have room for (their validity bits, and their fixed-width values or text
+     * offsets); 0 until {@link #bind} reads them, and again after {@link #unbind()}.
+     */
+    private int rows;
+    /** Where the validity bits start. */
+    private long validityAddress;
+    /** Where fixed-width values, or text bytes, start. */
+    private long dataAddress;
+    /** Where text offsets start (variable-width only). */
+    private long offsetAddress;
+    /** The text buffer's size in bytes (variable-width only). */
+    private long dataCapacity;
+
+    /**
+     * Forgets the buffers' addresses: the next write reads them afresh. The owner calls this whenever it changes
+     * the vector's buffers itself (allocating, clearing or closing the vector).
+     */
+    void unbind() {
+        rows = 0;
+        validityAddress = 0;
+        dataAddress = 0;
+        offsetAddress = 0;
+        dataCapacity = 0;
+    }
+
+    /** Grows the vector until it has room for {@code row}, then reads its buffers' addresses and room. */
+    private void bind(int row) {
+        if (variable != null) {
+            while (row >= variable.getValueCapacity()) {
+                variable.reallocValidityAndOffsetBuffers();
+            }
+            ArrowBuf offsets = variable.getOffsetBuffer();
+            ArrowBuf validity = variable.getValidityBuffer();
+            ArrowBuf data = variable.getDataBuffer();
+            offsetAddress = offsets.memoryAddress();
+            validityAddress = validity.memoryAddress();
+            dataAddress = data.memoryAddress();
+            dataCapacity = data.capacity();
+            rows = (int) Math.min(offsets.capacity() / 4 - 1, validity.capacity() * 8);
+        } else {
             while (row >= fixed.getValueCapacity()) {
                 fixed.reAlloc();
             }
-            data = fixed.getDataBuffer();
-            validity = fixed.getValidityBuffer();
+            ArrowBuf data = fixed.getDataBuffer();
+            ArrowBuf validity = fixed.getValidityBuffer();
+            dataAddress = data.memoryAddress();
+            validityAddress = validity.memoryAddress();
+            rows = (int) Math.min(data.capacity() / width, validity.capacity() * 8);
         }
-        setValid(validity.memoryAddress(), row, true);
-        return data.memoryAddress() + at;
+    }
+
+    /** The address of a fixed-width value's slot, with its validity bit set; grows the vector when needed. */
+    private long slot(int row) {
+        if (row >= rows) {
+            bind(row);
+        }
+        setValid(validityAddress, row, true);
+        return dataAddress + (long) row * width;
     }
 
     private static void setValid(long validity, int row, boolean valid) {
@@ -76,18 +125,6 @@ public final class ArrowColumnSink implements ColumnSink {
         byte b = MemoryUtil.getByte(at);
         int bit = 1 << (row & 7);
         MemoryUtil.putByte(at, (byte) (valid ? b | bit : b & ~bit));
-    }
-
-    /** Makes room for row's offsets and validity bit; returns the offset buffer. */
-    private ArrowBuf offsetsFor(int row) {
-        ArrowBuf offsets = variable.getOffsetBuffer();
-        if (((long) row + 2) * 4 > offsets.capacity() || (row >>> 3) >= variable.getValidityBuffer().capacity()) {
-            while (row >= variable.getValueCapacity()) {
-                variable.reallocValidityAndOffsetBuffers();
-            }
-            offsets = variable.getOffsetBuffer();
-        }
-        return offsets;
     }
 
     private void setVariable(int row, byte[] value) {
@@ -100,21 +137,32 @@ public final class ArrowColumnSink implements ColumnSink {
 
     /** Stores {@code length} bytes of {@code value} from {@code offset} as the row's value. */
     private void setVariable(int row, byte[] value, int offset, int length) {
-        ArrowBuf offsets = offsetsFor(row);
-        long offsetAt = offsets.memoryAddress() + (long) row * 4;
+        if (row >= rows) {
+            bind(row);
+        }
+        long offsetAt = offsetAddress + (long) row * 4;
         int start = MemoryUtil.getInt(offsetAt);
         long end = (long) start + length;
         if (end > Integer.MAX_VALUE) {
             throw new IllegalStateException("an Arrow batch column holds at most 2 GiB of bytes");
         }
-        ArrowBuf data = variable.getDataBuffer();
-        if (end > data.capacity()) {
-            growData(row, end, data.capacity());
-            data = variable.getDataBuffer();
+        if (end > dataCapacity) {
+            growData(row, end, dataCapacity);
+            ArrowBuf data = variable.getDataBuffer();
+            dataAddress = data.memoryAddress();
+            dataCapacity = data.capacity();
         }
-        MemoryUtil.copyToMemory(value, offset, data.memoryAddress() + start, length);
+        long to = dataAddress + start;
+        if (length <= SHORT_BYTES && value.length - offset >= SHORT_BYTES && start + SHORT_BYTES <= dataCapacity) {
+            // A short value (a tag, a name, a code) as two 8-byte moves, where the JDK's copy costs a call and
+            // checks: the bytes past its end land in room the next values overwrite, and are never sent.
+            MemoryUtil.putLong(to, MemoryUtil.getLong(value, offset));
+            MemoryUtil.putLong(to + 8, MemoryUtil.getLong(value, offset + 8));
+        } else {
+            MemoryUtil.copyToMemory(value, offset, to, length);
+        }
         MemoryUtil.putInt(offsetAt + 4, (int) end);
-        setValid(variable.getValidityBuffer().memoryAddress(), row, true);
+        setValid(validityAddress, row, true);
         variable.setLastSet(row);
     }
 
@@ -140,18 +188,19 @@ public final class ArrowColumnSink implements ColumnSink {
 
     @Override
     public void setNull(int row) {
-        if (variable != null) {
-            ArrowBuf offsets = offsetsFor(row);
-            long offsetAt = offsets.memoryAddress() + (long) row * 4;
-            MemoryUtil.putInt(offsetAt + 4, MemoryUtil.getInt(offsetAt));
-            setValid(variable.getValidityBuffer().memoryAddress(), row, false);
-            variable.setLastSet(row);
-        } else if (bits != null) {
+        if (bits != null) {
             bits.setNull(row);
-        } else {
-            slot(row);
-            setValid(fixed.getValidityBuffer().memoryAddress(), row, false);
+            return;
         }
+        if (row >= rows) {
+            bind(row);
+        }
+        if (variable != null) {
+            long offsetAt = offsetAddress + (long) row * 4;
+            MemoryUtil.putInt(offsetAt + 4, MemoryUtil.getInt(offsetAt));
+            variable.setLastSet(row);
+        }
+        setValid(validityAddress, row, false);
     }
 
     @Override
@@ -194,8 +243,13 @@ public final class ArrowColumnSink implements ColumnSink {
     public void setText(int row, String value) {
         if (value == last) {
             setVariable(row, lastBytes, lastLength);
-            return;
+        } else {
+            setNewText(row, value);
         }
+    }
+
+    /** Stores text that is not the last value kept (kept small, {@link #setText} is compiled into the row loop). */
+    private void setNewText(int row, String value) {
         int n = value.length();
         if (n < CACHED_MIN_CHARS) {
             byte[] bytes = ascii;

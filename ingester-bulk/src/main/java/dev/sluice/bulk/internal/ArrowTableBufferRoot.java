@@ -40,7 +40,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
      * JVM's first bulk writer, for JSON this writer never produces.
      */
     private List<FieldVector> vectors;
-    private ColumnSink[] sinks;
+    private ArrowColumnSink[] sinks;
     private TypedRowAppender appender;
     private final long maxAllocation;
     private final int initialCapacity;
@@ -53,6 +53,10 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
     private final int[] nextCapacity;
     /** Per column, the text bytes per value {@link #ensureBuffers()} allocates for (variable-width only). */
     private final double[] nextDensity;
+    /** Per column, the buffers its Arrow type lays out (its type never changes, so counted once). */
+    private final int[] bufferCounts;
+    /** The buffers of a batch, all columns together. */
+    private final int totalBuffers;
 
     /**
      * Brackets every change of the vectors, so that a writer closed from another thread frees them only when no
@@ -81,13 +85,20 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         this.nextCapacity = new int[schema.columnCount()];
         this.nextDensity = new double[schema.columnCount()];
         allocate();
+        this.bufferCounts = new int[vectors.size()];
+        int total = 0;
+        for (int i = 0; i < bufferCounts.length; i++) {
+            bufferCounts[i] = TypeLayout.getTypeBufferCount(vectors.get(i).getField().getType());
+            total += bufferCounts[i];
+        }
+        this.totalBuffers = total;
     }
 
     /** Allocates the vectors rows are added to, each with room for the initial capacity. */
     private void allocate() {
         List<Field> fields = ArrowTypes.fields(schema);
         List<FieldVector> vs = new ArrayList<>(fields.size());
-        ColumnSink[] s = new ColumnSink[schema.columnCount()];
+        ArrowColumnSink[] s = new ArrowColumnSink[schema.columnCount()];
         try {
             for (int i = 0; i < s.length; i++) {
                 FieldVector v = fields.get(i).createVector(allocator);
@@ -147,6 +158,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             }
             v.clear();
         }
+        unbindSinks();
         unallocated = true;
         setValueCounts(0);
         rowCount = 0;
@@ -179,6 +191,8 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
                 v.clear();
             }
             throw limit(rowCount, e);
+        } finally {
+            unbindSinks();
         }
         unallocated = false;
     }
@@ -413,19 +427,19 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             complete();
         }
         CompressionCodec c = codec == null ? NoCompressionCodec.INSTANCE : codec;
-        List<ArrowFieldNode> nodes = new ArrayList<>();
-        List<ArrowBuf> buffers = new ArrayList<>();
-        for (FieldVector v : vectors) {
-            unload(v, c, nodes, buffers);
+        List<ArrowFieldNode> nodes = new ArrayList<>(vectors.size());
+        List<ArrowBuf> buffers = new ArrayList<>(totalBuffers);
+        for (int i = 0; i < vectors.size(); i++) {
+            unload(vectors.get(i), bufferCounts[i], c, nodes, buffers);
         }
         return new ArrowRecordBatch(rowCount, nodes, buffers, CompressionUtil.createBodyCompression(c), List.of(), true,
                 false);
     }
 
-    private static void unload(FieldVector v, CompressionCodec codec, List<ArrowFieldNode> nodes, List<ArrowBuf> buffers) {
+    private static void unload(FieldVector v, int expected, CompressionCodec codec, List<ArrowFieldNode> nodes,
+                               List<ArrowBuf> buffers) {
         nodes.add(new ArrowFieldNode(v.getValueCount(), v.getNullCount()));
         List<ArrowBuf> own = v.getFieldBuffers();
-        int expected = TypeLayout.getTypeBufferCount(v.getField().getType());
         if (own.size() != expected) {
             throw new IllegalStateException("column '" + v.getName() + "' has " + own.size() + " buffers, where its"
                     + " Arrow type has " + expected);
@@ -435,7 +449,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             buffers.add(codec.compress(v.getAllocator(), b));
         }
         for (FieldVector child : v.getChildrenFromFields()) {
-            unload(child, codec, nodes, buffers);
+            unload(child, TypeLayout.getTypeBufferCount(child.getField().getType()), codec, nodes, buffers);
         }
     }
 
@@ -470,7 +484,15 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
     }
 
     void close() {
+        unbindSinks();
         vectors.forEach(FieldVector::close);
+    }
+
+    /** The vectors' buffers were replaced or freed: the sinks read their addresses afresh before the next write. */
+    private void unbindSinks() {
+        for (ArrowColumnSink s : sinks) {
+            s.unbind();
+        }
     }
 
     int initialCapacity() {

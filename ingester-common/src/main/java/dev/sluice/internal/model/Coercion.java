@@ -94,6 +94,16 @@ public final class Coercion {
      * @return the value (unsigned 64-bit as its bit pattern, dates as days, times and timestamps in the unit)
      */
     public static long toLong(DataType type, Object v) {
+        if (v instanceof Long) {
+            // The common case, in a method small enough to be inlined where rows are written: a Long is checked as
+            // a primitive long is (the same ranges and messages).
+            long l = (Long) v;
+            return type == DataType.Int64 || type.isTimestamp() ? l : fromLong(type, l);
+        }
+        return toLongFromBox(type, v);
+    }
+
+    private static long toLongFromBox(DataType type, Object v) {
         switch (type) {
             case Int8: return ranged(type, v, Byte.MIN_VALUE, Byte.MAX_VALUE);
             case Int16: return ranged(type, v, Short.MIN_VALUE, Short.MAX_VALUE);

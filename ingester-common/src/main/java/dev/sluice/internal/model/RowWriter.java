@@ -56,7 +56,9 @@ public final class RowWriter {
     }
 
     /**
-     * Converts and stores one non-null value, as {@link #write} does for each value of a row.
+     * Converts and stores one non-null value, as {@link #write} does for each value of a row. The three common kinds
+     * (floating-point, text, integral and time values) are told apart by storage first, so that this method stays
+     * small enough to be compiled into the row loop; the other types are handled apart.
      *
      * @param col the column
      * @param sink the column's storage
@@ -66,17 +68,23 @@ public final class RowWriter {
      */
     static void writeValue(TableSchema.Column col, ColumnSink sink, int row, Object v) {
         DataType type = col.dataType();
+        if (type.isDoubleBacked()) {
+            sink.setDouble(row, Coercion.toDouble(type, v));
+        } else if (type.isStringBacked()) {
+            sink.setText(row, Coercion.toText(type, v));
+        } else if (type.isLongBacked()) {
+            sink.setLong(row, Coercion.toLong(type, v));
+        } else {
+            writeOther(col, sink, row, v);
+        }
+    }
+
+    /** Bool, Binary, Vector and Decimal128 values. */
+    private static void writeOther(TableSchema.Column col, ColumnSink sink, int row, Object v) {
+        DataType type = col.dataType();
         switch (type) {
             case Bool:
                 sink.setBool(row, Coercion.toBool(type, v));
-                break;
-            case Float32:
-            case Float64:
-                sink.setDouble(row, Coercion.toDouble(type, v));
-                break;
-            case String:
-            case Json:
-                sink.setText(row, Coercion.toText(type, v));
                 break;
             case Binary:
                 sink.setBytes(row, Coercion.toBytes(type, v));
@@ -89,7 +97,7 @@ public final class RowWriter {
                 sink.setDecimal(row, Coercion.high64(unscaled), unscaled.longValue());
                 break;
             default:
-                sink.setLong(row, Coercion.toLong(type, v));
+                throw new IllegalStateException(type + " has no storage");
         }
     }
 }
