@@ -9,6 +9,7 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -17,7 +18,9 @@ import java.util.concurrent.ThreadFactory;
  * Epoll writes a message's buffers to the socket by their addresses, where the JDK's channel takes a
  * {@code ByteBuffer} view of each and an outbound entry per write: less CPU on the event loop for every request.
  * Netty's {@code io.grpc.netty.shaded.io.netty.transport.noNative=true} system property turns the native transport
- * off (then the JDK's is used).
+ * off (then the JDK's is used). The loops' threads must be made by {@link #newThread}: Netty pools its per-write
+ * objects (outbound entries, buffer wrappers) and keeps a thread's buffer cache only on its own kind of thread, and
+ * allocates them anew for every write on any other.
  *
  * @param group the event loops, on the client's own threads
  * @param channelType the socket channel type the loops run
@@ -28,11 +31,23 @@ public record EventLoops(EventLoopGroup group, Class<? extends Channel> channelT
      * Starts a client's event loops on the best transport this platform offers.
      *
      * @param threads the number of event loop threads
-     * @param factory makes the threads (the client's own, so its shutdown can join them)
+     * @param factory makes the threads (the client's own, so its shutdown can join them) with {@link #newThread}
      * @return the loops and their channel type
      */
     public static EventLoops start(int threads, ThreadFactory factory) {
         return start(threads, factory, Epoll.isAvailable());
+    }
+
+    /**
+     * Makes an event loop thread: Netty's {@link FastThreadLocalThread}, on which Netty recycles what it allocates
+     * per write and cleans its thread-locals up when the thread ends.
+     *
+     * @param task the thread's work
+     * @param name the thread's name
+     * @return the thread, not started
+     */
+    public static Thread newThread(Runnable task, String name) {
+        return new FastThreadLocalThread(task, name);
     }
 
     /**
