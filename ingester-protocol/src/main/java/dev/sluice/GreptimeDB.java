@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import dev.sluice.metrics.MetricsSink;
 import dev.sluice.internal.transport.Endpoints;
+import dev.sluice.internal.transport.EventLoops;
 import dev.sluice.internal.transport.TransportSecurity;
 import dev.sluice.internal.write.RegularWriter;
 import java.time.Duration;
@@ -131,7 +132,7 @@ public final class GreptimeDB implements AutoCloseable {
         this.writeClock = clock;
         this.limiter = new InFlightLimiter(options);
         this.endpoints = new Endpoints(options, executor, timer, TransportSecurity.setup(options.tls()),
-                threads.factory("sluice-grpc-io-"));
+                threads.factory("sluice-grpc-io-", EventLoops::newThread));
         ScheduledExecutorService writes = writeTimer != null ? writeTimer : timer;
         this.regular = new RegularWriter(options, endpoints, limiter, writes, clock, metrics);
         this.bulk = new BulkConnector(regular, endpoints, executor, writes, clock,

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 
 /**
  * Every thread one client starts (its timer, its callback pool, its gRPC event loops), so that its shutdown can
@@ -31,9 +32,21 @@ public final class OwnedThreads {
      * @return the factory
      */
     public ThreadFactory factory(String prefix) {
+        return factory(prefix, Thread::new);
+    }
+
+    /**
+     * A factory of daemon threads named {@code prefix} plus a number, each made by {@code newThread} and recorded
+     * here.
+     *
+     * @param prefix the threads' name, e.g. {@code sluice-grpc-io-}
+     * @param newThread makes a thread of the kind the threads' work needs from its task and name
+     * @return the factory
+     */
+    public ThreadFactory factory(String prefix, BiFunction<Runnable, String, Thread> newThread) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
-            Thread t = new Thread(() -> {
+            Thread t = newThread.apply(() -> {
                 try {
                     r.run();
                 } finally {

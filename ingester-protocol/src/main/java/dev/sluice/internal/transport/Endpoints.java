@@ -15,8 +15,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.buffer.PooledByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
-import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,7 +97,7 @@ public final class Endpoints implements Route {
     /** This client's channels' buffer allocator: keeps released large buffers for the next messages. */
     private final ReusingDirectAllocator allocator;
     private final Duration checkTimeout;
-    private final NioEventLoopGroup eventLoops;
+    private final EventLoops eventLoops;
     private ScheduledFuture<?> checks;
     /** Set when the client shuts down: checks cancelled by the shutdown say nothing about the endpoints. */
     private volatile boolean shutDown;
@@ -126,13 +124,13 @@ public final class Endpoints implements Route {
                 options.bufferCache().idle().toNanos(), System::nanoTime, timer);
         // The client's own event loops, timer and offload executor instead of gRPC's process-wide shared ones,
         // whose threads outlive the channels by a second: its shutdown ends them all (a Flink job's class loader
-        // is closed right after the job).
-        this.eventLoops = new NioEventLoopGroup(Math.min(options.endpoints().size(),
+        // is closed right after the job). Epoll where it loads, as gRPC's shared loops would have it.
+        this.eventLoops = EventLoops.start(Math.min(options.endpoints().size(),
                 2 * Runtime.getRuntime().availableProcessors()), ioThreads);
         for (String address : options.endpoints()) {
             NettyChannelBuilder b = NettyChannelBuilder.forTarget(address)
-                    .eventLoopGroup(eventLoops)
-                    .channelType(NioSocketChannel.class)
+                    .eventLoopGroup(eventLoops.group())
+                    .channelType(eventLoops.channelType())
                     .offloadExecutor(executor)
                     .executor(executor)
                     .compressorRegistry(compressors)
@@ -329,6 +327,11 @@ public final class Endpoints implements Route {
         return awaitChannels(timeout);
     }
 
+    /** @return the socket channel type the client's connections run on (epoll where it loads, else the JDK's) */
+    Class<? extends io.grpc.netty.shaded.io.netty.channel.Channel> channelType() {
+        return eventLoops.channelType();
+    }
+
     /**
      * Ends the client's event loops once the channels have terminated, and waits for them.
      *
@@ -337,13 +340,13 @@ public final class Endpoints implements Route {
      * @throws InterruptedException when interrupted
      */
     public boolean stopEventLoops(Duration timeout) throws InterruptedException {
-        return eventLoops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
+        return eventLoops.group().shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
                 .await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Ends the client's event loops without waiting (for a shutdown that runs on one of the client's threads). */
     public void stopEventLoopsLater() {
-        eventLoops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        eventLoops.group().shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
     }
 
     private boolean awaitChannels(Duration timeout) throws InterruptedException {
