@@ -70,7 +70,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             }
 
             @Override
-            public void exit() {
+            public void exit(int rows) {
             }
         };
 
@@ -218,7 +218,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         try {
             return addRowGuarded(values);
         } finally {
-            guard.exit();
+            guard.exit(rowCount);
         }
     }
 
@@ -265,14 +265,14 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
                 public int openRow() {
                     guard.enter();
                     if (completed) {
-                        guard.exit();
+                        guard.exit(rowCount);
                         throw new InvalidDataException(schema.tableName(), null, rowCount,
                                 "the batch is completed; call writeNext() to send it before adding rows");
                     }
                     try {
                         ensureBuffers();
                     } catch (RuntimeException e) {
-                        guard.exit();
+                        guard.exit(rowCount);
                         throw e;
                     }
                     return rowCount;
@@ -285,7 +285,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
 
                 @Override
                 public void rowClosed() {
-                    guard.exit();
+                    guard.exit(rowCount);
                 }
 
                 @Override
@@ -313,7 +313,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         try {
             return addTableGuarded(table);
         } finally {
-            guard.exit();
+            guard.exit(rowCount);
         }
     }
 

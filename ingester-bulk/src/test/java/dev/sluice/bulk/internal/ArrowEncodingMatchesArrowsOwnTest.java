@@ -133,7 +133,7 @@ class ArrowEncodingMatchesArrowsOwnTest {
         }
 
         @Override
-        public void exit() {
+        public void exit(int rows) {
         }
     }
 }

@@ -28,7 +28,7 @@ class BulkTextValuesTest {
         }
 
         @Override
-        public void exit() {
+        public void exit(int rows) {
         }
     };
 

@@ -39,7 +39,7 @@ class SmallBatchesReachTheTransportWithoutAHeapCopyTest {
         }
 
         @Override
-        public void exit() {
+        public void exit(int rows) {
         }
     };
 

@@ -26,7 +26,7 @@ class TableBufferRootRenewTest {
         }
 
         @Override
-        public void exit() {
+        public void exit(int rows) {
         }
     };
 

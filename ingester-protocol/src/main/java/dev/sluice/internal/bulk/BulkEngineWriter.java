@@ -60,6 +60,11 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
     private final SendEngine<BulkMessage, BulkAnswer, EngineWriter.Message<BulkMessage>> engine;
     private final EngineWriter.Breaks breaks;
     private TableBufferRoot root;
+    /**
+     * The rows the batch holds, as the codec reported at the last exit from it; written by the producer holding the
+     * batch (published by the batch's release), read under the batch or, for a warning only, by a closing thread.
+     */
+    private int rows;
     private long nextId;
     private volatile boolean completing;
     private volatile boolean closed;
@@ -101,9 +106,19 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         }
     }
 
-    /** Exits the batch; frees the writer's memory if it was closed meanwhile. */
+    /**
+     * Exits the batch after a change; frees the writer's memory if it was closed meanwhile.
+     *
+     * @param rows the rows the batch holds now
+     */
     @Override
-    public void exit() {
+    public void exit(int rows) {
+        this.rows = rows;
+        exit();
+    }
+
+    /** Exits the batch; frees the writer's memory if it was closed meanwhile. */
+    private void exit() {
         if (closed) {
             freeMemory(); // closed from another thread while this producer wrote: the last one out frees
         }
@@ -260,7 +275,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
     }
 
     private CompletableFuture<Integer> writeNextGuarded(long notAfter) {
-        int rows = root == null ? 0 : root.rowCount();
+        int rows = this.rows;
         if (rows == 0) {
             if (root != null) {
                 codec.reset();
@@ -280,6 +295,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         }
         if (f != null) {
             codec.reset();
+            this.rows = 0;
             writer.refused();
             return CompletableFuture.failedFuture(f);
         }
@@ -300,6 +316,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         if (closed) {
             writer.dropped(); // closed from another thread while this producer waited for the slot
             codec.reset();
+            this.rows = 0;
             return CompletableFuture.failedFuture(closedError());
         }
         long id = ++nextId;
@@ -307,10 +324,12 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         try {
             message = codec.unload(id);
         } catch (RuntimeException e) {
+            this.rows = 0; // emptied on failure too
             writer.dropped();
             return CompletableFuture.failedFuture(e instanceof BulkWriteException ? e
                     : new BulkWriteException("could not serialize batch " + id + " of '" + schema.tableName() + "'", null, e));
         }
+        this.rows = 0; // emptied by the unload (a row left open in it was dropped, after it reported its count)
         unfreed.unloaded();
         message.whenFreed(unfreed);
         int size = message.size();
@@ -413,11 +432,11 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         if (notCreated != null) {
             writer.fail(notCreated);
         }
-        if (!completing && root != null && root.rowCount() > 0) {
+        if (!completing && rows > 0) {
             // The last batch was filled but never passed to writeNext(): sent now, never dropped. Its outcome
             // reaches the caller through the counts below.
             LOG.debug("bulk writer for '{}' completed with {} rows not passed to writeNext(): sending them as the"
-                    + " last batch", schema.tableName(), root.rowCount());
+                    + " last batch", schema.tableName(), rows);
             writeNext();
         }
         long now = writer.now();
@@ -524,10 +543,10 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         if (closed) {
             return;
         }
-        TableBufferRoot unsent = root;
-        if (!completing && unsent != null && unsent.rowCount() > 0) {
+        int unsent = rows;
+        if (!completing && unsent > 0) {
             LOG.warn("bulk writer for '{}' closed with {} rows never passed to writeNext() or completed(): they were"
-                    + " not sent", schema.tableName(), unsent.rowCount());
+                    + " not sent", schema.tableName(), unsent);
         }
         closed = true;
         creation.stop(closedError());

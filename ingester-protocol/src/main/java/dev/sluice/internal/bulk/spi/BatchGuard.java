@@ -9,6 +9,11 @@ public interface BatchGuard {
      */
     void enter();
 
-    /** Exits; frees the writer's memory if it was closed meanwhile. */
-    void exit();
+    /**
+     * Exits; frees the writer's memory if it was closed meanwhile. The batch's row count travels with every exit,
+     * so the writer knows it without asking the codec when the batch is sent.
+     *
+     * @param rows the rows the batch holds now
+     */
+    void exit(int rows);
 }
