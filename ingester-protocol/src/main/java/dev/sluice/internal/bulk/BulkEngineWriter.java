@@ -91,7 +91,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
      * Enters the batch for a change: the codec calls this around every change of the batch, and
      * {@link #writeNext} around sending it.
      *
-     * @throws IllegalStateException when the writer is closed
+     * @throws IllegalStateException when the writer is closed or completed (nothing is entered)
      */
     @Override
     public void enter() {
