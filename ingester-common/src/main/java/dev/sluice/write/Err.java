@@ -70,6 +70,26 @@ public record Err(int code, StatusCode.Grpc grpcCode, String message, boolean re
     }
 
     /**
+     * Names the column a message names only by its position ("... at column index 1", as GreptimeDB answers a
+     * bulk batch whose column is typed otherwise than the table), so that {@link #column()} returns its name.
+     *
+     * @param columns the refused request's column names, in the order the server numbered them
+     * @return an error whose message adds the column's name, or this error when its message names a column
+     *     already, names no position, or one outside {@code columns}
+     */
+    public Err namingColumnAtIndex(List<String> columns) {
+        if (column().isPresent()) {
+            return this;
+        }
+        java.util.OptionalInt index = RefusalColumn.index(message);
+        if (index.isEmpty() || index.getAsInt() >= columns.size()) {
+            return this;
+        }
+        return new Err(code, grpcCode, message + " (column `" + columns.get(index.getAsInt()) + "`)", retryable,
+                tables, cause);
+    }
+
+    /**
      * Describes the error with its cause: the underlying exception and, when that wraps another, the root
      * cause (for a transport failure, what the operating system said).
      *

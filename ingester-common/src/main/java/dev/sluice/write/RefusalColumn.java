@@ -2,6 +2,7 @@ package dev.sluice.write;
 
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,7 +37,24 @@ final class RefusalColumn {
             "options", "definition", "of", "is", "name", "names", "mismatch", "not", "with", "for", "the", "to",
             "and", "or", "order", "must", "expect", "values", "value", "constraint", "schema");
 
+    /** A column named by its position: "column index 1". */
+    private static final Pattern INDEX = Pattern.compile("(?i)\\bcolumn\\s+index\\s+(\\d{1,9})\\b");
+
     private RefusalColumn() {
+    }
+
+    /**
+     * Reads the position of the column a message names only by its position.
+     *
+     * @param message the server's message, or null
+     * @return the position, or empty when the message names none
+     */
+    static OptionalInt index(String message) {
+        if (message == null) {
+            return OptionalInt.empty();
+        }
+        Matcher m = INDEX.matcher(message);
+        return m.find() ? OptionalInt.of(Integer.parseInt(m.group(1))) : OptionalInt.empty();
     }
 
     static Optional<String> in(String message) {

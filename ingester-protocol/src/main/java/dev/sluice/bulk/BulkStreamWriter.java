@@ -70,7 +70,9 @@ public interface BulkStreamWriter extends AutoCloseable {
 
     /**
      * Ends the stream and waits for every outstanding answer, resends included: at most the later of
-     * {@code requestTimeout} and the last unanswered batch's delivery deadline, plus one second.
+     * {@code requestTimeout} and the last unanswered batch's delivery deadline, plus one second. The stream takes
+     * nothing after it: adding rows to the batch, {@link #tableBufferRoot} and {@link #writeNext()} then throw an
+     * {@link IllegalStateException} naming the table; open a new writer for more rows.
      *
      * @return the rows the server acknowledged over the writer's life
      * @throws BulkWriteException when any batch failed or the stream ended in error

@@ -23,7 +23,8 @@ public interface TableBufferRoot {
      * @return this
      * @throws InvalidDataException when the row does not fit the schema (the batch keeps its earlier rows)
      * @throws BulkWriteException when the batch would exceed {@code allocatorMaxAllocation} (the row is not added)
-     * @throws IllegalStateException while a row begun with {@link #appender()} is open (end or cancel it first)
+     * @throws IllegalStateException while a row begun with {@link #appender()} is open (end or cancel it first), or
+     *     once the writer is closed or completed (open a new writer)
      */
     TableBufferRoot addRow(Object... values);
 

@@ -40,6 +40,8 @@ import java.util.function.Consumer;
 final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkStreamWriter.class);
     private final TableSchema schema;
+    /** The batch's column names in order, as a server refusal numbers them. */
+    private final List<String> columnNames;
     /** The table's name, as answers are counted under it. */
     private final String table;
     /** How long a batch may take to be delivered, from its writeNext(). */
@@ -94,7 +96,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
      * Enters the batch for a change: the codec calls this around every change of the batch, and
      * {@link #writeNext} around sending it.
      *
-     * @throws IllegalStateException when the writer is closed
+     * @throws IllegalStateException when the writer is closed or completed (nothing is entered)
      */
     @Override
     public void enter() {
@@ -103,6 +105,10 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             freeMemory();
             let();
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
+        }
+        if (completing) {
+            let();
+            throw completedError();
         }
     }
 
@@ -193,6 +199,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
                      boolean appendMode, BulkClient client, MethodDescriptor<BulkMessage, BulkAnswer> method,
                      TableCodec codec, TableCreation creation, Consumer<BulkEngineWriter> onClose) {
         this.schema = schema;
+        this.columnNames = schema.columns().stream().map(TableSchema.Column::name).toList();
         this.table = schema.tableName();
         this.deliveryNanos = policy.deliveryTimeout().toNanos();
         this.config = config;
@@ -230,9 +237,37 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
     public TableBufferRoot tableBufferRoot(int columnBufferSize) {
         checkOpen();
         if (root == null) {
-            root = codec.rows(Math.max(1, columnBufferSize), this);
+            int rows = Math.max(1, columnBufferSize);
+            checkInitialRoom(rows);
+            root = codec.rows(rows, this);
         }
         return root;
+    }
+
+    /**
+     * Bytes a batch takes at least per row it has room for: the time index's 8-byte value (every column takes its
+     * own bytes on top, so the batch needs more than this).
+     */
+    private static final long MIN_BYTES_PER_ROW = Long.BYTES;
+
+    /**
+     * Refuses room for more rows than the writer's memory can hold, before any is allocated: the time index alone
+     * needs 8 bytes a row, within {@code allocatorMaxAllocation} for the batch and within the 2 GiB one Arrow
+     * buffer holds. The batch grows past a smaller initial size as rows come, so a smaller one is always possible.
+     */
+    private void checkInitialRoom(int rows) {
+        long least = rows * MIN_BYTES_PER_ROW;
+        long max = config.allocatorMaxAllocation();
+        long limit = Math.min(max, Integer.MAX_VALUE);
+        if (least > limit) {
+            String over = limit < max ? "the " + limit + " bytes one Arrow buffer holds, whatever allocatorMaxAllocation ("
+                    + max + " bytes) allows" : "allocatorMaxAllocation (" + max + " bytes)";
+            throw new BulkWriteException("tableBufferRoot(" + rows + ") for '" + table + "' asks for room for " + rows
+                    + " rows: at least " + least + " bytes (8 a row for the time index '"
+                    + schema.column(schema.timestampIndex()).name() + "' alone), over " + over + "; ask for at most "
+                    + limit / MIN_BYTES_PER_ROW + " rows (the batch grows past its initial size as rows are added)"
+                    + (limit < max ? "" : " or raise allocatorMaxAllocation") + "; nothing was allocated", null, null);
+        }
     }
 
     private void checkOpen() {
@@ -240,8 +275,15 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is closed");
         }
         if (completing) {
-            throw new IllegalStateException("the bulk writer for '" + schema.tableName() + "' is completed");
+            throw completedError();
         }
+    }
+
+    /** The refusal of rows after {@link #completed()}: its stream has ended, a new writer takes more rows. */
+    private IllegalStateException completedError() {
+        return new IllegalStateException("the bulk writer for '" + table + "' is completed: its stream has ended and"
+                + " takes no more rows; open a new writer (GreptimeDB.bulkStreamWriter) for '" + table + "' to send"
+                + " more");
     }
 
     /**
@@ -391,9 +433,12 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
 
         @Override
         public BulkWriteException failure(SendEngine.Broken broken, String notResent) {
+            // A batch column typed otherwise than the table is named by its position in the batch, which is the
+            // writer's schema order (GreptimeDB passes on Arrow's "... at column index 1"; src/mito2/src/error.rs).
+            Err err = broken.err().namingColumnAtIndex(columnNames);
             return new BulkWriteException("bulk stream of '" + schema.tableName() + "' failed: "
-                    + broken.err().message() + (notResent != null ? " (not resent: " + notResent + ")" : ""),
-                    broken.err(), broken.cause());
+                    + err.message() + (notResent != null ? " (not resent: " + notResent + ")" : ""),
+                    err, broken.cause());
         }
 
         @Override

@@ -6,7 +6,10 @@ import dev.sluice.internal.error.GrpcErrors;
 import dev.sluice.internal.write.RegularWriter;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
+import dev.sluice.write.Err;
+import dev.sluice.write.Result;
 import dev.sluice.write.StatusCode;
+import dev.sluice.write.WriteOk;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -21,17 +24,22 @@ import java.util.concurrent.TimeoutException;
  * {@code completed()}, with one error naming the table.
  */
 final class TableCreation {
-    private static final TableCreation NONE = new TableCreation(CompletableFuture.completedFuture(null), null, 0, 0);
+    private static final TableCreation NONE = new TableCreation(CompletableFuture.completedFuture(null), null, null,
+            0, 0);
 
     private final CompletableFuture<Void> created;
+    /** The CREATE TABLE request; cancelling it ends its call and gives its budget back. Null when none is sent. */
+    private final CompletableFuture<?> request;
     private final String table;
     private final long timeoutMs;
     private final long deadline;
     /** Set once the creation is known to have succeeded: later batches do not look again. */
     private volatile boolean done;
 
-    private TableCreation(CompletableFuture<Void> created, String table, long timeoutMs, long deadline) {
+    private TableCreation(CompletableFuture<Void> created, CompletableFuture<?> request, String table, long timeoutMs,
+                          long deadline) {
         this.created = created;
+        this.request = request;
         this.table = table;
         this.timeoutMs = timeoutMs;
         this.deadline = deadline;
@@ -61,7 +69,9 @@ final class TableCreation {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         CompletableFuture<Void> created = new CompletableFuture<>();
         // Compression on this call is gRPC message compression; the bulk codecs do not apply to DDL.
-        regular.createTable(schema, ctx.toBuilder().compression(Compression.None).build()).whenComplete((r, t) -> {
+        CompletableFuture<Result<WriteOk, Err>> request = regular.createTable(schema,
+                ctx.toBuilder().compression(Compression.None).build());
+        request.whenComplete((r, t) -> {
             if (t != null) {
                 Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
                 created.completeExceptionally(new BulkWriteException("creating table '" + table + "' failed", null,
@@ -73,7 +83,7 @@ final class TableCreation {
                 created.complete(null);
             }
         });
-        return new TableCreation(created, table, timeoutMs, deadline);
+        return new TableCreation(created, request, table, timeoutMs, deadline);
     }
 
     /**
@@ -117,13 +127,16 @@ final class TableCreation {
     }
 
     /**
-     * Ends a wait in {@link #await()} at once with {@code why} (the writer is closed), unless the creation ended.
+     * Ends a wait in {@link #await()} at once with {@code why} (the writer is closed), unless the creation ended,
+     * and ends the CREATE TABLE request if it is still unanswered: its call is cancelled and the client's budget
+     * and in-flight count are given back before this returns (the table may or may not be created).
      *
      * @param why the reason
      */
     void stop(BulkWriteException why) {
         if (table != null) {
             created.completeExceptionally(why);
+            request.cancel(false);
         }
     }
 }

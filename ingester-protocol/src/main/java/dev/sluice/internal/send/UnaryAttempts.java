@@ -7,6 +7,7 @@ import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.StatusCode;
 import dev.sluice.write.WriteOk;
 import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.MethodDescriptor;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
@@ -18,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -114,6 +116,9 @@ public final class UnaryAttempts<R> {
         }
 
         void attempt(int n, Route.Target avoid) {
+            if (future.isDone()) {
+                return; // ended meanwhile (cancelled by the client, or failed by its shutdown): nothing more is sent
+            }
             long left = Math.min(deadline - clock.getAsLong(), requestTimeout.toNanos());
             Route.Target ep = route.next(avoid);
             if (left < MIN_ATTEMPT_NANOS) {
@@ -125,8 +130,10 @@ public final class UnaryAttempts<R> {
                 return;
             }
             try {
-                ClientCalls.asyncUnaryCall(ep.channel().newCall(method,
-                        callOptions.withDeadlineAfter(Math.max(1, left), TimeUnit.NANOSECONDS)), request,
+                ClientCall<Q, R> call = ep.channel().newCall(method,
+                        callOptions.withDeadlineAfter(Math.max(1, left), TimeUnit.NANOSECONDS));
+                AtomicBoolean ended = new AtomicBoolean();
+                ClientCalls.asyncUnaryCall(call, request,
                         new StreamObserver<>() {
                             private R response;
 
@@ -137,11 +144,13 @@ public final class UnaryAttempts<R> {
 
                             @Override
                             public void onError(Throwable t) {
+                                ended.set(true);
                                 failed(n, ep, GrpcErrors.fromThrowable(t, names, ep.address()));
                             }
 
                             @Override
                             public void onCompleted() {
+                                ended.set(true);
                                 ep.reached();
                                 Result<WriteOk, Err> r = answer.apply(response, names);
                                 if (r.isOk()) {
@@ -151,12 +160,22 @@ public final class UnaryAttempts<R> {
                                 }
                             }
                         });
+                // The outcome completed by someone else (the request cancelled by the client, the client's
+                // shutdown) ends the call too, rather than leaving it open until its deadline.
+                future.whenComplete((r, t) -> {
+                    if (!ended.get()) {
+                        call.cancel("the write was ended by the client before it was answered", null);
+                    }
+                });
             } catch (RuntimeException e) {
                 failed(n, ep, GrpcErrors.fromThrowable(e, names, ep.address()));
             }
         }
 
         private void failed(int n, Route.Target ep, Err failure) {
+            if (future.isDone()) {
+                return; // ended by the client meanwhile: its call's end is not resent or reported
+            }
             Err err = explain.apply(failure);
             long now = clock.getAsLong();
             AttemptRules.Verdict verdict = AttemptRules.decide(ep, err, GrpcErrors.maybeCommitted(err), policy,

@@ -181,7 +181,7 @@ public final class RegularWriter {
         }
         long start = System.nanoTime();
         CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, encoder, encoder.size(), callOptions, ctx,
-                names, notAfter);
+                names, notAfter, false);
         if (metrics != MetricsSink.NONE) {
             // Recorded before the caller's future completes, so whoever waits on it sees the meters updated.
             return f.thenApply(r -> {
@@ -219,7 +219,7 @@ public final class RegularWriter {
         for (RequestEncoder part : parts) {
             List<String> partNames = List.of(part.tables().get(0).tableName());
             CompletableFuture<Result<WriteOk, Err>> f = send(WriteMethods.HANDLE, part, part.size(), callOptions, ctx,
-                    partNames, notAfter);
+                    partNames, notAfter, false);
             if (metrics != MetricsSink.NONE) {
                 f = f.thenApply(r -> {
                     record("regular", r, List.of(), part.size(), start);
@@ -271,13 +271,14 @@ public final class RegularWriter {
      *
      * @param schema the table's schema
      * @param ctx hints ({@code ttl}, {@code append_mode}...)
-     * @return the outcome
+     * @return the outcome; cancelling it ends the request at once: its call is cancelled (the table may or may not
+     *     be created) and its room in the budget and its in-flight count are given back before {@code cancel} returns
      */
     public CompletableFuture<Result<WriteOk, Err>> createTable(TableSchema schema, Context ctx) {
         GreptimeRequest request = GreptimeRequest.newBuilder().setHeader(header)
                 .setDdl(DdlRequest.newBuilder().setCreateTable(createTableExpr(schema, ctx.hints()))).build();
         return send(GreptimeDatabaseGrpc.getHandleMethod(), request, request.getSerializedSize(), callOptions(ctx),
-                ctx, List.of(schema.tableName()), 0);
+                ctx, List.of(schema.tableName()), 0, true);
     }
 
     CreateTableExpr createTableExpr(TableSchema schema, Map<String, String> hints) {
@@ -313,11 +314,12 @@ public final class RegularWriter {
 
     /**
      * Takes room in the client-wide budget, then makes the first attempt; the delivery deadline counts from now,
-     * or is {@code notAfter} when that comes first (0: none).
+     * or is {@code notAfter} when that comes first (0: none). When {@code cancellable}, cancelling the returned
+     * future ends the request (the call is cancelled, nothing is resent) and gives its room back at once.
      */
     private <Q> CompletableFuture<Result<WriteOk, Err>> send(MethodDescriptor<Q, GreptimeResponse> method, Q request,
                                                               long size, CallOptions callOptions, Context ctx,
-                                                              List<String> names, long notAfter) {
+                                                              List<String> names, long notAfter, boolean cancellable) {
         CompletableFuture<Result<WriteOk, Err>> future = new CompletableFuture<>();
         if (closed) {
             future.complete(Result.err(GrpcErrors.local(StatusCode.Grpc.UNAVAILABLE,
@@ -356,6 +358,15 @@ public final class RegularWriter {
             }
         });
         unanswered.put(outcome, names);
+        if (cancellable) {
+            future.whenComplete((r, t) -> {
+                if (future.isCancelled()) {
+                    outcome.complete(Result.err(GrpcErrors.local(StatusCode.Grpc.CANCELLED, "the request was cancelled"
+                            + " by the client before it was answered; it may or may not have taken effect", false,
+                            names)));
+                }
+            });
+        }
         if (closed) {
             // Shut down while this write waited for room. Counted first, then checked: a shutdown either sees this
             // write in flight and waits for it, or this write sees the shutdown and is refused, never neither.

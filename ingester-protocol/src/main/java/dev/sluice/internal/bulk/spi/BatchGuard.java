@@ -5,7 +5,7 @@ public interface BatchGuard {
     /**
      * Enters; a producer thread holds the writer from now until {@link #exit()}.
      *
-     * @throws IllegalStateException when the writer is closed
+     * @throws IllegalStateException when the writer is closed or completed (nothing is entered)
      */
     void enter();
 
