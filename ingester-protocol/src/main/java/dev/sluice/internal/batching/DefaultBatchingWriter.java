@@ -159,6 +159,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         final BulkStreamWriter writer;
         /** Set before the failed batch's future completes, so the next batch of whoever it tells sees it. */
         volatile boolean broken;
+        /** Whether a batch was handed to the writer before; used by the sender thread only. */
+        boolean sentBefore;
 
         BulkStream(BulkStreamWriter writer) {
             this.writer = writer;
@@ -672,24 +674,35 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         BulkStream stream = null;
         CompletableFuture<Integer> sent;
         try {
-            stream = bulkWriters.get(schema);
-            if (stream != null && !stream.usable()) {
-                // Replaced before this batch is added: a failed writer would fail it with an earlier batch's error.
-                bulkWriters.remove(schema);
-                stream.writer.close();
-                stream = null;
-            }
-            if (stream == null) {
-                stream = new BulkStream(paths.bulk(schema, BulkWrite.Config.newBuilder()
-                        .maxInFlightRequests(inFlightSlots)
-                        .requestTimeout(closeTimeout).build(), context));
-                bulkWriters.put(schema, stream);
-            }
-            dev.sluice.bulk.TableBufferRoot root = stream.writer.tableBufferRoot(config.maxBatchRows());
-            root.addTable(b.table);
-            sent = paths.writeNext(stream.writer, b.deadline);
-            if (sent.isCompletedExceptionally() || root.rowCount() > 0) {
+            for (int attempt = 0;; attempt++) {
+                stream = bulkWriters.get(schema);
+                if (stream != null && !stream.usable()) {
+                    // Replaced before this batch is added: a failed writer fails it with an earlier batch's error.
+                    bulkWriters.remove(schema);
+                    stream.writer.close();
+                    stream = null;
+                }
+                if (stream == null) {
+                    stream = new BulkStream(paths.bulk(schema, BulkWrite.Config.newBuilder()
+                            .maxInFlightRequests(inFlightSlots)
+                            .requestTimeout(closeTimeout).build(), context));
+                    bulkWriters.put(schema, stream);
+                }
+                boolean sentBefore = stream.sentBefore;
+                stream.sentBefore = true;
+                dev.sluice.bulk.TableBufferRoot root = stream.writer.tableBufferRoot(config.maxBatchRows());
+                root.addTable(b.table);
+                sent = paths.writeNext(stream.writer, b.deadline);
+                boolean kept = root.rowCount() > 0;
+                if (!sent.isCompletedExceptionally() && !kept) {
+                    break;
+                }
                 stream.broken = true; // refused before it was sent: its rows may still be in the writer's batch
+                if (attempt > 0 || !sentBefore || kept) {
+                    break;
+                }
+                // A writer that took batches before refused this one at once and dropped its rows: an earlier batch
+                // failed it while this one was being added. This batch was not sent; it goes to a new writer.
             }
         } catch (RuntimeException e) {
             if (stream != null) {
