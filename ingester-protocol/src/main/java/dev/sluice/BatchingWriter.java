@@ -17,8 +17,10 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>A batch is sent when it reaches {@code maxBatchRows} or {@code maxBatchBytes}, or {@code flushInterval}
  * after its first row (a timer, whatever else happens), whichever comes first. {@code write} checks the row
- * on the caller's thread (bad rows throw {@link InvalidDataException} and are not buffered) and returns the
- * future of the batch the row joined: rows of one batch share one future, so tracking costs nothing per row.
+ * on the caller's thread (bad rows throw {@link InvalidDataException} and are not buffered; a row of a table with
+ * a column the writer's {@link Path} cannot carry throws the {@link IllegalArgumentException} of
+ * {@link Path#check(TableSchema)}, and nothing of that table is buffered) and returns the future of the batch the
+ * row joined: rows of one batch share one future, so tracking costs nothing per row.
  * Buffered rows are bounded by {@code maxBufferedRows}: when full, {@code write} waits up to
  * {@code maxBlock} for room (or not at all with {@link WhenFull#FailFast}), then throws
  * {@link LimitExceededException}. Rows are never dropped: each
@@ -39,6 +41,8 @@ public interface BatchingWriter extends AutoCloseable {
      * @param row one value per column
      * @return the future of the batch the row joined
      * @throws InvalidDataException for a bad row
+     * @throws IllegalArgumentException when the writer's {@link Path} cannot carry a column of the table
+     *     ({@link Path#check(TableSchema)}; nothing of it is buffered)
      * @throws LimitExceededException when the buffer stayed full for {@code maxBlock}
      * @throws IllegalStateException after {@link #close()}, or when called from inside a typed write's row
      *     lambda for the same table (that row is still open; nothing of this one is buffered)
@@ -62,6 +66,8 @@ public interface BatchingWriter extends AutoCloseable {
      * @param row sets the row's values on the appender it is given
      * @return the future of the batch the row joined
      * @throws InvalidDataException for a bad row (nothing of it is buffered)
+     * @throws IllegalArgumentException when the writer's {@link Path} cannot carry a column of the table
+     *     ({@link Path#check(TableSchema)}; nothing of it is buffered)
      * @throws LimitExceededException when the buffer stayed full for {@code maxBlock}
      * @throws IllegalStateException after {@link #close()}, or when called from inside another row's
      *     {@code row} lambda for the same table (that row is still open; nothing of this one is buffered)
@@ -73,6 +79,8 @@ public interface BatchingWriter extends AutoCloseable {
      *
      * @param table the table (completed by this call)
      * @return the future of its batch
+     * @throws IllegalArgumentException when the writer's {@link Path} cannot carry a column of the table
+     *     ({@link Path#check(TableSchema)}; nothing of it is buffered)
      * @throws LimitExceededException when the buffer stayed full for {@code maxBlock}
      */
     CompletableFuture<Void> write(Table table);

@@ -105,7 +105,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     private final java.util.concurrent.atomic.AtomicReference<BatchWriteException> unreported =
             new java.util.concurrent.atomic.AtomicReference<>();
     private final LongAdder pending = new LongAdder();
-    private final Map<TableSchema, BulkStreamWriter> bulkWriters = new HashMap<>();
+    /** The bulk stream of each table; used by the sender thread, then by {@link #close(Duration)} once it ended. */
+    private final Map<TableSchema, BulkStream> bulkWriters = new HashMap<>();
     /**
      * Ordered mode ({@link Config#orderedPerTable()}, regular path): per table name with a batch holding its turn
      * (sent or about to be), the table's later batches waiting for their turn, oldest first.
@@ -146,6 +147,28 @@ public final class DefaultBatchingWriter implements BatchingWriter {
 
         Batch(Table table) {
             this.table = table;
+        }
+    }
+
+    /**
+     * One table's bulk writer. A bulk writer that failed a batch is failed for good (its later batches fail with
+     * that batch's error), and one whose batch was refused before it was sent may still hold that batch's rows: either
+     * way it takes no further batch, and the table's next batch goes to a new writer.
+     */
+    private static final class BulkStream {
+        final BulkStreamWriter writer;
+        /** Set before the failed batch's future completes, so the next batch of whoever it tells sees it. */
+        volatile boolean broken;
+        /** Whether a batch was handed to the writer before; used by the sender thread only. */
+        boolean sentBefore;
+
+        BulkStream(BulkStreamWriter writer) {
+            this.writer = writer;
+        }
+
+        /** Tells whether the writer may take another batch. */
+        boolean usable() {
+            return !broken && writer.failedBatches() == 0;
         }
     }
 
@@ -273,9 +296,8 @@ public final class DefaultBatchingWriter implements BatchingWriter {
 
     /** Adds one row, from {@code values} or, when that is null, from {@code filler}. */
     private CompletableFuture<Void> append(TableSchema schema, Object[] values, Consumer<RowAppender> filler) {
+        Accumulator acc = accumulatorOf(schema);
         reserve(1);
-        Accumulator existing = accumulators.get(schema);
-        Accumulator acc = existing != null ? existing : accumulators.computeIfAbsent(schema, s -> new Accumulator());
         Batch full = null;
         Batch opened = null;
         CompletableFuture<Void> future;
@@ -327,6 +349,21 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         return future;
     }
 
+    /**
+     * Returns the accumulator of a schema, making it the first time: a schema with a column this writer's path
+     * cannot carry is refused then (and every time after, as it gets none), before any of its rows is buffered.
+     *
+     * @throws IllegalArgumentException naming the table, the column and the path that carries it ({@link Path#check})
+     */
+    private Accumulator accumulatorOf(TableSchema schema) {
+        Accumulator existing = accumulators.get(schema);
+        if (existing != null) {
+            return existing;
+        }
+        config.path().check(schema);
+        return accumulators.computeIfAbsent(schema, s -> new Accumulator());
+    }
+
     private static long estimate(Object[] row) {
         long n = 0;
         for (Object v : row) {
@@ -355,6 +392,7 @@ public final class DefaultBatchingWriter implements BatchingWriter {
     public CompletableFuture<Void> write(Table table) {
         enter();
         try {
+            config.path().check(table.schema());
             table.complete();
             reserve(table.rowCount());
             Batch b = new Batch(table);
@@ -633,24 +671,51 @@ public final class DefaultBatchingWriter implements BatchingWriter {
             return;
         }
         TableSchema schema = b.table.schema();
-        BulkStreamWriter writer;
+        BulkStream stream = null;
         CompletableFuture<Integer> sent;
         try {
-            BulkStreamWriter w = bulkWriters.get(schema);
-            if (w == null) {
-                w = paths.bulk(schema, BulkWrite.Config.newBuilder()
-                        .maxInFlightRequests(inFlightSlots)
-                        .requestTimeout(closeTimeout).build(), context);
-                bulkWriters.put(schema, w);
+            for (int attempt = 0;; attempt++) {
+                stream = bulkWriters.get(schema);
+                if (stream != null && !stream.usable()) {
+                    // Replaced before this batch is added: a failed writer fails it with an earlier batch's error.
+                    bulkWriters.remove(schema);
+                    stream.writer.close();
+                    stream = null;
+                }
+                if (stream == null) {
+                    stream = new BulkStream(paths.bulk(schema, BulkWrite.Config.newBuilder()
+                            .maxInFlightRequests(inFlightSlots)
+                            .requestTimeout(closeTimeout).build(), context));
+                    bulkWriters.put(schema, stream);
+                }
+                boolean sentBefore = stream.sentBefore;
+                stream.sentBefore = true;
+                dev.sluice.bulk.TableBufferRoot root = stream.writer.tableBufferRoot(config.maxBatchRows());
+                root.addTable(b.table);
+                sent = paths.writeNext(stream.writer, b.deadline);
+                boolean kept = root.rowCount() > 0;
+                if (!sent.isCompletedExceptionally() && !kept) {
+                    break;
+                }
+                stream.broken = true; // refused before it was sent: its rows may still be in the writer's batch
+                if (attempt > 0 || !sentBefore || kept) {
+                    break;
+                }
+                // A writer that took batches before refused this one at once and dropped its rows: an earlier batch
+                // failed it while this one was being added. This batch was not sent; it goes to a new writer.
             }
-            writer = w;
-            writer.tableBufferRoot(config.maxBatchRows()).addTable(b.table);
-            sent = paths.writeNext(writer, b.deadline);
         } catch (RuntimeException e) {
+            if (stream != null) {
+                stream.broken = true; // the batch may be partly in the writer's batch
+            }
             inFlight.release();
             throw e;
         }
+        BulkStream s = stream;
         sent.whenComplete((rows, t) -> {
+            if (t != null) {
+                s.broken = true;
+            }
             inFlight.release();
             if (t == null) {
                 finish(List.of(b), null, null);
@@ -661,11 +726,6 @@ public final class DefaultBatchingWriter implements BatchingWriter {
                         b.table.rowCount(), cause));
             }
         });
-        if (writer.failedBatches() > 0) {
-            // A broken stream fails everything after it: start a fresh one for the next batch.
-            bulkWriters.remove(schema);
-            writer.close();
-        }
     }
 
     private static int rowsOf(List<Batch> group) {
@@ -766,10 +826,13 @@ public final class DefaultBatchingWriter implements BatchingWriter {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (BulkStreamWriter w : bulkWriters.values()) {
+        for (BulkStream s : bulkWriters.values()) {
+            BulkStreamWriter w = s.writer;
             try {
-                if (flushed) {
-                    w.completed(); // every batch is answered: only the stream's own end is waited for
+                if (flushed && s.usable()) {
+                    // Every batch is answered: only the stream's own end is waited for. A failed writer is only
+                    // closed: it may still hold the rows of a batch already failed, which completing would send.
+                    w.completed();
                 }
             } catch (RuntimeException ignored) {
                 // batch futures already carry the failure
