@@ -3,7 +3,7 @@ package dev.sluice.internal.bulk.spi;
 /** Entered around every change of a writer's batch, so that closing the writer never frees memory in use. */
 public interface BatchGuard {
     /**
-     * Enters; a producer thread holds the writer from now until {@link #exit()}.
+     * Enters; a producer thread holds the writer from now until {@link #exit(int)}.
      *
      * @throws IllegalStateException when the writer is closed or completed (nothing is entered)
      */
