@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Batches of distinct sizes, answered late and some rate limited (their streams broken and resent): each batch's
+ * Batches of distinct sizes, answered late and one in forty rate limited (their streams broken and resent): each batch's
  * future completes with its own row count, an empty {@code writeNext()} answers 0 and sends nothing, and the writer's
  * total equals the rows stored.
  */
@@ -35,7 +35,7 @@ class EachBatchFutureCarriesItsOwnRowCountThroughResendsTest {
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
             try {
                 server.faults().bulkAckDelay(Duration.ofMillis(20));
-                server.faults().failEvery(7, StatusCode.RateLimited, "slow down");
+                server.faults().failEvery(40, StatusCode.RateLimited, "slow down");
                 List<CompletableFuture<Integer>> futures = new ArrayList<>();
                 long ts = 0;
                 long total = 0;
