@@ -7,6 +7,7 @@ import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkConnector;
+import dev.sluice.internal.client.CallbackExecutor;
 import dev.sluice.internal.client.ClientLifecycle;
 import dev.sluice.internal.client.OwnedThreads;
 import dev.sluice.internal.limit.InFlightLimiter;
@@ -119,13 +120,9 @@ public final class GreptimeDB implements AutoCloseable {
         this.options = options;
         this.metrics = options.metrics().forClient(options.endpoints().get(0));
         OwnedThreads threads = new OwnedThreads();
-        Executor executor = options.callbackExecutor();
-        if (executor == null) {
-            ownExecutor = threads.callbackPool();
-            executor = ownExecutor;
-        } else {
-            ownExecutor = null;
-        }
+        Executor given = options.callbackExecutor();
+        ownExecutor = given == null ? threads.callbackPool() : null;
+        Executor executor = given == null ? CallbackExecutor.ofOwnPool(ownExecutor) : CallbackExecutor.ofCallers(given);
         this.callbackExecutor = executor;
         this.timer = Executors.newSingleThreadScheduledExecutor(threads.factory("sluice-timer-"));
         this.writeClock = clock;

@@ -381,7 +381,9 @@ public final class GreptimeOptions {
         }
 
         /**
-         * Sets where write futures complete. It must not run tasks on a gRPC I/O thread.
+         * Sets where write futures complete. It must not run tasks on a gRPC I/O thread. Keep it accepting tasks until
+         * the client has shut down: a task it refuses (it was shut down first, or its queue is full) runs on the
+         * thread handing it over, possibly a gRPC I/O thread, and the first refusal is logged at WARN.
          *
          * @param executor the executor; null for the client's own pool
          * @return this
