@@ -54,7 +54,8 @@ import java.util.function.LongSupplier;
  * completes normally, with {@link WriteOk} or an
  * {@link Err} saying what the server or the transport reported and whether retrying may help: server and
  * network problems never surface as exceptions. Futures complete on the callback executor, never on a gRPC
- * I/O thread, so dependent actions may block briefly, but long work belongs on an executor of the caller's.
+ * I/O thread (unless a caller's executor refuses the task: {@link GreptimeOptions.Builder#callbackExecutor}), so
+ * dependent actions may block briefly, but long work belongs on an executor of the caller's.
  * Bad input is refused earlier, by {@link Table#addRow(Object...)}.
  *
  * <p>A request that times out may still have been committed by the server. Resending is harmless on tables
@@ -122,7 +123,7 @@ public final class GreptimeDB implements AutoCloseable {
         OwnedThreads threads = new OwnedThreads();
         Executor given = options.callbackExecutor();
         ownExecutor = given == null ? threads.callbackPool() : null;
-        Executor executor = given == null ? CallbackExecutor.ofOwnPool(ownExecutor) : CallbackExecutor.ofCallers(given);
+        CallbackExecutor executor = new CallbackExecutor(given == null ? ownExecutor : given);
         this.callbackExecutor = executor;
         this.timer = Executors.newSingleThreadScheduledExecutor(threads.factory("sluice-timer-"));
         this.writeClock = clock;
@@ -134,7 +135,7 @@ public final class GreptimeDB implements AutoCloseable {
         this.bulk = new BulkConnector(regular, endpoints, executor, writes, clock,
                 limiter, metrics, options.bufferCache(), options.retryPolicy(), options.requestTimeout().toMillis());
         this.lifecycle = new ClientLifecycle(regular, endpoints, limiter, bulk, batchingWriters, timer, metrics,
-                ownExecutor, threads);
+                executor, ownExecutor, threads);
         metrics.gauge("sluice.inflight.requests", "regular writes sent or waiting to retry", regular::inFlight);
         metrics.gauge("sluice.inflight.bytes", "bytes of the client-wide budget in use", limiter::bytesInUse);
         metrics.gauge("sluice.bulk.allocated.bytes", "off-heap bytes held by this client's bulk writers",

@@ -11,40 +11,29 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * stream message or bulk batch whose future never completes, holding its share of the byte budget) and be reported
  * as an uncaught exception on gRPC's threads.
  *
- * <p>The client's own pool refuses tasks only once the client has shut it down, which is expected and stays quiet. A
- * caller's executor that refuses (it was shut down while writes were in flight, or its queue is bounded and full) is
- * reported once at WARN.
+ * <p>Refusals after the client's shutdown are expected (the client's own pool is shut down then, and the caller may
+ * shut its executor down as soon as the client's shutdown has returned, while gRPC still ends calls) and stay quiet.
+ * A refusal before it means the caller's executor stopped or filled up while writes were in flight: the first one is
+ * reported at WARN.
  */
 public final class CallbackExecutor implements Executor {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CallbackExecutor.class);
 
     private final Executor delegate;
-    private final boolean callers;
-    private final AtomicBoolean warned = new AtomicBoolean();
+    private final AtomicBoolean quiet = new AtomicBoolean();
 
-    private CallbackExecutor(Executor delegate, boolean callers) {
+    /**
+     * Wraps the executor callbacks go to.
+     *
+     * @param delegate the client's own callback pool or the caller's executor
+     */
+    public CallbackExecutor(Executor delegate) {
         this.delegate = delegate;
-        this.callers = callers;
     }
 
-    /**
-     * Wraps the client's own callback pool: refusals (after its shutdown) run on the handing thread, silently.
-     *
-     * @param pool the pool
-     * @return the executor to hand callbacks to
-     */
-    public static CallbackExecutor ofOwnPool(Executor pool) {
-        return new CallbackExecutor(pool, false);
-    }
-
-    /**
-     * Wraps the executor the caller gave the client: refusals run on the handing thread, the first one logged at WARN.
-     *
-     * @param given the caller's executor
-     * @return the executor to hand callbacks to
-     */
-    public static CallbackExecutor ofCallers(Executor given) {
-        return new CallbackExecutor(given, true);
+    /** From now on refusals are expected: the client has shut down. */
+    void clientShutDown() {
+        quiet.set(true);
     }
 
     @Override
@@ -52,11 +41,11 @@ public final class CallbackExecutor implements Executor {
         try {
             delegate.execute(task);
         } catch (RejectedExecutionException refused) {
-            if (callers && warned.compareAndSet(false, true)) {
+            if (quiet.compareAndSet(false, true)) {
                 LOG.warn("the callbackExecutor given in GreptimeOptions refused a task ({}); the client runs each"
-                        + " refused callback on the thread handing it over (possibly a gRPC I/O thread). Keep that executor accepting work until the"
-                        + " client has shut down (shut the client down first), and do not bound its queue",
-                        refused.toString());
+                        + " refused callback on the thread handing it over (possibly a gRPC I/O thread). Keep that"
+                        + " executor accepting work until the client's shutdown has returned, and do not bound its"
+                        + " queue", refused.toString());
             }
             task.run();
         }

@@ -47,7 +47,7 @@ public final class OwnedThreads {
 
     /**
      * The client's own callback pool (when the caller gave none), on threads named {@code sluice-callback-N}: where
-     * gRPC runs calls' callbacks and completes their futures. Hand tasks to it through {@link CallbackExecutor#ofOwnPool}.
+     * gRPC runs calls' callbacks and completes their futures. Hand tasks to it through a {@link CallbackExecutor}.
      *
      * <p>The client shuts the pool down once its channels have terminated, and gRPC may still hand it the end of a
      * call then: a call that waited for a connection (or for its endpoint's address) is failed by the channel's
