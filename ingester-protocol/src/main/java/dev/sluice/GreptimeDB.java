@@ -7,6 +7,7 @@ import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
 import dev.sluice.internal.batching.DefaultBatchingWriter;
 import dev.sluice.internal.bulk.BulkConnector;
+import dev.sluice.internal.client.CallbackExecutor;
 import dev.sluice.internal.client.ClientLifecycle;
 import dev.sluice.internal.client.OwnedThreads;
 import dev.sluice.internal.limit.InFlightLimiter;
@@ -54,7 +55,8 @@ import java.util.function.LongSupplier;
  * completes normally, with {@link WriteOk} or an
  * {@link Err} saying what the server or the transport reported and whether retrying may help: server and
  * network problems never surface as exceptions. Futures complete on the callback executor, never on a gRPC
- * I/O thread, so dependent actions may block briefly, but long work belongs on an executor of the caller's.
+ * I/O thread (unless a caller's executor refuses the task: {@link GreptimeOptions.Builder#callbackExecutor}), so
+ * dependent actions may block briefly, but long work belongs on an executor of the caller's.
  * Bad input is refused earlier, by {@link Table#addRow(Object...)}.
  *
  * <p>A request that times out may still have been committed by the server. Resending is harmless on tables
@@ -120,13 +122,9 @@ public final class GreptimeDB implements AutoCloseable {
         this.options = options;
         this.metrics = options.metrics().forClient(options.endpoints().get(0));
         OwnedThreads threads = new OwnedThreads();
-        Executor executor = options.callbackExecutor();
-        if (executor == null) {
-            ownExecutor = threads.callbackPool();
-            executor = ownExecutor;
-        } else {
-            ownExecutor = null;
-        }
+        Executor given = options.callbackExecutor();
+        ownExecutor = given == null ? threads.callbackPool() : null;
+        CallbackExecutor executor = new CallbackExecutor(given == null ? ownExecutor : given);
         this.callbackExecutor = executor;
         this.timer = Executors.newSingleThreadScheduledExecutor(threads.factory("sluice-timer-"));
         this.writeClock = clock;
@@ -138,7 +136,7 @@ public final class GreptimeDB implements AutoCloseable {
         this.bulk = new BulkConnector(regular, endpoints, executor, writes, clock,
                 limiter, metrics, options.bufferCache(), options.retryPolicy(), options.requestTimeout().toMillis());
         this.lifecycle = new ClientLifecycle(regular, endpoints, limiter, bulk, batchingWriters, timer, metrics,
-                ownExecutor, threads);
+                executor, ownExecutor, threads);
         metrics.gauge("sluice.inflight.requests", "regular writes sent or waiting to retry", regular::inFlight);
         metrics.gauge("sluice.inflight.bytes", "bytes of the client-wide budget in use", limiter::bytesInUse);
         metrics.gauge("sluice.bulk.allocated.bytes", "off-heap bytes held by this client's bulk writers",

@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  *   <tr><td>requestTimeout</td><td>60 s</td><td>deadline of each call (one attempt), from send to answer</td></tr>
  *   <tr><td>maxMessageSize</td><td>64 MiB</td><td>largest request the client sends; a larger regular write is sent as several requests of consecutive rows (each table apart) and answered once, with the sum or the failed part; only a single row larger than this fails unsent</td></tr>
  *   <tr><td>maxInboundMessageSize</td><td>64 MiB</td><td>largest answer accepted</td></tr>
- *   <tr><td>callbackExecutor</td><td>a client-owned pool of daemon threads</td><td>where write futures complete (never a gRPC I/O thread)</td></tr>
+ *   <tr><td>callbackExecutor</td><td>a client-owned pool of daemon threads</td><td>where write futures complete (never a gRPC I/O thread while it accepts tasks)</td></tr>
  *   <tr><td>retryPolicy</td><td>{@code RetryPolicy.newBuilder().build()}</td><td>retries of failed writes (per call: {@link Context.Builder#retryPolicy})</td></tr>
  *   <tr><td>healthCheckInterval</td><td>5 s</td><td>how often each endpoint is checked; 0 turns checks off</td></tr>
  *   <tr><td>tls</td><td>none (plaintext)</td><td>{@link TlsConfig}: trust, mutual TLS, server name</td></tr>
@@ -381,7 +381,9 @@ public final class GreptimeOptions {
         }
 
         /**
-         * Sets where write futures complete. It must not run tasks on a gRPC I/O thread.
+         * Sets where write futures complete. It must not run tasks on a gRPC I/O thread. Keep it accepting tasks until
+         * the client's shutdown has returned: a task it refuses (it was shut down first, or its queue is full) runs on the
+         * thread handing it over, possibly a gRPC I/O thread, and the first refusal is logged at WARN.
          *
          * @param executor the executor; null for the client's own pool
          * @return this

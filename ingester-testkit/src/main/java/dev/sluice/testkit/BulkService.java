@@ -247,6 +247,12 @@ final class BulkService {
         private boolean refused;
         /** Whether the client has sent its last batch. */
         private boolean halfClosed;
+        /** Answers of stored batches not sent yet (delayed by {@link Faults#bulkAckDelay} or held before answering). */
+        private int answersOwed;
+        /** The error that ends the stream once every answer owed before it has gone out. */
+        private StatusRuntimeException lastWord;
+        /** Whether the stream's answers have ended (an error, the end, or the client gone): nothing more is sent. */
+        private boolean outEnded;
         /**
          * Batches held by the hold gate before storing, oldest first; later batches of the stream wait behind them,
          * so the stream's batches are stored in order.
@@ -262,9 +268,11 @@ final class BulkService {
                 db = database(md);
             } catch (StatusRuntimeException e) {
                 done = true;
+                outEnded = true;
                 out.onError(e);
             } catch (ServerError e) {
                 done = true;
+                outEnded = true;
                 out.onError(e.toStatus());
             }
             this.user = user0;
@@ -274,7 +282,7 @@ final class BulkService {
         }
 
         private synchronized void send(long id, long rows, double elapsed) {
-            if (done && id != 0) {
+            if (outEnded) {
                 return;
             }
             String json = String.format(Locale.ROOT, "{\"request_id\":%d,\"affected_rows\":%d,\"elapsed_secs\":%.6f}", id, rows, elapsed);
@@ -288,13 +296,39 @@ final class BulkService {
                 streamUnanswered--;
                 unanswered.decrementAndGet();
             }
+            if (answersOwed > 0) {
+                answersOwed--;
+            }
+            if (lastWord != null && answersOwed == 0) {
+                endWith(lastWord);
+                return;
+            }
             finishIfAnswered();
         }
 
+        /**
+         * Refuses the stream: later batches are not read, and the error goes out after the answers of every batch
+         * stored before it. The server writes each answer, and then the error, into one first-in first-out channel
+         * that the response stream drains in order, ending at the first error
+         * ({@code src/servers/src/grpc/greptime_handler.rs} put_record_batches, {@code src/servers/src/grpc/flight.rs}
+         * do_put), so a late answer is never overtaken by the error.
+         */
         private synchronized void fail(StatusRuntimeException e) {
             if (!done) {
                 done = true;
                 refused = true;
+                if (answersOwed == 0) {
+                    endWith(e);
+                } else {
+                    lastWord = e;
+                }
+            }
+        }
+
+        private synchronized void endWith(StatusRuntimeException e) {
+            lastWord = null;
+            if (!outEnded) {
+                outEnded = true;
                 out.onError(e);
             }
         }
@@ -443,6 +477,9 @@ final class BulkService {
                 if (faults.bulkNeverAck()) {
                     return;
                 }
+                synchronized (this) {
+                    answersOwed++;
+                }
                 double elapsed = (System.nanoTime() - started) / 1e9;
                 if (holdAnswer) {
                     faults.held(() -> answer(id, n, elapsed));
@@ -557,6 +594,8 @@ final class BulkService {
         public void onError(Throwable t) {
             synchronized (this) {
                 done = true;
+                outEnded = true;
+                lastWord = null;
                 unanswered.addAndGet(-streamUnanswered);
                 streamUnanswered = 0;
             }
@@ -577,6 +616,7 @@ final class BulkService {
                 return; // the last answer ends it (never, for batches held by neverRespond or bulkNeverAck)
             }
             done = true;
+            outEnded = true;
             out.onCompleted();
         }
     }

@@ -127,7 +127,8 @@ public final class Faults {
 
     /**
      * Delays each bulk (DoPut) answer while the server goes on reading batches, so unanswered batches pile up
-     * on the client as they would behind a slow server.
+     * on the client as they would behind a slow server. Answers keep their order: an error that ends the stream
+     * (a refused batch) goes out after the delayed answers of the batches stored before it, as on the server.
      *
      * @param delay the delay; zero for none
      * @return this
@@ -149,7 +150,8 @@ public final class Faults {
     }
 
     /**
-     * Fails the {@code n}-th bulk batch received from now on (1-based, across streams), ending its stream.
+     * Fails the {@code n}-th bulk batch received from now on (1-based, across streams), ending its stream once the
+     * answers of the batches stored before it have gone out (delayed or held ones included).
      *
      * @param n which batch
      * @param code the GreptimeDB code

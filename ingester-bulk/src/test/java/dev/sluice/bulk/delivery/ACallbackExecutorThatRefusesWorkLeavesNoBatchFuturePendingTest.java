@@ -29,6 +29,9 @@ class ACallbackExecutorThatRefusesWorkLeavesNoBatchFuturePendingTest {
     static final TableSchema SCHEMA = TableSchema.newBuilder("refusing_executor").addTag("host", DataType.String)
             .addField("v", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
 
+    /** Far longer than a released answer takes to arrive, far shorter than any timeout of the client. */
+    private static final Duration ANSWERED = Duration.ofSeconds(15);
+
     @Test
     void everyFutureCompletes() throws Exception {
         ExecutorService callbacks = Executors.newFixedThreadPool(2);
@@ -52,13 +55,13 @@ class ACallbackExecutorThatRefusesWorkLeavesNoBatchFuturePendingTest {
                     callbacks.shutdown();
                     server.faults().release();
                     for (CompletableFuture<Integer> f : futures) {
-                        Await.until("the batch's future completes", Duration.ofSeconds(60), f::isDone);
+                        Await.until("the batch's future completes", ANSWERED, f::isDone);
                     }
                 }
                 assertEquals(40, server.rowCount("refusing_executor"));
-                Await.until("the client's byte budget is given back", Duration.ofSeconds(60),
+                Await.until("the client's byte budget is given back", ANSWERED,
                         () -> db.stats().bytesInFlight() == 0);
-                Await.until("the bulk memory is released", Duration.ofSeconds(60),
+                Await.until("the bulk memory is released", ANSWERED,
                         () -> db.stats().bulkAllocatedBytes() == 0);
             } finally {
                 db.shutdownNow();

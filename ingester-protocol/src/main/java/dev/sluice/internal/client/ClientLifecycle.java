@@ -27,6 +27,7 @@ public final class ClientLifecycle {
     private final Set<BatchingWriter> batchingWriters;
     private final ScheduledExecutorService timer;
     private final MetricsSink metrics;
+    private final CallbackExecutor callbacks;
     private final ExecutorService ownExecutor;
     private final OwnedThreads threads;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClientLifecycle.class);
@@ -43,12 +44,13 @@ public final class ClientLifecycle {
      * @param batchingWriters the batching writers still open (a live set)
      * @param timer the client's timer
      * @param metrics the client's metrics
+     * @param callbacks where calls' callbacks go, told when the client has shut down
      * @param ownExecutor the callback pool the client created, or null when the caller gave one
      * @param threads every thread the client starts, waited for at the end of a shutdown
      */
     public ClientLifecycle(RegularWriter regular, Endpoints endpoints, InFlightLimiter limiter, BulkConnector bulk,
                            Set<BatchingWriter> batchingWriters, ScheduledExecutorService timer, MetricsSink metrics,
-                           ExecutorService ownExecutor, OwnedThreads threads) {
+                           CallbackExecutor callbacks, ExecutorService ownExecutor, OwnedThreads threads) {
         this.regular = regular;
         this.endpoints = endpoints;
         this.limiter = limiter;
@@ -56,6 +58,7 @@ public final class ClientLifecycle {
         this.batchingWriters = batchingWriters;
         this.timer = timer;
         this.metrics = metrics;
+        this.callbacks = callbacks;
         this.ownExecutor = ownExecutor;
         this.threads = threads;
     }
@@ -147,6 +150,7 @@ public final class ClientLifecycle {
         regular.failUnanswered();
         bulk.failUnanswered("the client shut down before the batch was answered; it may or may not have been stored");
         metrics.close();
+        callbacks.clientShutDown();
         if (ownExecutor != null) {
             ownExecutor.shutdown();
         }

@@ -5,7 +5,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -61,21 +60,20 @@ public final class OwnedThreads {
 
     /**
      * The client's own callback pool (when the caller gave none), on threads named {@code sluice-callback-N}: where
-     * gRPC runs calls' callbacks and completes their futures.
+     * gRPC runs calls' callbacks and completes their futures. Hand tasks to it through a {@link CallbackExecutor}.
      *
      * <p>The client shuts the pool down once its channels have terminated, and gRPC may still hand it the end of a
      * call then: a call that waited for a connection (or for its endpoint's address) is failed by the channel's
      * shutdown, and the callbacks that tell its listener run as tasks on this pool that queue further tasks on it.
-     * A task handed over after the shutdown runs on the thread that hands it over, so that the call's listener hears
-     * how the call ended and no {@link RejectedExecutionException} is thrown on gRPC's threads (where it would
-     * leave the listener unanswered and be reported as an uncaught exception).
+     * The pool refuses those (its queue is unbounded: nothing else is refused) and {@link CallbackExecutor} runs them
+     * on the thread that hands them over, so that the call's listener hears how the call ended.
      *
      * @return the pool
      */
     public synchronized ExecutorService callbackPool() {
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
         pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), factory("sluice-callback-"), OwnedThreads::runLateCallback) {
+                new LinkedBlockingQueue<>(), factory("sluice-callback-")) {
             @Override
             protected void terminated() {
                 poolEnded();
@@ -125,14 +123,6 @@ public final class OwnedThreads {
             afterPool.clear();
         }
         actions.forEach(Runnable::run);
-    }
-
-    /** Runs a callback handed to the shut-down pool on the handing thread (the queue is unbounded: nothing else is refused). */
-    private static void runLateCallback(Runnable task, ThreadPoolExecutor pool) {
-        if (!pool.isShutdown()) {
-            throw new RejectedExecutionException("the client's callback pool refused a task while running");
-        }
-        task.run();
     }
 
     /**
