@@ -17,8 +17,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
@@ -33,26 +31,6 @@ class CallEndsStillQueuedAtShutdownRunBeforeTheEventLoopsEndTest {
     private static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
 
-    /** Records what gRPC and Netty log through java.util.logging with an exception, or at SEVERE. */
-    private static final class Unexpected extends Handler {
-        final java.util.concurrent.ConcurrentLinkedQueue<String> seen = new java.util.concurrent.ConcurrentLinkedQueue<>();
-
-        @Override
-        public void publish(LogRecord r) {
-            if (r.getThrown() != null || r.getLevel().intValue() >= java.util.logging.Level.SEVERE.intValue()) {
-                seen.add(r.getLoggerName() + " " + r.getLevel() + " " + r.getMessage() + " " + r.getThrown());
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     private static boolean eventLoopsRunning() {
         return Thread.getAllStackTraces().keySet().stream()
                 .anyMatch(t -> t.getName().startsWith("sluice-grpc-io-") && t.isAlive());
@@ -60,7 +38,7 @@ class CallEndsStillQueuedAtShutdownRunBeforeTheEventLoopsEndTest {
 
     @Test
     void theEventLoopsKeepRunningUntilTheCallbackPoolHasRunWhatItHolds() throws Exception {
-        Unexpected unexpected = new Unexpected();
+        UnexpectedLogRecords unexpected = new UnexpectedLogRecords();
         Logger root = Logger.getLogger("");
         root.addHandler(unexpected);
         try (GreptimeTestServer server = GreptimeTestServer.start();

@@ -21,8 +21,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,26 +33,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ClosingWhileCallsWaitForAChannelFailsThemAsClosedTest {
     private static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
             .addField("usage", DataType.Float64).addTimestamp("ts", DataType.TimestampMillisecond).build();
-
-    /** Records what gRPC and Netty log through java.util.logging with an exception, or at SEVERE. */
-    private static final class Unexpected extends Handler {
-        final ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
-
-        @Override
-        public void publish(LogRecord r) {
-            if (r.getThrown() != null || r.getLevel().intValue() >= java.util.logging.Level.SEVERE.intValue()) {
-                seen.add(r.getLoggerName() + " " + r.getLevel() + " " + r.getMessage() + " " + r.getThrown());
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    }
 
     private static Table row(int i) {
         return Table.from(CPU).addRow("h" + i, 0.5, 1_700_000_000_000L + i);
@@ -74,7 +52,7 @@ class ClosingWhileCallsWaitForAChannelFailsThemAsClosedTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"refused", "silent"})
     void everyPendingCallFailsAsClosedAndNothingIsThrownOnAGrpcThread(String endpointKind) throws Exception {
-        Unexpected unexpected = new Unexpected();
+        UnexpectedLogRecords unexpected = new UnexpectedLogRecords();
         Logger root = Logger.getLogger("");
         root.addHandler(unexpected);
         ConcurrentLinkedQueue<String> uncaught = new ConcurrentLinkedQueue<>();

@@ -2,7 +2,6 @@ package dev.sluice.bulk.delivery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.sluice.Await;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.bulk.BulkStreamWriter;
@@ -51,10 +50,7 @@ class ABatchWhoseFutureTheCallerCancelledIsStillCountedAndGivesBackItsBudgetTest
                     assertEquals(200, w.completed(), "rows the server acknowledged over the writer's life");
                 }
                 assertEquals(200, server.rowCount("cancelled_future"));
-                Await.until("the client's byte budget is given back", Duration.ofSeconds(60),
-                        () -> db.stats().bytesInFlight() == 0);
-                Await.until("the bulk memory is released", Duration.ofSeconds(60),
-                        () -> db.stats().bulkAllocatedBytes() == 0);
+                dev.sluice.bulk.NothingHeld.await(db, Duration.ofSeconds(60), true);
             } finally {
                 db.shutdownNow();
             }

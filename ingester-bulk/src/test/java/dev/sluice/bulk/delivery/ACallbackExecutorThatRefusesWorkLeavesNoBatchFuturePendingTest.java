@@ -59,10 +59,7 @@ class ACallbackExecutorThatRefusesWorkLeavesNoBatchFuturePendingTest {
                     }
                 }
                 assertEquals(40, server.rowCount("refusing_executor"));
-                Await.until("the client's byte budget is given back", ANSWERED,
-                        () -> db.stats().bytesInFlight() == 0);
-                Await.until("the bulk memory is released", ANSWERED,
-                        () -> db.stats().bulkAllocatedBytes() == 0);
+                dev.sluice.bulk.NothingHeld.await(db, ANSWERED, true);
             } finally {
                 db.shutdownNow();
                 callbacks.shutdownNow();

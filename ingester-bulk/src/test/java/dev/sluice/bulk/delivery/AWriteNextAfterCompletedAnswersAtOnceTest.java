@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.sluice.Await;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.bulk.BulkStreamWriter;
@@ -61,10 +60,7 @@ class AWriteNextAfterCompletedAnswersAtOnceTest {
                         assertEquals(10, server.rowCount("after_completed"));
                     }
                 }
-                Await.until("the client's byte budget is given back", Duration.ofSeconds(60),
-                        () -> db.stats().bytesInFlight() == 0);
-                Await.until("the bulk memory is released", Duration.ofSeconds(60),
-                        () -> db.stats().bulkAllocatedBytes() == 0);
+                dev.sluice.bulk.NothingHeld.await(db, Duration.ofSeconds(60), true);
             } finally {
                 db.shutdownNow();
             }

@@ -3,7 +3,6 @@ package dev.sluice.bulk.delivery;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.Await;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.bulk.BulkStreamWriter;
@@ -55,10 +54,7 @@ class AWriteNextOnAnInterruptedThreadAnswersItsBatchTest {
                     assertEquals(10, w.completed());
                 }
                 assertEquals(10, server.rowCount("interrupted_producer"));
-                Await.until("the client's byte budget is given back", Duration.ofSeconds(60),
-                        () -> db.stats().bytesInFlight() == 0);
-                Await.until("the bulk memory is released", Duration.ofSeconds(60),
-                        () -> db.stats().bulkAllocatedBytes() == 0);
+                dev.sluice.bulk.NothingHeld.await(db, Duration.ofSeconds(60), true);
             } finally {
                 db.shutdownNow();
             }

@@ -85,10 +85,7 @@ class AWriterFailingForGoodLeavesTheOtherWritersOfTheClientUntouchedTest {
                 assertEquals(600, stream.completed().get(120, TimeUnit.SECONDS).affectedRows());
                 assertEquals(600, server.rowCount("healthy"));
                 assertEquals(600, server.rowCount("streamed"));
-                Await.until("the client's byte budget is given back", Duration.ofSeconds(60),
-                        () -> db.stats().bytesInFlight() == 0);
-                Await.until("the bulk memory is released", Duration.ofSeconds(60),
-                        () -> db.stats().bulkAllocatedBytes() == 0);
+                dev.sluice.bulk.NothingHeld.await(db, Duration.ofSeconds(60), true);
             } finally {
                 db.shutdownNow();
             }

@@ -2,7 +2,6 @@ package dev.sluice.bulk.delivery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.sluice.Await;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.bulk.BulkStreamWriter;
@@ -57,8 +56,7 @@ class EachBatchFutureCarriesItsOwnRowCountThroughResendsTest {
                     assertEquals(total, w.completed());
                 }
                 assertEquals(total, server.rowCount("own_counts"));
-                Await.until("the client's byte budget is given back", Duration.ofSeconds(60),
-                        () -> db.stats().bytesInFlight() == 0);
+                dev.sluice.bulk.NothingHeld.await(db, Duration.ofSeconds(60), false);
             } finally {
                 db.shutdownNow();
             }

@@ -69,10 +69,7 @@ class InterruptingAProducerWaitingInCompletedReleasesItTest {
                 w.close();
                 Await.until("the batch's future completes", Duration.ofSeconds(60), f::isDone);
                 assertTrue(f.isCompletedExceptionally());
-                Await.until("the client's byte budget is given back", Duration.ofSeconds(60),
-                        () -> db.stats().bytesInFlight() == 0);
-                Await.until("the bulk memory is released", Duration.ofSeconds(60),
-                        () -> db.stats().bulkAllocatedBytes() == 0);
+                dev.sluice.bulk.NothingHeld.await(db, Duration.ofSeconds(60), true);
             } finally {
                 db.shutdownNow();
             }

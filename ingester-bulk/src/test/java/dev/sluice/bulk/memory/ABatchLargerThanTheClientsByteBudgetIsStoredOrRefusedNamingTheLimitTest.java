@@ -3,7 +3,6 @@ package dev.sluice.bulk.memory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.Await;
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.bulk.BulkStreamWriter;
@@ -51,10 +50,7 @@ class ABatchLargerThanTheClientsByteBudgetIsStoredOrRefusedNamingTheLimitTest {
                                 "a batch that can never fit says which limit to raise: " + e.getCause());
                     }
                 }
-                Await.until("the client's byte budget is given back", Duration.ofSeconds(60),
-                        () -> db.stats().bytesInFlight() == 0);
-                Await.until("the bulk memory is released", Duration.ofSeconds(60),
-                        () -> db.stats().bulkAllocatedBytes() == 0);
+                dev.sluice.bulk.NothingHeld.await(db, Duration.ofSeconds(60), true);
             } finally {
                 db.shutdownNow();
             }
