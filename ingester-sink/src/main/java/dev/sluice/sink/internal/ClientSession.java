@@ -170,7 +170,8 @@ public final class ClientSession implements AutoCloseable {
      *
      * @param schema the row's table
      * @param fill sets the row's values
-     * @throws IOException when an earlier batch failed for good, or the buffer stayed full for the delivery timeout
+     * @throws IOException when an earlier batch failed for good, the buffer stayed full for the delivery timeout, or
+     *     the write path cannot carry the table's columns (named in the message)
      * @throws BadRowException when a value does not fit its column (nothing of the row is kept)
      * @throws InterruptedException when interrupted while waiting for held deletes
      */
@@ -200,7 +201,8 @@ public final class ClientSession implements AutoCloseable {
      * @param rows the rows, in a table of the rows' schema, of at most the buffer's rows
      * @param first the position of its first row's element in the writer's input, from 1
      * @param last the position of its last row's element
-     * @throws IOException when an earlier batch failed for good, or the buffer stayed full for the delivery timeout
+     * @throws IOException when an earlier batch failed for good, the buffer stayed full for the delivery timeout, or
+     *     the write path cannot carry the table's columns (named in the message)
      * @throws InterruptedException when interrupted
      * @throws IllegalStateException while rows are kept (deletes are held, or on the regular path)
      */
@@ -220,6 +222,8 @@ public final class ClientSession implements AutoCloseable {
                 track(f, new Sent(rows.schema(), null, first, null));
                 track(f, new Sent(rows.schema(), null, last, null));
                 return;
+            } catch (IllegalArgumentException e) {
+                throw pathRefused(e);
             } catch (LimitExceededException e) {
                 deadline = stillWaiting(deadline, e);
             }
@@ -239,6 +243,14 @@ public final class ClientSession implements AutoCloseable {
         return !clients.bulk() || !held.isEmpty();
     }
 
+    /**
+     * The batching writer refused a table its write path cannot carry (a rule of the client, checked before anything
+     * of the table is buffered or sent): a setup problem of the whole table, not a bad row, and no retry helps.
+     */
+    private static IOException pathRefused(IllegalArgumentException e) {
+        return new IOException(e.getMessage(), e);
+    }
+
     /** Hands a row to the batching writer, waiting within the delivery budget while its buffer is full. */
     private void hand(Sent row) throws IOException, BadRowException, InterruptedException {
         long deadline = 0;
@@ -248,6 +260,8 @@ public final class ClientSession implements AutoCloseable {
                 f = writer.write(row.schema(), row.fill());
             } catch (InvalidDataException e) {
                 throw new BadRowException(e);
+            } catch (IllegalArgumentException e) {
+                throw pathRefused(e);
             } catch (LimitExceededException e) {
                 deadline = stillWaiting(deadline, e);
                 continue;
