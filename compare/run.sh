@@ -8,6 +8,11 @@
 #   sluicebulk Sluice's bulk path, the cost benchmark's client: one BulkStreamWriter, PAR batches in flight
 #   CLIENT@JAR any Sluice client above run from another build's ingester-bench.jar, e.g.
 #              sluicebulk@/tmp/before/ingester-bench.jar beside sluicebulk, to set two builds side by side
+#   workload   no client: the benchmark's workload making the same rows batch by batch on as many threads as
+#              sluice (or, as workload+bulk, as sluicebulk) and reading each value once (CostClient --mode workload);
+#              a client's own cost is its figure less this one, which is what the floors compare with
+#   +typed     after sluice, sluicebulk or workload: rows through the typed row appender (RowAppender: primitive
+#              longs and doubles, no Object[]) instead of addRow(Object...), e.g. sluicebulk+typed
 #   bulkfloor  gRPC-Java over Netty streaming, on one DoPut call with PAR batches in flight, the FlightData
 #              Sluice's bulk path sends, nothing else (transport-floor/BulkFloor)
 # Each prints per round: marginal CPU per row (long run less short run, over the extra rows; metrics 1M and 4M,
@@ -41,19 +46,25 @@ FLOOR=transport-floor/target/compare-transport-floor-0.1.0-SNAPSHOT.jar
 one() { # client rows -> the result line's fields
   local client=$1 rows=$2 line bench=$BENCH
   case $client in *@*) bench=${client#*@}; client=${client%%@*} ;; esac
+  local api=objects
+  case $client in *+typed) api=typed; client=${client%+typed} ;; esac
   if [ "$client" = bulkfloor ]; then
     line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $FLOOR:$bench dev.sluice.bench.cost.BulkFloor $WL $rows \
       $BATCH $PAR $EP 2>/dev/null | grep '^sluice-cost-result')
   elif [ "$client" = sluicebulk ]; then
     line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $bench dev.sluice.bench.cost.CostClient --workload $WL \
-      --mode bulk --rows $rows --batch $BATCH --parallelism 1 --max-in-flight $PAR --endpoint $EP 2>/dev/null \
+      --mode bulk --rows $rows --batch $BATCH --parallelism 1 --max-in-flight $PAR --endpoint $EP --row-api $api 2>/dev/null \
       | grep '^sluice-cost-result')
+  elif [ "${client%%+*}" = workload ]; then
+    local par=$PAR; [ "$client" = workload+bulk ] && par=1
+    line=$(java $JVM -cp $bench dev.sluice.bench.cost.CostClient --workload $WL --mode workload --rows $rows --batch $BATCH \
+      --parallelism $par --endpoint $EP --row-api $api 2>/dev/null | grep '^sluice-cost-result')
   elif [ "${client%%+*}" = floor ]; then
     line=$(java $JVM -cp $FLOOR:$BENCH dev.sluice.bench.cost.TransportFloor $WL $rows $BATCH $PAR $EP \
       "$(echo "${client#floor}" | sed 's/^+//; s/+/,/g')" 2>/dev/null | grep '^sluice-cost-result')
   elif [ "$client" = sluice ]; then
     line=$(java $JVM --add-opens=java.base/java.nio=ALL-UNNAMED -cp $bench dev.sluice.bench.cost.CostClient --workload $WL \
-      --mode regular --rows $rows --batch $BATCH --parallelism $PAR --endpoint $EP 2>/dev/null | grep '^sluice-cost-result')
+      --mode regular --rows $rows --batch $BATCH --parallelism $PAR --endpoint $EP --row-api $api 2>/dev/null | grep '^sluice-cost-result')
   else
     line=$(java $JVM -cp "$OFFCP" dev.sluice.bench.cost.OfficialCostClient $WL $rows $BATCH $PAR $EP 2>/dev/null | grep '^sluice-cost-result')
   fi
