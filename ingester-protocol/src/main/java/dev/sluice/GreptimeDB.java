@@ -124,7 +124,7 @@ public final class GreptimeDB implements AutoCloseable {
         OwnedThreads threads = new OwnedThreads();
         Executor given = options.callbackExecutor();
         ownExecutor = given == null ? threads.callbackPool() : null;
-        CallbackExecutor executor = new CallbackExecutor(given == null ? ownExecutor : given);
+        CallbackExecutor executor = given == null ? new CallbackExecutor(ownExecutor) : CallbackExecutor.counting(given);
         this.callbackExecutor = executor;
         this.timer = Executors.newSingleThreadScheduledExecutor(threads.factory("sluice-timer-"));
         this.writeClock = clock;

@@ -15,6 +15,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
@@ -25,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * call's deadline timer, which lives on the event loops; when they are already ending, the cancel is refused, gRPC
  * logs the refusal as SEVERE and the call's listener never hears how the call ended. So a shutdown that finds the
  * pool busy (here with a caller's own slow callback) lets the pool run everything it holds before the event loops
- * end, and everything ends by the time the shutdown returns.
+ * end, and everything ends by the time the shutdown returns. A caller's own callback executor is not the client's to
+ * shut down, so the shutdown waits for the tasks it handed to it instead.
  */
 class CallEndsStillQueuedAtShutdownRunBeforeTheEventLoopsEndTest {
     private static final TableSchema CPU = TableSchema.newBuilder("cpu").addTag("host", DataType.String)
@@ -38,18 +42,36 @@ class CallEndsStillQueuedAtShutdownRunBeforeTheEventLoopsEndTest {
 
     @Test
     void theEventLoopsKeepRunningUntilTheCallbackPoolHasRunWhatItHolds() throws Exception {
+        eventLoopsOutliveTheCallbacks(null, "sluice-callback-");
+    }
+
+    @Test
+    void theEventLoopsKeepRunningUntilTheCallersExecutorHasRunWhatTheClientHandedIt() throws Exception {
+        ExecutorService callers = Executors.newFixedThreadPool(2, r -> new Thread(r, "callers-callback"));
+        try {
+            eventLoopsOutliveTheCallbacks(callers, "callers-callback");
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    private static void eventLoopsOutliveTheCallbacks(Executor callbackExecutor, String callbackThread) throws Exception {
         UnexpectedLogRecords unexpected = new UnexpectedLogRecords();
         Logger root = Logger.getLogger("");
         root.addHandler(unexpected);
         try (GreptimeTestServer server = GreptimeTestServer.start();
              StandardErrorCapture log = new StandardErrorCapture()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
-                    .requestTimeout(Duration.ofSeconds(30)).build());
+            GreptimeOptions.Builder options = GreptimeOptions.newBuilder(server.endpoint(), "public")
+                    .requestTimeout(Duration.ofSeconds(30));
+            if (callbackExecutor != null) {
+                options.callbackExecutor(callbackExecutor);
+            }
+            GreptimeDB db = GreptimeDB.create(options.build());
             CountDownLatch release = new CountDownLatch(1);
             CountDownLatch inCallback = new CountDownLatch(1);
             AtomicBoolean onPool = new AtomicBoolean();
             var write = db.write(Table.from(CPU).addRow("h", 0.5, 1_700_000_000_000L)).whenComplete((r, e) -> {
-                onPool.set(Thread.currentThread().getName().startsWith("sluice-callback-"));
+                onPool.set(Thread.currentThread().getName().startsWith(callbackThread));
                 inCallback.countDown();
                 try {
                     release.await(Await.HANG_GUARD.toSeconds(), TimeUnit.SECONDS);
@@ -58,14 +80,16 @@ class CallEndsStillQueuedAtShutdownRunBeforeTheEventLoopsEndTest {
                 }
             });
             assertTrue(inCallback.await(Await.HANG_GUARD.toSeconds(), TimeUnit.SECONDS), "the write was answered");
-            assertTrue(onPool.get(), "the answer's callback ran on the client's callback pool");
+            assertTrue(onPool.get(), "the answer's callback ran on " + callbackThread);
             assertTrue(eventLoopsRunning(), "the client's event loops run while it is open");
 
             Thread shutdown = new Thread(db::shutdownNow, "test-shutdown");
             shutdown.start();
-            // The shutdown has done all it can while a callback still runs on the pool: it waits for the pool now.
-            Await.until("the shutdown waits for the client's callback pool", Await.HANG_GUARD,
-                    () -> Arrays.stream(shutdown.getStackTrace()).anyMatch(f -> f.getMethodName().equals("join")
+            // The shutdown has done all it can while a callback still runs: it waits for the callbacks now (or, when
+            // it does not wait for them, it has returned).
+            Await.until("the shutdown waits for the callbacks or has returned", Await.HANG_GUARD,
+                    () -> !shutdown.isAlive() || Arrays.stream(shutdown.getStackTrace()).anyMatch(f ->
+                            f.getMethodName().equals("join") || f.getMethodName().equals("awaitHandedTasks")
                             || f.getMethodName().equals("awaitTermination") && f.getClassName().endsWith("ThreadPoolExecutor")));
             boolean eventLoopsWhileThePoolRuns = eventLoopsRunning();
             release.countDown();
@@ -73,7 +97,7 @@ class CallEndsStillQueuedAtShutdownRunBeforeTheEventLoopsEndTest {
             assertTrue(!shutdown.isAlive(), "shutdownNow returned");
             write.get(Await.HANG_GUARD.toSeconds(), TimeUnit.SECONDS);
 
-            assertTrue(eventLoopsWhileThePoolRuns, "the event loops ended while the callback pool still ran a callback");
+            assertTrue(eventLoopsWhileThePoolRuns, "the event loops ended while a callback the client handed over still ran");
             assertTrue(!eventLoopsRunning(), "the event loops ended by the time the shutdown returned");
             assertEquals(List.of(), List.copyOf(unexpected.seen), "logged through java.util.logging");
             assertEquals(0, log.linesContaining("RejectedExecution"), log.text());

@@ -158,7 +158,7 @@ public final class ClientLifecycle {
     }
 
     /**
-     * Ends the event loops once the callback pool has run everything it holds, and waits until every thread the
+     * Ends the event loops once the callback pool (or the caller's executor) has run everything handed to it, and waits until every thread the
      * client started has ended, so none outlives the shutdown (unless the shutdown runs on one of them, which cannot
      * wait for itself). The order matters: a call's end that gRPC hands to the pool first cancels the call's deadline
      * timer, which lives on the event loops; with the loops already ending that cancel is refused, gRPC logs it as
@@ -172,6 +172,7 @@ public final class ClientLifecycle {
         try {
             long deadline = System.nanoTime() + THREADS_END.toNanos();
             boolean ended = threads.awaitCallbackPool(THREADS_END);
+            ended = callbacks.awaitHandedTasks(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && ended;
             ended = endpoints.stopEventLoops(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && ended;
             ended = ended && threads.join(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             if (!ended) {
