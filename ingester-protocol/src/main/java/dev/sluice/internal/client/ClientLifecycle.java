@@ -172,7 +172,12 @@ public final class ClientLifecycle {
         try {
             long deadline = System.nanoTime() + THREADS_END.toNanos();
             boolean ended = threads.awaitCallbackPool(THREADS_END);
-            ended = callbacks.awaitHandedTasks(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && ended;
+            if (!callbacks.awaitHandedTasks(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+                LOG.warn("the callbackExecutor given in GreptimeOptions had not run all the client's callbacks {} s"
+                        + " after its shutdown began; the client's event loops end anyway, and a write whose callback"
+                        + " runs later may find them gone. Keep that executor running until the shutdown returns",
+                        THREADS_END.toSeconds());
+            }
             ended = endpoints.stopEventLoops(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) && ended;
             ended = ended && threads.join(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             if (!ended) {
