@@ -38,12 +38,14 @@ class ArrowColumnSinkTextTest {
             ArrowColumnSink sink = new ArrowColumnSink(v);
             for (int fill = 0; fill < 4; fill++) {
                 v.reset();
+                sink.unbind();
                 int rows = 500;
                 for (int r = 0; r < rows; r++) {
                     // pooled instances repeat; every third row is a new, equal instance
                     String s = r % 3 == 0 ? new String(pool[r % pool.length]) : pool[r % pool.length];
                     sink.setText(r, s);
                 }
+                sink.finish(rows);
                 v.setValueCount(rows);
                 for (int r = 0; r < rows; r++) {
                     assertEquals(pool[r % pool.length], new String(v.get(r), StandardCharsets.UTF_8),
@@ -83,6 +85,7 @@ class ArrowColumnSinkTextTest {
             for (int r = 0; r < values.size(); r++) {
                 sink.setText(r, values.get(r));
             }
+            sink.finish(values.size());
             v.setValueCount(values.size());
             java.util.List<byte[]> stored = new java.util.ArrayList<>();
             for (int r = 0; r < values.size(); r++) {
@@ -146,6 +149,7 @@ class ArrowColumnSinkTextTest {
             long allocated = threads.getCurrentThreadAllocatedBytes() - before;
             // An array per value would be 20,000 arrays of 32 bytes or more.
             assertTrue(allocated < 64 * 1024, allocated + " bytes allocated for 20,000 short values");
+            sink.finish(20_000);
             v.setValueCount(20_000);
             assertEquals(tags[19_999 & 63], new String(v.get(19_999), StandardCharsets.UTF_8));
         }
@@ -169,6 +173,7 @@ class ArrowColumnSinkTextTest {
             long allocated = 0;
             for (int round = 0; round < 3; round++) { // the last round is measured: the code warm
                 v.reset();
+                sink.unbind();
                 long before = threads.getCurrentThreadAllocatedBytes();
                 for (int r = 0; r < messages.length; r++) {
                     sink.setText(r, messages[r]);
@@ -177,6 +182,7 @@ class ArrowColumnSinkTextTest {
             }
             // An array per value would be 2,000 arrays of 2,016 bytes.
             assertTrue(allocated < 256 * 1024, allocated + " bytes allocated for 2,000 values of 2,000 characters");
+            sink.finish(messages.length);
             v.setValueCount(messages.length);
             for (int r = 0; r < messages.length; r++) {
                 assertEquals(messages[r], new String(v.get(r), StandardCharsets.UTF_8), "row " + r);
