@@ -47,11 +47,15 @@ public final class ArrowColumnSink implements ColumnSink {
     private final byte[] ascii = new byte[CACHED_MIN_CHARS];
     /**
      * The last short text stored through {@link #setText}, the very object (a {@code String} never changes, so
-     * the same object has the same bytes), or null; {@link #lastBytes} holds its first {@link #lastLength} bytes.
+     * the same object has the same bytes), or null. Its {@link #lastLength} bytes are those the text buffer holds
+     * from {@link #lastStart} when {@link #lastInBuffer} (ASCII of at most {@link #SHORT_BYTES} characters, as
+     * stored for an earlier row of this batch), else the first ones of {@link #lastBytes}.
      */
     private String last = "";
     private byte[] lastBytes = ascii;
     private int lastLength;
+    private boolean lastInBuffer;
+    private long lastStart;
 
     /**
      * Wraps a vector.
@@ -93,6 +97,9 @@ public final class ArrowColumnSink implements ColumnSink {
      */
     public void unbind() {
         noNull = true;
+        if (lastInBuffer) {
+            last = null; // its bytes lie in a buffer that is refilled or gone
+        }
         rows = 0;
         validityAddress = 0;
         dataAddress = 0;
@@ -298,15 +305,83 @@ public final class ArrowColumnSink implements ColumnSink {
     @Override
     public void setText(int row, String value) {
         if (value == last) {
-            setVariable(row, lastBytes, lastLength);
+            if (lastInBuffer) {
+                setLastAgain(row);
+            } else {
+                setVariable(row, lastBytes, lastLength);
+            }
         } else {
             setNewText(row, value);
         }
     }
 
+    /**
+     * Stores the last text again, copied from where the text buffer holds it for an earlier row: two 8-byte
+     * moves when the buffer has room for 16 bytes from the row's start (bytes past its end land in room the next
+     * values overwrite, and are never sent).
+     */
+    private void setLastAgain(int row) {
+        if (row >= rows) {
+            bind(row);
+        }
+        long offsetAt = offsetAddress + (long) row * 4;
+        int start = MemoryUtil.getInt(offsetAt);
+        int n = lastLength;
+        if (start + (long) SHORT_BYTES > Math.min(dataCapacity, Integer.MAX_VALUE)) {
+            byte[] bytes = ascii;
+            for (int i = 0; i < n; i++) {
+                bytes[i] = MemoryUtil.getByte(dataAddress + lastStart + i);
+            }
+            setVariable(row, bytes, n); // grows the buffer; the last text stays where it was
+            return;
+        }
+        long from = dataAddress + lastStart;
+        long to = dataAddress + start;
+        long low = MemoryUtil.getLong(from);
+        long high = MemoryUtil.getLong(from + 8);
+        MemoryUtil.putLong(to, low);
+        MemoryUtil.putLong(to + 8, high);
+        endVariable(row, offsetAt, start + n);
+    }
+
+    /** Ends a row's text at {@code end}: the next row's start, its validity, the vector's last row set. */
+    private void endVariable(int row, long offsetAt, int end) {
+        MemoryUtil.putInt(offsetAt + 4, end);
+        if (!noNull) {
+            setValid(validityAddress, row, true);
+        }
+        variable.setLastSet(row);
+    }
+
     /** Stores text that is not the last value kept (kept small, {@link #setText} is compiled into the row loop). */
     private void setNewText(int row, String value) {
         int n = value.length();
+        if (n <= SHORT_BYTES) {
+            if (row >= rows) {
+                bind(row);
+            }
+            long offsetAt = offsetAddress + (long) row * 4;
+            int start = MemoryUtil.getInt(offsetAt);
+            if (start + (long) SHORT_BYTES <= Math.min(dataCapacity, Integer.MAX_VALUE)) {
+                // Straight into the text buffer, character by character; other text overwrites them below.
+                long to = dataAddress + start;
+                int seen = 0;
+                for (int i = 0; i < n; i++) { // no branch per character: the check is made once, on all of them
+                    char c = value.charAt(i);
+                    seen |= c;
+                    MemoryUtil.putByte(to + i, (byte) c);
+                }
+                if (seen < 0x80) {
+                    last = value;
+                    lastInBuffer = true;
+                    lastStart = start;
+                    lastLength = n;
+                    endVariable(row, offsetAt, start + n);
+                    return;
+                }
+            }
+        }
+        lastInBuffer = false;
         if (n < CACHED_MIN_CHARS) {
             byte[] bytes = ascii;
             int seen = 0;
@@ -325,6 +400,7 @@ public final class ArrowColumnSink implements ColumnSink {
             setVariable(row, bytes, n);
             return;
         }
+        last = null; // this row's bytes may lie where the last text's were (a row written again)
         AsciiText longAscii = AsciiText.local();
         if (longAscii.check(value)) {
             setVariable(row, longAscii.bytes(), n);
@@ -336,12 +412,21 @@ public final class ArrowColumnSink implements ColumnSink {
 
     @Override
     public void setUtf8(int row, byte[] utf8, int offset, int length) {
+        forgetLastInBuffer();
         setVariable(row, utf8, offset, length);
     }
 
     @Override
     public void setBytes(int row, byte[] value) {
+        forgetLastInBuffer();
         setVariable(row, value);
+    }
+
+    /** This row's bytes may lie where the last text's were (a row written again): that copy is no longer kept. */
+    private void forgetLastInBuffer() {
+        if (lastInBuffer) {
+            last = null;
+        }
     }
 
     @Override
