@@ -227,4 +227,28 @@ class NullsAndValuesThroughRejectedRowsAndRefillsTest {
             }
         }
     }
+
+    @Test
+    void aColumnSetOnlyInACancelledOrRefusedRowIsNullInTheRowAfterIt() {
+        try (BufferAllocator allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
+            ArrowTableBufferRoot root = new ArrowTableBufferRoot(SCHEMA, allocator, 4, Long.MAX_VALUE, NO_GUARD);
+            try {
+                RowAppender a = root.appender();
+                a.setLong(0, 1L).setString(1, "h").setDouble(2, 1.0).setLong(3, 7L).endRow();
+                a.setLong(0, 2L).setString(1, "gone").setDouble(2, 2.0).setBoolean(4, true);
+                a.cancelRow();
+                a.setLong(0, 3L).endRow(); // host, cpu and flag left unset: null
+                a.setLong(0, 4L).setString(6, "m").setDouble(2, 4.0);
+                assertThrows(InvalidDataException.class, () -> a.setValue(3, UUID.randomUUID()));
+                a.setLong(0, 5L).setLong(3, 5L).endRow(); // msg and cpu left unset: null
+                List<Object[]> expected = List.of(
+                        new Object[] {1L, "h", 1.0, 7L, null, null, null},
+                        new Object[] {3L, null, null, null, null, null, null},
+                        new Object[] {5L, null, null, 5L, null, null, null});
+                check(root, expected, 0);
+            } finally {
+                root.close();
+            }
+        }
+    }
 }
