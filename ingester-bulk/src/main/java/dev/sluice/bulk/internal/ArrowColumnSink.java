@@ -294,10 +294,12 @@ public final class ArrowColumnSink implements ColumnSink {
 
     /**
      * Stores text as UTF-8. A short value that is the very {@code String} object this sink stored last (a tag
-     * whose value stays the same from row to row, as a series' tags do) is copied from the bytes kept for it,
-     * with no encoding. Other short ASCII values are copied character by character into a scratch array that
-     * this sink reuses, then into Arrow memory: no array per value. Short values with other characters are
-     * encoded afresh. Only the last value is kept, compared by identity: looking values up in a map costs more
+     * whose value stays the same from row to row, as a series' tags do) is copied with no encoding: from the row
+     * of this batch that holds it when it is ASCII of at most {@link #SHORT_BYTES} characters, else from the
+     * bytes kept for it. Other ASCII values of at most {@link #SHORT_BYTES} characters are written character by
+     * character straight into the text buffer; longer short ASCII values are copied character by character into
+     * a scratch array that this sink reuses, then into Arrow memory: no array per value. Short values with other
+     * characters are encoded afresh. Only the last value is kept, compared by identity: looking values up in a map costs more
      * than encoding a short one. Values of {@link #CACHED_MIN_CHARS} characters or more that are all ASCII are
      * copied through {@link AsciiText}'s scratch array (no array per value either); other long values are
      * encoded afresh too (keeping them would only keep fresh log lines alive).
