@@ -10,7 +10,6 @@ import dev.sluice.bulk.internal.ArrowTypes;
 import dev.sluice.bulk.internal.FlightMessages;
 import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
-import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowWriter;
 import dev.sluice.internal.wire.RequestHeader;
 import dev.sluice.internal.write.RequestEncoder;
@@ -66,7 +65,7 @@ public class BulkEncodeBenchmark {
     private TableSchema schema;
     private BufferAllocator allocator;
     private VectorSchemaRoot root;
-    private ColumnSink[] sinks;
+    private ArrowColumnSink[] sinks;
     private CompressionCodec codec;
     private byte[] headerBytes;
     private byte[] regularBuffer;
@@ -89,7 +88,7 @@ public class BulkEncodeBenchmark {
         }
         allocator = ArrowSupport.newRoot(Long.MAX_VALUE, 4L << 30).newChildAllocator("bench", 0, Long.MAX_VALUE);
         root = VectorSchemaRoot.create(ArrowTypes.schema(schema), allocator);
-        sinks = new ColumnSink[schema.columnCount()];
+        sinks = new ArrowColumnSink[schema.columnCount()];
         for (int i = 0; i < sinks.length; i++) {
             FieldVector v = root.getVector(i);
             v.setInitialCapacity(ROWS);
@@ -138,8 +137,14 @@ public class BulkEncodeBenchmark {
         for (FieldVector v : root.getFieldVectors()) {
             v.reset();
         }
+        for (ArrowColumnSink s : sinks) {
+            s.unbind();
+        }
         for (int r = 0; r < ROWS; r++) {
             RowWriter.write(schema, sinks, r, rows[r]);
+        }
+        for (ArrowColumnSink s : sinks) {
+            s.finish(ROWS);
         }
         root.setRowCount(ROWS);
         BulkMessage m = FlightMessages.batchMessage(

@@ -23,6 +23,14 @@ import org.apache.arrow.vector.FieldVector;
  * start is the offset the previous row ended at, a null row repeats it, and a row written again (after a rejected
  * row) starts at the same place. Every write to the vector must go through this sink, and whoever allocates,
  * clears or closes the vector's buffers otherwise calls {@link #unbind()} before the next write.
+ *
+ * <p>Validity bits are written per value only once the column has held a null: until then a value sets no bit
+ * (a read, an OR and a store per value, a tenth of a metrics row's cost), and {@link #finish(int)} sets the
+ * bits of all the rows at once when the batch is complete. The first null sets the bits of the rows before it,
+ * and from then on every value sets or clears its own, so a row written again after a rejected one (null over a
+ * value, or a value over a null) leaves the bit its last write gives. The vector's validity bits must be zero
+ * when the sink starts a column: fresh buffers are zeroed by Arrow, and whoever clears them calls
+ * {@link #unbind()}, which starts the column anew.
  */
 public final class ArrowColumnSink implements ColumnSink {
     private final FieldVector vector;
@@ -39,11 +47,15 @@ public final class ArrowColumnSink implements ColumnSink {
     private final byte[] ascii = new byte[CACHED_MIN_CHARS];
     /**
      * The last short text stored through {@link #setText}, the very object (a {@code String} never changes, so
-     * the same object has the same bytes), or null; {@link #lastBytes} holds its first {@link #lastLength} bytes.
+     * the same object has the same bytes), or null. Its {@link #lastLength} bytes are those the text buffer holds
+     * from {@link #lastStart} when {@link #lastInBuffer} (ASCII of at most {@link #SHORT_BYTES} characters, as
+     * stored for an earlier row of this batch), else the first ones of {@link #lastBytes}.
      */
     private String last = "";
     private byte[] lastBytes = ascii;
     private int lastLength;
+    private boolean lastInBuffer;
+    private long lastStart;
 
     /**
      * Wraps a vector.
@@ -68,16 +80,26 @@ public final class ArrowColumnSink implements ColumnSink {
     private long validityAddress;
     /** Where fixed-width values, or text bytes, start. */
     private long dataAddress;
+    /**
+     * True while no null has been written since the column started: values set no validity bit, and
+     * {@link #finish(int)} sets them all.
+     */
+    private boolean noNull = true;
     /** Where text offsets start (variable-width only). */
     private long offsetAddress;
     /** The text buffer's size in bytes (variable-width only). */
     private long dataCapacity;
 
     /**
-     * Forgets the buffers' addresses: the next write reads them afresh. The owner calls this whenever it changes
-     * the vector's buffers itself (allocating, clearing or closing the vector).
+     * Forgets the buffers' addresses: the next write reads them afresh, and starts a column with no null (its
+     * validity bits all zero). The owner calls this whenever it changes the vector's buffers itself (allocating,
+     * clearing or closing the vector, or zeroing its validity bits and offsets to refill it).
      */
-    void unbind() {
+    public void unbind() {
+        noNull = true;
+        if (lastInBuffer) {
+            last = null; // its bytes lie in a buffer that is refilled or gone
+        }
         rows = 0;
         validityAddress = 0;
         dataAddress = 0;
@@ -111,13 +133,47 @@ public final class ArrowColumnSink implements ColumnSink {
         }
     }
 
-    /** The address of a fixed-width value's slot, with its validity bit set; grows the vector when needed. */
+    /**
+     * The address of a fixed-width value's slot, with its validity bit set once the column has held a null;
+     * grows the vector when needed.
+     */
     private long slot(int row) {
         if (row >= rows) {
             bind(row);
         }
-        setValid(validityAddress, row, true);
+        if (!noNull) {
+            setValid(validityAddress, row, true);
+        }
         return dataAddress + (long) row * width;
+    }
+
+    /**
+     * Sets the validity bits the values have not set one by one: those of rows 0 to {@code count - 1} when the
+     * column holds no null. Call it once the batch's rows are all written, before the vector is read or sent
+     * (writing more rows afterwards is fine: call it again when they are done).
+     *
+     * @param count the rows the batch holds
+     */
+    public void finish(int count) {
+        if (noNull && bits == null && count > 0) {
+            if (count > rows) {
+                bind(count - 1);
+            }
+            setValidBefore(count);
+        }
+    }
+
+    /** Sets the validity bits of rows 0 to {@code count - 1}; the buffer must have room for them. */
+    private void setValidBefore(int count) {
+        int whole = count >>> 3;
+        if (whole > 0) {
+            MemoryUtil.setMemory(validityAddress, whole, (byte) 0xFF);
+        }
+        int rest = count & 7;
+        if (rest != 0) {
+            long at = validityAddress + whole;
+            MemoryUtil.putByte(at, (byte) (MemoryUtil.getByte(at) | ((1 << rest) - 1)));
+        }
     }
 
     private static void setValid(long validity, int row, boolean valid) {
@@ -162,7 +218,9 @@ public final class ArrowColumnSink implements ColumnSink {
             MemoryUtil.copyToMemory(value, offset, to, length);
         }
         MemoryUtil.putInt(offsetAt + 4, (int) end);
-        setValid(validityAddress, row, true);
+        if (!noNull) {
+            setValid(validityAddress, row, true);
+        }
         variable.setLastSet(row);
     }
 
@@ -194,6 +252,11 @@ public final class ArrowColumnSink implements ColumnSink {
         }
         if (row >= rows) {
             bind(row);
+        }
+        if (noNull) {
+            // From now on every value sets its own bit; the rows before this one all hold values.
+            setValidBefore(row);
+            noNull = false;
         }
         if (variable != null) {
             long offsetAt = offsetAddress + (long) row * 4;
@@ -231,10 +294,12 @@ public final class ArrowColumnSink implements ColumnSink {
 
     /**
      * Stores text as UTF-8. A short value that is the very {@code String} object this sink stored last (a tag
-     * whose value stays the same from row to row, as a series' tags do) is copied from the bytes kept for it,
-     * with no encoding. Other short ASCII values are copied character by character into a scratch array that
-     * this sink reuses, then into Arrow memory: no array per value. Short values with other characters are
-     * encoded afresh. Only the last value is kept, compared by identity: looking values up in a map costs more
+     * whose value stays the same from row to row, as a series' tags do) is copied with no encoding: from the row
+     * of this batch that holds it when it is ASCII of at most {@link #SHORT_BYTES} characters, else from the
+     * bytes kept for it. Other ASCII values of at most {@link #SHORT_BYTES} characters are written character by
+     * character straight into the text buffer; longer short ASCII values are copied character by character into
+     * a scratch array that this sink reuses, then into Arrow memory: no array per value. Short values with other
+     * characters are encoded afresh. Only the last value is kept, compared by identity: looking values up in a map costs more
      * than encoding a short one. Values of {@link #CACHED_MIN_CHARS} characters or more that are all ASCII are
      * copied through {@link AsciiText}'s scratch array (no array per value either); other long values are
      * encoded afresh too (keeping them would only keep fresh log lines alive).
@@ -242,15 +307,83 @@ public final class ArrowColumnSink implements ColumnSink {
     @Override
     public void setText(int row, String value) {
         if (value == last) {
-            setVariable(row, lastBytes, lastLength);
+            if (lastInBuffer) {
+                setLastAgain(row);
+            } else {
+                setVariable(row, lastBytes, lastLength);
+            }
         } else {
             setNewText(row, value);
         }
     }
 
+    /**
+     * Stores the last text again, copied from where the text buffer holds it for an earlier row: two 8-byte
+     * moves when the buffer has room for 16 bytes from the row's start (bytes past its end land in room the next
+     * values overwrite, and are never sent).
+     */
+    private void setLastAgain(int row) {
+        if (row >= rows) {
+            bind(row);
+        }
+        long offsetAt = offsetAddress + (long) row * 4;
+        int start = MemoryUtil.getInt(offsetAt);
+        int n = lastLength;
+        if (start + (long) SHORT_BYTES > Math.min(dataCapacity, Integer.MAX_VALUE)) {
+            byte[] bytes = ascii;
+            for (int i = 0; i < n; i++) {
+                bytes[i] = MemoryUtil.getByte(dataAddress + lastStart + i);
+            }
+            setVariable(row, bytes, n); // grows the buffer; the last text stays where it was
+            return;
+        }
+        long from = dataAddress + lastStart;
+        long to = dataAddress + start;
+        long low = MemoryUtil.getLong(from);
+        long high = MemoryUtil.getLong(from + 8);
+        MemoryUtil.putLong(to, low);
+        MemoryUtil.putLong(to + 8, high);
+        endVariable(row, offsetAt, start + n);
+    }
+
+    /** Ends a row's text at {@code end}: the next row's start, its validity, the vector's last row set. */
+    private void endVariable(int row, long offsetAt, int end) {
+        MemoryUtil.putInt(offsetAt + 4, end);
+        if (!noNull) {
+            setValid(validityAddress, row, true);
+        }
+        variable.setLastSet(row);
+    }
+
     /** Stores text that is not the last value kept (kept small, {@link #setText} is compiled into the row loop). */
     private void setNewText(int row, String value) {
         int n = value.length();
+        if (n <= SHORT_BYTES) {
+            if (row >= rows) {
+                bind(row);
+            }
+            long offsetAt = offsetAddress + (long) row * 4;
+            int start = MemoryUtil.getInt(offsetAt);
+            if (start + (long) SHORT_BYTES <= Math.min(dataCapacity, Integer.MAX_VALUE)) {
+                // Straight into the text buffer, character by character; other text overwrites them below.
+                long to = dataAddress + start;
+                int seen = 0;
+                for (int i = 0; i < n; i++) { // no branch per character: the check is made once, on all of them
+                    char c = value.charAt(i);
+                    seen |= c;
+                    MemoryUtil.putByte(to + i, (byte) c);
+                }
+                if (seen < 0x80) {
+                    last = value;
+                    lastInBuffer = true;
+                    lastStart = start;
+                    lastLength = n;
+                    endVariable(row, offsetAt, start + n);
+                    return;
+                }
+            }
+        }
+        lastInBuffer = false;
         if (n < CACHED_MIN_CHARS) {
             byte[] bytes = ascii;
             int seen = 0;
@@ -269,6 +402,7 @@ public final class ArrowColumnSink implements ColumnSink {
             setVariable(row, bytes, n);
             return;
         }
+        last = null; // this row's bytes may lie where the last text's were (a row written again)
         AsciiText longAscii = AsciiText.local();
         if (longAscii.check(value)) {
             setVariable(row, longAscii.bytes(), n);
@@ -280,12 +414,21 @@ public final class ArrowColumnSink implements ColumnSink {
 
     @Override
     public void setUtf8(int row, byte[] utf8, int offset, int length) {
+        forgetLastInBuffer();
         setVariable(row, utf8, offset, length);
     }
 
     @Override
     public void setBytes(int row, byte[] value) {
+        forgetLastInBuffer();
         setVariable(row, value);
+    }
+
+    /** This row's bytes may lie where the last text's were (a row written again): that copy is no longer kept. */
+    private void forgetLastInBuffer() {
+        if (lastInBuffer) {
+            last = null;
+        }
     }
 
     @Override

@@ -378,6 +378,11 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
      */
     @Override
     public TableBufferRoot complete() {
+        if (!unallocated) {
+            for (ArrowColumnSink s : sinks) {
+                s.finish(rowCount);
+            }
+        }
         setValueCounts(rowCount);
         completed = true;
         return this;
@@ -479,6 +484,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             }
             v.setValueCount(0);
         }
+        unbindSinks(); // the validity bits are zero again: each column starts with no null
         rowCount = 0;
         completed = false;
     }

@@ -38,12 +38,14 @@ class ArrowColumnSinkTextTest {
             ArrowColumnSink sink = new ArrowColumnSink(v);
             for (int fill = 0; fill < 4; fill++) {
                 v.reset();
+                sink.unbind();
                 int rows = 500;
                 for (int r = 0; r < rows; r++) {
                     // pooled instances repeat; every third row is a new, equal instance
                     String s = r % 3 == 0 ? new String(pool[r % pool.length]) : pool[r % pool.length];
                     sink.setText(r, s);
                 }
+                sink.finish(rows);
                 v.setValueCount(rows);
                 for (int r = 0; r < rows; r++) {
                     assertEquals(pool[r % pool.length], new String(v.get(r), StandardCharsets.UTF_8),
@@ -83,6 +85,7 @@ class ArrowColumnSinkTextTest {
             for (int r = 0; r < values.size(); r++) {
                 sink.setText(r, values.get(r));
             }
+            sink.finish(values.size());
             v.setValueCount(values.size());
             java.util.List<byte[]> stored = new java.util.ArrayList<>();
             for (int r = 0; r < values.size(); r++) {
@@ -146,6 +149,7 @@ class ArrowColumnSinkTextTest {
             long allocated = threads.getCurrentThreadAllocatedBytes() - before;
             // An array per value would be 20,000 arrays of 32 bytes or more.
             assertTrue(allocated < 64 * 1024, allocated + " bytes allocated for 20,000 short values");
+            sink.finish(20_000);
             v.setValueCount(20_000);
             assertEquals(tags[19_999 & 63], new String(v.get(19_999), StandardCharsets.UTF_8));
         }
@@ -169,6 +173,7 @@ class ArrowColumnSinkTextTest {
             long allocated = 0;
             for (int round = 0; round < 3; round++) { // the last round is measured: the code warm
                 v.reset();
+                sink.unbind();
                 long before = threads.getCurrentThreadAllocatedBytes();
                 for (int r = 0; r < messages.length; r++) {
                     sink.setText(r, messages[r]);
@@ -177,10 +182,70 @@ class ArrowColumnSinkTextTest {
             }
             // An array per value would be 2,000 arrays of 2,016 bytes.
             assertTrue(allocated < 256 * 1024, allocated + " bytes allocated for 2,000 values of 2,000 characters");
+            sink.finish(messages.length);
             v.setValueCount(messages.length);
             for (int r = 0; r < messages.length; r++) {
                 assertEquals(messages[r], new String(v.get(r), StandardCharsets.UTF_8), "row " + r);
             }
         }
     }
+
+    /**
+     * A short value stored again is copied from an earlier row of the batch; whatever else is written where that
+     * row's bytes lie (the row written again with bytes, long text, text that is not ASCII, or a null, after a
+     * refused row) and a refilled or reallocated buffer never make a later row read back other bytes.
+     */
+    @Test
+    void aRepeatedShortValueReadsBackAsItselfWhateverWasWrittenOverTheRowItWasCopiedFrom() {
+        String tag = "host-0042";
+        String other = "dc-7";
+        String longText = "L".repeat(CACHED_MIN_CHARS_FOR_TEST + 3);
+        try (BufferAllocator allocator = new RootAllocator(); VarCharVector v = new VarCharVector("t", allocator)) {
+            v.allocateNew(64, 4); // small: the rows below grow it
+            ArrowColumnSink sink = new ArrowColumnSink(v);
+            java.util.List<String> want = new java.util.ArrayList<>();
+            int r = 0;
+            for (int k = 0; k < 6; k++) {
+                sink.setText(r, tag); // kept
+                switch (k) {
+                    case 0: sink.setUtf8(r, "XYZXYZXYZXYZ".getBytes(StandardCharsets.UTF_8), 0, 12); want.add("XYZXYZXYZXYZ"); break;
+                    case 1: sink.setText(r, longText); want.add(longText); break;
+                    case 2: sink.setText(r, "h\u00e9st-?"); want.add("h\u00e9st-?"); break;
+                    case 3: sink.setNull(r); want.add(null); break;
+                    case 4: sink.setBytes(r, "?".repeat(16).getBytes(StandardCharsets.UTF_8)); want.add("?".repeat(16)); break;
+                    default: sink.setText(r, other); want.add(other);
+                }
+                r++;
+                sink.setText(r, tag); // the same instance again
+                want.add(tag);
+                r++;
+                sink.setText(r, tag);
+                want.add(tag);
+                r++;
+            }
+            sink.finish(r);
+            v.setValueCount(r);
+            for (int i = 0; i < r; i++) {
+                if (want.get(i) == null) {
+                    assertTrue(v.isNull(i), "row " + i);
+                } else {
+                    assertEquals(want.get(i), new String(v.get(i), StandardCharsets.UTF_8), "row " + i);
+                }
+            }
+
+            // fresh buffers whose bytes are not the earlier rows': the kept value is not copied from them
+            v.clear();
+            v.allocateNew(1 << 10, 16);
+            v.getDataBuffer().setOne(0, v.getDataBuffer().capacity());
+            sink.unbind();
+            sink.setText(0, tag);
+            sink.setText(1, tag);
+            sink.finish(2);
+            v.setValueCount(2);
+            assertEquals(tag, new String(v.get(0), StandardCharsets.UTF_8));
+            assertEquals(tag, new String(v.get(1), StandardCharsets.UTF_8));
+        }
+    }
+
+    private static final int CACHED_MIN_CHARS_FOR_TEST = ArrowColumnSink.CACHED_MIN_CHARS;
 }

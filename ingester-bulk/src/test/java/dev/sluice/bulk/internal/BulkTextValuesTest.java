@@ -73,6 +73,7 @@ class BulkTextValuesTest {
             ArrowColumnSink sink = new ArrowColumnSink(v);
             for (int fill = 0; fill < 3; fill++) {
                 v.reset();
+                sink.unbind();
                 List<String> order = new ArrayList<>(vals);
                 java.util.Collections.shuffle(order, new Random(fill));
                 for (int r = 0; r < order.size(); r++) {
@@ -82,6 +83,7 @@ class BulkTextValuesTest {
                         sink.setText(r, order.get(r));
                     }
                 }
+                sink.finish(order.size());
                 v.setValueCount(order.size());
                 for (int r = 0; r < order.size(); r++) {
                     if (r % 7 == 3) {
@@ -113,6 +115,7 @@ class BulkTextValuesTest {
                 }
                 kept.add(last);
             }
+            sink.finish(kept.size());
             v.setValueCount(kept.size());
             for (int r = 0; r < kept.size(); r++) {
                 assertArrayEquals(kept.get(r).getBytes(StandardCharsets.UTF_8), v.get(r), "row " + r);

@@ -9,7 +9,9 @@ import java.time.Instant;
 
 /**
  * {@link RowAppender} over a {@link RowTarget}: values go straight into the target's column storage, checked
- * with the same {@link Coercion} rules as {@code addRow}; a bit per column records what the row has set.
+ * with the same {@link Coercion} rules as {@code addRow}; per column, the number of the last row that set it
+ * records what the open row has set (a plain store per value, where a bit per column in a shared word made each
+ * value read and write that word after the value before it).
  */
 public final class TypedRowAppender implements RowAppender {
     private final RowTarget target;
@@ -18,7 +20,10 @@ public final class TypedRowAppender implements RowAppender {
     private ColumnSink[] sinks;
     private final DataType[] types;
     private final int timeIndex;
-    private final long[] set;
+    /** Per column, the number of the last row that set it. */
+    private final long[] setIn;
+    /** The number of the open row, or of the last one; rows are numbered from 1 as they open. */
+    private long rowNumber;
     /** The row being built, or -1 before its first value. */
     private int row = -1;
 
@@ -36,7 +41,7 @@ public final class TypedRowAppender implements RowAppender {
             types[i] = schema.column(i).dataType();
         }
         this.timeIndex = schema.timestampIndex();
-        this.set = new long[(types.length + 63) >>> 6];
+        this.setIn = new long[types.length];
     }
 
     /** The row being built, opening it on the first value; checks the column index. */
@@ -49,8 +54,9 @@ public final class TypedRowAppender implements RowAppender {
         if (row < 0) {
             row = target.openRow();
             sinks = target.sinks();
+            rowNumber++;
         }
-        set[column >>> 6] |= 1L << column;
+        setIn[column] = rowNumber;
         return row;
     }
 
@@ -251,13 +257,15 @@ public final class TypedRowAppender implements RowAppender {
         if (row < 0) {
             row = target.openRow(); // a row of NULLs: refused below for its missing time index
             sinks = target.sinks();
+            rowNumber++;
         }
-        if ((set[timeIndex >>> 6] & (1L << timeIndex)) == 0) {
+        long open = rowNumber;
+        if (setIn[timeIndex] != open) {
             throw refuse(timeIndex, "the time index was not set");
         }
         try {
             for (int c = 0; c < types.length; c++) {
-                if ((set[c >>> 6] & (1L << c)) == 0) {
+                if (setIn[c] != open) {
                     sinks[c].setNull(row);
                 }
             }
@@ -290,7 +298,6 @@ public final class TypedRowAppender implements RowAppender {
     private void clear() {
         boolean open = row >= 0;
         row = -1;
-        java.util.Arrays.fill(set, 0L);
         if (open) {
             target.rowClosed();
         }

@@ -9,7 +9,6 @@ import dev.sluice.bulk.internal.ArrowColumnSink;
 import dev.sluice.bulk.internal.ArrowTypes;
 import dev.sluice.bulk.internal.FlightMessages;
 import dev.sluice.data.TableSchema;
-import dev.sluice.internal.model.ColumnSink;
 import dev.sluice.internal.model.RowWriter;
 import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
@@ -71,7 +70,7 @@ public final class BulkFloor {
     private static byte[] batch(Workload wl, Schema arrow, BufferAllocator allocator, long first, int count, long id) {
         TableSchema schema = wl.schema();
         try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow, allocator)) {
-            ColumnSink[] sinks = new ColumnSink[schema.columnCount()];
+            ArrowColumnSink[] sinks = new ArrowColumnSink[schema.columnCount()];
             for (int i = 0; i < sinks.length; i++) {
                 FieldVector v = root.getVector(i);
                 v.setInitialCapacity(count);
@@ -80,6 +79,9 @@ public final class BulkFloor {
             }
             int[] row = {0};
             wl.fill(values -> RowWriter.write(schema, sinks, row[0]++, values), first, count);
+            for (ArrowColumnSink s : sinks) {
+                s.finish(count);
+            }
             for (FieldVector v : root.getFieldVectors()) {
                 v.setValueCount(count);
             }
