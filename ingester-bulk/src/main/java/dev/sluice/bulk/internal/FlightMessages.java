@@ -23,6 +23,7 @@ import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.ipc.message.ArrowBuffer;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.FBSerializables;
@@ -200,27 +201,51 @@ public final class FlightMessages {
         int size = prefix.length + body;
         ArrowBuf memory = allocator.buffer(size);
         try {
+            long address = memory.memoryAddress();
             memory.setBytes(0, prefix);
-            List<ArrowBuf> buffers = batch.getBuffers();
-            List<ArrowBuffer> layout = batch.getBuffersLayout();
-            long written = 0;
-            for (int i = 0; i < buffers.size(); i++) {
-                ArrowBuffer at = layout.get(i);
-                if (at.getOffset() > written) {
-                    memory.setZero(prefix.length + written, at.getOffset() - written);
-                }
-                memory.setBytes(prefix.length + at.getOffset(), buffers.get(i), 0, at.getSize());
-                written = at.getOffset() + at.getSize();
-            }
-            if (written < body) {
-                memory.setZero(prefix.length + written, body - written);
-            }
+            copyBody(batch.getBuffers(), batch.getBuffersLayout(), address + prefix.length, body);
             return new BulkMessage(new byte[0], new ByteBuffer[] {memory.nioBuffer(0, size)}, new long[] {0}, size, 1,
                     handOff, memory);
         } catch (RuntimeException e) {
             memory.close();
             throw e;
         }
+    }
+
+    /**
+     * Copies a batch's buffers to their IPC offsets in {@code body} bytes at {@code to}, zeros between and after
+     * them. Plain copies between addresses, checked against the layout once per buffer: this runs once per batch
+     * and loops over its buffers, so the JIT compiles it on its own (on-stack), and Arrow's per-call bounds checks
+     * and error formatting would multiply that compilation's size and time.
+     */
+    private static void copyBody(List<ArrowBuf> buffers, List<ArrowBuffer> layout, long to, long body) {
+        long written = 0;
+        for (int i = 0, n = buffers.size(); i < n; i++) {
+            ArrowBuffer at = layout.get(i);
+            long offset = at.getOffset();
+            long length = at.getSize();
+            ArrowBuf from = buffers.get(i);
+            if (offset < written || length < 0 || offset + length > body || length > from.capacity()) {
+                throw outOfLayout(i, offset, length, from.capacity(), written, body);
+            }
+            if (offset > written) {
+                MemoryUtil.setMemory(to + written, offset - written, (byte) 0);
+            }
+            if (length > 0) {
+                MemoryUtil.copyMemory(from.memoryAddress(), to + offset, length);
+            }
+            written = offset + length;
+        }
+        if (written < body) {
+            MemoryUtil.setMemory(to + written, body - written, (byte) 0);
+        }
+    }
+
+    private static IllegalStateException outOfLayout(int i, long offset, long length, long capacity, long written,
+                                                     long body) {
+        return new IllegalStateException("buffer " + i + " of a record batch (" + length + " bytes of " + capacity
+                + " at " + offset + ") lies outside its body of " + body + " bytes or before the " + written
+                + " bytes already laid out");
     }
 
     /**
