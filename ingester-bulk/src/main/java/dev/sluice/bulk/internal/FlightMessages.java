@@ -62,7 +62,7 @@ public final class FlightMessages {
 
                         @Override
                         public BulkAnswer parse(InputStream stream) {
-                            return answer(PUT_RESULT.parse(stream));
+                            return answer(stream);
                         }
                     })
                     .build();
@@ -280,6 +280,49 @@ public final class FlightMessages {
         return compact != null ? compact : parsedAnswer(result);
     }
 
+    /** The longest answer metadata the compact reader takes; longer ones go to the JSON parser. */
+    private static final int MAX_COMPACT = 128;
+    /** {@code PutResult.app_metadata}: field 1, length-delimited. */
+    private static final int APP_METADATA_TAG = (1 << 3) | 2;
+
+    /**
+     * Reads a {@code PutResult} as gRPC hands it over. The server's answer, a message holding only its JSON
+     * metadata, is read from its bytes where they lie, with no protobuf message made; anything else is parsed
+     * as a {@code PutResult} and read by {@link #answer(Flight.PutResult)}.
+     *
+     * @param stream the message's bytes
+     * @return the answer
+     */
+    static BulkAnswer answer(InputStream stream) {
+        byte[] bytes;
+        try {
+            int known = stream.available();
+            if (known <= 0 || known > MAX_COMPACT + 2) {
+                return answer(PUT_RESULT.parse(stream));
+            }
+            bytes = stream.readNBytes(known);
+            int extra = stream.read();
+            if (extra >= 0) { // a stream that told less than its whole length
+                byte[] rest = stream.readAllBytes();
+                byte[] all = java.util.Arrays.copyOf(bytes, bytes.length + 1 + rest.length);
+                all[bytes.length] = (byte) extra;
+                System.arraycopy(rest, 0, all, bytes.length + 1, rest.length);
+                bytes = all;
+            }
+        } catch (IOException e) {
+            throw io.grpc.Status.INTERNAL.withDescription("could not read a DoPut answer").withCause(e)
+                    .asRuntimeException();
+        }
+        // One length-delimited field 1 whose length (below 128: one byte) spans the rest of the message.
+        if (bytes.length >= 2 && bytes[0] == APP_METADATA_TAG && bytes[1] >= 0 && bytes[1] == bytes.length - 2) {
+            BulkAnswer compact = compactAnswer(bytes, 2, bytes.length - 2);
+            if (compact != null) {
+                return compact;
+            }
+        }
+        return answer(PUT_RESULT.parse(new java.io.ByteArrayInputStream(bytes)));
+    }
+
     private static final byte[] REQUEST_ID = "\"request_id\":".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] AFFECTED_ROWS = "\"affected_rows\":".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ELAPSED_SECS = "\"elapsed_secs\":".getBytes(StandardCharsets.US_ASCII);
@@ -293,8 +336,17 @@ public final class FlightMessages {
      * @return the answer, or null when the metadata is anything else (the JSON parser then reads it)
      */
     static BulkAnswer compactAnswer(com.google.protobuf.ByteString m) {
-        int n = m.size();
-        if (n < 2 || n > 128 || m.byteAt(0) != '{' || m.byteAt(n - 1) != '}') {
+        int size = m.size();
+        return size > MAX_COMPACT ? null : compactAnswer(m.toByteArray(), 0, size);
+    }
+
+    /**
+     * Reads the answer JSON of {@code n} bytes at {@code off} as {@link #compactAnswer(com.google.protobuf.ByteString)} does.
+     *
+     * @return the answer, or null when the JSON parser must read it
+     */
+    private static BulkAnswer compactAnswer(byte[] m, int off, int n) {
+        if (n < 2 || n > MAX_COMPACT || m[off] != '{' || m[off + n - 1] != '}') {
             return null;
         }
         long id = 0;
@@ -305,21 +357,21 @@ public final class FlightMessages {
         }
         while (true) {
             boolean isId;
-            if (startsWith(m, at, REQUEST_ID)) {
+            if (startsWith(m, off, n, at, REQUEST_ID)) {
                 isId = true;
                 at += REQUEST_ID.length;
-            } else if (startsWith(m, at, AFFECTED_ROWS)) {
+            } else if (startsWith(m, off, n, at, AFFECTED_ROWS)) {
                 isId = false;
                 at += AFFECTED_ROWS.length;
-            } else if (startsWith(m, at, ELAPSED_SECS)) {
-                at = afterNumber(m, at + ELAPSED_SECS.length, n - 1);
+            } else if (startsWith(m, off, n, at, ELAPSED_SECS)) {
+                at = afterNumber(m, off, at + ELAPSED_SECS.length, n - 1);
                 if (at < 0) {
                     return null;
                 }
                 if (at == n - 1) {
                     return new BulkAnswer(id, rows);
                 }
-                if (m.byteAt(at) != ',') {
+                if (m[off + at] != ',') {
                     return null;
                 }
                 at++;
@@ -330,14 +382,14 @@ public final class FlightMessages {
             int start = at;
             long v = 0;
             while (at < n - 1 && at - start < 18) {
-                int d = m.byteAt(at) - '0';
+                int d = m[off + at] - '0';
                 if (d < 0 || d > 9) {
                     break;
                 }
                 v = v * 10 + d;
                 at++;
             }
-            if (at == start || (m.byteAt(start) == '0' && at - start > 1)) {
+            if (at == start || (m[off + start] == '0' && at - start > 1)) {
                 return null; // no digits, or a leading zero: the parser decides
             }
             if (isId) {
@@ -345,7 +397,7 @@ public final class FlightMessages {
             } else {
                 rows = v;
             }
-            byte next = m.byteAt(at);
+            byte next = m[off + at];
             if (next == '}' && at == n - 1) {
                 return new BulkAnswer(id, rows);
             }
@@ -360,28 +412,28 @@ public final class FlightMessages {
      * Returns where the JSON number starting at {@code at} ends (before {@code end}), or -1 when no JSON number
      * starts there: {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}.
      */
-    private static int afterNumber(com.google.protobuf.ByteString m, int at, int end) {
-        if (at < end && m.byteAt(at) == '-') {
+    private static int afterNumber(byte[] m, int off, int at, int end) {
+        if (at < end && m[off + at] == '-') {
             at++;
         }
-        int digits = digits(m, at, end);
-        if (digits == 0 || (digits > 1 && m.byteAt(at) == '0')) {
+        int digits = digits(m, off, at, end);
+        if (digits == 0 || (digits > 1 && m[off + at] == '0')) {
             return -1;
         }
         at += digits;
-        if (at < end && m.byteAt(at) == '.') {
-            digits = digits(m, at + 1, end);
+        if (at < end && m[off + at] == '.') {
+            digits = digits(m, off, at + 1, end);
             if (digits == 0) {
                 return -1;
             }
             at += 1 + digits;
         }
-        if (at < end && (m.byteAt(at) == 'e' || m.byteAt(at) == 'E')) {
+        if (at < end && (m[off + at] == 'e' || m[off + at] == 'E')) {
             at++;
-            if (at < end && (m.byteAt(at) == '+' || m.byteAt(at) == '-')) {
+            if (at < end && (m[off + at] == '+' || m[off + at] == '-')) {
                 at++;
             }
-            digits = digits(m, at, end);
+            digits = digits(m, off, at, end);
             if (digits == 0) {
                 return -1;
             }
@@ -391,20 +443,20 @@ public final class FlightMessages {
     }
 
     /** Counts the decimal digits from {@code at}, before {@code end}. */
-    private static int digits(com.google.protobuf.ByteString m, int at, int end) {
+    private static int digits(byte[] m, int off, int at, int end) {
         int i = at;
-        while (i < end && m.byteAt(i) >= '0' && m.byteAt(i) <= '9') {
+        while (i < end && m[off + i] >= '0' && m[off + i] <= '9') {
             i++;
         }
         return i - at;
     }
 
-    private static boolean startsWith(com.google.protobuf.ByteString m, int at, byte[] prefix) {
-        if (at + prefix.length > m.size()) {
+    private static boolean startsWith(byte[] m, int off, int n, int at, byte[] prefix) {
+        if (at + prefix.length > n) {
             return false;
         }
         for (int i = 0; i < prefix.length; i++) {
-            if (m.byteAt(at + i) != prefix[i]) {
+            if (m[off + at + i] != prefix[i]) {
                 return false;
             }
         }
