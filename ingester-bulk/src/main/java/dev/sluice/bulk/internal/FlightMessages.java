@@ -196,18 +196,35 @@ public final class FlightMessages {
      */
     public static BulkMessage packedMessage(ArrowRecordBatch batch, long requestId, BufferAllocator allocator,
                                             DirectHandOff handOff) {
+        return packedMessage(batch, requestId, allocator::buffer, ArrowBuf::close, handOff);
+    }
+
+    /**
+     * Copies one record batch with its request id into one buffer, as {@link #packedMessage(ArrowRecordBatch, long,
+     * BufferAllocator, DirectHandOff)} does, with memory from {@code memoryOf} given back to {@code giveBack}.
+     *
+     * @param batch the unloaded (possibly compressed) batch
+     * @param requestId the id the server echoes back
+     * @param memoryOf a buffer of at least the given size
+     * @param giveBack takes the buffer back once the message no longer needs it (on any thread)
+     * @param handOff takes the buffer without a copy where the transport can
+     * @return the message
+     */
+    static BulkMessage packedMessage(ArrowRecordBatch batch, long requestId,
+                                     java.util.function.LongFunction<ArrowBuf> memoryOf,
+                                     java.util.function.Consumer<ArrowBuf> giveBack, DirectHandOff handOff) {
         int body = bodySize(batch);
         byte[] prefix = prefix(batch, requestId, body);
         int size = prefix.length + body;
-        ArrowBuf memory = allocator.buffer(size);
+        ArrowBuf memory = memoryOf.apply(size);
         try {
             long address = memory.memoryAddress();
             memory.setBytes(0, prefix);
             copyBody(batch.getBuffers(), batch.getBuffersLayout(), address + prefix.length, body);
             return new BulkMessage(new byte[0], new ByteBuffer[] {memory.nioBuffer(0, size)}, new long[] {0}, size, 1,
-                    handOff, memory);
+                    handOff, () -> giveBack.accept(memory));
         } catch (RuntimeException e) {
-            memory.close();
+            giveBack.accept(memory);
             throw e;
         }
     }
