@@ -7,7 +7,9 @@ import dev.sluice.internal.bulk.spi.BulkAnswer;
 import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
 import io.grpc.MethodDescriptor;
+import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -15,8 +17,11 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.flatbuf.Endianness;
 import org.apache.arrow.flatbuf.MessageHeader;
@@ -211,8 +216,8 @@ public final class FlightMessages {
      * @return the message
      */
     static BulkMessage packedMessage(ArrowRecordBatch batch, long requestId,
-                                     java.util.function.LongFunction<ArrowBuf> memoryOf,
-                                     java.util.function.Consumer<ArrowBuf> giveBack, DirectHandOff handOff) {
+                                     LongFunction<ArrowBuf> memoryOf,
+                                     Consumer<ArrowBuf> giveBack, DirectHandOff handOff) {
         int body = bodySize(batch);
         byte[] prefix = prefix(batch, requestId, body);
         int size = prefix.length + body;
@@ -321,13 +326,13 @@ public final class FlightMessages {
             int extra = stream.read();
             if (extra >= 0) { // a stream that told less than its whole length
                 byte[] rest = stream.readAllBytes();
-                byte[] all = java.util.Arrays.copyOf(bytes, bytes.length + 1 + rest.length);
+                byte[] all = Arrays.copyOf(bytes, bytes.length + 1 + rest.length);
                 all[bytes.length] = (byte) extra;
                 System.arraycopy(rest, 0, all, bytes.length + 1, rest.length);
                 bytes = all;
             }
         } catch (IOException e) {
-            throw io.grpc.Status.INTERNAL.withDescription("could not read a DoPut answer").withCause(e)
+            throw Status.INTERNAL.withDescription("could not read a DoPut answer").withCause(e)
                     .asRuntimeException();
         }
         // One length-delimited field 1 whose length (below 128: one byte) spans the rest of the message.
@@ -337,7 +342,7 @@ public final class FlightMessages {
                 return compact;
             }
         }
-        return answer(PUT_RESULT.parse(new java.io.ByteArrayInputStream(bytes)));
+        return answer(PUT_RESULT.parse(new ByteArrayInputStream(bytes)));
     }
 
     private static final byte[] REQUEST_ID = "\"request_id\":".getBytes(StandardCharsets.US_ASCII);
@@ -358,7 +363,8 @@ public final class FlightMessages {
     }
 
     /**
-     * Reads the answer JSON of {@code n} bytes at {@code off} as {@link #compactAnswer(com.google.protobuf.ByteString)} does.
+     * Reads the answer JSON of {@code n} bytes at {@code off} as
+     * {@link #compactAnswer(com.google.protobuf.ByteString)} does.
      *
      * @return the answer, or null when the JSON parser must read it
      */
