@@ -8,7 +8,9 @@ import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
 import dev.sluice.internal.bulk.spi.TableCodec;
 import dev.sluice.write.Compression;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.compression.CommonsCompressionFactory;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.compression.CompressionCodec;
@@ -37,6 +39,14 @@ final class ArrowTableCodec implements TableCodec {
     private final DirectHandOff handOff;
     private final BulkMessage schemaMessage;
     private ArrowTableBufferRoot root;
+    /**
+     * The buffer of the last small batch that both the transport and the writer let go of, kept for the next
+     * small batch: packing then takes no allocation from (and gives nothing back to) the allocator's pool, which
+     * the answering thread and the producer would otherwise each take a lock of, per batch. At most one is kept.
+     */
+    private final AtomicReference<ArrowBuf> spare = new AtomicReference<>();
+    /** Set once the rows are closed: buffers given back from then on are freed. */
+    private volatile boolean rowsClosed;
 
     /**
      * Opens a writer's batches.
@@ -98,7 +108,7 @@ final class ArrowTableCodec implements TableCodec {
             // the batch copied once into one buffer the transport takes whole, or to the heap when the cap leaves
             // no room for that either.
             try {
-                return FlightMessages.packedMessage(batch, requestId, allocator, handOff);
+                return FlightMessages.packedMessage(batch, requestId, this::packMemory, this::giveBack, handOff);
             } catch (OutOfMemoryException e) {
                 return BulkMessage.ofBytes(FlightMessages.toBytes(
                         FlightMessages.batchMessage(batch, requestId, DirectHandOff.NONE)));
@@ -107,6 +117,32 @@ final class ArrowTableCodec implements TableCodec {
             if (!kept) {
                 batch.close();
                 root.reset();
+            }
+        }
+    }
+
+    /** A buffer of at least {@code size} bytes: the spare one when it is large enough, else a new one. */
+    private ArrowBuf packMemory(long size) {
+        ArrowBuf kept = spare.getAndSet(null);
+        if (kept != null) {
+            if (kept.capacity() >= size) {
+                return kept;
+            }
+            kept.close();
+        }
+        return allocator.buffer(size);
+    }
+
+    /** A packed batch's buffer is no longer read: kept as the spare unless one is kept already or the rows closed. */
+    private void giveBack(ArrowBuf memory) {
+        if (rowsClosed || !spare.compareAndSet(null, memory)) {
+            memory.close();
+            return;
+        }
+        if (rowsClosed) { // closed meanwhile: whoever takes the spare last frees it
+            ArrowBuf kept = spare.getAndSet(null);
+            if (kept != null) {
+                kept.close();
             }
         }
     }
@@ -125,6 +161,11 @@ final class ArrowTableCodec implements TableCodec {
 
     @Override
     public void closeRows() {
+        rowsClosed = true;
+        ArrowBuf kept = spare.getAndSet(null);
+        if (kept != null) {
+            kept.close();
+        }
         if (root != null) {
             root.close();
         }

@@ -7,7 +7,9 @@ import dev.sluice.internal.bulk.spi.BulkAnswer;
 import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
 import io.grpc.MethodDescriptor;
+import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -15,14 +17,18 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.flatbuf.Endianness;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.ipc.message.ArrowBuffer;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.FBSerializables;
@@ -61,7 +67,7 @@ public final class FlightMessages {
 
                         @Override
                         public BulkAnswer parse(InputStream stream) {
-                            return answer(PUT_RESULT.parse(stream));
+                            return answer(stream);
                         }
                     })
                     .build();
@@ -195,32 +201,73 @@ public final class FlightMessages {
      */
     public static BulkMessage packedMessage(ArrowRecordBatch batch, long requestId, BufferAllocator allocator,
                                             DirectHandOff handOff) {
+        return packedMessage(batch, requestId, allocator::buffer, ArrowBuf::close, handOff);
+    }
+
+    /**
+     * Copies one record batch with its request id into one buffer, as {@link #packedMessage(ArrowRecordBatch, long,
+     * BufferAllocator, DirectHandOff)} does, with memory from {@code memoryOf} given back to {@code giveBack}.
+     *
+     * @param batch the unloaded (possibly compressed) batch
+     * @param requestId the id the server echoes back
+     * @param memoryOf a buffer of at least the given size
+     * @param giveBack takes the buffer back once the message no longer needs it (on any thread)
+     * @param handOff takes the buffer without a copy where the transport can
+     * @return the message
+     */
+    static BulkMessage packedMessage(ArrowRecordBatch batch, long requestId,
+                                     LongFunction<ArrowBuf> memoryOf,
+                                     Consumer<ArrowBuf> giveBack, DirectHandOff handOff) {
         int body = bodySize(batch);
         byte[] prefix = prefix(batch, requestId, body);
         int size = prefix.length + body;
-        ArrowBuf memory = allocator.buffer(size);
+        ArrowBuf memory = memoryOf.apply(size);
         try {
+            long address = memory.memoryAddress();
             memory.setBytes(0, prefix);
-            List<ArrowBuf> buffers = batch.getBuffers();
-            List<ArrowBuffer> layout = batch.getBuffersLayout();
-            long written = 0;
-            for (int i = 0; i < buffers.size(); i++) {
-                ArrowBuffer at = layout.get(i);
-                if (at.getOffset() > written) {
-                    memory.setZero(prefix.length + written, at.getOffset() - written);
-                }
-                memory.setBytes(prefix.length + at.getOffset(), buffers.get(i), 0, at.getSize());
-                written = at.getOffset() + at.getSize();
-            }
-            if (written < body) {
-                memory.setZero(prefix.length + written, body - written);
-            }
+            copyBody(batch.getBuffers(), batch.getBuffersLayout(), address + prefix.length, body);
             return new BulkMessage(new byte[0], new ByteBuffer[] {memory.nioBuffer(0, size)}, new long[] {0}, size, 1,
-                    handOff, memory);
+                    handOff, () -> giveBack.accept(memory));
         } catch (RuntimeException e) {
-            memory.close();
+            giveBack.accept(memory);
             throw e;
         }
+    }
+
+    /**
+     * Copies a batch's buffers to their IPC offsets in {@code body} bytes at {@code to}, zeros between and after
+     * them. Plain copies between addresses, checked against the layout once per buffer: this runs once per batch
+     * and loops over its buffers, so the JIT compiles it on its own (on-stack), and Arrow's per-call bounds checks
+     * and error formatting would multiply that compilation's size and time.
+     */
+    private static void copyBody(List<ArrowBuf> buffers, List<ArrowBuffer> layout, long to, long body) {
+        long written = 0;
+        for (int i = 0, n = buffers.size(); i < n; i++) {
+            ArrowBuffer at = layout.get(i);
+            long offset = at.getOffset();
+            long length = at.getSize();
+            ArrowBuf from = buffers.get(i);
+            if (offset < written || length < 0 || offset + length > body || length > from.capacity()) {
+                throw outOfLayout(i, offset, length, from.capacity(), written, body);
+            }
+            if (offset > written) {
+                MemoryUtil.setMemory(to + written, offset - written, (byte) 0);
+            }
+            if (length > 0) {
+                MemoryUtil.copyMemory(from.memoryAddress(), to + offset, length);
+            }
+            written = offset + length;
+        }
+        if (written < body) {
+            MemoryUtil.setMemory(to + written, body - written, (byte) 0);
+        }
+    }
+
+    private static IllegalStateException outOfLayout(int i, long offset, long length, long capacity, long written,
+                                                     long body) {
+        return new IllegalStateException("buffer " + i + " of a record batch (" + length + " bytes of " + capacity
+                + " at " + offset + ") lies outside its body of " + body + " bytes or before the " + written
+                + " bytes already laid out");
     }
 
     /**
@@ -255,6 +302,49 @@ public final class FlightMessages {
         return compact != null ? compact : parsedAnswer(result);
     }
 
+    /** The longest answer metadata the compact reader takes; longer ones go to the JSON parser. */
+    private static final int MAX_COMPACT = 128;
+    /** {@code PutResult.app_metadata}: field 1, length-delimited. */
+    private static final int APP_METADATA_TAG = (1 << 3) | 2;
+
+    /**
+     * Reads a {@code PutResult} as gRPC hands it over. The server's answer, a message holding only its JSON
+     * metadata, is read from its bytes where they lie, with no protobuf message made; anything else is parsed
+     * as a {@code PutResult} and read by {@link #answer(Flight.PutResult)}.
+     *
+     * @param stream the message's bytes
+     * @return the answer
+     */
+    static BulkAnswer answer(InputStream stream) {
+        byte[] bytes;
+        try {
+            int known = stream.available();
+            if (known <= 0 || known > MAX_COMPACT + 2) {
+                return answer(PUT_RESULT.parse(stream));
+            }
+            bytes = stream.readNBytes(known);
+            int extra = stream.read();
+            if (extra >= 0) { // a stream that told less than its whole length
+                byte[] rest = stream.readAllBytes();
+                byte[] all = Arrays.copyOf(bytes, bytes.length + 1 + rest.length);
+                all[bytes.length] = (byte) extra;
+                System.arraycopy(rest, 0, all, bytes.length + 1, rest.length);
+                bytes = all;
+            }
+        } catch (IOException e) {
+            throw Status.INTERNAL.withDescription("could not read a DoPut answer").withCause(e)
+                    .asRuntimeException();
+        }
+        // One length-delimited field 1 whose length (below 128: one byte) spans the rest of the message.
+        if (bytes.length >= 2 && bytes[0] == APP_METADATA_TAG && bytes[1] >= 0 && bytes[1] == bytes.length - 2) {
+            BulkAnswer compact = compactAnswer(bytes, 2, bytes.length - 2);
+            if (compact != null) {
+                return compact;
+            }
+        }
+        return answer(PUT_RESULT.parse(new ByteArrayInputStream(bytes)));
+    }
+
     private static final byte[] REQUEST_ID = "\"request_id\":".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] AFFECTED_ROWS = "\"affected_rows\":".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ELAPSED_SECS = "\"elapsed_secs\":".getBytes(StandardCharsets.US_ASCII);
@@ -268,8 +358,18 @@ public final class FlightMessages {
      * @return the answer, or null when the metadata is anything else (the JSON parser then reads it)
      */
     static BulkAnswer compactAnswer(com.google.protobuf.ByteString m) {
-        int n = m.size();
-        if (n < 2 || n > 128 || m.byteAt(0) != '{' || m.byteAt(n - 1) != '}') {
+        int size = m.size();
+        return size > MAX_COMPACT ? null : compactAnswer(m.toByteArray(), 0, size);
+    }
+
+    /**
+     * Reads the answer JSON of {@code n} bytes at {@code off} as
+     * {@link #compactAnswer(com.google.protobuf.ByteString)} does.
+     *
+     * @return the answer, or null when the JSON parser must read it
+     */
+    private static BulkAnswer compactAnswer(byte[] m, int off, int n) {
+        if (n < 2 || n > MAX_COMPACT || m[off] != '{' || m[off + n - 1] != '}') {
             return null;
         }
         long id = 0;
@@ -280,21 +380,21 @@ public final class FlightMessages {
         }
         while (true) {
             boolean isId;
-            if (startsWith(m, at, REQUEST_ID)) {
+            if (startsWith(m, off, n, at, REQUEST_ID)) {
                 isId = true;
                 at += REQUEST_ID.length;
-            } else if (startsWith(m, at, AFFECTED_ROWS)) {
+            } else if (startsWith(m, off, n, at, AFFECTED_ROWS)) {
                 isId = false;
                 at += AFFECTED_ROWS.length;
-            } else if (startsWith(m, at, ELAPSED_SECS)) {
-                at = afterNumber(m, at + ELAPSED_SECS.length, n - 1);
+            } else if (startsWith(m, off, n, at, ELAPSED_SECS)) {
+                at = afterNumber(m, off, at + ELAPSED_SECS.length, n - 1);
                 if (at < 0) {
                     return null;
                 }
                 if (at == n - 1) {
                     return new BulkAnswer(id, rows);
                 }
-                if (m.byteAt(at) != ',') {
+                if (m[off + at] != ',') {
                     return null;
                 }
                 at++;
@@ -305,14 +405,14 @@ public final class FlightMessages {
             int start = at;
             long v = 0;
             while (at < n - 1 && at - start < 18) {
-                int d = m.byteAt(at) - '0';
+                int d = m[off + at] - '0';
                 if (d < 0 || d > 9) {
                     break;
                 }
                 v = v * 10 + d;
                 at++;
             }
-            if (at == start || (m.byteAt(start) == '0' && at - start > 1)) {
+            if (at == start || (m[off + start] == '0' && at - start > 1)) {
                 return null; // no digits, or a leading zero: the parser decides
             }
             if (isId) {
@@ -320,7 +420,7 @@ public final class FlightMessages {
             } else {
                 rows = v;
             }
-            byte next = m.byteAt(at);
+            byte next = m[off + at];
             if (next == '}' && at == n - 1) {
                 return new BulkAnswer(id, rows);
             }
@@ -335,28 +435,28 @@ public final class FlightMessages {
      * Returns where the JSON number starting at {@code at} ends (before {@code end}), or -1 when no JSON number
      * starts there: {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}.
      */
-    private static int afterNumber(com.google.protobuf.ByteString m, int at, int end) {
-        if (at < end && m.byteAt(at) == '-') {
+    private static int afterNumber(byte[] m, int off, int at, int end) {
+        if (at < end && m[off + at] == '-') {
             at++;
         }
-        int digits = digits(m, at, end);
-        if (digits == 0 || (digits > 1 && m.byteAt(at) == '0')) {
+        int digits = digits(m, off, at, end);
+        if (digits == 0 || (digits > 1 && m[off + at] == '0')) {
             return -1;
         }
         at += digits;
-        if (at < end && m.byteAt(at) == '.') {
-            digits = digits(m, at + 1, end);
+        if (at < end && m[off + at] == '.') {
+            digits = digits(m, off, at + 1, end);
             if (digits == 0) {
                 return -1;
             }
             at += 1 + digits;
         }
-        if (at < end && (m.byteAt(at) == 'e' || m.byteAt(at) == 'E')) {
+        if (at < end && (m[off + at] == 'e' || m[off + at] == 'E')) {
             at++;
-            if (at < end && (m.byteAt(at) == '+' || m.byteAt(at) == '-')) {
+            if (at < end && (m[off + at] == '+' || m[off + at] == '-')) {
                 at++;
             }
-            digits = digits(m, at, end);
+            digits = digits(m, off, at, end);
             if (digits == 0) {
                 return -1;
             }
@@ -366,20 +466,20 @@ public final class FlightMessages {
     }
 
     /** Counts the decimal digits from {@code at}, before {@code end}. */
-    private static int digits(com.google.protobuf.ByteString m, int at, int end) {
+    private static int digits(byte[] m, int off, int at, int end) {
         int i = at;
-        while (i < end && m.byteAt(i) >= '0' && m.byteAt(i) <= '9') {
+        while (i < end && m[off + i] >= '0' && m[off + i] <= '9') {
             i++;
         }
         return i - at;
     }
 
-    private static boolean startsWith(com.google.protobuf.ByteString m, int at, byte[] prefix) {
-        if (at + prefix.length > m.size()) {
+    private static boolean startsWith(byte[] m, int off, int n, int at, byte[] prefix) {
+        if (at + prefix.length > n) {
             return false;
         }
         for (int i = 0; i < prefix.length; i++) {
-            if (m.byteAt(at + i) != prefix[i]) {
+            if (m[off + at + i] != prefix[i]) {
                 return false;
             }
         }

@@ -64,6 +64,52 @@ class FlightMessagesTest {
                 "GreptimeDB's answer, with its elapsed time, is read compactly");
     }
 
+    /** A message's bytes as gRPC hands them over, telling {@code told} bytes available at first. */
+    private static java.io.InputStream told(byte[] bytes, int told) {
+        return new java.io.ByteArrayInputStream(bytes) {
+            @Override
+            public synchronized int available() {
+                return pos == 0 ? told : super.available();
+            }
+        };
+    }
+
+    /** The answer, or the message of the refusal. */
+    private static Object read(java.util.function.Supplier<BulkAnswer> read) {
+        try {
+            return read.get();
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+
+    @Test
+    void anAnswerReadsTheSameFromItsWireBytesAsFromTheParsedPutResult() {
+        String[] answers = {"{}", "", "{\"request_id\":7,\"affected_rows\":1000}",
+            "{\"request_id\":42,\"affected_rows\":88,\"elapsed_secs\":0.000123}", "{\"request_id\": 5}",
+            "{\"request_id\":1,\"affected_rows\":2,\"extra\":3}", "request_id=3", "{\"request_id\":08}",
+            "{\"request_id\":3,\"affected_rows\":4,\"note\":\"" + "x".repeat(200) + "\"}"};
+        java.util.List<Flight.PutResult> results = new java.util.ArrayList<>();
+        for (String a : answers) {
+            results.add(result(a));
+        }
+        // A field the client does not know, after and before the metadata: read by protobuf, skipped.
+        com.google.protobuf.UnknownFieldSet unknown = com.google.protobuf.UnknownFieldSet.newBuilder().addField(9,
+                com.google.protobuf.UnknownFieldSet.Field.newBuilder().addVarint(1).build()).build();
+        results.add(result("{\"request_id\":6,\"affected_rows\":1}").toBuilder().setUnknownFields(unknown).build());
+        for (Flight.PutResult r : results) {
+            byte[] wire = r.toByteArray();
+            Object expected = read(() -> FlightMessages.answer(r));
+            for (int available : new int[] {wire.length, 0, Math.max(1, wire.length / 2)}) {
+                assertEquals(expected, read(() -> FlightMessages.answer(told(wire, available))),
+                        r.getAppMetadata().toStringUtf8() + " with " + available + " of " + wire.length
+                                + " bytes told available");
+            }
+        }
+        assertEquals(new BulkAnswer(7, 1000), FlightMessages.answer(told(results.get(2).toByteArray(),
+                results.get(2).getSerializedSize())));
+    }
+
     @Test
     void theGreetingWithoutAnIdReadsAsZero() {
         assertEquals(new BulkAnswer(0, 0), FlightMessages.answer(result("{}")));

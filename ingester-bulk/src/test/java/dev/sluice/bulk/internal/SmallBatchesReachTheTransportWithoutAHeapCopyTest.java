@@ -140,6 +140,31 @@ class SmallBatchesReachTheTransportWithoutAHeapCopyTest {
     }
 
     @Test
+    void aSmallBatchIsPackedIntoTheMemoryOfTheLastOneTheTransportAndTheWriterLetGoOf() throws IOException {
+        BatchMessageHandOffTest.RecordingHandOff transport = new BatchMessageHandOffTest.RecordingHandOff();
+        try (BufferAllocator root = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {
+            byte[] second = copied(root, ROWS, 2);
+            ArrowTableCodec codec = codec(root, transport);
+            TableBufferRoot rows = codec.rows(ROWS, NO_GUARD);
+            fill(rows, 0);
+            BulkMessage m = codec.unload(1);
+            send(m);
+            long withFirst = codec.allocatedBytes();
+            m.release();
+            transport.giveBackAll();
+            assertEquals(withFirst, codec.allocatedBytes(), "the answered batch's memory kept for the next one");
+            fill(rows, ROWS);
+            BulkMessage next = codec.unload(2);
+            assertEquals(withFirst, codec.allocatedBytes(), "the next batch packed into it: nothing allocated");
+            assertArrayEquals(second, send(next));
+            next.release();
+            transport.giveBackAll();
+            codec.close();
+            assertEquals(0, root.getAllocatedMemory());
+        }
+    }
+
+    @Test
     void aWriterWithNoRoomInItsMemoryStillSendsItsSmallBatchesByCopy() throws IOException {
         BatchMessageHandOffTest.RecordingHandOff transport = new BatchMessageHandOffTest.RecordingHandOff();
         try (BufferAllocator root = ArrowSupport.newRoot(Long.MAX_VALUE, 0)) {

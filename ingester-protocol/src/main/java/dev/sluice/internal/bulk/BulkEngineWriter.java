@@ -218,8 +218,9 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
                 appendMode, config.requestTimeout(), null, codec.schemaMessage(),
                 policy.maxAttempts() > 1 ? null : "the retry policy allows no resend", client.stopped(), "batch",
                 client.clock());
-        CallOptions options = compression == Compression.Gzip
-                ? CallOptions.DEFAULT.withCompression("gzip") : CallOptions.DEFAULT;
+        CallOptions options = (compression == Compression.Gzip
+                ? CallOptions.DEFAULT.withCompression("gzip") : CallOptions.DEFAULT)
+                .withOnReadyThreshold(ON_READY_BYTES);
         this.writer = new EngineWriter<>(settings, client.route(), method, options, client.shared(),
                 config.maxInFlightRequests(), BulkMessage::release, LOG, new Events());
         this.engine = writer.engine();
@@ -243,6 +244,15 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         }
         return root;
     }
+
+    /**
+     * How many bytes of batches gRPC may hold unwritten before the stream reports itself not ready; below it, each
+     * batch goes to gRPC inside its {@link #writeNext()}. gRPC's own default (32 KiB) is smaller than one batch of a
+     * thousand rows, so the next batch would wait for the transport's ready signal, which gRPC delivers through the
+     * callback executor: a thread hop and a wake-up per batch. The answer slots and the byte budget already bound
+     * what is in flight; this bounds the extra copy gRPC makes of batches it cannot take without one (gzip).
+     */
+    static final int ON_READY_BYTES = 4 << 20;
 
     /**
      * Bytes a batch takes at least per row it has room for: the time index's 8-byte value (every column takes its

@@ -1,0 +1,221 @@
+package dev.sluice.internal.bulk;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.sluice.GreptimeOptions;
+import dev.sluice.bulk.BulkWrite;
+import dev.sluice.bulk.TableBufferRoot;
+import dev.sluice.data.DataType;
+import dev.sluice.data.TableSchema;
+import dev.sluice.internal.bulk.spi.BatchGuard;
+import dev.sluice.internal.bulk.spi.BulkAnswer;
+import dev.sluice.internal.bulk.spi.BulkMessage;
+import dev.sluice.internal.bulk.spi.TableCodec;
+import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.send.Route;
+import dev.sluice.metrics.MetricsSink;
+import dev.sluice.write.Compression;
+import dev.sluice.write.RetryPolicy;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import java.io.InputStream;
+import java.lang.reflect.Proxy;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Batches of a thousand rows are larger than gRPC's default ready threshold (32 KiB of unwritten bytes). A batch
+ * that found the stream not ready would wait for gRPC's ready signal, which comes through the callback executor: a
+ * hop through another thread for every batch. Within the answer slots, each such batch reaches gRPC inside its own
+ * {@code writeNext()}, however much of the earlier ones the transport has still to write.
+ */
+class BatchesGoToTheTransportInsideWriteNextTest {
+    private static final TableSchema SCHEMA = TableSchema.newBuilder("inside_write_next")
+            .addTag("host", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
+    /** About the size of a thousand-row batch of a few columns. */
+    private static final int BATCH_BYTES = 100_000;
+    /** What gRPC holds a stream ready below when the call does not say otherwise. */
+    private static final int GRPC_DEFAULT_ON_READY_BYTES = 32 * 1024;
+
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+
+    @AfterEach
+    void stop() {
+        timer.shutdownNow();
+    }
+
+    /**
+     * A call whose transport writes nothing: every message stays queued, and the call is ready, as gRPC's own is,
+     * while fewer bytes than the call's ready threshold are queued.
+     */
+    static final class StalledCall extends ClientCall<BulkMessage, BulkAnswer> {
+        final List<Integer> sent = new CopyOnWriteArrayList<>();
+        private final int threshold;
+        private long queued;
+
+        StalledCall(CallOptions options) {
+            Integer t = options.getOnReadyThreshold();
+            this.threshold = t != null ? t : GRPC_DEFAULT_ON_READY_BYTES;
+        }
+
+        @Override
+        public void start(Listener<BulkAnswer> listener, Metadata headers) {
+        }
+
+        @Override
+        public void request(int n) {
+        }
+
+        @Override
+        public void cancel(String message, Throwable cause) {
+        }
+
+        @Override
+        public void halfClose() {
+        }
+
+        @Override
+        public synchronized void sendMessage(BulkMessage message) {
+            queued += message.size();
+            sent.add(message.size());
+        }
+
+        @Override
+        public synchronized boolean isReady() {
+            return queued < threshold;
+        }
+    }
+
+    /** A codec whose batches are heap bytes of a fixed size, whatever rows were added. */
+    static final class FixedSizeCodec implements TableCodec {
+        private int rows;
+
+        @Override
+        public BulkMessage schemaMessage() {
+            return BulkMessage.ofBytes(new byte[16]);
+        }
+
+        @Override
+        public TableBufferRoot rows(int capacity, BatchGuard guard) {
+            return (TableBufferRoot) Proxy.newProxyInstance(TableBufferRoot.class.getClassLoader(),
+                    new Class<?>[] {TableBufferRoot.class}, (proxy, method, args) -> {
+                        switch (method.getName()) {
+                            case "addRow" -> {
+                                guard.enter();
+                                guard.exit(++rows);
+                                return proxy;
+                            }
+                            case "rowCount" -> {
+                                return rows;
+                            }
+                            default -> throw new UnsupportedOperationException(method.getName());
+                        }
+                    });
+        }
+
+        @Override
+        public BulkMessage unload(long requestId) {
+            rows = 0;
+            return BulkMessage.ofBytes(new byte[BATCH_BYTES]);
+        }
+
+        @Override
+        public void reset() {
+            rows = 0;
+        }
+
+        @Override
+        public void closeRows() {
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public long allocatedBytes() {
+            return 0;
+        }
+    }
+
+    @Test
+    void eachBatchWithinTheAnswerSlotsReachesGrpcInsideItsWriteNextWhileTheTransportHasNotWrittenTheEarlierOnes() {
+        List<StalledCall> calls = new CopyOnWriteArrayList<>();
+        Channel channel = new Channel() {
+            @Override
+            public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions options) {
+                StalledCall c = new StalledCall(options);
+                calls.add(c);
+                @SuppressWarnings("unchecked")
+                ClientCall<Q, R> call = (ClientCall<Q, R>) c;
+                return call;
+            }
+
+            @Override
+            public String authority() {
+                return "stalled:1";
+            }
+        };
+        Route.Target target = new Route.Target() {
+            @Override
+            public String address() {
+                return "stalled:1";
+            }
+
+            @Override
+            public Channel channel() {
+                return channel;
+            }
+
+            @Override
+            public void reached() {
+            }
+
+            @Override
+            public void transportFailed(String cause, Supplier<String> next) {
+            }
+        };
+        GreptimeOptions options = GreptimeOptions.newBuilder("stalled:1", "public").build();
+        BulkClient client = new BulkClient(avoid -> target, Runnable::run, timer, System::nanoTime,
+                new InFlightLimiter(options), MetricsSink.NONE, () -> false);
+        MethodDescriptor<BulkMessage, BulkAnswer> method = MethodDescriptor.<BulkMessage, BulkAnswer>newBuilder()
+                .setType(MethodDescriptor.MethodType.BIDI_STREAMING).setFullMethodName("test/DoPut")
+                .setRequestMarshaller(BulkMessage.MARSHALLER)
+                .setResponseMarshaller(new MethodDescriptor.Marshaller<>() {
+                    @Override
+                    public InputStream stream(BulkAnswer value) {
+                        throw new UnsupportedOperationException();
+                    }
+
+                    @Override
+                    public BulkAnswer parse(InputStream stream) {
+                        throw new UnsupportedOperationException();
+                    }
+                }).build();
+        BulkEngineWriter writer = new BulkEngineWriter(SCHEMA, BulkWrite.Config.newBuilder().maxInFlightRequests(5)
+                .build(), Compression.None, RetryPolicy.newBuilder().build(), false, client, method,
+                new FixedSizeCodec(), TableCreation.none(), w -> {
+                });
+        try {
+            TableBufferRoot rows = writer.tableBufferRoot(10);
+            for (int b = 1; b <= 4; b++) {
+                rows.addRow("h", (long) b);
+                writer.writeNext();
+                assertEquals(1, calls.size(), "one call");
+                List<Integer> sent = calls.get(0).sent;
+                assertEquals(b, sent.size() - 1, "batches handed to gRPC once batch " + b + "'s writeNext()"
+                        + " returned (after the schema): " + sent);
+            }
+        } finally {
+            writer.close();
+        }
+    }
+}
