@@ -214,10 +214,40 @@ public final class RequestEncoder {
                 }
                 return;
             default:
+                if (t.isLongBacked()) {
+                    // Every value is one varint: its entry is the entry tag and length, the value's tag, the varint.
+                    int widen = widening(t);
+                    int absent = entrySize(0);
+                    for (int r = 0; r < rows; r++) {
+                        rowSizes[r] += nulls && v.isNull(r) ? absent
+                                : 2 + tag + CodedOutputStream.computeUInt64SizeNoTag(widen(v.getLong(r), widen));
+                    }
+                    return;
+                }
                 for (int r = 0; r < rows; r++) {
                     rowSizes[r] += entrySize(valueSize(t, v, r));
                 }
         }
+    }
+
+    /** How a long-backed type's stored value becomes its varint: as it is (0), as a signed int32 (1), as a uint32 (2). */
+    private static int widening(DataType t) {
+        switch (t) {
+            case Int8: case Int16: case Int32: case Date:
+                return 1;
+            case UInt8: case UInt16: case UInt32:
+                return 2;
+            default:
+                return 0;
+        }
+    }
+
+    /**
+     * The varint a long-backed value travels as: negative int32s are sign-extended to ten bytes, as protobuf writes
+     * them; uint32s are their low 32 bits.
+     */
+    private static long widen(long x, int widening) {
+        return widening == 0 ? x : widening == 1 ? (int) x : x & 0xFFFF_FFFFL;
     }
 
     /**
@@ -514,10 +544,30 @@ public final class RequestEncoder {
                 }
                 return;
             }
-            default:
-                for (int r = from; r < to; r++) {
-                    at[r - from] = writeOther(t, f, v, r, buf, at[r - from]);
+            default: {
+                if (!t.isLongBacked()) {
+                    for (int r = from; r < to; r++) {
+                        at[r - from] = writeOther(t, f, v, r, buf, at[r - from]);
+                    }
+                    return;
                 }
+                // One varint per value, as writeOther writes it, with the type's tag and widening worked out once.
+                int tag = (f << 3) | WIRE_VARINT;
+                int tagSize = tag < 128 ? 1 : 2;
+                int widen = widening(t);
+                for (int r = from; r < to; r++) {
+                    int p = at[r - from];
+                    if (nulls && v.isNull(r)) {
+                        at[r - from] = putNull(buf, p);
+                        continue;
+                    }
+                    long x = widen(v.getLong(r), widen);
+                    buf[p] = (byte) TAG_FIELD1_LEN;
+                    buf[p + 1] = (byte) (tagSize + CodedOutputStream.computeUInt64SizeNoTag(x));
+                    p = putTag(buf, p + 2, tag, tagSize);
+                    at[r - from] = putVarint(buf, p, x);
+                }
+            }
         }
     }
 
