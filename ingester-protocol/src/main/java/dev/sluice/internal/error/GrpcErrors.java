@@ -72,6 +72,11 @@ public final class GrpcErrors {
             }
         }
         StatusCode.Grpc grpc = StatusCode.Grpc.of(status.getCode().value());
+        if (grpc == StatusCode.Grpc.DEADLINE_EXCEEDED && code < 0 && endpoint != null && !message.contains(endpoint)) {
+            // gRPC's own deadline messages name no endpoint ("deadline exceeded after ...", "ClientCall started
+            // after CallOptions deadline was exceeded ..."): say which one gave no answer in time.
+            message = "no answer from " + endpoint + " within the call's deadline (" + message + ")";
+        }
         if (grpc == StatusCode.Grpc.UNKNOWN && code < 0 && closedConnection(status.getCause())) {
             // grpc-netty fails a write on a connection that has just closed with UNKNOWN "Channel closed but for
             // unknown reason" when it does not know why yet (NettyClientTransport.statusFromFailedFuture): a lost

@@ -17,6 +17,18 @@ class GrpcErrorsTest {
     }
 
     @Test
+    void aCallWhoseDeadlinePassedBeforeItStartedNamesTheEndpointItWasFor() {
+        // What grpc-java's ClientCallImpl.start reports when the deadline a call was made with has already passed
+        // when the call starts (a busy machine between computing the deadline and starting the call).
+        Throwable t = Status.DEADLINE_EXCEEDED.withDescription("ClientCall started after CallOptions deadline was"
+                + " exceeded -0.006256116 seconds ago. Name resolution delay 0.000000000 seconds.").asRuntimeException();
+        dev.sluice.write.Err err = GrpcErrors.fromThrowable(t, List.of("t"), "db1:4001");
+        assertTrue(err.message().contains("db1:4001"), err.message());
+        assertTrue(err.message().contains("ClientCall started after"), err.message());
+        assertTrue(err.retryable());
+    }
+
+    @Test
     void otherInvalidArgumentsAreNotRetryable() {
         Throwable t = Status.INVALID_ARGUMENT.withDescription("column s expect type String").asRuntimeException();
         assertFalse(GrpcErrors.fromThrowable(t, List.of("t")).retryable());
