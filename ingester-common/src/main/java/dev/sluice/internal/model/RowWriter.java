@@ -76,7 +76,8 @@ public final class RowWriter {
         for (int c = 0; c < k.length; c++) {
             Object v = values[c];
             ColumnSink sink = sinks[c];
-            // Exact classes only (all three are final): a null, a subclass or any other value takes the full path.
+            // Double, String and Long are final classes, so each check is one class comparison; a null or a value
+            // of any other class takes the full path.
             switch (k[c]) {
                 case FLOAT64:
                     if (v instanceof Double) {
