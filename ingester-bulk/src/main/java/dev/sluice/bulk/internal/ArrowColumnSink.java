@@ -360,7 +360,7 @@ public final class ArrowColumnSink implements ColumnSink {
         endVariable(row, offsetAt, start + n);
     }
 
-    /** Ends a row's text at {@code end}: the next row's start, its validity, the vector's last row set. */
+    /** Ends a row's text at {@code end}: the next row's start, and its validity. */
     private void endVariable(int row, long offsetAt, int end) {
         MemoryUtil.putInt(offsetAt + 4, end);
         if (!noNull) {
