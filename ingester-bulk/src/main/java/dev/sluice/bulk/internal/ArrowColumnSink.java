@@ -58,6 +58,10 @@ public final class ArrowColumnSink implements ColumnSink {
     private int lastLength;
     private boolean lastInBuffer;
     private long lastStart;
+    /** True once {@link #lastLow} and {@link #lastHigh} hold the first 16 bytes from {@link #lastStart}. */
+    private boolean lastInWords;
+    private long lastLow;
+    private long lastHigh;
 
     /**
      * Wraps a vector.
@@ -332,9 +336,9 @@ public final class ArrowColumnSink implements ColumnSink {
     }
 
     /**
-     * Stores the last text again, copied from where the text buffer holds it for an earlier row: two 8-byte
-     * moves when the buffer has room for 16 bytes from the row's start (bytes past its end land in room the next
-     * values overwrite, and are never sent).
+     * Stores the last text again: two 8-byte stores when the buffer has room for 16 bytes from the row's start
+     * (bytes past its end land in room the next values overwrite, and are never sent), of the 16 bytes read once,
+     * at its first repeat, from where the text buffer holds it for an earlier row.
      */
     private void setLastAgain(int row) {
         if (row >= rows) {
@@ -351,12 +355,15 @@ public final class ArrowColumnSink implements ColumnSink {
             setVariable(row, bytes, n); // grows the buffer; the last text stays where it was
             return;
         }
-        long from = dataAddress + lastStart;
+        if (!lastInWords) {
+            long from = dataAddress + lastStart;
+            lastLow = MemoryUtil.getLong(from);
+            lastHigh = MemoryUtil.getLong(from + 8);
+            lastInWords = true;
+        }
         long to = dataAddress + start;
-        long low = MemoryUtil.getLong(from);
-        long high = MemoryUtil.getLong(from + 8);
-        MemoryUtil.putLong(to, low);
-        MemoryUtil.putLong(to + 8, high);
+        MemoryUtil.putLong(to, lastLow);
+        MemoryUtil.putLong(to + 8, lastHigh);
         endVariable(row, offsetAt, start + n);
     }
 
@@ -389,6 +396,7 @@ public final class ArrowColumnSink implements ColumnSink {
                 if (seen < 0x80) {
                     last = value;
                     lastInBuffer = true;
+                    lastInWords = false;
                     lastStart = start;
                     lastLength = n;
                     endVariable(row, offsetAt, start + n);
