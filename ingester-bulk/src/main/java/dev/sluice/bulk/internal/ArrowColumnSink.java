@@ -21,8 +21,10 @@ import org.apache.arrow.vector.FieldVector;
  * filling) cost more than the store itself. A text value's bytes are checked against the text buffer's kept size,
  * which this class updates when it grows the buffer. Variable-width columns keep their offsets themselves: a row's
  * start is the offset the previous row ended at, a null row repeats it, and a row written again (after a rejected
- * row) starts at the same place. Every write to the vector must go through this sink, and whoever allocates,
- * clears or closes the vector's buffers otherwise calls {@link #unbind()} before the next write.
+ * row) starts at the same place; the vector learns its last row from {@link #finish(int)}, not from every value
+ * (otherwise its {@code setValueCount} would fill the offsets of rows it thinks empty). Every write to the vector
+ * must go through this sink, and whoever allocates, clears or closes the vector's buffers otherwise calls
+ * {@link #unbind()} before the next write.
  *
  * <p>Validity bits are written per value only once the column has held a null: until then a value sets no bit
  * (a read, an OR and a store per value, a tenth of a metrics row's cost), and {@link #finish(int)} sets the
@@ -56,6 +58,10 @@ public final class ArrowColumnSink implements ColumnSink {
     private int lastLength;
     private boolean lastInBuffer;
     private long lastStart;
+    /** True once {@link #lastLow} and {@link #lastHigh} hold the first 16 bytes from {@link #lastStart}. */
+    private boolean lastInWords;
+    private long lastLow;
+    private long lastHigh;
 
     /**
      * Wraps a vector.
@@ -89,6 +95,11 @@ public final class ArrowColumnSink implements ColumnSink {
     private long offsetAddress;
     /** The text buffer's size in bytes (variable-width only). */
     private long dataCapacity;
+    /**
+     * The last start in the text buffer with room for {@link #SHORT_BYTES} bytes from it (and below 2 GiB), kept
+     * with {@link #dataCapacity}: short text from a start up to here is moved 8 bytes at a time.
+     */
+    private long shortLimit = -SHORT_BYTES;
 
     /**
      * Forgets the buffers' addresses: the next write reads them afresh, and starts a column with no null (its
@@ -104,7 +115,12 @@ public final class ArrowColumnSink implements ColumnSink {
         validityAddress = 0;
         dataAddress = 0;
         offsetAddress = 0;
-        dataCapacity = 0;
+        setDataCapacity(0);
+    }
+
+    private void setDataCapacity(long capacity) {
+        dataCapacity = capacity;
+        shortLimit = Math.min(capacity, Integer.MAX_VALUE) - SHORT_BYTES;
     }
 
     /** Grows the vector until it has room for {@code row}, then reads its buffers' addresses and room. */
@@ -119,7 +135,7 @@ public final class ArrowColumnSink implements ColumnSink {
             offsetAddress = offsets.memoryAddress();
             validityAddress = validity.memoryAddress();
             dataAddress = data.memoryAddress();
-            dataCapacity = data.capacity();
+            setDataCapacity(data.capacity());
             rows = (int) Math.min(offsets.capacity() / 4 - 1, validity.capacity() * 8);
         } else {
             while (row >= fixed.getValueCapacity()) {
@@ -149,12 +165,16 @@ public final class ArrowColumnSink implements ColumnSink {
 
     /**
      * Sets the validity bits the values have not set one by one: those of rows 0 to {@code count - 1} when the
-     * column holds no null. Call it once the batch's rows are all written, before the vector is read or sent
+     * column holds no null; for a variable-width column, also tells the vector that its rows end at
+     * {@code count - 1}. Call it once the batch's rows are all written, before the vector is read or sent
      * (writing more rows afterwards is fine: call it again when they are done).
      *
      * @param count the rows the batch holds
      */
     public void finish(int count) {
+        if (variable != null) {
+            variable.setLastSet(count - 1);
+        }
         if (noNull && bits == null && count > 0) {
             if (count > rows) {
                 bind(count - 1);
@@ -206,7 +226,7 @@ public final class ArrowColumnSink implements ColumnSink {
             growData(row, end, dataCapacity);
             ArrowBuf data = variable.getDataBuffer();
             dataAddress = data.memoryAddress();
-            dataCapacity = data.capacity();
+            setDataCapacity(data.capacity());
         }
         long to = dataAddress + start;
         if (length <= SHORT_BYTES && value.length - offset >= SHORT_BYTES && start + SHORT_BYTES <= dataCapacity) {
@@ -221,7 +241,6 @@ public final class ArrowColumnSink implements ColumnSink {
         if (!noNull) {
             setValid(validityAddress, row, true);
         }
-        variable.setLastSet(row);
     }
 
     /**
@@ -261,7 +280,6 @@ public final class ArrowColumnSink implements ColumnSink {
         if (variable != null) {
             long offsetAt = offsetAddress + (long) row * 4;
             MemoryUtil.putInt(offsetAt + 4, MemoryUtil.getInt(offsetAt));
-            variable.setLastSet(row);
         }
         setValid(validityAddress, row, false);
     }
@@ -318,9 +336,9 @@ public final class ArrowColumnSink implements ColumnSink {
     }
 
     /**
-     * Stores the last text again, copied from where the text buffer holds it for an earlier row: two 8-byte
-     * moves when the buffer has room for 16 bytes from the row's start (bytes past its end land in room the next
-     * values overwrite, and are never sent).
+     * Stores the last text again: two 8-byte stores when the buffer has room for 16 bytes from the row's start
+     * (bytes past its end land in room the next values overwrite, and are never sent), of the 16 bytes read once,
+     * at its first repeat, from where the text buffer holds it for an earlier row.
      */
     private void setLastAgain(int row) {
         if (row >= rows) {
@@ -329,7 +347,7 @@ public final class ArrowColumnSink implements ColumnSink {
         long offsetAt = offsetAddress + (long) row * 4;
         int start = MemoryUtil.getInt(offsetAt);
         int n = lastLength;
-        if (start + (long) SHORT_BYTES > Math.min(dataCapacity, Integer.MAX_VALUE)) {
+        if (start > shortLimit) {
             byte[] bytes = ascii;
             for (int i = 0; i < n; i++) {
                 bytes[i] = MemoryUtil.getByte(dataAddress + lastStart + i);
@@ -337,22 +355,24 @@ public final class ArrowColumnSink implements ColumnSink {
             setVariable(row, bytes, n); // grows the buffer; the last text stays where it was
             return;
         }
-        long from = dataAddress + lastStart;
+        if (!lastInWords) {
+            long from = dataAddress + lastStart;
+            lastLow = MemoryUtil.getLong(from);
+            lastHigh = MemoryUtil.getLong(from + 8);
+            lastInWords = true;
+        }
         long to = dataAddress + start;
-        long low = MemoryUtil.getLong(from);
-        long high = MemoryUtil.getLong(from + 8);
-        MemoryUtil.putLong(to, low);
-        MemoryUtil.putLong(to + 8, high);
+        MemoryUtil.putLong(to, lastLow);
+        MemoryUtil.putLong(to + 8, lastHigh);
         endVariable(row, offsetAt, start + n);
     }
 
-    /** Ends a row's text at {@code end}: the next row's start, its validity, the vector's last row set. */
+    /** Ends a row's text at {@code end}: the next row's start, and its validity. */
     private void endVariable(int row, long offsetAt, int end) {
         MemoryUtil.putInt(offsetAt + 4, end);
         if (!noNull) {
             setValid(validityAddress, row, true);
         }
-        variable.setLastSet(row);
     }
 
     /** Stores text that is not the last value kept (kept small, {@link #setText} is compiled into the row loop). */
@@ -364,7 +384,7 @@ public final class ArrowColumnSink implements ColumnSink {
             }
             long offsetAt = offsetAddress + (long) row * 4;
             int start = MemoryUtil.getInt(offsetAt);
-            if (start + (long) SHORT_BYTES <= Math.min(dataCapacity, Integer.MAX_VALUE)) {
+            if (start <= shortLimit) {
                 // Straight into the text buffer, character by character; other text overwrites them below.
                 long to = dataAddress + start;
                 int seen = 0;
@@ -376,6 +396,7 @@ public final class ArrowColumnSink implements ColumnSink {
                 if (seen < 0x80) {
                     last = value;
                     lastInBuffer = true;
+                    lastInWords = false;
                     lastStart = start;
                     lastLength = n;
                     endVariable(row, offsetAt, start + n);

@@ -33,6 +33,8 @@ import java.util.List;
  */
 final class ArrowTableBufferRoot implements TableBufferRoot {
     private final TableSchema schema;
+    /** Writes {@link #addRow}'s rows, with each column's conversion worked out once. */
+    private final RowWriter rowWriter;
     private final BufferAllocator allocator;
     /**
      * One vector per column, in column order. Kept as a plain list rather than Arrow's {@code VectorSchemaRoot}, which
@@ -79,6 +81,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
     ArrowTableBufferRoot(TableSchema schema, BufferAllocator allocator, int capacity, long maxAllocation, BatchGuard guard) {
         this.guard = guard;
         this.schema = schema;
+        this.rowWriter = RowWriter.of(schema);
         this.allocator = allocator;
         this.maxAllocation = maxAllocation;
         this.initialCapacity = capacity;
@@ -232,7 +235,7 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         }
         ensureBuffers();
         try {
-            RowWriter.write(schema, sinks, rowCount, values);
+            rowWriter.write(sinks, rowCount, values);
         } catch (OutOfMemoryException e) {
             throw limit(rowCount, e);
         }

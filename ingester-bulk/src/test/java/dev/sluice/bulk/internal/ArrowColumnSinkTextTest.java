@@ -128,6 +128,54 @@ class ArrowColumnSinkTextTest {
         }
     }
 
+    /**
+     * Short text of every length from 0 to 40 is stored as {@code String.getBytes(UTF_8)} gives it, with a
+     * character anywhere that is not ASCII: Latin-1 above ASCII (U+0080, é, U+00FF), characters whose low byte is
+     * ASCII or zero (U+0141, U+0100, U+4E41), and a four-byte code point; each value over a row first written with
+     * other text (a refused row written again), then the same instance in the next row, then an equal new instance.
+     */
+    @Test
+    void shortTextOfEveryKindIsStoredAsTheJdkEncodesItWhenRepeatedAndOverARowWrittenAgain() {
+        String[] odds = {"\u0080", "\u00e9", "\u00ff", "\u0141", "\u0100", "\u4e41", "\uD83D\uDE00"};
+        java.util.List<String> values = new java.util.ArrayList<>();
+        for (int n = 0; n <= 40; n++) {
+            StringBuilder ascii = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                ascii.append((char) (i % 4 == 1 ? 0x7F : ' ' + (i * 11 + n) % 95));
+            }
+            values.add(ascii.toString());
+            for (String odd : odds) {
+                for (int at : new int[] {0, n / 2, n - odd.length()}) {
+                    if (at >= 0 && at + odd.length() <= n) {
+                        values.add(ascii.substring(0, at) + odd + ascii.substring(at + odd.length()));
+                    }
+                }
+            }
+        }
+        try (BufferAllocator allocator = new RootAllocator(); VarCharVector v = new VarCharVector("t", allocator)) {
+            v.allocateNew(64, 4); // small: the rows below grow it
+            ArrowColumnSink sink = new ArrowColumnSink(v);
+            java.util.List<String> want = new java.util.ArrayList<>();
+            int r = 0;
+            for (int i = 0; i < values.size(); i++) {
+                String value = values.get(i);
+                sink.setText(r, values.get((i * 7 + 3) % values.size())); // the row refused, written again below
+                sink.setText(r, value);
+                sink.setText(r + 1, value);
+                sink.setText(r + 2, new String(value));
+                want.add(value);
+                want.add(value);
+                want.add(value);
+                r += 3;
+            }
+            sink.finish(r);
+            v.setValueCount(r);
+            for (int i = 0; i < r; i++) {
+                assertArrayEquals(want.get(i).getBytes(StandardCharsets.UTF_8), v.get(i), "row " + i);
+            }
+        }
+    }
+
     @Test
     void shortAsciiTextIsStoredWithoutAnArrayPerValue() {
         String[] tags = new String[64];

@@ -14,7 +14,94 @@ import java.math.BigInteger;
  * row, and the next row overwrites them.
  */
 public final class RowWriter {
-    private RowWriter() {
+    /** A column whose values all take {@link #writeValue}. */
+    private static final byte OTHER = 0;
+    /** Float64: a {@code Double} is stored as it is. */
+    private static final byte FLOAT64 = 1;
+    /** String: a {@code String} is stored as it is. */
+    private static final byte STRING = 2;
+    /** Int64 or a timestamp: a {@code Long} is stored as it is. */
+    private static final byte LONG64 = 3;
+
+    private final TableSchema schema;
+    /** Per column, the one Java class whose values it stores unconverted ({@link #OTHER} when none). */
+    private final byte[] kinds;
+
+    private RowWriter(TableSchema schema) {
+        this.schema = schema;
+        this.kinds = new byte[schema.columnCount()];
+        for (int c = 0; c < kinds.length; c++) {
+            DataType type = schema.column(c).dataType();
+            kinds[c] = type == DataType.Float64 ? FLOAT64 : type == DataType.String ? STRING
+                    : type == DataType.Int64 || type.isTimestamp() ? LONG64 : OTHER;
+        }
+    }
+
+    /**
+     * A writer of one schema's rows: each column's common Java class is worked out once, so that a value of that
+     * very class ({@code Double} for Float64, {@code String} for String, {@code Long} for Int64 and timestamps) is
+     * stored without the conversion table's checks. Every other value takes {@link #write(TableSchema,
+     * ColumnSink[], int, Object[])}'s path; a row is accepted, converted and refused exactly as there.
+     *
+     * @param schema the table's schema
+     * @return the schema's writer
+     */
+    public static RowWriter of(TableSchema schema) {
+        return new RowWriter(schema);
+    }
+
+    /**
+     * Returns the schema this writer writes.
+     *
+     * @return the schema
+     */
+    public TableSchema schema() {
+        return schema;
+    }
+
+    /**
+     * Writes one row, as {@link #write(TableSchema, ColumnSink[], int, Object[])} does.
+     *
+     * @param sinks one sink per column, in schema order
+     * @param row the row index to write at (also the index reported in errors)
+     * @param values one value per column, in schema order
+     * @throws InvalidDataException naming table, column and row
+     */
+    public void write(ColumnSink[] sinks, int row, Object[] values) {
+        byte[] k = kinds;
+        if (values == null || values.length != k.length) {
+            write(schema, sinks, row, values); // refused there, with the reason
+            return;
+        }
+        for (int c = 0; c < k.length; c++) {
+            Object v = values[c];
+            ColumnSink sink = sinks[c];
+            // Double, String and Long are final classes, so each check is one class comparison; a null or a value
+            // of any other class takes the full path.
+            switch (k[c]) {
+                case FLOAT64:
+                    if (v instanceof Double) {
+                        sink.setDouble(row, (Double) v);
+                        continue;
+                    }
+                    break;
+                case STRING:
+                    if (v instanceof String) {
+                        sink.setText(row, (String) v);
+                        continue;
+                    }
+                    break;
+                case LONG64:
+                    if (v instanceof Long) {
+                        sink.setLong(row, (Long) v);
+                        continue;
+                    }
+                    break;
+                default:
+                    break;
+            }
+            writeColumn(schema, c, sink, row, v);
+        }
     }
 
     /**
@@ -36,22 +123,25 @@ public final class RowWriter {
                     "the row has " + values.length + " values but the schema has " + n + " columns");
         }
         for (int c = 0; c < n; c++) {
-            TableSchema.Column col = schema.column(c);
-            Object v = values[c];
-            ColumnSink sink = sinks[c];
-            if (v == null) {
-                if (col.semanticType() == SemanticType.Timestamp) {
-                    throw new InvalidDataException(schema.tableName(), col.name(), row,
-                            "the time index cannot be null");
-                }
-                sink.setNull(row);
-                continue;
+            writeColumn(schema, c, sinks[c], row, values[c]);
+        }
+    }
+
+    /** Checks, converts and stores one value of a row (null included), as {@link #write} does for each. */
+    private static void writeColumn(TableSchema schema, int c, ColumnSink sink, int row, Object v) {
+        TableSchema.Column col = schema.column(c);
+        if (v == null) {
+            if (col.semanticType() == SemanticType.Timestamp) {
+                throw new InvalidDataException(schema.tableName(), col.name(), row,
+                        "the time index cannot be null");
             }
-            try {
-                writeValue(col, sink, row, v);
-            } catch (Coercion.Rejection e) {
-                throw new InvalidDataException(schema.tableName(), col.name(), row, e.getMessage());
-            }
+            sink.setNull(row);
+            return;
+        }
+        try {
+            writeValue(col, sink, row, v);
+        } catch (Coercion.Rejection e) {
+            throw new InvalidDataException(schema.tableName(), col.name(), row, e.getMessage());
         }
     }
 
