@@ -9,6 +9,8 @@ import dev.sluice.internal.bulk.spi.DirectHandOff;
 import dev.sluice.internal.bulk.spi.TableCodec;
 import dev.sluice.write.Compression;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -46,6 +48,8 @@ final class ArrowTableCodec implements TableCodec {
      * batches can be unanswered at once, plus the one being packed; an empty slot is null.
      */
     private final AtomicReferenceArray<ArrowBuf> spares;
+    private final LongFunction<ArrowBuf> packMemory = this::packMemory;
+    private final Consumer<ArrowBuf> giveBack = this::giveBack;
     /** Set once the rows are closed: buffers given back from then on are freed. */
     private volatile boolean rowsClosed;
 
@@ -90,6 +94,23 @@ final class ArrowTableCodec implements TableCodec {
 
     @Override
     public BulkMessage unload(long requestId) {
+        if (codec == NoCompressionCodec.INSTANCE) {
+            // A small uncompressed batch is written from its vectors straight into the packing buffer.
+            BulkMessage packed;
+            try {
+                packed = FlightMessages.packedMessage(root.completedVectors(), root.rowCount(), requestId,
+                        KEEP_IN_ARROW_BYTES, packMemory, giveBack, handOff);
+            } catch (OutOfMemoryException e) {
+                packed = null; // no room for the copy: sent as below, from the heap
+            } catch (RuntimeException e) {
+                root.reset();
+                throw e;
+            }
+            if (packed != null) {
+                root.reset();
+                return packed;
+            }
+        }
         ArrowRecordBatch batch;
         try {
             batch = root.unload(codec);
@@ -110,7 +131,7 @@ final class ArrowTableCodec implements TableCodec {
             // the batch copied once into one buffer the transport takes whole, or to the heap when the cap leaves
             // no room for that either.
             try {
-                return FlightMessages.packedMessage(batch, requestId, this::packMemory, this::giveBack, handOff);
+                return FlightMessages.packedMessage(batch, requestId, packMemory, giveBack, handOff);
             } catch (OutOfMemoryException e) {
                 return BulkMessage.ofBytes(FlightMessages.toBytes(
                         FlightMessages.batchMessage(batch, requestId, DirectHandOff.NONE)));
