@@ -14,6 +14,7 @@ import dev.sluice.internal.bulk.spi.TableCodec;
 import dev.sluice.write.Compression;
 import io.grpc.MethodDescriptor;
 import java.util.concurrent.ScheduledExecutorService;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
@@ -67,6 +68,11 @@ public final class ArrowBulkCodec implements BulkCodec {
                     batch.appender().setString(0, "").setLong(1, 0L).endRow();
                     FlightMessages.schemaHeader(ArrowTypes.fields(every));
                     batch.unload(null).close();
+                    BulkMessage packed = FlightMessages.packedMessage(batch.completedVectors(), batch.rowCount(), 0,
+                            Long.MAX_VALUE, memory::buffer, ArrowBuf::close, DirectHandOff.NONE);
+                    if (packed != null) {
+                        packed.release();
+                    }
                 } finally {
                     batch.close();
                 }

@@ -422,6 +422,19 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
     }
 
     /**
+     * Completes the batch if needed and returns its vectors, one per column in column order, each holding the
+     * batch's rows, for a caller that reads them where they are (then {@link #reset()}s them).
+     *
+     * @return the vectors (not a copy: the caller leaves them as they are)
+     */
+    List<FieldVector> completedVectors() {
+        if (!completed) {
+            complete();
+        }
+        return vectors;
+    }
+
+    /**
      * Completes the batch if needed and takes it out as an IPC record batch holding its own references to the
      * vectors' buffers (compressed by {@code codec}, when it compresses): the nodes and buffers of each vector and
      * its children in order, null counts included, buffers aligned, as Arrow's {@code VectorUnloader} lays them

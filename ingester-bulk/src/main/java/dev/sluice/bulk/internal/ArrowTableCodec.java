@@ -8,7 +8,9 @@ import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.DirectHandOff;
 import dev.sluice.internal.bulk.spi.TableCodec;
 import dev.sluice.write.Compression;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -40,11 +42,14 @@ final class ArrowTableCodec implements TableCodec {
     private final BulkMessage schemaMessage;
     private ArrowTableBufferRoot root;
     /**
-     * The buffer of the last small batch that both the transport and the writer let go of, kept for the next
-     * small batch: packing then takes no allocation from (and gives nothing back to) the allocator's pool, which
-     * the answering thread and the producer would otherwise each take a lock of, per batch. At most one is kept.
+     * The buffers of the last small batches that both the transport and the writer let go of, kept for the next
+     * small batches: packing then takes no allocation from (and gives nothing back to) the allocator's pool, which
+     * the answering thread and the producer would otherwise each take a lock of, per batch. As many are kept as
+     * batches can be unanswered at once, plus the one being packed; an empty slot is null.
      */
-    private final AtomicReference<ArrowBuf> spare = new AtomicReference<>();
+    private final AtomicReferenceArray<ArrowBuf> spares;
+    private final LongFunction<ArrowBuf> packMemory = this::packMemory;
+    private final Consumer<ArrowBuf> giveBack = this::giveBack;
     /** Set once the rows are closed: buffers given back from then on are freed. */
     private volatile boolean rowsClosed;
 
@@ -62,6 +67,7 @@ final class ArrowTableCodec implements TableCodec {
         this.schema = schema;
         this.config = config;
         this.handOff = handOff;
+        this.spares = new AtomicReferenceArray<>(config.maxInFlightRequests() + 1);
         this.schemaMessage = BulkMessage.ofBytes(
                 FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.fields(schema)));
         this.allocator = clientRoot.newChildAllocator("bulk-" + schema.tableName(),
@@ -88,6 +94,23 @@ final class ArrowTableCodec implements TableCodec {
 
     @Override
     public BulkMessage unload(long requestId) {
+        if (codec == NoCompressionCodec.INSTANCE) {
+            // A small uncompressed batch is written from its vectors straight into the packing buffer.
+            BulkMessage packed;
+            try {
+                packed = FlightMessages.packedMessage(root.completedVectors(), root.rowCount(), requestId,
+                        KEEP_IN_ARROW_BYTES, packMemory, giveBack, handOff);
+            } catch (OutOfMemoryException e) {
+                packed = null; // no room for the copy: sent as below, from the heap
+            } catch (RuntimeException e) {
+                root.reset();
+                throw e;
+            }
+            if (packed != null) {
+                root.reset();
+                return packed;
+            }
+        }
         ArrowRecordBatch batch;
         try {
             batch = root.unload(codec);
@@ -108,7 +131,7 @@ final class ArrowTableCodec implements TableCodec {
             // the batch copied once into one buffer the transport takes whole, or to the heap when the cap leaves
             // no room for that either.
             try {
-                return FlightMessages.packedMessage(batch, requestId, this::packMemory, this::giveBack, handOff);
+                return FlightMessages.packedMessage(batch, requestId, packMemory, giveBack, handOff);
             } catch (OutOfMemoryException e) {
                 return BulkMessage.ofBytes(FlightMessages.toBytes(
                         FlightMessages.batchMessage(batch, requestId, DirectHandOff.NONE)));
@@ -121,10 +144,16 @@ final class ArrowTableCodec implements TableCodec {
         }
     }
 
-    /** A buffer of at least {@code size} bytes: the spare one when it is large enough, else a new one. */
+    /** A buffer of at least {@code size} bytes: a spare one when one is large enough, else a new one. */
     private ArrowBuf packMemory(long size) {
-        ArrowBuf kept = spare.getAndSet(null);
-        if (kept != null) {
+        for (int i = 0, n = spares.length(); i < n; i++) {
+            if (spares.get(i) == null) {
+                continue;
+            }
+            ArrowBuf kept = spares.getAndSet(i, null);
+            if (kept == null) {
+                continue;
+            }
             if (kept.capacity() >= size) {
                 return kept;
             }
@@ -133,14 +162,28 @@ final class ArrowTableCodec implements TableCodec {
         return allocator.buffer(size);
     }
 
-    /** A packed batch's buffer is no longer read: kept as the spare unless one is kept already or the rows closed. */
+    /**
+     * A packed batch's buffer is no longer read (on any thread): kept as a spare in a free slot, or freed when every
+     * slot holds one or the rows are closed.
+     */
     private void giveBack(ArrowBuf memory) {
-        if (rowsClosed || !spare.compareAndSet(null, memory)) {
-            memory.close();
-            return;
+        if (!rowsClosed) {
+            for (int i = 0, n = spares.length(); i < n; i++) {
+                if (spares.get(i) == null && spares.compareAndSet(i, null, memory)) {
+                    if (rowsClosed) { // closed meanwhile: whoever takes a spare last frees it
+                        freeSpares();
+                    }
+                    return;
+                }
+            }
         }
-        if (rowsClosed) { // closed meanwhile: whoever takes the spare last frees it
-            ArrowBuf kept = spare.getAndSet(null);
+        memory.close();
+    }
+
+    /** Frees every spare buffer; each is taken out of its slot first, so each is freed once. */
+    private void freeSpares() {
+        for (int i = 0, n = spares.length(); i < n; i++) {
+            ArrowBuf kept = spares.getAndSet(i, null);
             if (kept != null) {
                 kept.close();
             }
@@ -162,10 +205,7 @@ final class ArrowTableCodec implements TableCodec {
     @Override
     public void closeRows() {
         rowsClosed = true;
-        ArrowBuf kept = spare.getAndSet(null);
-        if (kept != null) {
-            kept.close();
-        }
+        freeSpares();
         if (root != null) {
             root.close();
         }

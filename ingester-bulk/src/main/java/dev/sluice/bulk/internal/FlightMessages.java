@@ -29,6 +29,10 @@ import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ipc.message.ArrowBuffer;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.FBSerializables;
@@ -232,6 +236,214 @@ public final class FlightMessages {
             giveBack.accept(memory);
             throw e;
         }
+    }
+
+    /** {@code FlightData} field tags, length-delimited: {@code data_header} (2), {@code app_metadata} (3). */
+    private static final byte HEADER_TAG = (2 << 3) | 2;
+    private static final byte METADATA_TAG = (3 << 3) | 2;
+    /** {@code FlightData.data_body} (1000), length-delimited: its tag, a varint of two bytes. */
+    private static final int BODY_TAG = (1000 << 3) | 2;
+    private static final byte[] REQUEST_ID_OPEN = "{\"request_id\":".getBytes(StandardCharsets.US_ASCII);
+    /** {@code MetadataVersion.V5} and {@code MessageHeader.RecordBatch} as the IPC format numbers them. */
+    private static final short METADATA_V5 = 4;
+    private static final byte RECORD_BATCH = 3;
+    /** The IPC header's bytes besides its buffer and node entries, and where the buffer entries start (see {@link #putHeader}). */
+    private static final int HEADER_FIXED = 88;
+    private static final int BUFFERS_AT = 80;
+
+    /**
+     * Writes one uncompressed record batch of these vectors, with its request id, into one buffer as a message the
+     * transport takes whole: the same bytes as {@link #packedMessage(ArrowRecordBatch, long, LongFunction, Consumer,
+     * DirectHandOff)} gives for the batch Arrow's unloader takes from the vectors (a test holds them equal), with
+     * the IPC header written in place and each buffer copied straight from its vector.
+     *
+     * @param vectors one vector per column, each holding {@code rows} values (fixed or variable width, no children)
+     * @param rows the batch's rows
+     * @param requestId the id the server echoes back
+     * @param maxBody the body size from which the caller sends the batch otherwise
+     * @param memoryOf a buffer of at least the given size
+     * @param giveBack takes the buffer back once the message no longer needs it (on any thread)
+     * @param handOff takes the buffer without a copy where the transport can
+     * @return the message, or null when the batch is empty, its body is at least {@code maxBody} bytes, or a vector
+     *     is of another kind (the caller then sends it through an {@link ArrowRecordBatch})
+     */
+    static BulkMessage packedMessage(List<FieldVector> vectors, int rows, long requestId, long maxBody,
+                                     LongFunction<ArrowBuf> memoryOf, Consumer<ArrowBuf> giveBack,
+                                     DirectHandOff handOff) {
+        if (rows <= 0 || requestId < 0 || !MemoryUtil.LITTLE_ENDIAN) {
+            return null;
+        }
+        int nodes = vectors.size();
+        int buffers = 0;
+        long body = 0;
+        for (int i = 0; i < nodes; i++) {
+            FieldVector v = vectors.get(i);
+            int count = bufferCount(v);
+            if (count == 0 || v.getValueCount() != rows) {
+                return null;
+            }
+            for (int j = 0; j < count; j++) {
+                body = align8(body + bufferSize(v, j, rows));
+            }
+            buffers += count;
+        }
+        if (body >= maxBody) {
+            return null;
+        }
+        int header = HEADER_FIXED + 16 * (buffers + nodes);
+        int idDigits = digits(requestId);
+        int metadata = REQUEST_ID_OPEN.length + idDigits + 1;
+        int prefix = 1 + varintSize(header) + header + 1 + varintSize(metadata) + metadata + 2
+                + varintSize((int) body);
+        long size = prefix + body;
+        ArrowBuf memory = memoryOf.apply(size);
+        try {
+            long at = memory.memoryAddress();
+            MemoryUtil.putByte(at++, HEADER_TAG);
+            long headerAt = putVarint(at, header);
+            putHeader(headerAt, rows, body, buffers, nodes);
+            at = headerAt + header;
+            MemoryUtil.putByte(at++, METADATA_TAG);
+            at = putVarint(at, metadata);
+            MemoryUtil.copyToMemory(REQUEST_ID_OPEN, 0, at, REQUEST_ID_OPEN.length);
+            at += REQUEST_ID_OPEN.length + idDigits;
+            for (long id = requestId, d = at - 1; d >= at - idDigits; d--, id /= 10) {
+                MemoryUtil.putByte(d, (byte) ('0' + id % 10));
+            }
+            MemoryUtil.putByte(at++, (byte) '}');
+            at = putVarint(putVarint(at, BODY_TAG), (int) body);
+            long buffersAt = headerAt + BUFFERS_AT;
+            long nodesAt = buffersAt + 16L * buffers + 8;
+            long written = 0;
+            for (int i = 0; i < nodes; i++) {
+                FieldVector v = vectors.get(i);
+                MemoryUtil.putLong(nodesAt, rows);
+                MemoryUtil.putLong(nodesAt + 8, v.getNullCount());
+                nodesAt += 16;
+                for (int j = 0, count = bufferCount(v); j < count; j++) {
+                    long length = bufferSize(v, j, rows);
+                    ArrowBuf from = buffer(v, j);
+                    if (length > from.capacity() || written + length > body) {
+                        throw new IllegalStateException("buffer " + j + " of column '" + v.getName() + "' holds "
+                                + from.capacity() + " bytes, short of the " + length + " its " + rows + " rows take");
+                    }
+                    MemoryUtil.putLong(buffersAt, written);
+                    MemoryUtil.putLong(buffersAt + 8, length);
+                    buffersAt += 16;
+                    MemoryUtil.copyMemory(from.memoryAddress(), at + written, length);
+                    long next = align8(written + length);
+                    if (next > written + length) {
+                        MemoryUtil.setMemory(at + written + length, next - written - length, (byte) 0);
+                    }
+                    written = next;
+                }
+            }
+            return new BulkMessage(new byte[0], new ByteBuffer[] {memory.nioBuffer(0, (int) size)}, new long[] {0},
+                    size, 1, handOff, () -> giveBack.accept(memory));
+        } catch (RuntimeException e) {
+            giveBack.accept(memory);
+            throw e;
+        }
+    }
+
+    /**
+     * Writes the IPC {@code Message} FlatBuffer of an uncompressed record batch of {@code rows} rows and a body of
+     * {@code body} bytes at {@code at}, laid out as Arrow's {@code MessageSerializer} lays it out (FlatBuffers
+     * builds from the end: the node list last in memory, the buffer list before it, then the {@code RecordBatch}
+     * table and its vtable, the {@code Message} table and its vtable, and the root offset first), leaving the
+     * buffer and node entries to the caller.
+     *
+     * <pre>
+     *  0 root offset (20)             4 padding                   8 Message vtable: 12, 22, 14, 21, 16, 4
+     * 20 Message: vtable at -12       24 bodyLength               32 padding, 34 version (V5)
+     * 36 header offset (16)           40 padding, 41 header_type (RecordBatch)
+     * 42 RecordBatch vtable: 10, 24, 12, 8, 4
+     * 52 RecordBatch: vtable at -10   56 buffers offset (20)      60 nodes offset (16 buffers + 24)
+     * 64 length                       72 padding
+     * 76 buffers: count, then {offset, length} each from 80
+     * 80 + 16 buffers: padding, then nodes: count, then {length, null_count} each from 88 + 16 buffers
+     * </pre>
+     */
+    private static void putHeader(long at, long rows, long body, int buffers, int nodes) {
+        MemoryUtil.putInt(at, 20);
+        MemoryUtil.putInt(at + 4, 0);
+        MemoryUtil.putShort(at + 8, (short) 12);
+        MemoryUtil.putShort(at + 10, (short) 22);
+        MemoryUtil.putShort(at + 12, (short) 14);
+        MemoryUtil.putShort(at + 14, (short) 21);
+        MemoryUtil.putShort(at + 16, (short) 16);
+        MemoryUtil.putShort(at + 18, (short) 4);
+        MemoryUtil.putInt(at + 20, 12);
+        MemoryUtil.putLong(at + 24, body);
+        MemoryUtil.putShort(at + 32, (short) 0);
+        MemoryUtil.putShort(at + 34, METADATA_V5);
+        MemoryUtil.putInt(at + 36, 16);
+        MemoryUtil.putByte(at + 40, (byte) 0);
+        MemoryUtil.putByte(at + 41, RECORD_BATCH);
+        MemoryUtil.putShort(at + 42, (short) 10);
+        MemoryUtil.putShort(at + 44, (short) 24);
+        MemoryUtil.putShort(at + 46, (short) 12);
+        MemoryUtil.putShort(at + 48, (short) 8);
+        MemoryUtil.putShort(at + 50, (short) 4);
+        MemoryUtil.putInt(at + 52, 10);
+        MemoryUtil.putInt(at + 56, 20);
+        MemoryUtil.putInt(at + 60, 16 * buffers + 24);
+        MemoryUtil.putLong(at + 64, rows);
+        MemoryUtil.putInt(at + 72, 0);
+        MemoryUtil.putInt(at + 76, buffers);
+        long nodesCount = at + BUFFERS_AT + 16L * buffers;
+        MemoryUtil.putInt(nodesCount, 0);
+        MemoryUtil.putInt(nodesCount + 4, nodes);
+    }
+
+    /** The buffers a vector lays out in a record batch: validity and values, with offsets between for text; 0 for others. */
+    private static int bufferCount(FieldVector v) {
+        return v instanceof BaseVariableWidthVector ? 3 : v instanceof BaseFixedWidthVector ? 2 : 0;
+    }
+
+    /** Buffer {@code j} of a vector, in {@link #bufferCount} order. */
+    private static ArrowBuf buffer(FieldVector v, int j) {
+        return j == 0 ? v.getValidityBuffer() : j == 1 && v instanceof BaseVariableWidthVector ? v.getOffsetBuffer()
+                : v.getDataBuffer();
+    }
+
+    /** The bytes of buffer {@code j} of a vector of {@code rows} (at least one) values, as Arrow's unloader counts them. */
+    private static long bufferSize(FieldVector v, int j, int rows) {
+        if (j == 0) {
+            return (rows + 7) / 8;
+        }
+        if (v instanceof BaseVariableWidthVector) {
+            return j == 1 ? (rows + 1L) * BaseVariableWidthVector.OFFSET_WIDTH
+                    : v.getOffsetBuffer().getInt((long) rows * BaseVariableWidthVector.OFFSET_WIDTH);
+        }
+        return v instanceof BitVector ? (rows + 7) / 8 : (long) rows * ((BaseFixedWidthVector) v).getTypeWidth();
+    }
+
+    private static long align8(long n) {
+        return (n + 7) & ~7L;
+    }
+
+    private static int digits(long n) {
+        int d = 1;
+        while (n >= 10) {
+            n /= 10;
+            d++;
+        }
+        return d;
+    }
+
+    private static int varintSize(int n) {
+        return n < (1 << 7) ? 1 : n < (1 << 14) ? 2 : n < (1 << 21) ? 3 : n < (1 << 28) ? 4 : 5;
+    }
+
+    /** Writes a non-negative int as a protobuf varint at {@code at}; returns where the next byte goes. */
+    private static long putVarint(long at, int n) {
+        while (n >= 0x80) {
+            MemoryUtil.putByte(at++, (byte) (n & 0x7F | 0x80));
+            n >>>= 7;
+        }
+        MemoryUtil.putByte(at++, (byte) n);
+        return at;
     }
 
     /**
