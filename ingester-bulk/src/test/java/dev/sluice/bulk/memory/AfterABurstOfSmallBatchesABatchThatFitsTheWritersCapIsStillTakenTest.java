@@ -79,8 +79,14 @@ class AfterABurstOfSmallBatchesABatchThatFitsTheWritersCapIsStillTakenTest {
                     server.faults().bulkAckDelay(Duration.ZERO);
                     int wanted = fresh * 3 / 4;
                     assertTrue(wanted > 600, "the cap takes " + fresh + " rows");
+                    long held = w.allocatedBytes();
                     for (int i = 0; i < wanted; i++) {
-                        batch.addRow("h", TEXT, ts++); // refused here if answered batches still take memory
+                        try {
+                            batch.addRow("h", TEXT, ts++);
+                        } catch (BulkWriteException e) {
+                            throw new AssertionError("row " + i + " of " + wanted + " refused (a fresh writer took "
+                                    + fresh + "); with every batch answered the writer held " + held + " bytes", e);
+                        }
                     }
                     assertEquals(wanted, w.writeNext().get(120, TimeUnit.SECONDS));
                 }
