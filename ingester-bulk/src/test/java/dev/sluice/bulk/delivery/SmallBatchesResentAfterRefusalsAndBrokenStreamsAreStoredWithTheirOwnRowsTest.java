@@ -53,7 +53,7 @@ class SmallBatchesResentAfterRefusalsAndBrokenStreamsAreStoredWithTheirOwnRowsTe
     }
 
     @ParameterizedTest
-    @CsvSource({"8, 0, None", "8, 15, None", "31, 5, Zstd", "2, 0, Lz4", "8, 15, Lz4"})
+    @CsvSource({"8, 0, None", "8, 15, None", "31, 5, Zstd", "2, 0, Lz4", "8, 15, Lz4", "8, 5, Gzip"})
     void everyBatchIsStoredWithItsOwnRows(int inFlight, long ackDelayMillis, Compression compression)
             throws Exception {
         String table = "resent_" + inFlight + "_" + ackDelayMillis + "_" + compression.name().toLowerCase();

@@ -59,7 +59,7 @@ class ClosingABulkWriterFromAnotherThreadWhileRowsAreWrittenEndsEveryBatchAndFre
     @ParameterizedTest
     @CsvSource({
         "false, None, 8, 300", "true, None, 8, 300", "false, Zstd, 8, 1000", "true, Lz4, 8, 1000",
-        "false, None, 1, 50", "true, None, 1, 50", "false, None, 8, 20000", "true, None, 8, 20000",
+        "false, None, 1, 50", "true, None, 1, 50", "false, None, 8, 20000", "true, None, 8, 20000", "true, Gzip, 8, 300",
     })
     void closeEndsEveryBatchAndFreesTheMemory(boolean appender, Compression compression, int maxInFlight,
                                               int batchRows) throws Exception {

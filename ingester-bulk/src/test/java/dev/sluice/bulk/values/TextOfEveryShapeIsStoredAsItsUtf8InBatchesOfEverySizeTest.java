@@ -79,7 +79,7 @@ class TextOfEveryShapeIsStoredAsItsUtf8InBatchesOfEverySizeTest {
     @ParameterizedTest
     @CsvSource({
         "1, None", "2, None", "999, None", "1000, None", "1001, None",
-        "1, Zstd", "2, Lz4", "999, Zstd", "1000, Lz4", "1001, Zstd", "1001, Lz4",
+        "1, Zstd", "2, Lz4", "999, Zstd", "1000, Lz4", "1001, Zstd", "1001, Lz4", "2, Gzip", "1001, Gzip",
     })
     void everyShapeIsStoredAsItsUtf8AndAsTheRegularPathStoresIt(int batchRows, Compression compression)
             throws Exception {
