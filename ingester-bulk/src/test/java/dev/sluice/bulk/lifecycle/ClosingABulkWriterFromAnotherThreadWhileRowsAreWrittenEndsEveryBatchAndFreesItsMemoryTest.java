@@ -69,7 +69,26 @@ class ClosingABulkWriterFromAnotherThreadWhileRowsAreWrittenEndsEveryBatchAndFre
                 for (int closeAfter : new int[] {0, 1, 2, 5}) {
                     String table = "close_race_" + (appender ? "a" : "r") + "_" + compression.name().toLowerCase()
                             + "_" + maxInFlight + "_" + batchRows + "_" + closeAfter;
-                    closeWhileWriting(server, db, table, appender, compression, maxInFlight, batchRows, closeAfter);
+                    closeWhileWriting(server, db, table, appender, compression, maxInFlight, batchRows, closeAfter, 1);
+                }
+                NothingHeld.await(db, BOUND, true);
+            } finally {
+                db.shutdownNow();
+            }
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void closeAtManyPointsOfManySmallBatchesEndsEveryBatchAndFreesTheMemory() throws Exception {
+        java.util.Random rnd = new java.util.Random(41);
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
+            try {
+                for (int i = 0; i < 40; i++) {
+                    int batchRows = 1 + rnd.nextInt(40);
+                    closeWhileWriting(server, db, "close_points_" + i, i % 2 == 0,
+                            i % 3 == 0 ? Compression.Zstd : Compression.None, 1 + rnd.nextInt(8), batchRows,
+                            rnd.nextInt(6), rnd.nextInt(batchRows));
                 }
                 NothingHeld.await(db, BOUND, true);
             } finally {
@@ -79,7 +98,8 @@ class ClosingABulkWriterFromAnotherThreadWhileRowsAreWrittenEndsEveryBatchAndFre
     }
 
     private static void closeWhileWriting(GreptimeTestServer server, GreptimeDB db, String table, boolean appender,
-                                          Compression compression, int maxInFlight, int batchRows, int closeAfter)
+                                          Compression compression, int maxInFlight, int batchRows, int closeAfter,
+                                          int rowsInto)
             throws Exception {
         BulkStreamWriter w = db.bulkStreamWriter(schema(table),
                 BulkWrite.Config.newBuilder().maxInFlightRequests(maxInFlight).build(),
@@ -118,8 +138,8 @@ class ClosingABulkWriterFromAnotherThreadWhileRowsAreWrittenEndsEveryBatchAndFre
             }
         }, "producer-" + table);
         producer.start();
-        Await.until("the producer sent " + closeAfter + " batches and began the next",
-                BOUND, () -> sent.size() >= closeAfter && rowsAdded.get() > closeAfter * batchRows
+        Await.until("the producer sent " + closeAfter + " batches and " + rowsInto + " rows of the next",
+                BOUND, () -> sent.size() >= closeAfter && rowsAdded.get() >= closeAfter * batchRows + rowsInto
                         || ended.get() != null);
         assertEquals(null, ended.get(), "the producer ran until close");
         CompletableFuture<Void> closing = CompletableFuture.runAsync(w::close);
