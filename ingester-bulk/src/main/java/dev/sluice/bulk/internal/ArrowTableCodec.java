@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import org.apache.arrow.compression.CommonsCompressionFactory;
+import org.apache.arrow.memory.AllocationListener;
+import org.apache.arrow.memory.AllocationOutcome;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -70,8 +72,15 @@ final class ArrowTableCodec implements TableCodec {
         this.spares = new AtomicReferenceArray<>(config.maxInFlightRequests() + 1);
         this.schemaMessage = BulkMessage.ofBytes(
                 FlightMessages.schemaMessage(schema.tableName(), ArrowTypes.fields(schema)));
-        this.allocator = clientRoot.newChildAllocator("bulk-" + schema.tableName(),
-                config.allocatorInitReservation(), config.allocatorMaxAllocation());
+        // Spare packing buffers count against the writer's cap: when the cap refuses an allocation (the rows'
+        // vectors growing, or a batch being packed), the spares are freed and the allocation tried once more, so
+        // that memory kept for speed never refuses a row that fits.
+        this.allocator = clientRoot.newChildAllocator("bulk-" + schema.tableName(), new AllocationListener() {
+            @Override
+            public boolean onFailedAllocation(long size, AllocationOutcome outcome) {
+                return freeSpares();
+            }
+        }, config.allocatorInitReservation(), config.allocatorMaxAllocation());
         this.codec = compression == Compression.Zstd
                 ? CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.ZSTD)
                 : compression == Compression.Lz4
@@ -180,14 +189,21 @@ final class ArrowTableCodec implements TableCodec {
         memory.close();
     }
 
-    /** Frees every spare buffer; each is taken out of its slot first, so each is freed once. */
-    private void freeSpares() {
+    /**
+     * Frees every spare buffer; each is taken out of its slot first, so each is freed once.
+     *
+     * @return whether any was freed
+     */
+    private boolean freeSpares() {
+        boolean freed = false;
         for (int i = 0, n = spares.length(); i < n; i++) {
             ArrowBuf kept = spares.getAndSet(i, null);
             if (kept != null) {
                 kept.close();
+                freed = true;
             }
         }
+        return freed;
     }
 
     @Override
