@@ -440,6 +440,10 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
      * its children in order, null counts included, buffers aligned, as Arrow's {@code VectorUnloader} lays them
      * out.
      *
+     * <p>Compressed buffers are taken from the writer's capped allocator. When the cap leaves no room for them,
+     * the batch is taken out uncompressed instead (a record batch says for itself whether its body is compressed),
+     * so that rows the batch accepted under the cap are still sent.
+     *
      * @param codec the buffers' compression, or null for none
      * @return the record batch; close it to drop its references
      */
@@ -448,10 +452,27 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
             complete();
         }
         CompressionCodec c = codec == null ? NoCompressionCodec.INSTANCE : codec;
+        try {
+            return unloadWith(c);
+        } catch (OutOfMemoryException e) {
+            if (c == NoCompressionCodec.INSTANCE) {
+                throw e;
+            }
+            return unloadWith(NoCompressionCodec.INSTANCE);
+        }
+    }
+
+    /** Takes the batch out with {@code c}; on failure every reference taken so far is dropped again. */
+    private ArrowRecordBatch unloadWith(CompressionCodec c) {
         List<ArrowFieldNode> nodes = new ArrayList<>(vectors.size());
         List<ArrowBuf> buffers = new ArrayList<>(totalBuffers);
-        for (int i = 0; i < vectors.size(); i++) {
-            unload(vectors.get(i), bufferCounts[i], c, nodes, buffers);
+        try {
+            for (int i = 0; i < vectors.size(); i++) {
+                unload(vectors.get(i), bufferCounts[i], c, nodes, buffers);
+            }
+        } catch (RuntimeException e) {
+            buffers.forEach(ArrowBuf::close);
+            throw e;
         }
         return new ArrowRecordBatch(rowCount, nodes, buffers, CompressionUtil.createBodyCompression(c), List.of(), true,
                 false);
@@ -467,7 +488,14 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         }
         for (ArrowBuf b : own) {
             b.getReferenceManager().retain();
-            buffers.add(codec.compress(v.getAllocator(), b));
+            ArrowBuf out;
+            try {
+                out = codec.compress(v.getAllocator(), b); // releases b's reference once it has compressed it
+            } catch (RuntimeException e) {
+                b.getReferenceManager().release(); // not compressed: the reference taken above is still held
+                throw e;
+            }
+            buffers.add(out);
         }
         for (FieldVector child : v.getChildrenFromFields()) {
             unload(child, TypeLayout.getTypeBufferCount(child.getField().getType()), codec, nodes, buffers);
