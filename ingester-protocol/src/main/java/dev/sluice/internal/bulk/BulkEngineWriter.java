@@ -240,7 +240,16 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         if (root == null) {
             int rows = Math.max(1, columnBufferSize);
             checkInitialRoom(rows);
-            root = codec.rows(rows, this);
+            // The vectors are allocated holding the batch, as every change of it is: a close from another thread
+            // meanwhile waits, then frees them, rather than closing the memory while they are being allocated.
+            enter();
+            try {
+                if (root == null) {
+                    root = codec.rows(rows, this);
+                }
+            } finally {
+                exit();
+            }
         }
         return root;
     }

@@ -146,9 +146,12 @@ class BatchesGoToTheTransportInsideWriteNextTest {
         }
     }
 
-    @Test
-    void eachBatchWithinTheAnswerSlotsReachesGrpcInsideItsWriteNextWhileTheTransportHasNotWrittenTheEarlierOnes() {
-        List<StalledCall> calls = new CopyOnWriteArrayList<>();
+    /**
+     * A bulk writer on a transport that writes nothing (each call a {@link StalledCall}, added to {@code calls}),
+     * answers on the calling thread, five answer slots.
+     */
+    static BulkEngineWriter stalledWriter(TableCodec codec, ScheduledExecutorService timer,
+                                          List<StalledCall> calls) {
         Channel channel = new Channel() {
             @Override
             public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions options) {
@@ -200,10 +203,16 @@ class BatchesGoToTheTransportInsideWriteNextTest {
                         throw new UnsupportedOperationException();
                     }
                 }).build();
-        BulkEngineWriter writer = new BulkEngineWriter(SCHEMA, BulkWrite.Config.newBuilder().maxInFlightRequests(5)
+        return new BulkEngineWriter(SCHEMA, BulkWrite.Config.newBuilder().maxInFlightRequests(5)
                 .build(), Compression.None, RetryPolicy.newBuilder().build(), false, client, method,
-                new FixedSizeCodec(), TableCreation.none(), w -> {
+                codec, TableCreation.none(), w -> {
                 });
+    }
+
+    @Test
+    void eachBatchWithinTheAnswerSlotsReachesGrpcInsideItsWriteNextWhileTheTransportHasNotWrittenTheEarlierOnes() {
+        List<StalledCall> calls = new CopyOnWriteArrayList<>();
+        BulkEngineWriter writer = stalledWriter(new FixedSizeCodec(), timer, calls);
         try {
             TableBufferRoot rows = writer.tableBufferRoot(10);
             for (int b = 1; b <= 4; b++) {
