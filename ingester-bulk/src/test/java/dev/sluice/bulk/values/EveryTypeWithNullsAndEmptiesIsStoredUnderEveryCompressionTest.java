@@ -36,6 +36,11 @@ class EveryTypeWithNullsAndEmptiesIsStoredUnderEveryCompressionTest {
     }
 
     static TableSchema schema(String table) {
+        return everyType(table).addTimestamp("ts", DataType.TimestampNanosecond).build();
+    }
+
+    /** A tag, then one field {@code c_<type>} of every type in {@link #TYPES}; no time index yet. */
+    static TableSchema.Builder everyType(String table) {
         TableSchema.Builder b = TableSchema.newBuilder(table).addTag("tag", DataType.String);
         for (DataType t : TYPES) {
             if (t == DataType.Decimal128) {
@@ -44,7 +49,7 @@ class EveryTypeWithNullsAndEmptiesIsStoredUnderEveryCompressionTest {
                 b.addField("c_" + t, t);
             }
         }
-        return b.addTimestamp("ts", DataType.TimestampNanosecond).build();
+        return b;
     }
 
     static Object small(DataType t, int i) {

@@ -5,9 +5,7 @@ import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.ServerAndClientAccess;
 import dev.sluice.bulk.TableBufferRoot;
 import dev.sluice.data.DataType;
-import dev.sluice.data.DecimalType;
 import dev.sluice.data.RowAppender;
-import dev.sluice.data.SemanticType;
 import dev.sluice.data.TableSchema;
 import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
@@ -39,25 +37,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * {@code addRow} and the typed appender: stored cell for cell as the regular path stores the same rows.
  */
 class ValuesOfEveryAcceptedJavaClassAreStoredAsTheRegularPathStoresThemTest {
-    static final List<DataType> TYPES = new ArrayList<>();
-
-    static {
-        for (DataType t : DataType.values()) {
-            if (t != DataType.Json && t != DataType.Vector) {
-                TYPES.add(t);
-            }
-        }
-    }
+    static final List<DataType> TYPES = EveryTypeWithNullsAndEmptiesIsStoredUnderEveryCompressionTest.TYPES;
 
     static TableSchema schema(String table) {
-        TableSchema.Builder b = TableSchema.newBuilder(table).addTag("tag", DataType.String);
-        for (DataType t : TYPES) {
-            if (t == DataType.Decimal128) {
-                b.addColumn("c_" + t, SemanticType.Field, t, new DecimalType(20, 3));
-            } else {
-                b.addField("c_" + t, t);
-            }
-        }
+        TableSchema.Builder b = EveryTypeWithNullsAndEmptiesIsStoredUnderEveryCompressionTest.everyType(table);
         b.addField("never_long", DataType.Int64).addField("never_text", DataType.String)
                 .addField("never_double", DataType.Float64);
         return b.addTimestamp("ts", DataType.TimestampNanosecond).build();
