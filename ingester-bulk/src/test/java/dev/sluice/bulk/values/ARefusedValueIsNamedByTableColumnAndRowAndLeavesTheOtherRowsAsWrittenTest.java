@@ -23,8 +23,6 @@ import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -100,8 +98,7 @@ class ARefusedValueIsNamedByTableColumnAndRowAndLeavesTheOtherRowsAsWrittenTest 
             try (BulkStreamWriter w = sc.db().bulkStreamWriter(schema(bulk), BulkWrite.Config.newBuilder().build(),
                     Context.newBuilder().compression(compression).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(4);
-                List<CompletableFuture<Integer>> acks = new ArrayList<>();
-                List<Integer> sizes = new ArrayList<>();
+                BulkRows.Sent sent = new BulkRows.Sent();
                 long i = 0;
                 for (int round = 0; round < 3; round++) {
                     for (Object[] refusal : REFUSALS) {
@@ -120,16 +117,12 @@ class ARefusedValueIsNamedByTableColumnAndRowAndLeavesTheOtherRowsAsWrittenTest 
                         add(batch, after, appender);
                         stored.add(after);
                         if (round == 1 && batch.rowCount() >= 5) {
-                            sizes.add(batch.rowCount());
-                            acks.add(w.writeNext());
+                            sent.send(w, batch.rowCount());
                         }
                     }
-                    sizes.add(batch.rowCount());
-                    acks.add(w.writeNext());
+                    sent.send(w, batch.rowCount());
                 }
-                for (int b = 0; b < acks.size(); b++) {
-                    assertEquals(sizes.get(b), acks.get(b).get(120, TimeUnit.SECONDS), "batch " + b);
-                }
+                sent.assertAllAcknowledged();
                 assertEquals(stored.size(), w.completed());
             }
             String regular = "refusals_regular_" + suffix;

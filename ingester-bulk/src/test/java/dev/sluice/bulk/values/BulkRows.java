@@ -25,6 +25,25 @@ final class BulkRows {
     private BulkRows() {
     }
 
+    /** The batches a test sends, with the rows each holds, checked against their answers once all are sent. */
+    static final class Sent {
+        private final List<Integer> rows = new ArrayList<>();
+        private final List<CompletableFuture<Integer>> answers = new ArrayList<>();
+
+        /** Sends the writer's batch, which holds {@code rows} rows. */
+        void send(BulkStreamWriter w, int rows) {
+            this.rows.add(rows);
+            answers.add(w.writeNext());
+        }
+
+        /** Waits for every batch's answer (at most 120 s each) and checks each acknowledged its own row count. */
+        void assertAllAcknowledged() throws Exception {
+            for (int i = 0; i < answers.size(); i++) {
+                assertEquals(rows.get(i), answers.get(i).get(120, TimeUnit.SECONDS), "rows acknowledged for batch " + i);
+            }
+        }
+    }
+
     /**
      * Writes the rows through one bulk writer in batches of {@code batchRows}, checks every batch's acknowledged
      * row count, and returns once the writer is closed.
@@ -34,22 +53,17 @@ final class BulkRows {
         try (BulkStreamWriter w = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder().build(),
                 Context.newBuilder().compression(compression).build())) {
             TableBufferRoot batch = w.tableBufferRoot(batchRows);
-            List<CompletableFuture<Integer>> acks = new ArrayList<>();
-            List<Integer> sizes = new ArrayList<>();
+            BulkRows.Sent sent = new BulkRows.Sent();
             for (Object[] row : rows) {
                 batch.addRow(row);
                 if (batch.rowCount() == batchRows) {
-                    sizes.add(batchRows);
-                    acks.add(w.writeNext());
+                    sent.send(w, batchRows);
                 }
             }
             if (batch.rowCount() > 0) {
-                sizes.add(batch.rowCount());
-                acks.add(w.writeNext());
+                sent.send(w, batch.rowCount());
             }
-            for (int i = 0; i < acks.size(); i++) {
-                assertEquals(sizes.get(i), acks.get(i).get(120, TimeUnit.SECONDS), "rows acknowledged for batch " + i);
-            }
+            sent.assertAllAcknowledged();
             assertEquals(rows.size(), w.completed());
         }
     }

@@ -24,8 +24,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -73,8 +71,7 @@ class EveryRowAppenderSetterStoresWhatTheRegularPathStoresForTheSameValuesTest {
                     Context.newBuilder().compression(compression).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(2);
                 RowAppender a = batch.appender();
-                List<CompletableFuture<Integer>> acks = new ArrayList<>();
-                List<Integer> sizes = new ArrayList<>();
+                BulkRows.Sent sent = new BulkRows.Sent();
                 long ts = 1_700_000_000_000L;
                 for (int i = 0; i < 700; i++) {
                     Object[] row = new Object[14];
@@ -178,16 +175,13 @@ class EveryRowAppenderSetterStoresWhatTheRegularPathStoresForTheSameValuesTest {
                         assertEquals("ts", noTs.column());
                     }
                     if (i % 97 == 96) {
-                        sizes.add(batch.rowCount());
+                        int rows = batch.rowCount();
                         a.setString(1, "left open").setLong(13, 1L); // still open: dropped with the send
-                        acks.add(w.writeNext());
+                        sent.send(w, rows);
                     }
                 }
-                sizes.add(batch.rowCount());
-                acks.add(w.writeNext());
-                for (int i = 0; i < acks.size(); i++) {
-                    assertEquals(sizes.get(i), acks.get(i).get(120, TimeUnit.SECONDS), "batch " + i);
-                }
+                sent.send(w, batch.rowCount());
+                sent.assertAllAcknowledged();
             }
             BulkRows.writeRegular(sc.db(), schema(regular), expected);
             BulkRows.assertSameRows(sc.server(), regular, bulk);

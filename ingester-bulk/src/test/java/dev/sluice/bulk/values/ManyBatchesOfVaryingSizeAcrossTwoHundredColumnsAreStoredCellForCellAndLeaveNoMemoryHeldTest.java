@@ -17,8 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -90,8 +88,7 @@ class ManyBatchesOfVaryingSizeAcrossTwoHundredColumnsAreStoredCellForCellAndLeav
             try (BulkStreamWriter w = sc.db().bulkStreamWriter(schema(bulk), BulkWrite.Config.newBuilder().build(),
                     Context.newBuilder().compression(compression).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(16);
-                List<CompletableFuture<Integer>> acks = new ArrayList<>();
-                List<Integer> sizes = new ArrayList<>();
+                BulkRows.Sent sent = new BulkRows.Sent();
                 long ts = 1_700_000_000_000L;
                 for (int b = 0; b < SIZES.length + 1; b++) {
                     boolean large = b == 6; // over 4 MiB: sent from its own vectors, the next rows on fresh ones
@@ -100,12 +97,9 @@ class ManyBatchesOfVaryingSizeAcrossTwoHundredColumnsAreStoredCellForCellAndLeav
                     ts += rows;
                     rowsOfBatch.forEach(batch::addRow);
                     all.addAll(rowsOfBatch);
-                    sizes.add(rows);
-                    acks.add(w.writeNext());
+                    sent.send(w, rows);
                 }
-                for (int i = 0; i < acks.size(); i++) {
-                    assertEquals(sizes.get(i), acks.get(i).get(120, TimeUnit.SECONDS), "batch " + i);
-                }
+                sent.assertAllAcknowledged();
                 assertEquals(all.size(), w.completed());
             }
             NothingHeld.await(sc.db(), Duration.ofSeconds(60), true);

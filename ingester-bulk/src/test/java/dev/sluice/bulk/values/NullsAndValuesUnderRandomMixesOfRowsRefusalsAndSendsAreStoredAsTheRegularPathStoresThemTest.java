@@ -16,8 +16,6 @@ import dev.sluice.write.Context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -63,8 +61,7 @@ class NullsAndValuesUnderRandomMixesOfRowsRefusalsAndSendsAreStoredAsTheRegularP
                     Context.newBuilder().compression(compression).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(1 + rnd.nextInt(16));
                 RowAppender ap = batch.appender();
-                List<CompletableFuture<Integer>> acks = new ArrayList<>();
-                List<Integer> sizes = new ArrayList<>();
+                BulkRows.Sent sent = new BulkRows.Sent();
                 long ts = 1_700_000_000_000L;
                 int[] nullOdds = new int[9];
                 for (int op = 0; op < 5000; op++) {
@@ -106,15 +103,11 @@ class NullsAndValuesUnderRandomMixesOfRowsRefusalsAndSendsAreStoredAsTheRegularP
                             ts++;
                         }
                     } else if (batch.rowCount() > 0) {
-                        sizes.add(batch.rowCount());
-                        acks.add(w.writeNext());
+                        sent.send(w, batch.rowCount());
                     }
                 }
-                sizes.add(batch.rowCount());
-                acks.add(w.writeNext());
-                for (int i = 0; i < acks.size(); i++) {
-                    assertEquals(sizes.get(i), acks.get(i).get(120, TimeUnit.SECONDS), "batch " + i);
-                }
+                sent.send(w, batch.rowCount());
+                sent.assertAllAcknowledged();
             }
             BulkRows.writeRegular(sc.db(), schema(regular), kept);
             BulkRows.assertSameRows(sc.server(), regular, bulk);

@@ -19,8 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -67,8 +65,7 @@ class TextColumnsUnderRandomMixesOfRowsRefusalsCancelsAndSendsHoldWhatWasWritten
                     Context.newBuilder().compression(compression).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(1 + rnd.nextInt(8));
                 RowAppender ap = batch.appender();
-                List<CompletableFuture<Integer>> acks = new ArrayList<>();
-                List<Integer> sizes = new ArrayList<>();
+                BulkRows.Sent sent = new BulkRows.Sent();
                 long ts = 1_700_000_000_000L;
                 Object[] last = {null, null, null};
                 for (int op = 0; op < 6000; op++) {
@@ -138,15 +135,11 @@ class TextColumnsUnderRandomMixesOfRowsRefusalsCancelsAndSendsHoldWhatWasWritten
                         }
                         batch.addTable(t);
                     } else if (batch.rowCount() > 0) {
-                        sizes.add(batch.rowCount());
-                        acks.add(w.writeNext());
+                        sent.send(w, batch.rowCount());
                     }
                 }
-                sizes.add(batch.rowCount());
-                acks.add(w.writeNext());
-                for (int i = 0; i < acks.size(); i++) {
-                    assertEquals(sizes.get(i), acks.get(i).get(120, TimeUnit.SECONDS), "batch " + i);
-                }
+                sent.send(w, batch.rowCount());
+                sent.assertAllAcknowledged();
             }
             List<Map<String, Object>> stored = sc.server().rows(table);
             assertEquals(kept.size(), stored.size());

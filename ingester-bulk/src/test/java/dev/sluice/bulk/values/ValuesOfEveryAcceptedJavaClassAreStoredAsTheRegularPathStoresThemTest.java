@@ -22,8 +22,6 @@ import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -124,8 +122,7 @@ class ValuesOfEveryAcceptedJavaClassAreStoredAsTheRegularPathStoresThemTest {
             try (BulkStreamWriter w = sc.db().bulkStreamWriter(schema(bulk), BulkWrite.Config.newBuilder().build(),
                     Context.newBuilder().compression(compression).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(batchRows);
-                List<CompletableFuture<Integer>> acks = new ArrayList<>();
-                List<Integer> sizes = new ArrayList<>();
+                BulkRows.Sent sent = new BulkRows.Sent();
                 for (int i = 0; i < rows.size(); i++) {
                     Object[] row = rows.get(i);
                     if (appender && i % 3 == 1) {
@@ -142,17 +139,13 @@ class ValuesOfEveryAcceptedJavaClassAreStoredAsTheRegularPathStoresThemTest {
                         batch.addRow(row);
                     }
                     if (batch.rowCount() == batchRows) {
-                        sizes.add(batchRows);
-                        acks.add(w.writeNext());
+                        sent.send(w, batchRows);
                     }
                 }
                 if (batch.rowCount() > 0) {
-                    sizes.add(batch.rowCount());
-                    acks.add(w.writeNext());
+                    sent.send(w, batch.rowCount());
                 }
-                for (int i = 0; i < acks.size(); i++) {
-                    assertEquals(sizes.get(i), acks.get(i).get(120, TimeUnit.SECONDS), "batch " + i);
-                }
+                sent.assertAllAcknowledged();
             }
             String regular = "classes_regular_" + c;
             BulkRows.writeRegular(sc.db(), schema(regular), rows);
