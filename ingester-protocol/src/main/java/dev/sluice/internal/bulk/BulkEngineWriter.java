@@ -68,6 +68,8 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
      */
     private int rows;
     private long nextId;
+    /** gRPC compresses each batch (gzip) inside its send: not a job for the transport's thread. */
+    private final boolean compressedByGrpc;
     private volatile boolean completing;
     private volatile boolean closed;
     /**
@@ -199,6 +201,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
                      boolean appendMode, BulkClient client, MethodDescriptor<BulkMessage, BulkAnswer> method,
                      TableCodec codec, TableCreation creation, Consumer<BulkEngineWriter> onClose) {
         this.schema = schema;
+        this.compressedByGrpc = compression == Compression.Gzip;
         this.columnNames = schema.columns().stream().map(TableSchema.Column::name).toList();
         this.table = schema.tableName();
         this.deliveryNanos = policy.deliveryTimeout().toNanos();
@@ -430,6 +433,15 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         @Override
         public boolean answeredAsAWhole() {
             return false;
+        }
+
+        /**
+         * Each answer is read on the transport's thread, which sends the batches queued meanwhile; not when gRPC
+         * compresses the batches, which would then be compressed on that thread.
+         */
+        @Override
+        public boolean answersOnTransport() {
+            return !compressedByGrpc;
         }
 
         /** An answer completes its batch, whichever call carried it (an answered batch is committed). */

@@ -49,6 +49,8 @@ public final class EngineWriter<Q, R, X extends WriteException> {
     /** Answer slots, or null when the path has none. */
     private final Semaphore slots;
     private final SendEngine.Settings<Q> settings;
+    /** Where answers' outcomes are handed, in order, when the path is answered on the transport's thread; or null. */
+    private final InOrder inOrder;
     private final SendEngine<Q, R, Message<Q>> engine;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong ackedRows = new AtomicLong();
@@ -144,6 +146,18 @@ public final class EngineWriter<Q, R, X extends WriteException> {
          * @return true for a call answered as a whole
          */
         boolean answeredAsAWhole();
+
+        /**
+         * Tells whether the path's calls are answered on the transport's own thread: answers are read and the next
+         * messages sent there, and everything that runs callers' code is handed to the callback executor, in order.
+         * Only for a path answered message by message.
+         *
+         * @return true to answer on the transport's thread; false (the default) to run the call's listener on the
+         *     channel's callback executor
+         */
+        default boolean answersOnTransport() {
+            return false;
+        }
 
         /**
          * A response arrived (the engine calls the path directly); a path answered message by message passes each
@@ -260,10 +274,13 @@ public final class EngineWriter<Q, R, X extends WriteException> {
         this.log = log;
         this.answeredAsAWhole = path.answeredAsAWhole();
         this.slots = answerSlots > 0 ? new Semaphore(answerSlots, true) : null;
+        boolean onTransport = path.answersOnTransport() && !answeredAsAWhole;
+        this.inOrder = onTransport ? new InOrder(callbacks) : null;
+        CallOptions callOptions = onTransport ? options.withExecutor(Runnable::run) : options;
         this.engine = new SendEngine<>(settings, route, ch -> {
             authority = ch.authority();
-            return ch.newCall(method, options);
-        }, path, new Events());
+            return ch.newCall(method, callOptions);
+        }, path, new Events(), inOrder);
     }
 
     /**
@@ -386,8 +403,17 @@ public final class EngineWriter<Q, R, X extends WriteException> {
         }
         acked.incrementAndGet();
         ackedRows.addAndGet(rows);
-        record(table, rows, m.size(), m.sentAt());
-        m.answer.complete((int) rows);
+        if (inOrder == null) {
+            record(table, rows, m.size(), m.sentAt());
+            m.answer.complete((int) rows);
+            return;
+        }
+        // On the transport's thread: metrics and the future's dependents are callers' code.
+        long sentAt = m.sentAt();
+        inOrder.execute(() -> {
+            record(table, rows, m.size(), sentAt);
+            m.answer.complete((int) rows);
+        });
     }
 
     /**

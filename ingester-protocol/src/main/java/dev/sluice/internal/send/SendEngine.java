@@ -13,6 +13,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -57,6 +58,11 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
     private Route.Target avoid;
     private final Handler<R, E> handler;
     private final Responses<? super R> responses;
+    /**
+     * Where a call's end is handled, in order with the path's own hand-offs, when the call's listener runs on the
+     * transport's thread; null when it runs on the channel's callback executor.
+     */
+    private final Executor onTransport;
     private final Object lock = new Object();
     /** Unanswered entries by id, oldest first. Guarded by {@link #lock}. */
     private final LinkedHashMap<Long, E> pending = new LinkedHashMap<>();
@@ -310,6 +316,14 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         boolean reached;
         /** Set once a message (not the preamble) was handed to this call: only then can its failure be ambiguous. */
         boolean sentAny;
+        /** Messages handed to this call and not answered yet. */
+        int awaiting;
+        /** Responses this call has had. */
+        long heard;
+        /** Set while a check for messages left waiting for an answer that does not come is scheduled. */
+        boolean checkArmed;
+        /** {@link #heard} when that check was scheduled. */
+        long heardWhenArmed;
         boolean halfClosed;
         boolean cancelled;
         String timeout;
@@ -329,8 +343,12 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             boolean now;
             synchronized (lock) {
                 now = current == this;
+                heard++;
             }
             responses.onResponse(message, now);
+            if (onTransport != null) {
+                drain(); // what was queued while answers were awaited goes out now, on the transport's own thread
+            }
         }
 
         @Override
@@ -340,7 +358,15 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
 
         @Override
         public void onClose(Status status, Metadata trailers) {
-            closed(this, status, trailers);
+            if (onTransport == null) {
+                closed(this, status, trailers);
+                return;
+            }
+            try {
+                onTransport.execute(() -> closed(this, status, trailers));
+            } catch (RejectedExecutionException shuttingDown) {
+                closed(this, status, trailers);
+            }
         }
     }
 
@@ -355,6 +381,28 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      */
     public SendEngine(Settings<Q> settings, Route route, Function<Channel, ClientCall<Q, R>> calls,
                       Responses<? super R> responses, Handler<R, E> handler) {
+        this(settings, route, calls, responses, handler, null);
+    }
+
+    /**
+     * Creates an engine whose calls' listeners run on the transport's own thread (each call made with a direct
+     * executor). The engine then reads answers and sends there: a message submitted while the call still awaits
+     * answers is not sent by the submitting thread but with the next answer, as a transport driven from its own
+     * event loop does, so that a steady stream's submissions do not wake the transport's thread; when no answer comes
+     * within {@link #SEND_WITHOUT_ANSWER_NANOS}, the timer's thread sends it. How a call ended is handled on {@code onTransport}, never on
+     * the transport's thread; {@code responses} must hand whatever runs callers' code (futures, metrics) to the
+     * same executor.
+     *
+     * @param settings timers, policy and limits
+     * @param route chooses each call's endpoint and hears how the call ended
+     * @param calls a new call on the given endpoint's channel, each time it is asked
+     * @param responses where responses go, on the transport's thread
+     * @param handler what the path does with outcomes, on {@code onTransport} (or the thread that ends the engine)
+     * @param onTransport runs tasks one at a time, in order; null for calls on the channel's callback executor
+     */
+    public SendEngine(Settings<Q> settings, Route route, Function<Channel, ClientCall<Q, R>> calls,
+                      Responses<? super R> responses, Handler<R, E> handler, Executor onTransport) {
+        this.onTransport = onTransport;
         this.settings = settings;
         this.route = route;
         this.calls = calls;
@@ -383,6 +431,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      * @throws RuntimeException when a new call cannot start (the entry was not taken: the caller settles it)
      */
     public boolean submit(E entry) {
+        boolean withNextAnswer = false;
         synchronized (lock) {
             if (ended || halfClosePending) {
                 return false;
@@ -392,6 +441,8 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             Call c = current;
             if (c != null && !c.cancelled && !c.halfClosed) {
                 queue(entry, c);
+                // An answer (or the call's end) is on its way: the transport's thread sends this with it.
+                withNextAnswer = onTransport != null && c.awaiting > 0 && armSendCheck(c);
             } else if (reopening == null) {
                 try {
                     openCall();
@@ -413,7 +464,9 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 }
             } // else: the reopening queues it
         }
-        drain();
+        if (!withNextAnswer) {
+            drain();
+        }
         return true;
     }
 
@@ -518,15 +571,28 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      */
     public E ack(long id) {
         E e;
+        boolean last;
         synchronized (lock) {
             e = pending.remove(id);
             if (e == null) {
                 return null;
             }
+            if (e.call instanceof SendEngine<?, ?, ?>.Call c && !e.queued && e.sentAt != 0) {
+                c.awaiting--;
+            }
             settle(e);
             lock.notifyAll();
+            last = halfClosePending && pending.isEmpty();
         }
-        finishIfDone();
+        if (onTransport == null) {
+            finishIfDone();
+        } else if (last) {
+            try {
+                onTransport.execute(this::finishIfDone);
+            } catch (RejectedExecutionException shuttingDown) {
+                finishIfDone();
+            }
+        }
         return e;
     }
 
@@ -639,6 +705,48 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         }
     }
 
+    /**
+     * How long messages queued for the next answer wait for one: when the call had no answer for this long, the
+     * timer's thread sends them. Long enough that a stream answered steadily never needs it (the check only
+     * re-arms, at most once in this time), short enough that answers slower than this delay a batch by at most
+     * twice it.
+     */
+    public static final long SEND_WITHOUT_ANSWER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    /**
+     * Makes sure a check is scheduled that sends what waits for the next answer if none comes in time; holds the
+     * lock.
+     *
+     * @return false when none can be scheduled (the client is shutting down): the caller sends at once
+     */
+    private boolean armSendCheck(Call c) {
+        if (c.checkArmed) {
+            return true;
+        }
+        try {
+            settings.timer().schedule(() -> checkSends(c), SEND_WITHOUT_ANSWER_NANOS, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException shuttingDown) {
+            return false;
+        }
+        c.checkArmed = true;
+        c.heardWhenArmed = c.heard;
+        return true;
+    }
+
+    /** The call had its time to answer: sends what is queued if no answer came meanwhile, else checks again. */
+    private void checkSends(Call c) {
+        synchronized (lock) {
+            c.checkArmed = false;
+            if (current != c || c.cancelled || outbox.isEmpty()) {
+                return;
+            }
+            if (c.heard != c.heardWhenArmed && armSendCheck(c)) {
+                return; // answers are coming: the next one sends what is queued
+            }
+        }
+        drain();
+    }
+
     /** Puts an entry in line on a call, counting the attempt and starting its message deadline; holds the lock. */
     private void queue(E e, Call c) {
         e.attempts++;
@@ -746,6 +854,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 e.sentAt = now();
                 sent = true;
                 c.sentAny = true;
+                c.awaiting++;
                 try {
                     c.call.sendMessage(e.payload());
                 } finally {

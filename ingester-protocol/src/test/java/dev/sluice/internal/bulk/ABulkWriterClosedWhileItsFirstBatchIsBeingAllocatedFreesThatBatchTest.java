@@ -55,7 +55,7 @@ class ABulkWriterClosedWhileItsFirstBatchIsBeingAllocatedFreesThatBatchTest {
                 throw new AssertionError(e);
             }
             made = true;
-            return new BatchesGoToTheTransportInsideWriteNextTest.FixedSizeCodec().rows(capacity, guard);
+            return new ABatchGoesToTheTransportInsideItsWriteNextOrWithTheNextAnswerTest.FixedSizeCodec().rows(capacity, guard);
         }
 
         @Override
@@ -85,8 +85,8 @@ class ABulkWriterClosedWhileItsFirstBatchIsBeingAllocatedFreesThatBatchTest {
     @Test
     void theCloseWaitsForTheAllocationAndFreesWhatItMade() throws Exception {
         SlowRowsCodec codec = new SlowRowsCodec();
-        List<BatchesGoToTheTransportInsideWriteNextTest.StalledCall> calls = new CopyOnWriteArrayList<>();
-        BulkEngineWriter writer = BatchesGoToTheTransportInsideWriteNextTest.stalledWriter(codec, timer, calls);
+        List<ABatchGoesToTheTransportInsideItsWriteNextOrWithTheNextAnswerTest.StalledCall> calls = new CopyOnWriteArrayList<>();
+        BulkEngineWriter writer = ABatchGoesToTheTransportInsideItsWriteNextOrWithTheNextAnswerTest.stalledWriter(codec, timer, calls);
         CompletableFuture<TableBufferRoot> producer = CompletableFuture.supplyAsync(() -> writer.tableBufferRoot(10));
         assertTrue(codec.making.await(30, TimeUnit.SECONDS), "the producer started making its batch");
 

@@ -1,6 +1,7 @@
 package dev.sluice.internal.bulk;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.sluice.GreptimeOptions;
 import dev.sluice.bulk.BulkWrite;
@@ -12,7 +13,9 @@ import dev.sluice.internal.bulk.spi.BulkAnswer;
 import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.TableCodec;
 import dev.sluice.internal.limit.InFlightLimiter;
+import dev.sluice.internal.send.ManualTime;
 import dev.sluice.internal.send.Route;
+import dev.sluice.internal.send.SendEngine;
 import dev.sluice.metrics.MetricsSink;
 import dev.sluice.write.Compression;
 import dev.sluice.write.RetryPolicy;
@@ -23,21 +26,28 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import java.io.InputStream;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Batches of a thousand rows are larger than gRPC's default ready threshold (32 KiB of unwritten bytes). A batch
- * that found the stream not ready would wait for gRPC's ready signal, which comes through the callback executor: a
- * hop through another thread for every batch. Within the answer slots, each such batch reaches gRPC inside its own
- * {@code writeNext()}, however much of the earlier ones the transport has still to write.
+ * that found the stream not ready would wait for gRPC's ready signal: a hop through another thread for every batch.
+ * A batch written while the stream awaits no answer reaches gRPC inside its own {@code writeNext()}, however much of
+ * the earlier ones the transport has still to write. One written while answers are awaited goes out with the next
+ * answer, on the thread that delivers it (the transport's own), as the batches of a transport driven from its event
+ * loop do: the writer's thread then never has to wake the transport's. When no answer comes within a few
+ * milliseconds, the batches go out anyway.
  */
-class BatchesGoToTheTransportInsideWriteNextTest {
+class ABatchGoesToTheTransportInsideItsWriteNextOrWithTheNextAnswerTest {
     private static final TableSchema SCHEMA = TableSchema.newBuilder("inside_write_next")
             .addTag("host", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
     /** About the size of a thousand-row batch of a few columns. */
@@ -66,8 +76,16 @@ class BatchesGoToTheTransportInsideWriteNextTest {
             this.threshold = t != null ? t : GRPC_DEFAULT_ON_READY_BYTES;
         }
 
+        private volatile Listener<BulkAnswer> listener;
+
         @Override
         public void start(Listener<BulkAnswer> listener, Metadata headers) {
+            this.listener = listener;
+        }
+
+        /** Delivers the server's answer to a batch, on the calling thread, as the transport's thread would. */
+        void answer(long requestId) {
+            listener.onMessage(new BulkAnswer(requestId, 1));
         }
 
         @Override
@@ -148,7 +166,7 @@ class BatchesGoToTheTransportInsideWriteNextTest {
 
     /**
      * A bulk writer on a transport that writes nothing (each call a {@link StalledCall}, added to {@code calls}),
-     * answers on the calling thread, five answer slots.
+     * answers on the calling thread, five answer slots; on the timer's clock when the timer is a {@link ManualTime}.
      */
     static BulkEngineWriter stalledWriter(TableCodec codec, ScheduledExecutorService timer,
                                           List<StalledCall> calls) {
@@ -187,7 +205,8 @@ class BatchesGoToTheTransportInsideWriteNextTest {
             }
         };
         GreptimeOptions options = GreptimeOptions.newBuilder("stalled:1", "public").build();
-        BulkClient client = new BulkClient(avoid -> target, Runnable::run, timer, System::nanoTime,
+        LongSupplier clock = timer instanceof LongSupplier onTimersClock ? onTimersClock : System::nanoTime;
+        BulkClient client = new BulkClient(avoid -> target, Runnable::run, timer, clock,
                 new InFlightLimiter(options), MetricsSink.NONE, () -> false);
         MethodDescriptor<BulkMessage, BulkAnswer> method = MethodDescriptor.<BulkMessage, BulkAnswer>newBuilder()
                 .setType(MethodDescriptor.MethodType.BIDI_STREAMING).setFullMethodName("test/DoPut")
@@ -210,7 +229,7 @@ class BatchesGoToTheTransportInsideWriteNextTest {
     }
 
     @Test
-    void eachBatchWithinTheAnswerSlotsReachesGrpcInsideItsWriteNextWhileTheTransportHasNotWrittenTheEarlierOnes() {
+    void aBatchWrittenWithNoAnswerAwaitedReachesGrpcInsideItsWriteNextWhileTheTransportHasNotWrittenTheEarlierOnes() {
         List<StalledCall> calls = new CopyOnWriteArrayList<>();
         BulkEngineWriter writer = stalledWriter(new FixedSizeCodec(), timer, calls);
         try {
@@ -222,7 +241,85 @@ class BatchesGoToTheTransportInsideWriteNextTest {
                 List<Integer> sent = calls.get(0).sent;
                 assertEquals(b, sent.size() - 1, "batches handed to gRPC once batch " + b + "'s writeNext()"
                         + " returned (after the schema): " + sent);
+                calls.get(0).answer(b); // answered, though the stalled transport still holds every byte
             }
+        } finally {
+            writer.close();
+        }
+    }
+
+    @Test
+    void batchesWrittenWhileAnAnswerIsAwaitedGoToGrpcInOrderWithTheNextAnswer() throws Exception {
+        List<StalledCall> calls = new CopyOnWriteArrayList<>();
+        // Time stands still: no batch goes out for want of an answer, only with one.
+        BulkEngineWriter writer = stalledWriter(new FixedSizeCodec(), new ManualTime(), calls);
+        try {
+            TableBufferRoot rows = writer.tableBufferRoot(10);
+            rows.addRow("h", 1L);
+            CompletableFuture<Integer> first = writer.writeNext();
+            StalledCall call = calls.get(0);
+            assertEquals(1, call.sent.size() - 1, "the first batch goes out inside its writeNext(): " + call.sent);
+            for (long b = 2; b <= 4; b++) {
+                rows.addRow("h", b);
+                writer.writeNext();
+            }
+            assertEquals(1, call.sent.size() - 1, "batches 2 to 4 wait for batch 1's answer: " + call.sent);
+            assertFalse(first.isDone(), "batch 1 is not answered yet");
+            call.answer(1);
+            assertEquals(4, call.sent.size() - 1, "batch 1's answer sends batches 2 to 4 on its own thread: "
+                    + call.sent);
+            assertEquals(1, first.get(10, TimeUnit.SECONDS), "batch 1's future");
+            rows.addRow("h", 5L);
+            writer.writeNext();
+            assertEquals(4, call.sent.size() - 1, "batch 5 waits for the next answer: " + call.sent);
+            call.answer(2);
+            assertEquals(5, call.sent.size() - 1, "batch 2's answer sends batch 5: " + call.sent);
+            for (long b = 3; b <= 5; b++) {
+                call.answer(b);
+            }
+            rows.addRow("h", 6L);
+            writer.writeNext();
+            assertEquals(6, call.sent.size() - 1, "with every answer in, batch 6 goes out inside its writeNext(): "
+                    + call.sent);
+        } finally {
+            writer.close();
+        }
+    }
+
+    @Test
+    void batchesWaitingForAnAnswerThatDoesNotComeGoToGrpcWithinTheWaitAllowed() {
+        List<StalledCall> calls = new CopyOnWriteArrayList<>();
+        ManualTime time = new ManualTime();
+        BulkEngineWriter writer = stalledWriter(new FixedSizeCodec(), time, calls);
+        try {
+            TableBufferRoot rows = writer.tableBufferRoot(10);
+            for (long b = 1; b <= 3; b++) {
+                rows.addRow("h", b);
+                writer.writeNext();
+            }
+            StalledCall call = calls.get(0);
+            assertEquals(1, call.sent.size() - 1, "batches 2 and 3 wait for batch 1's answer: " + call.sent);
+            time.advance(Duration.ofNanos(SendEngine.SEND_WITHOUT_ANSWER_NANOS - 1));
+            assertEquals(1, call.sent.size() - 1, "still within the wait: " + call.sent);
+            time.advance(Duration.ofNanos(1));
+            assertEquals(3, call.sent.size() - 1, "no answer within the wait: batches 2 and 3 go out: " + call.sent);
+
+            // Answers that keep coming hold queued batches back no longer than the next answer.
+            call.answer(1);
+            rows.addRow("h", 4L);
+            writer.writeNext();
+            assertEquals(3, call.sent.size() - 1, "batch 4 waits for the next answer: " + call.sent);
+            time.advance(Duration.ofNanos(SendEngine.SEND_WITHOUT_ANSWER_NANOS / 2));
+            call.answer(2);
+            assertEquals(4, call.sent.size() - 1, "batch 2's answer sends batch 4: " + call.sent);
+            rows.addRow("h", 5L);
+            writer.writeNext();
+            time.advance(Duration.ofNanos(SendEngine.SEND_WITHOUT_ANSWER_NANOS));
+            assertEquals(4, call.sent.size() - 1, "an answer came within the last wait: batch 5 waits for the next: "
+                    + call.sent);
+            time.advance(Duration.ofNanos(SendEngine.SEND_WITHOUT_ANSWER_NANOS));
+            assertEquals(5, call.sent.size() - 1, "batch 5 goes out once the call had no answer for a whole wait: "
+                    + call.sent);
         } finally {
             writer.close();
         }
