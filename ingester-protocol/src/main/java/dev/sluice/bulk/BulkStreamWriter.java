@@ -44,6 +44,11 @@ import java.util.concurrent.CompletableFuture;
  * it cancels the stream and waits up to 5 seconds for the transport to drop the buffers it was still writing
  * (normally milliseconds); any it holds longer are freed, and the writer's allocator closed, when it lets go.
  * Not thread-safe: one producer thread per writer.
+ *
+ * <p>Threads. Answers are read on the client's transport threads, which also send the batches written while
+ * earlier ones awaited their answers (with the next answer, or after 5 ms without one), so that a steady stream
+ * does not wake a transport thread for every batch. Futures complete, and metrics are reported, on the client's
+ * {@code callbackExecutor}, never on a transport thread.
  */
 public interface BulkStreamWriter extends AutoCloseable {
     /**
