@@ -1,12 +1,14 @@
 package dev.sluice.bulk.delivery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
+import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.TableBufferRoot;
 import dev.sluice.data.DataType;
 import dev.sluice.data.TableSchema;
@@ -28,7 +30,9 @@ import org.junit.jupiter.api.Test;
  * Bulk batches are stored as written: on one stream in the order written, each with its own rows, and with a server
  * that refuses some of them for a while, each batch still stored exactly once with its own row count; the server
  * never has more of the writer's batches unanswered than {@code maxInFlightRequests}, across the reopened streams
- * too. A batch with no rows completes as well.
+ * too. After a batch refused for good (which fails the writer), each future tells the truth: a batch reported stored
+ * is stored with its rows, a batch reported failed is not stored; {@code completed()} reports the refusal. A batch
+ * with no rows completes as well.
  */
 class BulkBatchesAreStoredOnceEachAsWrittenWithinTheInFlightBoundTest {
     private static final TableSchema SCHEMA = TableSchema.newBuilder("as_written").addTag("host", DataType.String)
@@ -150,6 +154,45 @@ class BulkBatchesAreStoredOnceEachAsWrittenWithinTheInFlightBoundTest {
                     assertEquals(1, w.completed());
                 }
                 assertEquals(1, server.rowCount("as_written"));
+            } finally {
+                db.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void afterABatchRefusedForGoodEveryBatchReportedStoredIsStoredAndEveryBatchReportedFailedIsNot()
+            throws Exception {
+        int refused = 30; // 0-based index of the batch the server refuses
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
+            try {
+                assertTrue(db.createTable(SCHEMA, Context.newBuilder().build()).join().isOk());
+                server.faults().bulkAckDelay(Duration.ofMillis(3));
+                server.faults().failBulkBatch(refused + 1, StatusCode.InvalidArguments, "refused for the test");
+                Map<Long, Integer> reported = new TreeMap<>();
+                try (BulkStreamWriter w = db.bulkStreamWriter(SCHEMA, BulkWrite.Config.newBuilder()
+                        .maxInFlightRequests(8).createTable(false).build(), Context.newBuilder().build())) {
+                    List<CompletableFuture<Integer>> futures = write(w);
+                    for (int b = 0; b < BATCHES; b++) {
+                        try {
+                            reported.put((long) b, futures.get(b).get(2, TimeUnit.MINUTES));
+                        } catch (ExecutionException failed) {
+                            reported.put((long) b, 0);
+                        }
+                    }
+                    assertEquals(0, reported.get((long) refused), "the refused batch did not fail");
+                    assertEquals(rowsOf(0), reported.get(0L), "the first batch, answered before the refusal");
+                    assertThrows(BulkWriteException.class, w::completed);
+                }
+                Map<Long, Integer> stored = new TreeMap<>();
+                for (Object v : server.columns("as_written", "v").get(0)) {
+                    stored.merge((Long) v, 1, Integer::sum);
+                }
+                for (int b = 0; b < BATCHES; b++) {
+                    assertEquals(reported.get((long) b), stored.getOrDefault((long) b, 0),
+                            "rows of batch " + b + " the future reported against rows the server stored");
+                }
             } finally {
                 db.shutdownNow();
             }

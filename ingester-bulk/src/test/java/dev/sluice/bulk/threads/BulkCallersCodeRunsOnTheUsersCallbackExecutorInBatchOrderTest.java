@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
 /**
  * With a callback executor of the user's own (a pool of several threads), a bulk writer's batch futures complete
  * there and their dependents run in the order the batches were written, whether the batches were stored or a batch
- * was refused and the batches after it lost with the stream; the metrics sink runs there too.
+ * was refused and the batches after it lost with the stream; the metrics sink runs there too. A callback that blocks
+ * holds back only the callbacks after it, never the sending of later batches.
  */
 class BulkCallersCodeRunsOnTheUsersCallbackExecutorInBatchOrderTest {
     private static final TableSchema SCHEMA = TableSchema.newBuilder("user_callbacks").addTag("host", DataType.String)
@@ -179,6 +180,69 @@ class BulkCallersCodeRunsOnTheUsersCallbackExecutorInBatchOrderTest {
             write(server, sink, RetryPolicy.newBuilder().maxAttempts(1).build());
             assertTrue(sink.threads.stream().anyMatch(s -> s.startsWith("failure ")), sink.threads::toString);
             assertTheSinkRanOnTheUsersThreads(sink);
+        }
+    }
+
+    @Test
+    void aBlockedCallbackDoesNotHoldBackTheLaterBatches() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, USER_THREADS + "1");
+            t.setDaemon(true);
+            return t;
+        });
+        java.util.concurrent.CountDownLatch unblock = new java.util.concurrent.CountDownLatch(1);
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public")
+                    .callbackExecutor(pool).build());
+            try {
+                assertTrue(db.createTable(SCHEMA, Context.newBuilder().build()).join().isOk());
+                List<CompletableFuture<Integer>> futures = new ArrayList<>();
+                try (BulkStreamWriter w = db.bulkStreamWriter(SCHEMA, BulkWrite.Config.newBuilder()
+                        .maxInFlightRequests(4).maxBlock(Duration.ofSeconds(30)).createTable(false).build(),
+                        Context.newBuilder().build())) {
+                    TableBufferRoot batch = w.tableBufferRoot(16);
+                    long ts = 0;
+                    for (int b = 0; b < BATCHES; b++) {
+                        for (int r = 0; r < 5; r++) {
+                            batch.addRow("h", (long) b, ts++);
+                        }
+                        CompletableFuture<Integer> f = w.writeNext();
+                        if (b == 0) {
+                            // The user's only callback thread blocks in the first batch's callback.
+                            f.thenRun(() -> {
+                                try {
+                                    unblock.await(2, TimeUnit.MINUTES);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            });
+                        }
+                        futures.add(f);
+                    }
+                    // Every batch was written (no writeNext waited out its maxBlock) and is stored.
+                    for (CompletableFuture<Integer> f : futures) {
+                        if (f.isDone()) {
+                            assertEquals(5, f.join(), "a batch written while a callback blocked failed");
+                        }
+                    }
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    while (server.rowCount("user_callbacks") < 5L * BATCHES) {
+                        if (server.takeRequest(Duration.ofNanos(Math.max(1, deadline - System.nanoTime()))) == null) {
+                            break;
+                        }
+                    }
+                    assertEquals(5L * BATCHES, server.rowCount("user_callbacks"));
+                    unblock.countDown();
+                    for (CompletableFuture<Integer> f : futures) {
+                        assertEquals(5, f.get(1, TimeUnit.MINUTES));
+                    }
+                    assertEquals(5L * BATCHES, w.completed());
+                }
+            } finally {
+                unblock.countDown();
+                db.shutdownNow();
+                pool.shutdownNow();
+            }
         }
     }
 }
