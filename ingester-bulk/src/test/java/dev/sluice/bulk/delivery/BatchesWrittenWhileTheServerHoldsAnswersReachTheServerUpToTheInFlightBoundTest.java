@@ -17,6 +17,7 @@ import dev.sluice.data.TableSchema;
 import dev.sluice.testkit.Faults;
 import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.testkit.RecordedRequest;
+import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
 import dev.sluice.write.WhenFull;
 import java.time.Duration;
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -68,6 +70,16 @@ class BatchesWrittenWhileTheServerHoldsAnswersReachTheServerUpToTheInFlightBound
     @ParameterizedTest(name = "maxInFlightRequests={0}")
     @ValueSource(ints = {1, 2, 8, 31})
     void asManyBatchesAsTheBoundAllowsReachTheServerBeforeAnyAnswerAndNoMore(int inFlight) throws Exception {
+        asManyBatchesAsTheBoundAllows(inFlight, Compression.None);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Compression.class)
+    void withEveryCompressionTheBatchesReachTheServerBeforeAnyAnswer(Compression compression) throws Exception {
+        asManyBatchesAsTheBoundAllows(8, compression);
+    }
+
+    private static void asManyBatchesAsTheBoundAllows(int inFlight, Compression compression) throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
             try {
@@ -78,7 +90,7 @@ class BatchesWrittenWhileTheServerHoldsAnswersReachTheServerUpToTheInFlightBound
                 int expectedRows = 0;
                 try (BulkStreamWriter w = db.bulkStreamWriter(SCHEMA, BulkWrite.Config.newBuilder()
                         .maxInFlightRequests(inFlight).whenFull(WhenFull.FailFast).createTable(false).build(),
-                        Context.newBuilder().build())) {
+                        Context.newBuilder().compression(compression).build())) {
                     TableBufferRoot batch = w.tableBufferRoot(64);
                     for (int b = 1; b <= inFlight; b++) {
                         ts = fill(batch, b, ts, b); // batch b holds b rows

@@ -13,6 +13,7 @@ import dev.sluice.data.DataType;
 import dev.sluice.data.TableSchema;
 import dev.sluice.metrics.MetricsSink;
 import dev.sluice.testkit.GreptimeTestServer;
+import dev.sluice.write.Compression;
 import dev.sluice.write.Context;
 import dev.sluice.write.RetryPolicy;
 import dev.sluice.write.StatusCode;
@@ -27,6 +28,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * With a callback executor of the user's own (a pool of several threads), a bulk writer's batch futures complete
@@ -76,6 +79,11 @@ class BulkCallersCodeRunsOnTheUsersCallbackExecutorInBatchOrderTest {
     /** Writes the batches; returns "index outcome on thread" per dependent, in the order the dependents ran. */
     private static List<String> write(GreptimeTestServer server, RecordingSink sink, RetryPolicy policy)
             throws Exception {
+        return write(server, sink, policy, Compression.None);
+    }
+
+    private static List<String> write(GreptimeTestServer server, RecordingSink sink, RetryPolicy policy,
+                                      Compression compression) throws Exception {
         AtomicInteger n = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(4, r -> {
             Thread t = new Thread(r, USER_THREADS + n.incrementAndGet());
@@ -91,7 +99,7 @@ class BulkCallersCodeRunsOnTheUsersCallbackExecutorInBatchOrderTest {
             List<CompletableFuture<?>> dependents = new ArrayList<>();
             try (BulkStreamWriter w = db.bulkStreamWriter(SCHEMA, BulkWrite.Config.newBuilder()
                     .maxInFlightRequests(16).createTable(false).build(), Context.newBuilder().retryPolicy(policy)
-                    .build())) {
+                    .compression(compression).build())) {
                 TableBufferRoot batch = w.tableBufferRoot(16);
                 long ts = 0;
                 for (int b = 0; b < BATCHES; b++) {
@@ -144,11 +152,12 @@ class BulkCallersCodeRunsOnTheUsersCallbackExecutorInBatchOrderTest {
         }
     }
 
-    @Test
-    void storedBatchesCompleteInBatchOrderOnTheUsersExecutor() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Compression.class)
+    void storedBatchesCompleteInBatchOrderOnTheUsersExecutor(Compression compression) throws Exception {
         RecordingSink sink = new RecordingSink();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            List<String> order = write(server, sink, RetryPolicy.newBuilder().build());
+            List<String> order = write(server, sink, RetryPolicy.newBuilder().build(), compression);
             assertEquals(5L * BATCHES, server.rowCount("user_callbacks"));
             assertTrue(order.stream().allMatch(s -> s.contains(" stored ")), order::toString);
             assertInBatchOrderOnTheUsersThreads(order);
