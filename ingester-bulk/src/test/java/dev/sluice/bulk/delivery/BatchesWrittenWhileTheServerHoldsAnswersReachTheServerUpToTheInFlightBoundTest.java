@@ -36,7 +36,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A bulk writer pipelines: while the server holds its answers, as many batches as {@code maxInFlightRequests} allows
  * reach the server (are stored there) without waiting for any answer, and no more than that; once the answers go out
  * every batch completes with its own row count. A batch whose answer the server holds does not keep the later batches
- * from being sent and stored.
+ * from being sent and stored. Behind a server whose answers are merely slow (seconds late) the whole pipeline is
+ * stored before the first answer comes.
  */
 class BatchesWrittenWhileTheServerHoldsAnswersReachTheServerUpToTheInFlightBoundTest {
     private static final TableSchema SCHEMA = TableSchema.newBuilder("held_answers").addTag("host", DataType.String)
@@ -161,6 +162,35 @@ class BatchesWrittenWhileTheServerHoldsAnswersReachTheServerUpToTheInFlightBound
                     assertEquals(total, w.completed());
                 }
                 assertEquals(total, server.rowCount("held_answers"));
+            } finally {
+                db.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void behindAServerAnsweringSecondsLateTheWholePipelineIsStoredBeforeTheFirstAnswer() throws Exception {
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
+            try {
+                assertTrue(db.createTable(SCHEMA, Context.newBuilder().build()).join().isOk());
+                try (BulkStreamWriter w = db.bulkStreamWriter(SCHEMA, BulkWrite.Config.newBuilder()
+                        .maxInFlightRequests(8).createTable(false).build(), Context.newBuilder().build())) {
+                    TableBufferRoot batch = w.tableBufferRoot(64);
+                    long ts = fill(batch, 1, 0, 0);
+                    assertEquals(1, w.writeNext().get(WAIT.toSeconds(), TimeUnit.SECONDS)); // the stream is open
+                    server.faults().bulkAckDelay(Duration.ofSeconds(3));
+                    List<CompletableFuture<Integer>> futures = new ArrayList<>();
+                    for (int b = 1; b <= 8; b++) {
+                        ts = fill(batch, b, ts, b);
+                        futures.add(w.writeNext());
+                    }
+                    for (int b = 1; b <= 8; b++) {
+                        assertEquals(b, futures.get(b - 1).get(WAIT.toSeconds(), TimeUnit.SECONDS));
+                    }
+                    // The server's high-water mark of batches stored and not yet answered.
+                    assertEquals(8, server.bulkMaxUnanswered(), "batches stored before the first delayed answer");
+                }
             } finally {
                 db.shutdownNow();
             }
