@@ -37,7 +37,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * reach the server (are stored there) without waiting for any answer, and no more than that; once the answers go out
  * every batch completes with its own row count. A batch whose answer the server holds does not keep the later batches
  * from being sent and stored. Behind a server whose answers are merely slow (seconds late) the whole pipeline is
- * stored before the first answer comes.
+ * stored before the first answer comes. A writer whose answers are held does not hold back another writer of the same
+ * client.
  */
 class BatchesWrittenWhileTheServerHoldsAnswersReachTheServerUpToTheInFlightBoundTest {
     private static final TableSchema SCHEMA = TableSchema.newBuilder("held_answers").addTag("host", DataType.String)
@@ -191,6 +192,49 @@ class BatchesWrittenWhileTheServerHoldsAnswersReachTheServerUpToTheInFlightBound
                     // The server's high-water mark of batches stored and not yet answered.
                     assertEquals(8, server.bulkMaxUnanswered(), "batches stored before the first delayed answer");
                 }
+            } finally {
+                db.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void aWriterWhoseAnswersAreHeldDoesNotHoldBackAnotherWriterOfTheClient() throws Exception {
+        TableSchema other = TableSchema.newBuilder("answered_meanwhile").addTag("host", DataType.String)
+                .addField("v", DataType.Int64).addTimestamp("ts", DataType.TimestampMillisecond).build();
+        try (GreptimeTestServer server = GreptimeTestServer.start()) {
+            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").build());
+            try {
+                assertTrue(db.createTable(SCHEMA, Context.newBuilder().build()).join().isOk());
+                assertTrue(db.createTable(other, Context.newBuilder().build()).join().isOk());
+                server.faults().hold(Faults.HoldPoint.BEFORE_ANSWER, r -> r.tables().contains("held_answers"));
+                BulkWrite.Config config = BulkWrite.Config.newBuilder().maxInFlightRequests(4).createTable(false)
+                        .build();
+                try (BulkStreamWriter held = db.bulkStreamWriter(SCHEMA, config, Context.newBuilder().build());
+                     BulkStreamWriter free = db.bulkStreamWriter(other, config, Context.newBuilder().build())) {
+                    List<CompletableFuture<Integer>> heldFutures = new ArrayList<>();
+                    TableBufferRoot heldBatch = held.tableBufferRoot(8);
+                    long ts = 0;
+                    for (int b = 1; b <= 4; b++) {
+                        ts = fill(heldBatch, 2, ts, b);
+                        heldFutures.add(held.writeNext());
+                    }
+                    server.faults().awaitHeld(4, WAIT);
+                    TableBufferRoot freeBatch = free.tableBufferRoot(8);
+                    for (int b = 1; b <= 40; b++) {
+                        fill(freeBatch, 3, b * 10L, b);
+                        assertEquals(3, free.writeNext().get(WAIT.toSeconds(), TimeUnit.SECONDS), "batch " + b);
+                    }
+                    assertEquals(120, free.completed());
+                    assertEquals(4, server.faults().heldCount());
+                    server.faults().release();
+                    for (CompletableFuture<Integer> f : heldFutures) {
+                        assertEquals(2, f.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+                    }
+                    assertEquals(8, held.completed());
+                }
+                assertEquals(120, server.rowCount("answered_meanwhile"));
+                assertEquals(8, server.rowCount("held_answers"));
             } finally {
                 db.shutdownNow();
             }
