@@ -33,7 +33,6 @@ import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
@@ -126,7 +125,7 @@ public final class GreptimeDB implements AutoCloseable {
         ownExecutor = given == null ? threads.callbackPool() : null;
         CallbackExecutor executor = given == null ? new CallbackExecutor(ownExecutor) : CallbackExecutor.counting(given);
         this.callbackExecutor = executor;
-        this.timer = Executors.newSingleThreadScheduledExecutor(threads.factory("sluice-timer-"));
+        this.timer = threads.timer();
         this.writeClock = clock;
         this.limiter = new InFlightLimiter(options);
         this.endpoints = new Endpoints(options, executor, timer, TransportSecurity.setup(options.tls()),

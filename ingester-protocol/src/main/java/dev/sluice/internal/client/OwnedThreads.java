@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +57,20 @@ public final class OwnedThreads {
             threads.add(t);
             return t;
         };
+    }
+
+    /**
+     * The client's timer, on one daemon thread named {@code sluice-timer-N}: write deadlines, backoffs, reopenings,
+     * health checks and flush intervals. A deadline cancelled because its write was answered leaves the timer's queue
+     * at once, so the queue holds the deadlines still pending rather than one for every write of the last request
+     * timeout (each holding its write's bookkeeping until then).
+     *
+     * @return the timer
+     */
+    public ScheduledThreadPoolExecutor timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, factory("sluice-timer-"));
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
     }
 
     /**
