@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,8 +48,15 @@ public final class EngineWriter<Q, R, X extends WriteException> {
     /** Answer slots, or null when the path has none. */
     private final Semaphore slots;
     private final SendEngine.Settings<Q> settings;
-    /** Where answers' outcomes are handed, in order, when the path is answered on the transport's thread; or null. */
+    /** Whether the path's answers are read on the transport's thread (and their outcomes handed to {@link #inOrder}). */
+    private final boolean onTransport;
+    /** Where outcomes go in order: failures always, answers when they are read on the transport's thread. */
     private final InOrder inOrder;
+    /**
+     * Held while a failure is made the writer's and its messages settled, and while a message the failure refused
+     * is settled: the refused message's future then fails after theirs.
+     */
+    private final Object settling = new Object();
     private final SendEngine<Q, R, Message<Q>> engine;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong ackedRows = new AtomicLong();
@@ -274,13 +280,13 @@ public final class EngineWriter<Q, R, X extends WriteException> {
         this.log = log;
         this.answeredAsAWhole = path.answeredAsAWhole();
         this.slots = answerSlots > 0 ? new Semaphore(answerSlots, true) : null;
-        boolean onTransport = path.answersOnTransport() && !answeredAsAWhole;
-        this.inOrder = onTransport ? new InOrder(callbacks) : null;
+        this.onTransport = path.answersOnTransport() && !answeredAsAWhole;
+        this.inOrder = new InOrder(callbacks);
         CallOptions callOptions = onTransport ? options.withExecutor(Runnable::run) : options;
         this.engine = new SendEngine<>(settings, route, ch -> {
             authority = ch.authority();
             return ch.newCall(method, callOptions);
-        }, path, new Events(), inOrder);
+        }, path, new Events(), onTransport ? inOrder : null);
     }
 
     /**
@@ -378,7 +384,9 @@ public final class EngineWriter<Q, R, X extends WriteException> {
             }
         }
         if (refused != null) {
-            settle(List.of(m), refused);
+            synchronized (settling) {
+                settle(List.of(m), refused); // after the messages the failure settled: futures fail in batch order
+            }
         }
         return refused;
     }
@@ -403,7 +411,7 @@ public final class EngineWriter<Q, R, X extends WriteException> {
         }
         acked.incrementAndGet();
         ackedRows.addAndGet(rows);
-        if (inOrder == null) {
+        if (!onTransport) {
             record(table, rows, m.size(), m.sentAt());
             m.answer.complete((int) rows);
             return;
@@ -438,12 +446,14 @@ public final class EngineWriter<Q, R, X extends WriteException> {
      * @param why the reason given to the server
      */
     public void abort(X e, String why) {
-        if (e != null) {
-            fail(e);
-        }
-        List<Message<Q>> taken = engine.abort(why);
-        if (e != null) {
-            settle(taken, e);
+        synchronized (settling) {
+            if (e != null) {
+                fail(e);
+            }
+            List<Message<Q>> taken = engine.abort(why);
+            if (e != null) {
+                settle(taken, e);
+            }
         }
     }
 
@@ -506,12 +516,11 @@ public final class EngineWriter<Q, R, X extends WriteException> {
             }
             failed.incrementAndGet();
             if (!answeredAsAWhole) {
-                countFailure(e.err());
-                try {
-                    callbacks.execute(() -> m.answer.completeExceptionally(e));
-                } catch (RejectedExecutionException rejected) {
+                // In order with the answers before it, and off the caller's and the transport's threads.
+                inOrder.execute(() -> {
+                    countFailure(e.err());
                     m.answer.completeExceptionally(e);
-                }
+                });
             }
         }
     }
@@ -566,12 +575,14 @@ public final class EngineWriter<Q, R, X extends WriteException> {
         @Override
         public void failed(List<Message<Q>> entries, SendEngine.Broken broken, String notResent) {
             X e = path.failure(broken, notResent);
-            fail(e);
             log.warn("{}", e.getMessage());
             if (answeredAsAWhole) {
                 countFailure(broken.err());
             }
-            settle(entries, e);
+            synchronized (settling) {
+                fail(e);
+                settle(entries, e);
+            }
         }
 
         @Override

@@ -53,7 +53,7 @@ final class InOrder implements Executor {
             while ((task = tasks.poll()) != null) {
                 try {
                     task.run();
-                } catch (RuntimeException | Error e) {
+                } catch (RuntimeException e) {
                     LOG.warn("a callback of a write threw; later callbacks still run", e);
                 }
             }

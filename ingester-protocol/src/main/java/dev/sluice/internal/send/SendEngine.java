@@ -784,8 +784,8 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 wait = Math.min(wait, e.deadline - now);
             }
         }
-        String why = "no answer within " + answer.toMillis() + " ms of completing the stream to "
-                + c.target.address();
+        String why = "no answer within " + answer.toMillis() + " ms (requestTimeout; raise it for a server that is"
+                + " slow to answer) of completing the stream to " + c.target.address();
         boolean byDeadline = wait < answer.toNanos();
         try {
             c.answerTimer = settings.timer().schedule(() -> timedOut(c, byDeadline ? deadlinePassed() : why),
@@ -802,7 +802,8 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             }
         }
         timedOut(c, byDeadline ? deadlinePassed() : settings.noun() + " " + e.id + " had no answer within "
-                + settings.messageTimeout().toMillis() + " ms from " + c.target.address());
+                + settings.messageTimeout().toMillis() + " ms (requestTimeout; raise it for a server that is slow to"
+                + " answer) from " + c.target.address());
     }
 
     /**
@@ -874,7 +875,8 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         }
     }
 
-    private static final String DEADLINE_PASSED = "the delivery deadline passed with no answer";
+    private static final String DEADLINE_PASSED = "the delivery deadline (the retry policy's deliveryTimeout) passed"
+            + " with no answer";
 
     /** The last failure of a call other than a delivery deadline passing; guarded by the lock. */
     private Broken lastBroken;
