@@ -47,8 +47,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Threads. Answers are read on the client's transport threads, which also send the batches written while
  * earlier ones awaited their answers (with the next answer, or after 5 ms without one), so that a steady stream
- * does not wake a transport thread for every batch. Futures complete, and metrics are reported, on the client's
- * {@code callbackExecutor}, never on a transport thread.
+ * does not wake a transport thread for every batch. Futures complete in batch order, and metrics are reported, on
+ * the client's {@code callbackExecutor}, never on a transport thread.
  */
 public interface BulkStreamWriter extends AutoCloseable {
     /**
