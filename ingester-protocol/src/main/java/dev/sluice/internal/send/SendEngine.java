@@ -388,10 +388,10 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      * Creates an engine whose calls' listeners run on the transport's own thread (each call made with a direct
      * executor). The engine then reads answers and sends there: a message submitted while the call still awaits
      * answers is not sent by the submitting thread but with the next answer, as a transport driven from its own
-     * event loop does, so that a steady stream's submissions do not wake the transport's thread; when no answer comes
-     * within {@link #SEND_WITHOUT_ANSWER_NANOS}, the timer's thread sends it. How a call ended is handled on {@code onTransport}, never on
-     * the transport's thread; {@code responses} must hand whatever runs callers' code (futures, metrics) to the
-     * same executor.
+     * event loop does, so that a steady stream's submissions do not wake the transport's thread; when no answer
+     * comes within {@link #SEND_WITHOUT_ANSWER_NANOS}, the timer's thread sends it. How a call ended is handled on
+     * {@code onTransport}, never on the transport's thread; {@code responses} must hand whatever runs callers' code
+     * (futures, metrics) to the same executor.
      *
      * @param settings timers, policy and limits
      * @param route chooses each call's endpoint and hears how the call ended
