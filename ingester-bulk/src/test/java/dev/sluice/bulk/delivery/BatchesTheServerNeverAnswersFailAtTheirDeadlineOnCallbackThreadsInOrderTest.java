@@ -12,6 +12,7 @@ import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
 import dev.sluice.bulk.TableBufferRoot;
+import dev.sluice.bulk.threads.ThreadRecordingSink;
 import dev.sluice.data.DataType;
 import dev.sluice.data.TableSchema;
 import dev.sluice.metrics.MetricsSink;
@@ -25,7 +26,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -57,40 +57,6 @@ class BatchesTheServerNeverAnswersFailAtTheirDeadlineOnCallbackThreadsInOrderTes
 
         Silence(Consumer<Faults> apply) {
             this.apply = apply;
-        }
-    }
-
-    /** Thread names the metrics sink ran on, by method. */
-    private static final class RecordingSink implements MetricsSink {
-        final Set<String> threads = ConcurrentHashMap.newKeySet();
-
-        private void seen(String what) {
-            threads.add(what + " on " + Thread.currentThread().getName());
-        }
-
-        @Override
-        public void rows(String path, String table, long rows) {
-            seen("rows");
-        }
-
-        @Override
-        public void bytes(String path, long bytes) {
-            seen("bytes");
-        }
-
-        @Override
-        public void failure(String path, int code, String grpcCode) {
-            seen("failure");
-        }
-
-        @Override
-        public void retry(String path) {
-            seen("retry");
-        }
-
-        @Override
-        public void latency(String path, long nanos) {
-            seen("latency");
         }
     }
 
@@ -146,7 +112,7 @@ class BatchesTheServerNeverAnswersFailAtTheirDeadlineOnCallbackThreadsInOrderTes
 
     /** Writes the batches to a silent server and checks that each one fails; returns what the caller saw. */
     private static Seen failEveryBatch(Silence silence) throws Exception {
-        RecordingSink sink = new RecordingSink();
+        ThreadRecordingSink sink = new ThreadRecordingSink();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").metrics(sink)
                     .build());

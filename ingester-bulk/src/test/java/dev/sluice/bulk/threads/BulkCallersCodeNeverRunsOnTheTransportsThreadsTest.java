@@ -19,9 +19,7 @@ import dev.sluice.write.StatusCode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -36,40 +34,6 @@ class BulkCallersCodeNeverRunsOnTheTransportsThreadsTest {
             .addField("v", DataType.Int64).addTimestamp("ts", DataType.TimestampMillisecond).build();
     /** What the client names the threads of its event loops. */
     private static final String TRANSPORT_THREADS = "sluice-grpc-io-";
-
-    /** Thread names seen by the metrics sink, by method. */
-    private static final class RecordingSink implements MetricsSink {
-        final Set<String> threads = ConcurrentHashMap.newKeySet();
-
-        private void seen(String what) {
-            threads.add(what + " on " + Thread.currentThread().getName());
-        }
-
-        @Override
-        public void rows(String path, String table, long rows) {
-            seen("rows");
-        }
-
-        @Override
-        public void bytes(String path, long bytes) {
-            seen("bytes");
-        }
-
-        @Override
-        public void failure(String path, int code, String grpcCode) {
-            seen("failure");
-        }
-
-        @Override
-        public void retry(String path) {
-            seen("retry");
-        }
-
-        @Override
-        public void latency(String path, long nanos) {
-            seen("latency");
-        }
-    }
 
     /** Writes 40 batches of 10 rows, each future's dependents registered before its batch can be answered. */
     private static List<String> writeBatches(GreptimeDB db, RetryPolicy policy) throws Exception {
@@ -106,7 +70,7 @@ class BulkCallersCodeNeverRunsOnTheTransportsThreadsTest {
         }
     }
 
-    private static void assertNoneOnTheTransport(List<String> futureThreads, RecordingSink sink) {
+    private static void assertNoneOnTheTransport(List<String> futureThreads, ThreadRecordingSink sink) {
         assertFalse(futureThreads.isEmpty(), "no future was attached to before its answer: nothing was checked");
         for (String name : futureThreads) {
             assertFalse(name.startsWith(TRANSPORT_THREADS), "a batch future's dependent ran on " + name);
@@ -117,58 +81,53 @@ class BulkCallersCodeNeverRunsOnTheTransportsThreadsTest {
         }
     }
 
-    @Test
-    void storedBatchesCompleteTheirFuturesAndReportMetricsOnCallbackThreads() throws Exception {
-        RecordingSink sink = new RecordingSink();
+    /** What a case does to the server before writing, and with which retry policy it writes. */
+    private interface Faults {
+        void apply(GreptimeTestServer server);
+    }
+
+    /**
+     * Writes the batches to a fresh server (made faulty by {@code faults}) through a client reporting to {@code sink},
+     * checks that no caller's code ran on a transport thread, and returns the server's row count.
+     */
+    private static long writeAndCheck(ThreadRecordingSink sink, Faults faults, RetryPolicy policy) throws Exception {
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").metrics(sink)
                     .build());
             try {
                 assertTrue(db.createTable(SCHEMA, Context.newBuilder().build()).join().isOk());
-                List<String> threads = writeBatches(db, RetryPolicy.newBuilder().build());
-                assertEquals(400, server.rowCount("caller_threads"));
-                assertNoneOnTheTransport(threads, sink);
-                assertTrue(sink.threads.stream().anyMatch(s -> s.startsWith("rows on ")), sink.threads::toString);
+                faults.apply(server);
+                assertNoneOnTheTransport(writeBatches(db, policy), sink);
+                return server.rowCount("caller_threads");
             } finally {
                 db.shutdownNow();
             }
         }
+    }
+
+    @Test
+    void storedBatchesCompleteTheirFuturesAndReportMetricsOnCallbackThreads() throws Exception {
+        ThreadRecordingSink sink = new ThreadRecordingSink();
+        assertEquals(400, writeAndCheck(sink, server -> {
+        }, RetryPolicy.newBuilder().build()));
+        assertTrue(sink.threads.stream().anyMatch(s -> s.startsWith("rows on ")), sink.threads::toString);
     }
 
     @Test
     void batchesRefusedForGoodFailTheirFuturesAndReportMetricsOnCallbackThreads() throws Exception {
-        RecordingSink sink = new RecordingSink();
-        try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").metrics(sink)
-                    .build());
-            try {
-                assertTrue(db.createTable(SCHEMA, Context.newBuilder().build()).join().isOk());
-                server.faults().bulkAckDelay(Duration.ofMillis(5));
-                server.faults().failEvery(3, StatusCode.InvalidArguments, "refused for the test");
-                List<String> threads = writeBatches(db, RetryPolicy.newBuilder().build());
-                assertNoneOnTheTransport(threads, sink);
-                assertTrue(sink.threads.stream().anyMatch(s -> s.startsWith("failure on ")), sink.threads::toString);
-            } finally {
-                db.shutdownNow();
-            }
-        }
+        ThreadRecordingSink sink = new ThreadRecordingSink();
+        writeAndCheck(sink, server -> {
+            server.faults().bulkAckDelay(Duration.ofMillis(5));
+            server.faults().failEvery(3, StatusCode.InvalidArguments, "refused for the test");
+        }, RetryPolicy.newBuilder().build());
+        assertTrue(sink.threads.stream().anyMatch(s -> s.startsWith("failure on ")), sink.threads::toString);
     }
 
     @Test
     void batchesLostWithABrokenStreamAndNotResentFailOnCallbackThreads() throws Exception {
-        RecordingSink sink = new RecordingSink();
-        try (GreptimeTestServer server = GreptimeTestServer.start()) {
-            GreptimeDB db = GreptimeDB.create(GreptimeOptions.newBuilder(server.endpoint(), "public").metrics(sink)
-                    .build());
-            try {
-                assertTrue(db.createTable(SCHEMA, Context.newBuilder().build()).join().isOk());
-                server.faults().bulkAckDelay(Duration.ofMillis(5));
-                server.faults().failEvery(4, StatusCode.StorageUnavailable, "storage away for the test");
-                List<String> threads = writeBatches(db, RetryPolicy.newBuilder().maxAttempts(1).build());
-                assertNoneOnTheTransport(threads, sink);
-            } finally {
-                db.shutdownNow();
-            }
-        }
+        writeAndCheck(new ThreadRecordingSink(), server -> {
+            server.faults().bulkAckDelay(Duration.ofMillis(5));
+            server.faults().failEvery(4, StatusCode.StorageUnavailable, "storage away for the test");
+        }, RetryPolicy.newBuilder().maxAttempts(1).build());
     }
 }

@@ -20,9 +20,7 @@ import dev.sluice.write.StatusCode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -43,46 +41,13 @@ class BulkCallersCodeRunsOnTheUsersCallbackExecutorInBatchOrderTest {
     private static final String USER_THREADS = "user-callbacks-";
     private static final int BATCHES = 60;
 
-    private static final class RecordingSink implements MetricsSink {
-        final Set<String> threads = ConcurrentHashMap.newKeySet();
-
-        private void seen(String what) {
-            threads.add(what + " on " + Thread.currentThread().getName());
-        }
-
-        @Override
-        public void rows(String path, String table, long rows) {
-            seen("rows");
-        }
-
-        @Override
-        public void bytes(String path, long bytes) {
-            seen("bytes");
-        }
-
-        @Override
-        public void failure(String path, int code, String grpcCode) {
-            seen("failure");
-        }
-
-        @Override
-        public void retry(String path) {
-            seen("retry");
-        }
-
-        @Override
-        public void latency(String path, long nanos) {
-            seen("latency");
-        }
-    }
-
     /** Writes the batches; returns "index outcome on thread" per dependent, in the order the dependents ran. */
-    private static List<String> write(GreptimeTestServer server, RecordingSink sink, RetryPolicy policy)
+    private static List<String> write(GreptimeTestServer server, ThreadRecordingSink sink, RetryPolicy policy)
             throws Exception {
         return write(server, sink, policy, Compression.None);
     }
 
-    private static List<String> write(GreptimeTestServer server, RecordingSink sink, RetryPolicy policy,
+    private static List<String> write(GreptimeTestServer server, ThreadRecordingSink sink, RetryPolicy policy,
                                       Compression compression) throws Exception {
         AtomicInteger n = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(4, r -> {
@@ -145,7 +110,7 @@ class BulkCallersCodeRunsOnTheUsersCallbackExecutorInBatchOrderTest {
         }
     }
 
-    private static void assertTheSinkRanOnTheUsersThreads(RecordingSink sink) {
+    private static void assertTheSinkRanOnTheUsersThreads(ThreadRecordingSink sink) {
         assertFalse(sink.threads.isEmpty(), "the metrics sink heard nothing: nothing was checked");
         for (String seen : sink.threads) {
             assertTrue(seen.contains(" on " + USER_THREADS), "the metrics sink ran " + seen + "; all: " + sink.threads);
@@ -155,7 +120,7 @@ class BulkCallersCodeRunsOnTheUsersCallbackExecutorInBatchOrderTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Compression.class)
     void storedBatchesCompleteInBatchOrderOnTheUsersExecutor(Compression compression) throws Exception {
-        RecordingSink sink = new RecordingSink();
+        ThreadRecordingSink sink = new ThreadRecordingSink();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             List<String> order = write(server, sink, RetryPolicy.newBuilder().build(), compression);
             assertEquals(5L * BATCHES, server.rowCount("user_callbacks"));
@@ -167,7 +132,7 @@ class BulkCallersCodeRunsOnTheUsersCallbackExecutorInBatchOrderTest {
 
     @Test
     void storedAndFailedBatchesCompleteInBatchOrderOnTheUsersExecutor() throws Exception {
-        RecordingSink sink = new RecordingSink();
+        ThreadRecordingSink sink = new ThreadRecordingSink();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             server.faults().failBulkBatch(20, StatusCode.StorageUnavailable, "storage away for the test");
             List<String> order = write(server, sink, RetryPolicy.newBuilder().maxAttempts(1).build());
@@ -183,7 +148,7 @@ class BulkCallersCodeRunsOnTheUsersCallbackExecutorInBatchOrderTest {
      */
     @Test
     void theMetricsSinkHearsOfStoredAndFailedBatchesOnTheUsersExecutor() throws Exception {
-        RecordingSink sink = new RecordingSink();
+        ThreadRecordingSink sink = new ThreadRecordingSink();
         try (GreptimeTestServer server = GreptimeTestServer.start()) {
             server.faults().failBulkBatch(20, StatusCode.StorageUnavailable, "storage away for the test");
             write(server, sink, RetryPolicy.newBuilder().maxAttempts(1).build());
