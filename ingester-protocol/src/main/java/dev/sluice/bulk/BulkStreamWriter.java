@@ -45,10 +45,10 @@ import java.util.concurrent.CompletableFuture;
  * (normally milliseconds); any it holds longer are freed, and the writer's allocator closed, when it lets go.
  * Not thread-safe: one producer thread per writer.
  *
- * <p>Threads. Answers are read on the client's transport threads, which also send the batches written while
- * earlier ones awaited their answers (with the next answer, or after 5 ms without one), so that a steady stream
- * does not wake a transport thread for every batch. Futures complete in batch order, and metrics are reported, on
- * the client's {@code callbackExecutor}, never on a transport thread.
+ * <p>Threads. A batch is handed to the transport inside its {@code writeNext()}, on the producer's thread (by a
+ * transport thread instead when the stream's flow control holds it, or the stream is being reopened). Answers
+ * are read on the client's transport threads; futures complete in batch order, and metrics are reported, on the
+ * client's {@code callbackExecutor}, never on a transport thread.
  */
 public interface BulkStreamWriter extends AutoCloseable {
     /**

@@ -316,14 +316,6 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         boolean reached;
         /** Set once a message (not the preamble) was handed to this call: only then can its failure be ambiguous. */
         boolean sentAny;
-        /** Messages handed to this call and not answered yet. */
-        int awaiting;
-        /** Responses this call has had. */
-        long heard;
-        /** Set while a check for messages left waiting for an answer that does not come is scheduled. */
-        boolean checkArmed;
-        /** {@link #heard} when that check was scheduled. */
-        long heardWhenArmed;
         boolean halfClosed;
         boolean cancelled;
         String timeout;
@@ -343,12 +335,8 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             boolean now;
             synchronized (lock) {
                 now = current == this;
-                heard++;
             }
             responses.onResponse(message, now);
-            if (onTransport != null) {
-                drain(); // what was queued while answers were awaited goes out now, on the transport's own thread
-            }
         }
 
         @Override
@@ -386,12 +374,10 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
 
     /**
      * Creates an engine whose calls' listeners run on the transport's own thread (each call made with a direct
-     * executor). The engine then reads answers and sends there: a message submitted while the call still awaits
-     * answers is not sent by the submitting thread but with the next answer, as a transport driven from its own
-     * event loop does, so that a steady stream's submissions do not wake the transport's thread; when no answer
-     * comes within {@link #SEND_WITHOUT_ANSWER_NANOS}, the timer's thread sends it. How a call ended is handled on
-     * {@code onTransport}, never on the transport's thread; {@code responses} must hand whatever runs callers' code
-     * (futures, metrics) to the same executor.
+     * executor): answers are read there, with no hop to another thread per answer. Messages are still sent by the
+     * thread that submits them (or, when the call was not ready, by the transport's thread once it is). How a call
+     * ended is handled on {@code onTransport}, never on the transport's thread; {@code responses} must hand whatever
+     * runs callers' code (futures, metrics) to the same executor.
      *
      * @param settings timers, policy and limits
      * @param route chooses each call's endpoint and hears how the call ended
@@ -431,7 +417,6 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
      * @throws RuntimeException when a new call cannot start (the entry was not taken: the caller settles it)
      */
     public boolean submit(E entry) {
-        boolean withNextAnswer = false;
         synchronized (lock) {
             if (ended || halfClosePending) {
                 return false;
@@ -441,8 +426,6 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             Call c = current;
             if (c != null && !c.cancelled && !c.halfClosed) {
                 queue(entry, c);
-                // An answer (or the call's end) is on its way: the transport's thread sends this with it.
-                withNextAnswer = onTransport != null && c.awaiting > 0 && armSendCheck(c);
             } else if (reopening == null) {
                 try {
                     openCall();
@@ -464,9 +447,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 }
             } // else: the reopening queues it
         }
-        if (!withNextAnswer) {
-            drain();
-        }
+        drain();
         return true;
     }
 
@@ -576,9 +557,6 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
             e = pending.remove(id);
             if (e == null) {
                 return null;
-            }
-            if (e.call instanceof SendEngine<?, ?, ?>.Call c && !e.queued && e.sentAt != 0) {
-                c.awaiting--;
             }
             settle(e);
             lock.notifyAll();
@@ -705,48 +683,6 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
         }
     }
 
-    /**
-     * How long messages queued for the next answer wait for one: when the call had no answer for this long, the
-     * timer's thread sends them. Long enough that a stream answered steadily never needs it (the check only
-     * re-arms, at most once in this time), short enough that answers slower than this delay a batch by at most
-     * twice it.
-     */
-    public static final long SEND_WITHOUT_ANSWER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-
-    /**
-     * Makes sure a check is scheduled that sends what waits for the next answer if none comes in time; holds the
-     * lock.
-     *
-     * @return false when none can be scheduled (the client is shutting down): the caller sends at once
-     */
-    private boolean armSendCheck(Call c) {
-        if (c.checkArmed) {
-            return true;
-        }
-        try {
-            settings.timer().schedule(() -> checkSends(c), SEND_WITHOUT_ANSWER_NANOS, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException shuttingDown) {
-            return false;
-        }
-        c.checkArmed = true;
-        c.heardWhenArmed = c.heard;
-        return true;
-    }
-
-    /** The call had its time to answer: sends what is queued if no answer came meanwhile, else checks again. */
-    private void checkSends(Call c) {
-        synchronized (lock) {
-            c.checkArmed = false;
-            if (current != c || c.cancelled || outbox.isEmpty()) {
-                return;
-            }
-            if (c.heard != c.heardWhenArmed && armSendCheck(c)) {
-                return; // answers are coming: the next one sends what is queued
-            }
-        }
-        drain();
-    }
-
     /** Puts an entry in line on a call, counting the attempt and starting its message deadline; holds the lock. */
     private void queue(E e, Call c) {
         e.attempts++;
@@ -855,7 +791,6 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 e.sentAt = now();
                 sent = true;
                 c.sentAny = true;
-                c.awaiting++;
                 try {
                     c.call.sendMessage(e.payload());
                 } finally {

@@ -55,7 +55,7 @@ class ABulkWriterClosedWhileItsFirstBatchIsBeingAllocatedFreesThatBatchTest {
                 throw new AssertionError(e);
             }
             made = true;
-            return new ABatchGoesToTheTransportInsideItsWriteNextOrWithTheNextAnswerTest.FixedSizeCodec().rows(capacity, guard);
+            return new ABatchGoesToTheTransportInsideItsWriteNextTest.FixedSizeCodec().rows(capacity, guard);
         }
 
         @Override
@@ -85,8 +85,8 @@ class ABulkWriterClosedWhileItsFirstBatchIsBeingAllocatedFreesThatBatchTest {
     @Test
     void theCloseWaitsForTheAllocationAndFreesWhatItMade() throws Exception {
         SlowRowsCodec codec = new SlowRowsCodec();
-        List<ABatchGoesToTheTransportInsideItsWriteNextOrWithTheNextAnswerTest.StalledCall> calls = new CopyOnWriteArrayList<>();
-        BulkEngineWriter writer = ABatchGoesToTheTransportInsideItsWriteNextOrWithTheNextAnswerTest.stalledWriter(codec, timer, calls);
+        List<ABatchGoesToTheTransportInsideItsWriteNextTest.StalledCall> calls = new CopyOnWriteArrayList<>();
+        BulkEngineWriter writer = ABatchGoesToTheTransportInsideItsWriteNextTest.stalledWriter(codec, timer, calls);
         CompletableFuture<TableBufferRoot> producer = CompletableFuture.supplyAsync(() -> writer.tableBufferRoot(10));
         assertTrue(codec.making.await(30, TimeUnit.SECONDS), "the producer started making its batch");
 

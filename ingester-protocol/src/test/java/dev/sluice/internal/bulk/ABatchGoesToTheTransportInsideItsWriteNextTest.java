@@ -15,7 +15,6 @@ import dev.sluice.internal.bulk.spi.TableCodec;
 import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.send.ManualTime;
 import dev.sluice.internal.send.Route;
-import dev.sluice.internal.send.SendEngine;
 import dev.sluice.metrics.MetricsSink;
 import dev.sluice.write.Compression;
 import dev.sluice.write.RetryPolicy;
@@ -26,7 +25,7 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import java.io.InputStream;
 import java.lang.reflect.Proxy;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -41,13 +40,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Batches of a thousand rows are larger than gRPC's default ready threshold (32 KiB of unwritten bytes). A batch
  * that found the stream not ready would wait for gRPC's ready signal: a hop through another thread for every batch.
- * A batch written while the stream awaits no answer reaches gRPC inside its own {@code writeNext()}, however much of
- * the earlier ones the transport has still to write. One written while answers are awaited goes out with the next
- * answer, on the thread that delivers it (the transport's own), as the batches of a transport driven from its event
- * loop do: the writer's thread then never has to wake the transport's. When no answer comes within a few
- * milliseconds, the batches go out anyway.
+ * Each batch reaches gRPC inside its own {@code writeNext()}, however much of the earlier ones the transport has still
+ * to write and whether or not their answers are in.
  */
-class ABatchGoesToTheTransportInsideItsWriteNextOrWithTheNextAnswerTest {
+class ABatchGoesToTheTransportInsideItsWriteNextTest {
     private static final TableSchema SCHEMA = TableSchema.newBuilder("inside_write_next")
             .addTag("host", DataType.String).addTimestamp("ts", DataType.TimestampMillisecond).build();
     /** About the size of a thousand-row batch of a few columns. */
@@ -249,77 +245,32 @@ class ABatchGoesToTheTransportInsideItsWriteNextOrWithTheNextAnswerTest {
     }
 
     @Test
-    void batchesWrittenWhileAnAnswerIsAwaitedGoToGrpcInOrderWithTheNextAnswer() throws Exception {
+    void batchesWrittenWhileAnswersAreAwaitedReachGrpcInsideTheirWriteNextInOrder() throws Exception {
         List<StalledCall> calls = new CopyOnWriteArrayList<>();
-        // Time stands still: no batch goes out for want of an answer, only with one.
+        // Time stands still: nothing the timer would do can send a batch; only writeNext() and answers run.
         BulkEngineWriter writer = stalledWriter(new FixedSizeCodec(), new ManualTime(), calls);
         try {
             TableBufferRoot rows = writer.tableBufferRoot(10);
-            rows.addRow("h", 1L);
-            CompletableFuture<Integer> first = writer.writeNext();
+            List<CompletableFuture<Integer>> futures = new ArrayList<>();
+            for (int b = 1; b <= 5; b++) {
+                rows.addRow("h", (long) b);
+                futures.add(writer.writeNext());
+                assertEquals(1, calls.size(), "one call");
+                assertEquals(b, calls.get(0).sent.size() - 1, "batches handed to gRPC once batch " + b
+                        + "'s writeNext() returned, none answered: " + calls.get(0).sent);
+            }
             StalledCall call = calls.get(0);
-            assertEquals(1, call.sent.size() - 1, "the first batch goes out inside its writeNext(): " + call.sent);
-            for (long b = 2; b <= 4; b++) {
-                rows.addRow("h", b);
-                writer.writeNext();
+            for (CompletableFuture<Integer> f : futures) {
+                assertFalse(f.isDone(), "no batch is answered yet");
             }
-            assertEquals(1, call.sent.size() - 1, "batches 2 to 4 wait for batch 1's answer: " + call.sent);
-            assertFalse(first.isDone(), "batch 1 is not answered yet");
             call.answer(1);
-            assertEquals(4, call.sent.size() - 1, "batch 1's answer sends batches 2 to 4 on its own thread: "
+            assertEquals(1, futures.get(0).get(10, TimeUnit.SECONDS), "batch 1's future");
+            assertEquals(5, call.sent.size() - 1, "an answer sends nothing more: every batch was out already: "
                     + call.sent);
-            assertEquals(1, first.get(10, TimeUnit.SECONDS), "batch 1's future");
-            rows.addRow("h", 5L);
-            writer.writeNext();
-            assertEquals(4, call.sent.size() - 1, "batch 5 waits for the next answer: " + call.sent);
-            call.answer(2);
-            assertEquals(5, call.sent.size() - 1, "batch 2's answer sends batch 5: " + call.sent);
-            for (long b = 3; b <= 5; b++) {
-                call.answer(b);
-            }
             rows.addRow("h", 6L);
             writer.writeNext();
-            assertEquals(6, call.sent.size() - 1, "with every answer in, batch 6 goes out inside its writeNext(): "
-                    + call.sent);
-        } finally {
-            writer.close();
-        }
-    }
-
-    @Test
-    void batchesWaitingForAnAnswerThatDoesNotComeGoToGrpcWithinTheWaitAllowed() {
-        List<StalledCall> calls = new CopyOnWriteArrayList<>();
-        ManualTime time = new ManualTime();
-        BulkEngineWriter writer = stalledWriter(new FixedSizeCodec(), time, calls);
-        try {
-            TableBufferRoot rows = writer.tableBufferRoot(10);
-            for (long b = 1; b <= 3; b++) {
-                rows.addRow("h", b);
-                writer.writeNext();
-            }
-            StalledCall call = calls.get(0);
-            assertEquals(1, call.sent.size() - 1, "batches 2 and 3 wait for batch 1's answer: " + call.sent);
-            time.advance(Duration.ofNanos(SendEngine.SEND_WITHOUT_ANSWER_NANOS - 1));
-            assertEquals(1, call.sent.size() - 1, "still within the wait: " + call.sent);
-            time.advance(Duration.ofNanos(1));
-            assertEquals(3, call.sent.size() - 1, "no answer within the wait: batches 2 and 3 go out: " + call.sent);
-
-            // Answers that keep coming hold queued batches back no longer than the next answer.
-            call.answer(1);
-            rows.addRow("h", 4L);
-            writer.writeNext();
-            assertEquals(3, call.sent.size() - 1, "batch 4 waits for the next answer: " + call.sent);
-            time.advance(Duration.ofNanos(SendEngine.SEND_WITHOUT_ANSWER_NANOS / 2));
-            call.answer(2);
-            assertEquals(4, call.sent.size() - 1, "batch 2's answer sends batch 4: " + call.sent);
-            rows.addRow("h", 5L);
-            writer.writeNext();
-            time.advance(Duration.ofNanos(SendEngine.SEND_WITHOUT_ANSWER_NANOS));
-            assertEquals(4, call.sent.size() - 1, "an answer came within the last wait: batch 5 waits for the next: "
-                    + call.sent);
-            time.advance(Duration.ofNanos(SendEngine.SEND_WITHOUT_ANSWER_NANOS));
-            assertEquals(5, call.sent.size() - 1, "batch 5 goes out once the call had no answer for a whole wait: "
-                    + call.sent);
+            assertEquals(6, call.sent.size() - 1, "batch 6 reaches gRPC inside its writeNext() with four answers"
+                    + " awaited: " + call.sent);
         } finally {
             writer.close();
         }
