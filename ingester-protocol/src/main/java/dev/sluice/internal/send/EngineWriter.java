@@ -12,6 +12,7 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -57,6 +58,8 @@ public final class EngineWriter<Q, R, X extends WriteException> {
      * is settled: the refused message's future then fails after theirs.
      */
     private final Object settling = new Object();
+    /** Messages refused by an engine whose failure had not yet settled the messages it lost; guarded by settling. */
+    private final List<Message<Q>> refusedWhileLosing = new ArrayList<>();
     private final SendEngine<Q, R, Message<Q>> engine;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong ackedRows = new AtomicLong();
@@ -385,7 +388,13 @@ public final class EngineWriter<Q, R, X extends WriteException> {
         }
         if (refused != null) {
             synchronized (settling) {
-                settle(List.of(m), refused); // after the messages the failure settled: futures fail in batch order
+                if (failure == null && engine.losing()) {
+                    // The failure that ended the engine is yet to settle the messages it lost, which came before
+                    // this one: it settles this one after them, so that futures fail in batch order.
+                    refusedWhileLosing.add(m);
+                } else {
+                    settle(List.of(m), refused); // after the messages the failure settled, in batch order
+                }
             }
         }
         return refused;
@@ -582,6 +591,8 @@ public final class EngineWriter<Q, R, X extends WriteException> {
             synchronized (settling) {
                 fail(e);
                 settle(entries, e);
+                settle(refusedWhileLosing, e);
+                refusedWhileLosing.clear();
             }
         }
 

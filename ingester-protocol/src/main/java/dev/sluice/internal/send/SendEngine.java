@@ -813,6 +813,24 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
     private static final String DEADLINE_PASSED = "the delivery deadline (the retry policy's deliveryTimeout) passed"
             + " with no answer";
 
+    /**
+     * Set from the moment a failure ends the engine with entries lost until its handler has heard of them; guarded
+     * by the lock.
+     */
+    private boolean losing;
+
+    /**
+     * Whether a failure has ended the engine and its handler has not yet heard of the entries it lost: an entry
+     * refused meanwhile is to be settled after those, where the handler settles them.
+     *
+     * @return true while the handler is still to hear of the lost entries
+     */
+    public boolean losing() {
+        synchronized (lock) {
+            return losing;
+        }
+    }
+
     /** The last failure of a call other than a delivery deadline passing; guarded by the lock. */
     private Broken lastBroken;
 
@@ -881,6 +899,7 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                     if (reopening == null) {
                         ended = true;
                         lost = takeAll();
+                        losing = true;
                     }
                 }
             }
@@ -892,7 +911,13 @@ public final class SendEngine<Q, R, E extends SendEngine.Entry<Q>> {
                 handler.answered(answered);
             }
             if (lost != null) {
-                handler.failed(lost, broken, broken.err().retryable() ? notResent : null);
+                try {
+                    handler.failed(lost, broken, broken.err().retryable() ? notResent : null);
+                } finally {
+                    synchronized (lock) {
+                        losing = false;
+                    }
+                }
             } else if (broken != null) {
                 try {
                     handler.resending(broken, pendingCount());

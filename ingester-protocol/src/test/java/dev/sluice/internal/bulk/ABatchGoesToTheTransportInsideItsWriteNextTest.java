@@ -79,6 +79,11 @@ class ABatchGoesToTheTransportInsideItsWriteNextTest {
             this.listener = listener;
         }
 
+        /** Ends the call with the server's status, on the calling thread, as the transport's thread would. */
+        void end(io.grpc.Status status) {
+            listener.onClose(status, new Metadata());
+        }
+
         /** Delivers the server's answer to a batch, on the calling thread, as the transport's thread would. */
         void answer(long requestId) {
             listener.onMessage(new BulkAnswer(requestId, 1));
@@ -166,6 +171,16 @@ class ABatchGoesToTheTransportInsideItsWriteNextTest {
      */
     static BulkEngineWriter stalledWriter(TableCodec codec, ScheduledExecutorService timer,
                                           List<StalledCall> calls) {
+        return stalledWriter(codec, timer, calls, () -> {
+        });
+    }
+
+    /**
+     * As {@link #stalledWriter(TableCodec, ScheduledExecutorService, List)}, running {@code whenReached} each time
+     * the engine tells the endpoint it answered (or ended a call itself).
+     */
+    static BulkEngineWriter stalledWriter(TableCodec codec, ScheduledExecutorService timer,
+                                          List<StalledCall> calls, Runnable whenReached) {
         Channel channel = new Channel() {
             @Override
             public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions options) {
@@ -194,6 +209,7 @@ class ABatchGoesToTheTransportInsideItsWriteNextTest {
 
             @Override
             public void reached() {
+                whenReached.run();
             }
 
             @Override
