@@ -36,12 +36,19 @@ if [ "$WL" = logs ]; then S0=500000; L0=2000000; BATCH=65536; PAR=4; else S0=100
 SHORT=${SHORT:-$S0}; LONG=${LONG:-$L0}
 BENCH=${BENCH:-../ingester-bench/target/ingester-bench.jar}
 [ -f "$BENCH" ] || { echo "build the benchmark first: ./mvnw install -DskipTests" >&2; exit 2; }
-[ -f official-java/target/cp.txt ] || (cd official-java && ../../mvnw -B -ntp -q package \
-  && ../../mvnw -B -ntp -q dependency:build-classpath -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=runtime)
-# The official client's own dependencies, then just Sluice's data model classes (the workload's schema types).
-OFFCP=official-java/target/compare-official-java-0.1.0-SNAPSHOT.jar:$(cat official-java/target/cp.txt):../ingester-common/target/classes:../ingester-protocol/target/classes:../ingester-bulk/target/classes
+CHOSEN=" ${CLIENTS:-official sluice} "
+# Each tool here is built on first use, and only when a chosen client needs it.
+OFFCP=
+if [[ $CHOSEN == *" official"* ]]; then
+  [ -f official-java/target/cp.txt ] || (cd official-java && ../../mvnw -B -ntp -q package \
+    && ../../mvnw -B -ntp -q dependency:build-classpath -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=runtime)
+  # The official client's own dependencies, then just Sluice's data model classes (the workload's schema types).
+  OFFCP=official-java/target/compare-official-java-0.1.0-SNAPSHOT.jar:$(cat official-java/target/cp.txt):../ingester-common/target/classes:../ingester-protocol/target/classes:../ingester-bulk/target/classes
+fi
 FLOOR=transport-floor/target/compare-transport-floor-0.1.0-SNAPSHOT.jar
-[ -f $FLOOR ] || (cd transport-floor && ../../mvnw -B -ntp -q package)
+if [[ $CHOSEN == *" floor"* || $CHOSEN == *" bulkfloor"* ]]; then
+  [ -f $FLOOR ] || (cd transport-floor && ../../mvnw -B -ntp -q package)
+fi
 
 one() { # client rows -> the result line's fields
   local client=$1 rows=$2 line bench=$BENCH
