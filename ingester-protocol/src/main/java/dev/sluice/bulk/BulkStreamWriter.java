@@ -77,10 +77,14 @@ public interface BulkStreamWriter extends AutoCloseable {
      * Ends the stream and waits for every outstanding answer, resends included: at most the later of
      * {@code requestTimeout} and the last unanswered batch's delivery deadline, plus one second. The stream takes
      * nothing after it: adding rows to the batch, {@link #tableBufferRoot} and {@link #writeNext()} then throw an
-     * {@link IllegalStateException} naming the table; open a new writer for more rows.
+     * {@link IllegalStateException} naming the table; open a new writer for more rows. Rows still in the batch
+     * (added after the last {@link #writeNext()}) are sent first as the last batch, waiting for an answer slot as
+     * long as completing waits for answers; if they cannot be sent at all, this throws before ending the stream and
+     * the rows stay in the batch (call it again, or {@link #close()} to discard them).
      *
      * @return the rows the server acknowledged over the writer's life
-     * @throws BulkWriteException when any batch failed or the stream ended in error
+     * @throws BulkWriteException when any batch failed or the stream ended in error, or the rows left in the batch
+     *     could not be sent
      */
     long completed();
 

@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,8 +47,6 @@ class ABatchRefusedForGoodFailsTheLaterBatchesWithItsCauseAndLaterWritesSayToOpe
         writeAndRefuseTheThird(false);
     }
 
-    @Disabled("fails: the late writeNext() fails with \"bulk stream of 'refused_for_good' failed: value refused by"
-            + " the server for good\", which does not say that the writer takes no more batches and a new one is needed")
     @Test
     void aWriteAfterTheFailureSaysToOpenANewWriter() throws Exception {
         writeAndRefuseTheThird(true);

@@ -20,6 +20,7 @@ import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -330,15 +331,20 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
      */
     CompletableFuture<Integer> writeNext(long notAfter) {
         checkOpen();
+        return send(notAfter, config.whenFull(), config.maxBlock());
+    }
+
+    /** Sends the batch, waiting for an answer slot as {@code whenFull} and {@code maxBlock} say. */
+    private CompletableFuture<Integer> send(long notAfter, WhenFull whenFull, Duration maxBlock) {
         enter();
         try {
-            return writeNextGuarded(notAfter);
+            return writeNextGuarded(notAfter, whenFull, maxBlock);
         } finally {
             exit();
         }
     }
 
-    private CompletableFuture<Integer> writeNextGuarded(long notAfter) {
+    private CompletableFuture<Integer> writeNextGuarded(long notAfter, WhenFull whenFull, Duration maxBlock) {
         int rows = this.rows;
         if (rows == 0) {
             if (root != null) {
@@ -347,6 +353,10 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             return CompletableFuture.completedFuture(0);
         }
         BulkWriteException f = writer.failure();
+        if (f != null) {
+            f = new BulkWriteException("the bulk writer for '" + schema.tableName() + "' failed for good and takes no"
+                    + " more batches (" + f.getMessage() + "); open a new writer for more rows", f.err(), f);
+        }
         if (f == null && stopped.getAsBoolean()) {
             f = new BulkWriteException("the client of the bulk writer for '" + schema.tableName() + "' is shut down",
                     localError(StatusCode.Grpc.UNAVAILABLE, "client shut down", false), null);
@@ -363,7 +373,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             writer.refused();
             return CompletableFuture.failedFuture(f);
         }
-        if (!writer.takeSlot(config.whenFull(), config.maxBlock())) {
+        if (!writer.takeSlot(whenFull, maxBlock)) {
             // Nothing is sent and nothing dropped: the batch keeps its rows for the next writeNext().
             if (Thread.currentThread().isInterrupted()) {
                 String why = "interrupted while waiting for an answer slot of '" + schema.tableName() + "'; the batch"
@@ -372,7 +382,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
                         localError(StatusCode.Grpc.CANCELLED, why, false), null));
             }
             String why = "no answer slot freed: " + config.maxInFlightRequests() + " batches of '" + schema.tableName()
-                    + "' unanswered" + (config.whenFull() == WhenFull.Block ? " for " + config.maxBlock().toMillis()
+                    + "' unanswered" + (whenFull == WhenFull.Block ? " for " + maxBlock.toMillis()
                     + " ms" : "") + "; the batch keeps its " + rows + " rows: call writeNext() again once a batch is"
                     + " answered";
             return CompletableFuture.failedFuture(new dev.sluice.LimitExceededException(why));
@@ -509,11 +519,22 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             writer.fail(notCreated);
         }
         if (!completing && rows > 0) {
-            // The last batch was filled but never passed to writeNext(): sent now, never dropped. Its outcome
-            // reaches the caller through the counts below.
+            // The last batch was filled but never passed to writeNext(): sent now, never dropped. It waits for an
+            // answer slot as long as completing waits for answers (a slot frees when an unanswered batch is
+            // answered or fails, by its deadline). Its outcome reaches the caller through the counts below; when
+            // it could not be sent at all, the rows stay in the batch and this call says so.
+            int left = rows;
             LOG.debug("bulk writer for '{}' completed with {} rows not passed to writeNext(): sending them as the"
-                    + " last batch", schema.tableName(), rows);
-            writeNext();
+                    + " last batch", schema.tableName(), left);
+            long at = writer.now();
+            Duration slotWait = Duration.ofNanos(Math.max(config.requestTimeout().toNanos(), engine.lastDeadline(at) - at));
+            CompletableFuture<Integer> last = send(0, WhenFull.Block, slotWait);
+            if (rows > 0 && last.isCompletedExceptionally()) {
+                Throwable why = last.handle((r, t) -> t).join();
+                throw new BulkWriteException("completed() could not send the last " + left + " rows of '"
+                        + schema.tableName() + "' (" + why.getMessage() + "); they are still in the batch: call"
+                        + " completed() again to send them, or close() to discard them", null, why);
+            }
         }
         long now = writer.now();
         long waitNanos = Math.max(config.requestTimeout().toNanos(), engine.lastDeadline(now) - now);
