@@ -422,6 +422,16 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
     }
 
     /**
+     * The vectors, one per column in column order, as they are (the batch not completed): for sizing its rows
+     * before it is unloaded.
+     *
+     * @return the vectors (not a copy: the caller leaves them as they are)
+     */
+    List<FieldVector> vectors() {
+        return vectors;
+    }
+
+    /**
      * Completes the batch if needed and returns its vectors, one per column in column order, each holding the
      * batch's rows, for a caller that reads them where they are (then {@link #reset()}s them).
      *

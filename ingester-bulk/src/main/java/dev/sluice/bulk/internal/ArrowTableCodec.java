@@ -102,6 +102,12 @@ final class ArrowTableCodec implements TableCodec {
     }
 
     @Override
+    public long sizeBound() {
+        int rows = root == null ? 0 : root.rowCount();
+        return rows == 0 ? 0 : FlightMessages.sizeBound(root.vectors(), rows, codec != NoCompressionCodec.INSTANCE);
+    }
+
+    @Override
     public BulkMessage unload(long requestId) {
         if (codec == NoCompressionCodec.INSTANCE) {
             // A small uncompressed batch is written from its vectors straight into the packing buffer.

@@ -396,6 +396,43 @@ public final class FlightMessages {
         MemoryUtil.putInt(nodesCount + 4, nodes);
     }
 
+    /**
+     * The most bytes a message of the first {@code rows} values of these vectors takes, however it is unloaded:
+     * packed or through a record batch, its buffers compressed or not (a compressed buffer is its length prefix
+     * and at most its own bytes, which Arrow sends as they are when compression does not shrink them).
+     *
+     * @param vectors one vector per column, each holding at least {@code rows} values
+     * @param rows the rows to send, at least one
+     * @param compressed whether the buffers are compressed
+     * @return the bound in bytes
+     */
+    static long sizeBound(List<FieldVector> vectors, int rows, boolean compressed) {
+        long body = 0;
+        int buffers = 0;
+        for (FieldVector v : vectors) {
+            int count = bufferCount(v);
+            if (count == 0) { // another kind of vector: all of its memory
+                for (ArrowBuf b : v.getFieldBuffers()) {
+                    body = align8(body + b.capacity() + COMPRESSED_LENGTH_BYTES);
+                    buffers++;
+                }
+                continue;
+            }
+            for (int j = 0; j < count; j++) {
+                body = align8(body + bufferSize(v, j, rows) + (compressed ? COMPRESSED_LENGTH_BYTES : 0));
+            }
+            buffers += count;
+        }
+        // The IPC header (a fixed part, then 16 bytes per node and per buffer), the request id and the fields'
+        // tags and lengths.
+        return body + PREFIX_BOUND_BYTES + 16L * (buffers + vectors.size());
+    }
+
+    /** The length each compressed buffer starts with. */
+    private static final int COMPRESSED_LENGTH_BYTES = 8;
+    /** More than a batch message's prefix takes besides its nodes and buffers (the packed one takes about 150). */
+    private static final int PREFIX_BOUND_BYTES = 512;
+
     /** The buffers a vector lays out in a record batch: validity and values, with offsets between for text; 0 for others. */
     private static int bufferCount(FieldVector v) {
         return v instanceof BaseVariableWidthVector ? 3 : v instanceof BaseFixedWidthVector ? 2 : 0;

@@ -1,5 +1,6 @@
 package dev.sluice.internal.bulk;
 
+import dev.sluice.LimitExceededException;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
@@ -9,6 +10,7 @@ import dev.sluice.internal.bulk.spi.BatchGuard;
 import dev.sluice.internal.bulk.spi.BulkAnswer;
 import dev.sluice.internal.bulk.spi.BulkMessage;
 import dev.sluice.internal.bulk.spi.TableCodec;
+import dev.sluice.internal.limit.InFlightLimiter;
 import dev.sluice.internal.send.EngineWriter;
 import dev.sluice.internal.send.SendEngine;
 import dev.sluice.write.Compression;
@@ -393,12 +395,31 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             this.rows = 0;
             return CompletableFuture.failedFuture(closedError());
         }
+        // Room in the client's byte budget is taken before the batch is unloaded, so that a batch finding none
+        // keeps its rows, as one finding no slot does.
+        InFlightLimiter.Permit room;
+        try {
+            room = writer.reserve(codec.sizeBound());
+        } catch (LimitExceededException e) {
+            writer.unslot();
+            return CompletableFuture.failedFuture(new LimitExceededException("no room in the client's byte budget"
+                    + " for the batch of '" + schema.tableName() + "': " + e.getMessage() + "; the batch keeps its "
+                    + rows + " rows: call writeNext() again once batches are answered, or raise maxInFlightBytes"));
+        }
+        if (closed) {
+            room.release();
+            writer.dropped(); // closed from another thread while this producer waited for room
+            codec.reset();
+            this.rows = 0;
+            return CompletableFuture.failedFuture(closedError());
+        }
         long id = ++nextId;
         BulkMessage message;
         try {
             message = codec.unload(id);
         } catch (RuntimeException e) {
             this.rows = 0; // emptied on failure too
+            room.release();
             writer.dropped();
             return CompletableFuture.failedFuture(e instanceof BulkWriteException ? e
                     : new BulkWriteException("could not serialize batch " + id + " of '" + schema.tableName() + "'", null, e));
@@ -407,14 +428,9 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         unfreed.unloaded();
         message.whenFreed(unfreed);
         int size = message.size();
-        EngineWriter.Message<BulkMessage> batch;
-        try {
-            long deadline = writer.now() + deliveryNanos;
-            batch = writer.admit(id, message, size, notAfter != 0 && notAfter - deadline < 0 ? notAfter : deadline);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(new BulkWriteException("batch " + id + " of '" + schema.tableName()
-                    + "' (" + size + " bytes) got no room in the client's memory budget: " + e.getMessage(), null, e));
-        }
+        long deadline = writer.now() + deliveryNanos;
+        EngineWriter.Message<BulkMessage> batch = writer.admit(id, message, size,
+                notAfter != 0 && notAfter - deadline < 0 ? notAfter : deadline, room);
         writer.submit(batch); // a refused batch's future fails with the refusal
         return batch.answer();
     }

@@ -31,7 +31,7 @@ public final class InFlightLimiter {
 
     /** Room taken, to be given back exactly once. */
     public final class Permit {
-        private final int bytesHeld;
+        private int bytesHeld;
         private final boolean requestHeld;
         private boolean released;
 
@@ -40,15 +40,36 @@ public final class InFlightLimiter {
             this.requestHeld = requestHeld;
         }
 
+        /**
+         * Gives back the room taken beyond {@code size} bytes, for a message found smaller than the room reserved
+         * for it; nothing when it is not smaller or the room was given back.
+         *
+         * @param size the bytes to keep
+         */
+        public void shrinkTo(long size) {
+            int keep = (int) Math.min(size, maxBytes);
+            int back;
+            synchronized (this) {
+                if (released || keep >= bytesHeld) {
+                    return;
+                }
+                back = bytesHeld - keep;
+                bytesHeld = keep;
+            }
+            bytes.release(back);
+        }
+
         /** Gives the room back; later calls do nothing. */
         public void release() {
+            int held;
             synchronized (this) {
                 if (released) {
                     return;
                 }
                 released = true;
+                held = bytesHeld;
             }
-            bytes.release(bytesHeld);
+            bytes.release(held);
             if (requestHeld) {
                 requests.release();
             }

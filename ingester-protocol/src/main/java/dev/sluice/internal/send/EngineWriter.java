@@ -344,6 +344,41 @@ public final class EngineWriter<Q, R, X extends WriteException> {
     }
 
     /**
+     * Takes room in the client's byte budget for a message not made yet, waiting as the client's limit policy says;
+     * nothing is counted when there is none.
+     *
+     * @param size the most bytes the message will have
+     * @return the room, for {@link #admit(long, Object, int, long, InFlightLimiter.Permit)}
+     * @throws dev.sluice.LimitExceededException when no room came within the policy's wait
+     */
+    public InFlightLimiter.Permit reserve(long size) {
+        return limiter.acquire(size, false);
+    }
+
+    /**
+     * Makes a message of a payload with room reserved for it earlier ({@link #reserve}), keeping only the room its
+     * size needs (and the slot the caller took, if the path has slots).
+     *
+     * @param id unique within the writer, increasing in submission order
+     * @param payload the encoded message
+     * @param size its bytes, at most the room reserved
+     * @param deadline as {@link #admit(long, Object, int, long)}
+     * @param room the room reserved for it
+     * @return the message, for {@link #submit}
+     */
+    public Message<Q> admit(long id, Q payload, int size, long deadline, InFlightLimiter.Permit room) {
+        room.shrinkTo(size);
+        return new Message<>(id, size, deadline, payload, free, room, !answeredAsAWhole);
+    }
+
+    /** A slot taken for a write that was then not made (it keeps its rows for a later one): the slot is back. */
+    public void unslot() {
+        if (slots != null) {
+            slots.release();
+        }
+    }
+
+    /**
      * Makes a message of a payload, with its room in the client's byte budget (and the slot the caller took, if
      * the path has slots).
      *

@@ -141,6 +141,11 @@ class ABatchGoesToTheTransportInsideItsWriteNextTest {
         }
 
         @Override
+        public long sizeBound() {
+            return rows == 0 ? 0 : BATCH_BYTES;
+        }
+
+        @Override
         public BulkMessage unload(long requestId) {
             rows = 0;
             return BulkMessage.ofBytes(new byte[BATCH_BYTES]);

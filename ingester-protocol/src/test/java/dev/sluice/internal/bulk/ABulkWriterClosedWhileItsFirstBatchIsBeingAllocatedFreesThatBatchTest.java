@@ -59,6 +59,11 @@ class ABulkWriterClosedWhileItsFirstBatchIsBeingAllocatedFreesThatBatchTest {
         }
 
         @Override
+        public long sizeBound() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public BulkMessage unload(long requestId) {
             throw new UnsupportedOperationException();
         }

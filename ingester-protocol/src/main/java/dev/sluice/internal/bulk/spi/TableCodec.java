@@ -34,6 +34,14 @@ public interface TableCodec {
      */
     BulkMessage unload(long requestId);
 
+    /**
+     * Returns the most bytes {@link #unload} can make of the rows the batch holds now, whichever way it encodes them,
+     * so that room in the client's budget is taken before the batch is touched.
+     *
+     * @return a bound on the next message's size; 0 when the batch holds no row
+     */
+    long sizeBound();
+
     /** Drops the batch's rows. */
     void reset();
 
