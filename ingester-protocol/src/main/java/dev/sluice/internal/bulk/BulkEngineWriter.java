@@ -146,7 +146,33 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             depth++; // entered again from within (a row still open, say): the check that follows then refuses
             return;
         }
+        if (!HOLDER.compareAndSet(this, null, me)) {
+            holdHeld(me);
+        }
+    }
+
+    /**
+     * Takes the batch another thread holds: waits for it at most {@code requestTimeout}, or takes it over at once
+     * from a thread that ended holding it.
+     */
+    private void holdHeld(Thread me) {
+        long deadline = System.nanoTime() + config.requestTimeout().toNanos();
         while (!HOLDER.compareAndSet(this, null, me)) {
+            Thread h = holder;
+            if (h != null && !h.isAlive() && HOLDER.compareAndSet(this, h, me)) {
+                // Every hold ends with its call but a typed row's, which lasts until the row is ended or
+                // cancelled: the thread ended with a row it began still open. This thread takes the batch over
+                // with that row's hold, which ending or cancelling the row gives back (the row appender reports
+                // the open row to the calls that need it closed).
+                depth = 1;
+                return;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new IllegalStateException("the batch of the bulk writer for '" + schema.tableName() + "' is"
+                        + " held by thread '" + (h == null ? "?" : h.getName()) + "' for longer than requestTimeout"
+                        + " (" + config.requestTimeout().toMillis() + " ms): one producer thread at a time; end or"
+                        + " cancel on that thread a row it began with the row appender");
+            }
             LockSupport.parkNanos(this, HOLD_POLL_NANOS);
         }
     }
@@ -171,6 +197,11 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             return 0;
         }
         while (!HOLDER.compareAndSet(this, null, me)) {
+            Thread h = holder;
+            if (h != null && !h.isAlive() && HOLDER.compareAndSet(this, h, me)) {
+                depth = 0; // taken over from a thread that ended with a row still open (see holdHeld)
+                return 1;
+            }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return -1;
@@ -372,7 +403,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         if (f != null) {
             codec.reset();
             this.rows = 0;
-            writer.refused();
+            writer.refused(f.err());
             return CompletableFuture.failedFuture(f);
         }
         if (!writer.takeSlot(whenFull, maxBlock)) {
@@ -390,7 +421,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             return CompletableFuture.failedFuture(new dev.sluice.LimitExceededException(why));
         }
         if (closed) {
-            writer.dropped(); // closed from another thread while this producer waited for the slot
+            writer.dropped(null); // closed from another thread while this producer waited for the slot
             codec.reset();
             this.rows = 0;
             return CompletableFuture.failedFuture(closedError());
@@ -399,8 +430,14 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         // keeps its rows, as one finding no slot does.
         InFlightLimiter.Permit room;
         try {
-            room = writer.reserve(codec.sizeBound());
+            room = writer.reserve(codec.sizeBound(), () -> closed);
         } catch (LimitExceededException e) {
+            if (closed) {
+                writer.dropped(null); // closed from another thread while this producer waited for room
+                codec.reset();
+                this.rows = 0;
+                return CompletableFuture.failedFuture(closedError());
+            }
             writer.unslot();
             return CompletableFuture.failedFuture(new LimitExceededException("no room in the client's byte budget"
                     + " for the batch of '" + schema.tableName() + "': " + e.getMessage() + "; the batch keeps its "
@@ -408,7 +445,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         }
         if (closed) {
             room.release();
-            writer.dropped(); // closed from another thread while this producer waited for room
+            writer.dropped(null); // closed from another thread while this producer waited for room
             codec.reset();
             this.rows = 0;
             return CompletableFuture.failedFuture(closedError());
@@ -420,7 +457,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         } catch (RuntimeException e) {
             this.rows = 0; // emptied on failure too
             room.release();
-            writer.dropped();
+            writer.dropped(null);
             return CompletableFuture.failedFuture(e instanceof BulkWriteException ? e
                     : new BulkWriteException("could not serialize batch " + id + " of '" + schema.tableName() + "'", null, e));
         }

@@ -4,6 +4,7 @@ import dev.sluice.GreptimeOptions;
 import dev.sluice.LimitExceededException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * The client-wide budget of bytes (and regular requests) waiting to be sent or in flight. Waiters are served
@@ -85,16 +86,36 @@ public final class InFlightLimiter {
      * @throws LimitExceededException when no room came within the wait (or at once, under fail-fast)
      */
     public Permit acquire(long size, boolean request) {
+        return acquire(size, request, NEVER);
+    }
+
+    /** A wait nobody gives up. */
+    private static final BooleanSupplier NEVER = () -> false;
+
+    /** How often a wait that can be given up looks whether it is. */
+    private static final long GIVE_UP_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    /**
+     * Takes room as {@link #acquire(long, boolean)} does, giving up the wait as soon as {@code givenUp} says so
+     * (looked at every few milliseconds).
+     *
+     * @param size encoded bytes
+     * @param request whether it also counts as a regular request
+     * @param givenUp true once the caller no longer wants the room (its writer closed, say)
+     * @return the permit
+     * @throws LimitExceededException when no room came within the wait, or the wait was given up
+     */
+    public Permit acquire(long size, boolean request, BooleanSupplier givenUp) {
         int n = (int) Math.min(size, maxBytes);
         long deadline = System.nanoTime() + waitNanos;
         boolean haveRequest = false;
         if (request && requests != null) {
-            if (!take(requests, 1, deadline)) {
+            if (!take(requests, 1, deadline, givenUp)) {
                 throw new LimitExceededException("maxInFlightRequests reached" + waited());
             }
             haveRequest = true;
         }
-        if (!take(bytes, n, deadline)) {
+        if (!take(bytes, n, deadline, givenUp)) {
             if (haveRequest) {
                 requests.release();
             }
@@ -111,7 +132,7 @@ public final class InFlightLimiter {
         return block ? " and no room came within " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms" : " (fail-fast policy)";
     }
 
-    private boolean take(Semaphore s, int n, long deadline) {
+    private boolean take(Semaphore s, int n, long deadline, BooleanSupplier givenUp) {
         if (!s.hasQueuedThreads() && s.tryAcquire(n)) {
             return true;
         }
@@ -119,7 +140,19 @@ public final class InFlightLimiter {
             return false;
         }
         try {
-            return s.tryAcquire(n, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (givenUp == NEVER) {
+                return s.tryAcquire(n, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+            while (!givenUp.getAsBoolean()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                if (s.tryAcquire(n, Math.min(left, GIVE_UP_POLL_NANOS), TimeUnit.NANOSECONDS)) {
+                    return true;
+                }
+            }
+            return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

@@ -330,17 +330,28 @@ public final class EngineWriter<Q, R, X extends WriteException> {
         }
     }
 
-    /** A write that took a slot, or was refused before it became a message, failed: it counts, and its slot is back. */
-    public void dropped() {
-        failed.incrementAndGet();
+    /**
+     * A write that took a slot, or was refused before it became a message, failed: it counts (and is reported to
+     * the metrics sink, in order with the answers), and its slot is back.
+     *
+     * @param err why, or null for a failure of the client's own
+     */
+    public void dropped(Err err) {
+        refused(err);
         if (slots != null) {
             slots.release();
         }
     }
 
-    /** A write refused before it took a slot failed: it counts. */
-    public void refused() {
+    /**
+     * A write refused before it took a slot failed: it counts, and is reported to the metrics sink in order with
+     * the answers.
+     *
+     * @param err why, or null for a failure of the client's own
+     */
+    public void refused(Err err) {
         failed.incrementAndGet();
+        inOrder.execute(() -> countFailure(err));
     }
 
     /**
@@ -348,11 +359,12 @@ public final class EngineWriter<Q, R, X extends WriteException> {
      * nothing is counted when there is none.
      *
      * @param size the most bytes the message will have
+     * @param givenUp true once the room is no longer wanted (the writer closed): the wait ends then
      * @return the room, for {@link #admit(long, Object, int, long, InFlightLimiter.Permit)}
-     * @throws dev.sluice.LimitExceededException when no room came within the policy's wait
+     * @throws dev.sluice.LimitExceededException when no room came within the policy's wait, or it was given up
      */
-    public InFlightLimiter.Permit reserve(long size) {
-        return limiter.acquire(size, false);
+    public InFlightLimiter.Permit reserve(long size, java.util.function.BooleanSupplier givenUp) {
+        return limiter.acquire(size, false, givenUp);
     }
 
     /**
@@ -397,7 +409,7 @@ public final class EngineWriter<Q, R, X extends WriteException> {
             budget = limiter.acquire(size, false);
         } catch (RuntimeException e) {
             free.accept(payload);
-            dropped();
+            dropped(null);
             throw e;
         }
         return new Message<>(id, size, deadline, payload, free, budget, !answeredAsAWhole);
