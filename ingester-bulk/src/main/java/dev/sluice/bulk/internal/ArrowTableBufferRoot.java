@@ -322,7 +322,9 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
 
     private TableBufferRoot addTableGuarded(dev.sluice.data.Table table) {
         if (!table.schema().equals(schema)) {
-            throw new IllegalArgumentException("table '" + table.tableName() + "' has a different schema than this batch");
+            throw new IllegalArgumentException("table '" + table.tableName() + "' has a different schema than this"
+                    + " batch of '" + schema.tableName() + "': " + difference(table.schema(), schema)
+                    + "; add tables of the batch's schema only");
         }
         if (completed) {
             throw new InvalidDataException(schema.tableName(), null, rowCount,
@@ -345,6 +347,30 @@ final class ArrowTableBufferRoot implements TableBufferRoot {
         }
         rowCount += n;
         return this;
+    }
+
+    /** The first way {@code other} differs from {@code ours}, naming the column. */
+    private static String difference(TableSchema other, TableSchema ours) {
+        if (!other.tableName().equals(ours.tableName())) {
+            return "its table name differs";
+        }
+        int n = Math.min(other.columnCount(), ours.columnCount());
+        for (int i = 0; i < n; i++) {
+            TableSchema.Column theirs = other.column(i);
+            TableSchema.Column mine = ours.column(i);
+            if (!theirs.equals(mine)) {
+                return theirs.name().equals(mine.name())
+                        ? "column '" + mine.name() + "' is " + describe(theirs) + " there and " + describe(mine) + " here"
+                        : "column " + i + " is '" + theirs.name() + "' there and '" + mine.name() + "' here";
+            }
+        }
+        return other.columnCount() > n ? "it has column '" + other.column(n).name() + "' beyond the batch's "
+                + ours.columnCount() : "it lacks column '" + ours.column(n).name() + "'";
+    }
+
+    private static String describe(TableSchema.Column c) {
+        return c.semanticType() + " " + c.dataType() + (c.decimalType() != null ? " " + c.decimalType() : "")
+                + (c.vectorType() != null ? " " + c.vectorType() : "");
     }
 
     private static void copyColumn(dev.sluice.data.ColumnVector from, ColumnSink to, int at, int n) {

@@ -77,6 +77,12 @@ public final class GrpcErrors {
             // after CallOptions deadline was exceeded ..."): say which one gave no answer in time.
             message = "no answer from " + endpoint + " within the call's deadline (" + message + ")";
         }
+        if (grpc == StatusCode.Grpc.OUT_OF_RANGE && code < 0 && message.contains("message length too large")) {
+            // The server's gRPC refused a message over its receive limit ("decoded message length too large",
+            // grpc-java's MessageDeframer; GreptimeDB sets it from grpc.max_recv_message_size).
+            message = message + "; send smaller requests or batches (fewer rows each), or raise the server's"
+                    + " grpc.max_recv_message_size";
+        }
         if (grpc == StatusCode.Grpc.UNKNOWN && code < 0 && closedConnection(status.getCause())) {
             // grpc-netty fails a write on a connection that has just closed with UNKNOWN "Channel closed but for
             // unknown reason" when it does not know why yet (NettyClientTransport.statusFromFailedFuture): a lost
