@@ -10,8 +10,8 @@ import dev.sluice.GreptimeOptions;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
 import dev.sluice.bulk.BulkWriteException;
+import dev.sluice.bulk.FiveRowBatches;
 import dev.sluice.bulk.NothingHeld;
-import dev.sluice.bulk.TableBufferRoot;
 import dev.sluice.data.DataType;
 import dev.sluice.data.Table;
 import dev.sluice.data.TableSchema;
@@ -19,7 +19,6 @@ import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.write.Context;
 import dev.sluice.write.StatusCode;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -58,20 +57,9 @@ class ABatchRefusedForGoodFailsTheLaterBatchesWithItsCauseAndLaterWritesSayToOpe
             try {
                 assertTrue(db.write(Table.from(schema()).addRow("setup", 0L, 0L)).get(30, TimeUnit.SECONDS).isOk());
                 server.faults().failBulkBatch(3, StatusCode.InvalidArguments, REFUSAL);
-                List<CompletableFuture<Integer>> acks = new ArrayList<>();
                 try (BulkStreamWriter w = db.bulkStreamWriter(schema(), BulkWrite.Config.newBuilder()
                         .createTable(false).maxInFlightRequests(8).build(), Context.newBuilder().build())) {
-                    TableBufferRoot batch = w.tableBufferRoot(8);
-                    long ts = 1;
-                    for (int b = 0; b < 6; b++) {
-                        for (int i = 0; i < 5; i++, ts++) {
-                            batch.addRow("h", ts, ts);
-                        }
-                        acks.add(w.writeNext());
-                    }
-                    for (CompletableFuture<Integer> f : acks) {
-                        Await.until("every batch is answered", BOUND, f::isDone);
-                    }
+                    List<CompletableFuture<Integer>> acks = FiveRowBatches.writeAndAwait(w, 6, BOUND);
                     assertEquals(5, acks.get(0).get());
                     assertEquals(5, acks.get(1).get());
                     for (int b = 2; b < 6; b++) {
@@ -83,7 +71,7 @@ class ABatchRefusedForGoodFailsTheLaterBatchesWithItsCauseAndLaterWritesSayToOpe
                     assertEquals(2, w.ackedBatches());
                     assertEquals(4, w.failedBatches());
 
-                    batch.addRow("h", ts, ts);
+                    w.tableBufferRoot(8).addRow("h", 31L, 31L); // after the six batches' rows
                     CompletableFuture<Integer> late = w.writeNext();
                     assertTrue(late.isDone(), "a write to a writer failed for good fails at once");
                     Throwable t = failure(late);

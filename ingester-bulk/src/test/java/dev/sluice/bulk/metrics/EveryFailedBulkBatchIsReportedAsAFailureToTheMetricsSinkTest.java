@@ -8,6 +8,7 @@ import dev.sluice.GreptimeDB;
 import dev.sluice.GreptimeOptions;
 import dev.sluice.bulk.BulkStreamWriter;
 import dev.sluice.bulk.BulkWrite;
+import dev.sluice.bulk.FiveRowBatches;
 import dev.sluice.bulk.TableBufferRoot;
 import dev.sluice.data.DataType;
 import dev.sluice.data.Table;
@@ -17,7 +18,6 @@ import dev.sluice.testkit.GreptimeTestServer;
 import dev.sluice.write.Context;
 import dev.sluice.write.StatusCode;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -57,20 +57,11 @@ class EveryFailedBulkBatchIsReportedAsAFailureToTheMetricsSinkTest {
             try {
                 assertTrue(db.write(Table.from(schema).addRow("setup", 0L, 0L)).get(30, TimeUnit.SECONDS).isOk());
                 server.faults().failBulkBatch(3, StatusCode.InvalidArguments, "refused for good");
-                List<CompletableFuture<Integer>> acks = new ArrayList<>();
                 try (BulkStreamWriter w = db.bulkStreamWriter(schema, BulkWrite.Config.newBuilder()
                         .createTable(false).build(), Context.newBuilder().build())) {
+                    List<CompletableFuture<Integer>> acks = FiveRowBatches.writeAndAwait(w, 6, BOUND);
                     TableBufferRoot batch = w.tableBufferRoot(8);
-                    long ts = 1;
-                    for (int b = 0; b < 6; b++) {
-                        for (int i = 0; i < 5; i++, ts++) {
-                            batch.addRow("h", ts, ts);
-                        }
-                        acks.add(w.writeNext());
-                    }
-                    for (CompletableFuture<Integer> f : acks) {
-                        Await.until("every batch is answered", BOUND, f::isDone);
-                    }
+                    long ts = 31; // after the six batches' rows
                     for (int b = 0; b < 3; b++) {
                         for (int i = 0; i < 5; i++, ts++) {
                             batch.addRow("h", ts, ts);
