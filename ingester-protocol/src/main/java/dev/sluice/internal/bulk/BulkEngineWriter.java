@@ -75,6 +75,8 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
     private final boolean compressedByGrpc;
     private volatile boolean completing;
     private volatile boolean closed;
+    /** {@link #closed}, for a wait for room in the client's budget to give up on (made once, not per batch). */
+    private final BooleanSupplier isClosed = () -> closed;
     /**
      * The thread that holds the writer's batch: the producer while it changes or sends the batch, or {@link #close}
      * while it frees the memory; null when none does. Off-heap memory is freed only by its holder. One producer
@@ -421,22 +423,16 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
             return CompletableFuture.failedFuture(new dev.sluice.LimitExceededException(why));
         }
         if (closed) {
-            writer.dropped(null); // closed from another thread while this producer waited for the slot
-            codec.reset();
-            this.rows = 0;
-            return CompletableFuture.failedFuture(closedError());
+            return droppedAsClosed(); // closed from another thread while this producer waited for the slot
         }
         // Room in the client's byte budget is taken before the batch is unloaded, so that a batch finding none
         // keeps its rows, as one finding no slot does.
         InFlightLimiter.Permit room;
         try {
-            room = writer.reserve(codec.sizeBound(), () -> closed);
+            room = writer.reserve(codec.sizeBound(), isClosed);
         } catch (LimitExceededException e) {
             if (closed) {
-                writer.dropped(null); // closed from another thread while this producer waited for room
-                codec.reset();
-                this.rows = 0;
-                return CompletableFuture.failedFuture(closedError());
+                return droppedAsClosed(); // closed from another thread while this producer waited for room
             }
             writer.unslot();
             return CompletableFuture.failedFuture(new LimitExceededException("no room in the client's byte budget"
@@ -445,10 +441,7 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
         }
         if (closed) {
             room.release();
-            writer.dropped(null); // closed from another thread while this producer waited for room
-            codec.reset();
-            this.rows = 0;
-            return CompletableFuture.failedFuture(closedError());
+            return droppedAsClosed(); // closed from another thread while this producer waited for room
         }
         long id = ++nextId;
         BulkMessage message;
@@ -474,6 +467,14 @@ final class BulkEngineWriter implements BulkStreamWriter, BatchGuard {
 
     private Err localError(StatusCode.Grpc grpc, String message, boolean retryable) {
         return writer.localError(grpc, message, retryable);
+    }
+
+    /** The batch's rows are dropped because the writer was closed from another thread: the write fails and counts. */
+    private CompletableFuture<Integer> droppedAsClosed() {
+        writer.dropped(null);
+        codec.reset();
+        this.rows = 0;
+        return CompletableFuture.failedFuture(closedError());
     }
 
     private BulkWriteException closedError() {
