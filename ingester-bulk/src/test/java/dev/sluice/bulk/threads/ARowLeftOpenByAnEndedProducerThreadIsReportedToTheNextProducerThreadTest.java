@@ -77,6 +77,8 @@ class ARowLeftOpenByAnEndedProducerThreadIsReportedToTheNextProducerThreadTest {
                             "the ended row is sent, the open one dropped");
                 }
                 w.completed();
+                assertEquals("addRow".equals(call) ? 2 : 1, sc.server().rowCount(table),
+                        "the server stores the ended rows and never the row left open");
             }
         }
     }
